@@ -1,0 +1,46 @@
+# freecell-proof. `make prove DEAL=11982` runs the main job, `make test` the tests; both set themselves up.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+DEAL   ?= 11982
+RULES  ?=
+OUT    ?= out
+CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
+
+.PHONY: setup test test-slow explore prove prove-win prove-known audit bench clean
+
+# A virtual environment in the checkout with the package installed in editable mode; cffi compiles
+# the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
+setup: $(VENV)/.setup-stamp
+
+$(VENV)/.setup-stamp: pyproject.toml setup.py $(CSRC)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --disable-pip-version-check setuptools wheel 'cffi>=1.15'
+	@$(PY) -m pip install -q --disable-pip-version-check --no-build-isolation -e '.[test]'
+	@touch $@
+
+test: setup
+	$(PY) -m pytest -q -m "not slow" tests
+
+test-slow: setup
+	$(PY) -m pytest -q -m slow tests
+
+explore: setup
+	$(PY) -m solver explore --deal $(DEAL)
+
+# explore -> certificate -> Python check -> render Lean -> lake build. Exit 3: Lean not available.
+# RULES=foundation-return and/or CELLS=K state stronger or other theorems.
+CELLS  ?=
+RULEARGS = $(if $(findstring foundation-return,$(RULES)),--foundation-return) $(if $(CELLS),--cells $(CELLS))
+prove: setup
+	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)
+
+# #print axioms for every generated theorem (needs Lean); docs/TRUST.md gives the expected answer.
+audit: setup
+	$(PY) -m certgen audit
+
+bench: setup
+	$(PY) scripts/bench.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c $(OUT) .lake

@@ -1,0 +1,178 @@
+"""The certificate file: a msgpack map holding a header and the set of positions (docs/CERTIFICATE.md).
+
+A certificate claims to be a *fence*: a set of positions that contains the start position, is closed
+under the rules' moves and contains no won position. This module only stores and loads it; whether the
+claim holds is for certgen.checker (Python) and FreeCell.Cert (Lean) to decide.
+
+Body: the positions as P64 records (solver/packed.py), sorted and distinct, concatenated and compressed
+with zlib. The header carries the SHA-256 of the (compressed) body, so a damaged file is refused before
+any record is read.
+"""
+import hashlib
+import os
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+from solver import packed
+from solver.errors import FreecellError
+
+FORMAT = "freecell-proof-certificate"
+VERSION = 1
+ENCODING = "p64-sorted-zlib"
+
+
+@dataclass
+class Certificate:
+    source: Dict           # how the start position was given: {"kind": "ms", "deal": N} | {"kind": "board", ...}
+    rules: Dict            # {"cells": 4, "foundation_return": False}
+    start: bytes           # P64 of the start position
+    records: List[bytes]   # P64 records, sorted and distinct
+    info: Dict = field(default_factory=dict)  # informative only (search time, max_home, mutation applied, …)
+
+    @property
+    def states(self) -> int:
+        return len(self.records)
+
+    def label(self) -> str:
+        src = self.source
+        if src.get("kind") == "ms":
+            return f"deal {src['deal']}"
+        return src.get("name") or src.get("code") or src.get("kind", "position")
+
+
+def source_for(deal=None, code=None, board_name=None, board_text=None) -> Dict:
+    if deal is not None:
+        return {"kind": "ms", "deal": int(deal)}
+    if code is not None:
+        return {"kind": "code", "code": code}
+    return {"kind": "board", "name": board_name or "board", "text": board_text or ""}
+
+
+def make(source, rules, start_pos, records, info=None) -> Certificate:
+    recs = sorted(set(records))
+    return Certificate(source=dict(source), rules=dict(rules), start=packed.pack(start_pos),
+                       records=recs, info=dict(info or {}))
+
+
+def encode(cert: Certificate) -> bytes:
+    import msgpack
+    body = zlib.compress(b"".join(cert.records), 9)
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "source": cert.source,
+        "rules": cert.rules,
+        "start": cert.start,
+        "states": len(cert.records),
+        "encoding": ENCODING,
+        "body_sha256": hashlib.sha256(body).hexdigest(),
+        "info": cert.info,
+    }
+    return msgpack.packb({"header": header, "body": body}, use_bin_type=True)
+
+
+def write(path: str, cert: Certificate) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over `path`."""
+    atomic_write(path, encode(cert))
+
+
+def atomic_write(path: str, data) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def decode(data: bytes, name: str = "certificate") -> Certificate:
+    import msgpack
+
+    def bad(why):
+        return FreecellError(f"{name}: {why}")
+
+    try:
+        top = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception as e:  # msgpack raises several types for damaged input
+        raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+    if not isinstance(top, dict) or not isinstance(top.get("header"), dict):
+        raise bad("not a freecell-proof certificate (no header)")
+    h = top["header"]
+    if h.get("format") != FORMAT:
+        raise bad(f"not a freecell-proof certificate (format {h.get('format')!r})")
+    if h.get("version") != VERSION:
+        raise bad(f"certificate format version {h.get('version')!r}; this tool reads version {VERSION}")
+    if h.get("encoding") != ENCODING:
+        raise bad(f"unknown body encoding {h.get('encoding')!r}")
+    body = top.get("body")
+    if not isinstance(body, bytes):
+        raise bad("no body")
+    if hashlib.sha256(body).hexdigest() != h.get("body_sha256"):
+        raise bad("body checksum mismatch (the file is damaged)")
+    try:
+        raw = zlib.decompress(body)
+    except zlib.error:
+        raise bad("body does not decompress (the file is damaged)") from None
+    n = h.get("states")
+    if not isinstance(n, int) or len(raw) != n * packed.SIZE:
+        raise bad(f"body holds {len(raw)} bytes, expected {n} states of {packed.SIZE} bytes")
+    records = [raw[i:i + packed.SIZE] for i in range(0, len(raw), packed.SIZE)]
+    if any(records[i] >= records[i + 1] for i in range(len(records) - 1)):
+        raise bad("records are not sorted and distinct")
+    source, rules, start = h.get("source"), h.get("rules"), h.get("start")
+    if not isinstance(source, dict) or not isinstance(rules, dict) or not isinstance(start, bytes):
+        raise bad("header lacks source, rules or start")
+    if not isinstance(rules.get("cells"), int) or not 0 <= rules["cells"] <= 8 \
+            or not isinstance(rules.get("foundation_return"), bool):
+        raise bad(f"bad rules in header: {rules!r}")
+    try:
+        packed.unpack(start)
+    except ValueError as e:
+        raise bad(f"bad start position in header: {e}") from None
+    return Certificate(source=source, rules=rules, start=start, records=records, info=h.get("info") or {})
+
+
+def read(path: str) -> Certificate:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
+    return decode(data, name=path)
+
+
+def source_from_header(header) -> Dict:
+    """The certificate's `source` from the CLI's description of where the start came from."""
+    src = str(header.get("source") or "")
+    if header.get("deal") is not None:
+        out = {"kind": "ms", "deal": int(header["deal"])}
+        if src.startswith("SOL1-"):
+            out["code"] = src
+        return out
+    if src.startswith("SOL1-"):
+        return {"kind": "code", "code": src}
+    return {"kind": "board", "name": src.split(":", 1)[-1] or "board"}
+
+
+def write_from_search(path, result, header) -> Certificate:
+    """Store a finished enumeration as a certificate. `result` is a solver.search result (its P64
+    records in discovery order); `header` says where the start came from: deal, source, rules, position."""
+    info = {k: header[k] for k in ("max_home", "verdict") if k in header}
+    info["search_seconds"] = round(float(getattr(result, "seconds", 0.0)), 4)
+    cert = make(source_from_header(header), header["rules"], header["position"], result.records(), info)
+    write(path, cert)
+    return cert

@@ -1,0 +1,259 @@
+"""``python -m certgen``: build, check, mutate, render certificates, and the whole ``prove`` pipeline.
+
+Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer (check:
+invalid; prove: the deal is not unwinnable, the Python check failed, or `lake build` failed), 2 bad input
+(one line on stderr), 3 (prove) Lean is not available: the certificate and the Lean files are kept and
+the Python check's result is reported, but nothing was proven by Lean.
+"""
+import argparse
+import os
+import sys
+
+from solver.cli import _Parser, _add_source_args, load_source, _resolve_cells, _max_states_arg, verdict_of
+from solver.errors import FreecellError
+
+PROG = "python -m certgen"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LEAN_DIR = os.path.join(ROOT, "lean", "FreeCell", "Generated")
+
+
+def say(text=""):
+    print(text, flush=True)
+
+
+def _progress(args):
+    return not getattr(args, "json", False) and not getattr(args, "no_progress", False) and sys.stderr.isatty()
+
+
+# --- build --------------------------------------------------------------------------------------------
+
+def build_certificate(args, out_path, quiet=False):
+    """Explore (C core), then write the certificate when the verdict is unwinnable. Returns (verdict,
+    result, certificate or None)."""
+    from solver import search
+    from . import certificate
+    src = load_source(args.deal, args.board, args.code)
+    cells = _resolve_cells(args, src)
+    rules = {"cells": cells, "foundation_return": bool(args.foundation_return)}
+    max_states = _max_states_arg(args.max_states) if getattr(args, "max_states", None) else None
+    result = search.explore(src.position, search.Rules(**rules), max_states=max_states,
+                            progress=_progress(args))
+    verdict = verdict_of(result)
+    cert = None
+    if verdict == "unwinnable":
+        header = {"deal": src.deal, "source": src.source, "rules": rules, "position": src.position,
+                  "max_home": result.max_home, "verdict": verdict}
+        cert = certificate.write_from_search(out_path, result, header)
+    if not quiet:
+        from solver.cli import explore_summary
+        say(explore_summary(src.label, verdict, result, rules, max_states))
+        say(f"certificate: {out_path} ({os.path.getsize(out_path):,} bytes)" if cert else
+            "no certificate written: a certificate needs the whole reachable set and no won position")
+    return verdict, result, cert
+
+
+def cmd_build(args):
+    verdict, _, cert = build_certificate(args, args.out)
+    return 0 if cert is not None else 1
+
+
+# --- check, info, mutate ------------------------------------------------------------------------------
+
+def cmd_check(args):
+    from . import certificate, checker
+    cert = certificate.read(args.cert)
+    res = checker.check(cert, progress=_progress(args))
+    if args.json:
+        import json
+        say(json.dumps({"certificate": args.cert, "valid": res.ok, "states": res.states,
+                        "checked": res.checked, "successors": res.successors, "failure": res.failure,
+                        "message": checker.report(res)}))
+    else:
+        say(checker.report(res))
+    return 0 if res.ok else 1
+
+
+def cmd_info(args):
+    from . import certificate
+    cert = certificate.read(args.cert)
+    obj = {"certificate": args.cert, "source": cert.source, "rules": cert.rules, "states": cert.states,
+           "bytes": os.path.getsize(args.cert), "info": cert.info}
+    obj["bytes_per_state"] = round(obj["bytes"] / max(1, cert.states), 2)
+    if args.json:
+        import json
+        say(json.dumps(obj))
+    else:
+        say(f"{cert.label()}: {cert.states:,} states, rules {cert.rules}, {obj['bytes']:,} bytes "
+            f"({obj['bytes_per_state']} bytes/state)")
+    return 0
+
+
+def cmd_mutate(args):
+    from . import certificate, mutate
+    if (args.delete is None) == (not args.add_won):
+        raise FreecellError("give exactly one of --delete KIND and --add-won")
+    cert = certificate.read(args.cert)
+    kind = "add-won" if args.add_won else args.delete
+    mutant, changed = mutate.mutate(cert, kind, seed=args.seed)
+    certificate.write(args.out, mutant)
+    verb = "added" if args.add_won else "deleted"
+    say(f"{args.out}: {kind}: {verb} {len(changed)} state(s); {mutant.states:,} states")
+    return 0
+
+
+# --- render and prove ---------------------------------------------------------------------------------
+
+def cmd_render(args):
+    from . import certificate, render
+    cert = certificate.read(args.cert)
+    for path in render_all(cert, args.lean_dir, args.standalone, mutant=args.mutant):
+        say(f"wrote {path}")
+    return 0
+
+
+def render_all(cert, lean_dir, standalone=None, mutant=False):
+    from . import render
+    paths = [render.render_mutant(cert, lean_dir) if mutant else render.render_deal(cert, lean_dir)]
+    if standalone:
+        paths.append(render.render_standalone(cert, standalone, mutant=mutant))
+    return paths
+
+
+def find_lake():
+    import shutil
+    found = shutil.which("lake")
+    if found:
+        return found
+    elan = os.path.join(os.path.expanduser("~"), ".elan", "bin", "lake")
+    return elan if os.access(elan, os.X_OK) else None
+
+
+def bootstrap_lean():
+    """Install elan and the pinned toolchain with the official installer (LEAN_BOOTSTRAP=0: don't)."""
+    if os.environ.get("LEAN_BOOTSTRAP", "1") == "0":
+        return None, "LEAN_BOOTSTRAP=0"
+    import subprocess
+    script = os.path.join(ROOT, "scripts", "install_lean.sh")
+    say("lake is not on PATH: trying to install elan and the pinned Lean toolchain (LEAN_BOOTSTRAP=0 skips this)")
+    proc = subprocess.run(["bash", script], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    lake = find_lake()
+    if lake:
+        return lake, None
+    last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
+    return None, f"the installer failed ({last})"
+
+
+def cmd_prove(args):
+    from . import certificate, checker, render
+    out_dir = args.out_dir
+    os.makedirs(out_dir, exist_ok=True)
+    src = load_source(args.deal, args.board, args.code)
+    name = render.module_stem(src.deal, src.source, args)
+    cert_path = os.path.join(out_dir, f"{name}.cert")
+    say(f"1/4 explore: the C core enumerates the reachable positions")
+    verdict, result, cert = build_certificate(args, cert_path)
+    if cert is None:
+        say(f"nothing to prove: the verdict is {verdict}"
+            + (" (try `make prove-win`)" if verdict == "winnable" else ""))
+        return 1
+    say("2/4 check: the independent Python checker (the transliterated Lean spec)")
+    res = checker.check(certificate.read(cert_path), progress=_progress(args))
+    say("  " + checker.report(res))
+    if not res.ok:
+        return 1
+    say("3/4 render: Lean files")
+    paths = render_all(cert, args.lean_dir, os.path.join(out_dir, f"{name}.lean"))
+    for p in paths:
+        say(f"  wrote {os.path.relpath(p, ROOT) if p.startswith(ROOT) else p}")
+    say("4/4 lean: lake build")
+    lake = find_lake()
+    why = "lake is not on PATH"
+    if lake is None:
+        lake, why = bootstrap_lean()
+    if lake is None:
+        print(f"Lean is not available ({why}): the Python check says valid, the certificate and Lean files "
+              f"are kept, and NOTHING was checked by Lean.", file=sys.stderr)
+        return 3
+    import subprocess
+    target = render.module_name(cert)
+    proc = subprocess.run([lake, "build", target], cwd=ROOT)
+    if proc.returncode != 0:
+        say(f"lake build {target} failed (exit {proc.returncode}): the theorem is NOT proven")
+        return 1
+    say(f"proven by Lean: {render.theorem_name(cert)} (lake build {target})")
+    return 0
+
+
+# --- the parser ---------------------------------------------------------------------------------------
+
+def _add_rules(p):
+    p.add_argument("--cells", metavar="K", help="number of free cells, 0..8 (default 4)")
+    p.add_argument("--foundation-return", action="store_true",
+                   help="allow a foundation's top card back onto a column")
+    p.add_argument("--max-states", metavar="K", help="stop the search after K positions (verdict unknown)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def build_parser():
+    p = _Parser(prog=PROG, description="Certificates of unwinnability: build, check, mutate, render, prove.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    b = sub.add_parser("build", help="explore and write a certificate")
+    _add_source_args(b, positional=False)
+    _add_rules(b)
+    b.add_argument("--out", metavar="CERT", required=True)
+    b.set_defaults(func=cmd_build)
+
+    c = sub.add_parser("check", help="check a certificate with the Python transliteration of the spec")
+    c.add_argument("cert", metavar="CERT")
+    c.add_argument("--json", action="store_true")
+    c.add_argument("--no-progress", action="store_true")
+    c.set_defaults(func=cmd_check)
+
+    i = sub.add_parser("info", help="what a certificate holds")
+    i.add_argument("cert", metavar="CERT")
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(func=cmd_info)
+
+    m = sub.add_parser("mutate", help="delete states from (or add a won state to) a certificate")
+    m.add_argument("cert", metavar="CERT")
+    m.add_argument("--delete", metavar="KIND", help="deal | first-successor | last-successor | random:K")
+    m.add_argument("--add-won", action="store_true", help="add the won position")
+    m.add_argument("--seed", type=int, default=0, help="random seed for random:K (default 0)")
+    m.add_argument("--out", metavar="CERT2", required=True)
+    m.set_defaults(func=cmd_mutate)
+
+    r = sub.add_parser("render", help="render the Lean module (and a standalone file) for a certificate")
+    r.add_argument("cert", metavar="CERT")
+    r.add_argument("--lean-dir", default=LEAN_DIR, help="where generated modules go (default %(default)s)")
+    r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
+    r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
+    r.set_defaults(func=cmd_render)
+
+    v = sub.add_parser("prove", help="explore, certificate, Python check, render, lake build")
+    _add_source_args(v, positional=False)
+    _add_rules(v)
+    v.add_argument("--out-dir", default=os.path.join(ROOT, "out"), help="certificates and standalone files")
+    v.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
+    v.set_defaults(func=cmd_prove)
+    return p
+
+
+def main(argv=None):
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return args.func(args)
+    except FreecellError as exc:
+        sys.stdout.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,75 @@
+"""Microsoft / FreeCell Pro deal numbering.
+
+Exactly the generator of seed 000 (and of Jim Horne's published shuffle): the MSVC ``rand()`` LCG
+
+    x0 = N,  x(k+1) = (214013 * x(k) + 2531011) mod 2**31,  r(k) = x(k+1) // 2**16
+
+The deck starts as card indices 0..51 (AC AD AH AS 2C ... KS). For k = 0..51 the card at
+``j = r(k) mod (52 - k)`` is dealt, the last card of the deck fills its place, and the deck shrinks by
+one. Dealt card t goes to column ``t % 8``: rows of eight, the first eight cards dealt at the bottom, so
+columns 1-4 get seven cards and columns 5-8 six.
+
+A Position is ``(cols, cells, home)``: 8 tuples of card indices bottom -> top, a sorted tuple of free
+cell cards, and the four foundation heights (C, D, H, S).
+"""
+
+from .errors import FreecellError
+
+MAX_DEAL = 2 ** 31 - 1
+_MASK = 2 ** 31 - 1
+
+
+def parse_deal_number(value):
+    """A deal number from an int or the raw command-line text; 1..2**31-1, else a one-line error."""
+    if isinstance(value, bool):
+        n = None
+    elif isinstance(value, int):
+        n = value
+    elif isinstance(value, str):
+        s = value.strip()
+        n = int(s) if s.isascii() and s.isdigit() and len(s) <= 20 else None
+    else:
+        n = None
+    if n is None or not 1 <= n <= MAX_DEAL:
+        shown = value
+        if isinstance(shown, str) and len(shown) > 40:
+            shown = shown[:37] + "..."
+        raise FreecellError(f"deal must be a whole number from 1 to {MAX_DEAL}, got {shown!r}")
+    return n
+
+
+def ms_rand(seed):
+    """Generator of the MSVC ``rand()`` outputs r(0), r(1), ... for ``srand(seed)``."""
+    x = seed
+    while True:
+        x = (x * 214013 + 2531011) & _MASK
+        yield x >> 16
+
+
+def deal_order(n):
+    """The 52 cards of deal ``n`` in the order they are dealt (card indices)."""
+    n = parse_deal_number(n)
+    deck = list(range(52))
+    out = []
+    x = n
+    for k in range(52):
+        x = (x * 214013 + 2531011) & _MASK
+        j = (x >> 16) % (52 - k)
+        out.append(deck[j])
+        deck[j] = deck[-1]
+        deck.pop()
+    return out
+
+
+def position_from_order(order):
+    """Lay a dealt order out in rows of eight: dealt card t goes on column t % 8, first row at the bottom."""
+    order = list(order)
+    if sorted(order) != list(range(52)):
+        raise FreecellError("a deal must contain each of the 52 cards once")
+    cols = tuple(tuple(order[i::8]) for i in range(8))
+    return (cols, (), (0, 0, 0, 0))
+
+
+def ms_deal(n):
+    """The start Position of Microsoft deal ``n`` (1..2**31-1)."""
+    return position_from_order(deal_order(n))

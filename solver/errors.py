@@ -1,0 +1,19 @@
+"""The one error type user-facing code raises.
+
+Every problem a person can cause (a bad deal number, an unreadable or malformed board, a bad deal code)
+is reported as a :class:`FreecellError` whose message is a single line. The command line prints it as
+``error: <message>`` on stderr and exits with status 2; it never shows a traceback for one.
+"""
+
+
+class FreecellError(Exception):
+    """A user-facing error with a one-line message."""
+
+    def __init__(self, message):
+        # Keep the promise of one line even if a caller passes something multi-line.
+        message = " ".join(str(message).split("\n")).strip()
+        super().__init__(message)
+
+    @property
+    def message(self):
+        return self.args[0] if self.args else ""

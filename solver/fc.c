@@ -1,0 +1,704 @@
+/* fc.c -- the FreeCell search core (see fc.h for the interface and the rules).
+ *
+ * Plain C99, no global mutable state. Everything a search needs lives in its fc_search.
+ *
+ * ---- The state key -------------------------------------------------------------------------------------
+ * A state is stored as a 40-byte key: one 32-bit word per column plus a 64-bit mask of the cell cards.
+ * Foundation heights are determined by the rest (every card not in a column or a cell is home), and are
+ * kept for speed in the top nibbles of words 0..3 (home of suit s in w[s] >> 28) -- being a function of
+ * the other bits they do not affect exactness.
+ *
+ * A column word describes the column's content relative to the search's START position (its
+ * "original" columns). Cut the content c_0..c_{n-1} at the smallest b such that c_b..c_{n-1} is a
+ * stacking chain (each card one rank lower and of the other colour than the one below it). Then
+ *     bits  0..5   c_0, the bottom card
+ *     bits  6..11  L = b+1: the cards c_0..c_b ("the base")
+ *     bits 12..15  the chain length above the base (n-1-b, at most 12)
+ *     bits 16..27  one bit per chain card (bit t for c_{b+1+t}): the suit within its colour,
+ *                  suit >> 1 (C,D -> 0; H,S -> 1); rank and colour follow from the card below
+ *     the word of an empty column is 0 (a non-empty one has L >= 1).
+ * When L >= 2 the base is a prefix of an original column -- the one whose bottom card is c_0:
+ * c_b does not stack on c_{b-1}, so it was never moved there (every move onto a non-empty column
+ * stacks); it and all cards below it have stayed in place since the start. When L = 1 the base is
+ * just c_0 (any card). So the word is a function of the content alone (which is what makes the
+ * canonical mode's sorted keys exact) and the content is recovered from the word and the start.
+ * Moves update words in O(1): putting a card on a column appends a chain bit (or makes base L=1 on
+ * an empty column), taking the top card drops a chain bit, or for a bare original prefix looks up the
+ * precomputed word of the one-shorter prefix.
+ *
+ * ---- The set ---------------------------------------------------------------------------------------------
+ * Keys live in a growable arena in discovery order (the BFS queue); an open-addressing table of
+ * 64-bit slots (32-bit hash tag << 32 | index+1) with linear probing indexes them. A lookup compares
+ * the full 40-byte key whenever the tags agree: the set is exact.
+ */
+#include <stdint.h>
+#include "fc.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define WMASK 0x0FFFFFFFu
+#define HMASK 0xF0000000u
+#define HOME1 0x10000000u
+#define MAX_STATES_CAP 0x7FFFFFFFull
+
+#if defined(__GNUC__)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PREFETCH(p) __builtin_prefetch(p)
+static inline int popc64(uint64_t x) { int n = 0; while (x) { x &= x - 1; n++; } return n; }
+static inline int ctz64(uint64_t x) { return __builtin_ctzll(x); }
+#else
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#define PREFETCH(p) ((void)0)
+static inline int popc64(uint64_t x) { int n = 0; while (x) { x &= x - 1; n++; } return n; }
+static inline int ctz64(uint64_t x) { int n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
+#endif
+
+typedef struct {
+    uint32_t w[8];
+    uint64_t cells;
+} fkey_t;
+
+typedef struct {
+    uint8_t orig[8][52];     /* the start position's columns, bottom -> top */
+    uint8_t olen[8];
+    uint8_t colof[52];       /* column whose bottom card (at the start) this card is; 0xFF if none */
+    uint32_t oword[8][53];   /* word of the original prefix of length L of column i */
+    uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
+    int cells, fret, autoplay, canonical;
+} ctx_t;
+
+struct fc_search {
+    ctx_t c;
+    fkey_t *keys;
+    uint32_t *parent;
+    uint64_t cap, count, head;
+    uint64_t *table;
+    uint64_t tmask;
+    uint64_t max_states;
+    int stop_on_win, order;
+    uint32_t *stack;         /* DFS: states found but not expanded yet */
+    uint64_t sp, scap;
+    uint64_t expanded;
+    uint64_t generated;
+    int max_home, won, status;
+    int64_t won_index;
+    fkey_t buf[FC_MAX_SUCC];
+    uint32_t hbuf[FC_MAX_SUCC];
+};
+
+/* ---- cards ---- */
+static inline int rank0(int c) { return c >> 2; }            /* rank - 1 */
+static inline int suit(int c) { return c & 3; }
+static inline int isred(int c) { return (c ^ (c >> 1)) & 1; }
+static inline int stacks(int x, int p) { return rank0(p) == rank0(x) + 1 && isred(p) != isred(x); }
+
+/* ---- column words ---- */
+static inline int w_chain(uint32_t w) { return (int)((w >> 12) & 15); }
+
+static inline int w_head(const ctx_t *c, uint32_t w) { return c->head[w & 0xFFF]; }
+
+static inline int w_top(const ctx_t *c, uint32_t w) {
+    int head = w_head(c, w), ch = w_chain(w);
+    int lb = (int)((w >> (15 + ch)) & 1);          /* the last chain bit */
+    int red = isred(head) ^ (ch & 1);
+    int s = red ? 1 + lb : 3 * lb;
+    return ch ? (rank0(head) - ch) * 4 + s : head;
+}
+
+static inline uint32_t w_pop(const ctx_t *c, uint32_t w) {
+    int ch = w_chain(w);
+    if (ch) return (w - (1u << 12)) & ~(1u << (16 + ch - 1));
+    int L = (int)((w >> 6) & 63);
+    if (L <= 1) return 0;
+    return c->oword[c->colof[w & 63]][L - 1];
+}
+
+/* w may carry a home nibble; x must stack on the top (or the column be empty) */
+static inline uint32_t w_push(uint32_t w, int x) {
+    if (!(w & WMASK)) return w | (uint32_t)x | (1u << 6);
+    return (w + (1u << 12)) | ((uint32_t)(suit(x) >> 1) << (16 + w_chain(w)));
+}
+
+static int encode_col(const ctx_t *c, const uint8_t *cards, int n, uint32_t *out) {
+    if (n == 0) { *out = 0; return 0; }
+    int b = n - 1;
+    while (b > 0 && stacks(cards[b], cards[b - 1])) b--;
+    int ch = n - 1 - b, L = b + 1;
+    if (ch > 12) return FC_EENCODE;
+    if (L >= 2) {
+        int col = c->colof[cards[0]];
+        if (col == 0xFF || c->olen[col] < L || memcmp(c->orig[col], cards, (size_t)L) != 0)
+            return FC_EENCODE;
+    }
+    uint32_t bits = 0;
+    for (int t = 0; t < ch; t++) bits |= (uint32_t)(suit(cards[b + 1 + t]) >> 1) << t;
+    *out = (uint32_t)cards[0] | ((uint32_t)L << 6) | ((uint32_t)ch << 12) | (bits << 16);
+    return 0;
+}
+
+static int decode_col(const ctx_t *c, uint32_t w, uint8_t *cards) {
+    w &= WMASK;
+    if (!w) return 0;
+    int c0 = (int)(w & 63), L = (int)((w >> 6) & 63), ch = w_chain(w);
+    if (L >= 2) memcpy(cards, c->orig[c->colof[c0]], (size_t)L);
+    else cards[0] = (uint8_t)c0;
+    int prev = cards[L - 1];
+    for (int t = 0; t < ch; t++) {
+        int red = !isred(prev);
+        int b = (int)((w >> (16 + t)) & 1);
+        int s = red ? (b ? 2 : 1) : (b ? 3 : 0);
+        prev = (rank0(prev) - 1) * 4 + s;
+        cards[L + t] = (uint8_t)prev;
+    }
+    return L + ch;
+}
+
+/* ---- positions ---- */
+int fc_pos_check(const fc_pos *p, int max_cells) {
+    int seen[52] = {0};
+    if (max_cells < 0 || max_cells > FC_MAX_CELLS) max_cells = FC_MAX_CELLS;
+    for (int s = 0; s < 4; s++) if (p->home[s] > 13) return FC_EBADPOS;
+    for (int i = 0; i < 8; i++) {
+        if (p->len[i] > FC_MAX_COL) return FC_EBADPOS;
+        for (int k = 0; k < p->len[i]; k++) {
+            int x = p->col[i][k];
+            if (x >= 52 || seen[x]) return FC_EBADPOS;
+            seen[x] = 1;
+        }
+    }
+    if (p->ncells > max_cells) return FC_EBADPOS;
+    for (int k = 0; k < p->ncells; k++) {
+        int x = p->cells[k];
+        if (x >= 52 || seen[x]) return FC_EBADPOS;
+        if (k > 0 && p->cells[k - 1] >= x) return FC_EBADPOS;
+        seen[x] = 1;
+    }
+    for (int x = 0; x < 52; x++) {
+        int athome = rank0(x) + 1 <= p->home[suit(x)];
+        if (athome == seen[x]) return FC_EBADPOS;   /* exactly one of: on the board, at home */
+    }
+    return 0;
+}
+
+int fc_pos_to_p64(const fc_pos *p, uint8_t *out) {
+    if (fc_pos_check(p, FC_MAX_CELLS)) return FC_EBADPOS;
+    int o = 0;
+    memset(out, 0, FC_P64_SIZE);
+    for (int i = 0; i < 8; i++) {
+        for (int k = 0; k < p->len[i]; k++) out[o++] = (uint8_t)(p->col[i][k] + 1);
+        out[o++] = 0;
+    }
+    for (int k = 0; k < p->ncells; k++) out[o++] = (uint8_t)(p->cells[k] + 1);
+    return 0;
+}
+
+int fc_p64_to_pos(const uint8_t *in, fc_pos *p) {
+    int o = 0, cnt[4] = {0, 0, 0, 0};
+    memset(p, 0, sizeof *p);
+    for (int i = 0; i < 8; i++) {
+        while (o < FC_P64_SIZE && in[o]) {
+            if (p->len[i] >= FC_MAX_COL || in[o] > 52) return FC_EBADPOS;
+            p->col[i][p->len[i]++] = (uint8_t)(in[o] - 1);
+            cnt[(in[o] - 1) & 3]++;
+            o++;
+        }
+        if (o >= FC_P64_SIZE) return FC_EBADPOS;
+        o++;   /* terminator */
+    }
+    while (o < FC_P64_SIZE && in[o]) {
+        if (p->ncells >= FC_MAX_CELLS || in[o] > 52) return FC_EBADPOS;
+        p->cells[p->ncells++] = (uint8_t)(in[o] - 1);
+        cnt[(in[o] - 1) & 3]++;
+        o++;
+    }
+    for (; o < FC_P64_SIZE; o++) if (in[o]) return FC_EBADPOS;
+    for (int s = 0; s < 4; s++) {
+        if (cnt[s] > 13) return FC_EBADPOS;
+        p->home[s] = (uint8_t)(13 - cnt[s]);
+    }
+    return fc_pos_check(p, FC_MAX_CELLS);
+}
+
+/* ---- context, keys ---- */
+static int check_rules(const fc_rules *r) {
+    if (r->cells < 0 || r->cells > FC_MAX_CELLS) return FC_EBADRULES;
+    if (r->autoplay < FC_AUTOPLAY_NONE || r->autoplay > FC_AUTOPLAY_ALL) return FC_EBADRULES;
+    return 0;
+}
+
+static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
+    memset(c, 0, sizeof *c);
+    memset(c->colof, 0xFF, sizeof c->colof);
+    c->cells = r->cells;
+    c->fret = r->foundation_return != 0;
+    c->autoplay = r->autoplay;
+    c->canonical = r->canonical != 0;
+    for (int i = 0; i < 8; i++) {
+        c->olen[i] = p->len[i];
+        memcpy(c->orig[i], p->col[i], p->len[i]);
+        if (p->len[i]) c->colof[p->col[i][0]] = (uint8_t)i;
+    }
+    for (int x = 0; x < 52; x++) c->head[x | (1 << 6)] = (uint8_t)x;
+    for (int i = 0; i < 8; i++)
+        for (int L = 2; L <= c->olen[i]; L++) c->head[c->orig[i][0] | (L << 6)] = c->orig[i][L - 1];
+    for (int i = 0; i < 8; i++)
+        for (int L = 0; L <= c->olen[i]; L++)
+            if (encode_col(c, c->orig[i], L, &c->oword[i][L])) return FC_EENCODE;
+    return 0;
+}
+
+static int pos_to_key(const ctx_t *c, const fc_pos *p, fkey_t *k) {
+    for (int i = 0; i < 8; i++) {
+        if (encode_col(c, p->col[i], p->len[i], &k->w[i])) return FC_EENCODE;
+    }
+    for (int s = 0; s < 4; s++) k->w[s] |= (uint32_t)p->home[s] << 28;
+    k->cells = 0;
+    for (int j = 0; j < p->ncells; j++) k->cells |= 1ull << p->cells[j];
+    return 0;
+}
+
+static void key_to_pos(const ctx_t *c, const fkey_t *k, fc_pos *p) {
+    for (int i = 0; i < 8; i++) p->len[i] = (uint8_t)decode_col(c, k->w[i], p->col[i]);
+    int n = 0;
+    for (uint64_t m = k->cells; m; m &= m - 1) p->cells[n++] = (uint8_t)ctz64(m);
+    p->ncells = (uint8_t)n;
+    for (int j = n; j < FC_MAX_CELLS; j++) p->cells[j] = 0;
+    for (int s = 0; s < 4; s++) p->home[s] = (uint8_t)(k->w[s] >> 28);
+}
+
+static void key_to_p64(const ctx_t *c, const fkey_t *k, uint8_t *out) {
+    uint8_t tmp[64];
+    int o = 0;
+    memset(out, 0, FC_P64_SIZE);
+    for (int i = 0; i < 8; i++) {
+        int n = decode_col(c, k->w[i], tmp);
+        for (int t = 0; t < n; t++) out[o++] = (uint8_t)(tmp[t] + 1);
+        out[o++] = 0;
+    }
+    for (uint64_t m = k->cells; m; m &= m - 1) out[o++] = (uint8_t)(ctz64(m) + 1);
+}
+
+static inline int home_sum(const fkey_t *k) {
+    return (int)((k->w[0] >> 28) + (k->w[1] >> 28) + (k->w[2] >> 28) + (k->w[3] >> 28));
+}
+
+/* ---- autoplay and canonical order ---- */
+static inline int safe_home(int mode, int x, const fkey_t *k) {
+    int s = suit(x), r = rank0(x) + 1;
+    if ((int)(k->w[s] >> 28) != r - 1) return 0;
+    if (mode == FC_AUTOPLAY_ALL) return 1;
+    if (r == 1) return 1;
+    if (mode == FC_AUTOPLAY_TWOS || mode == FC_AUTOPLAY_SAFE) { if (r == 2) return 1; }
+    if (mode == FC_AUTOPLAY_TWOS) return 0;
+    int o1 = isred(x) ? 0 : 1, o2 = isred(x) ? 3 : 2;      /* the two suits of the other colour */
+    int h1 = (int)(k->w[o1] >> 28), h2 = (int)(k->w[o2] >> 28), hs = (int)(k->w[3 - s] >> 28);
+    if (h1 >= r - 1 && h2 >= r - 1) return 1;
+    if (mode == FC_AUTOPLAY_SAFE && h1 >= r - 2 && h2 >= r - 2 && hs >= r - 3) return 1;
+    return 0;
+}
+
+static int autoplay_key(const ctx_t *c, fkey_t *k) {
+    int mode = c->autoplay, moved = 0, again = 1;
+    if (mode == FC_AUTOPLAY_NONE) return 0;
+    while (again) {
+        again = 0;
+        for (int i = 0; i < 8; i++) {
+            for (;;) {
+                uint32_t w = k->w[i] & WMASK;
+                if (!w) break;
+                int x = w_top(c, w);
+                if (!safe_home(mode, x, k)) break;
+                k->w[i] = (k->w[i] & HMASK) | w_pop(c, w);
+                k->w[suit(x)] += HOME1;
+                moved++; again = 1;
+            }
+        }
+        for (uint64_t m = k->cells; m; m &= m - 1) {
+            int x = ctz64(m);
+            if (safe_home(mode, x, k)) {
+                k->cells &= ~(1ull << x);
+                k->w[suit(x)] += HOME1;
+                moved++; again = 1;
+            }
+        }
+    }
+    return moved;
+}
+
+static void canon_key(fkey_t *k) {
+    uint32_t h[4], v[8];
+    for (int s = 0; s < 4; s++) h[s] = k->w[s] & HMASK;
+    for (int i = 0; i < 8; i++) v[i] = k->w[i] & WMASK;
+    for (int i = 1; i < 8; i++) {      /* insertion sort, descending (empty columns last) */
+        uint32_t x = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] < x) { v[j + 1] = v[j]; j--; }
+        v[j + 1] = x;
+    }
+    for (int i = 0; i < 8; i++) k->w[i] = v[i] | (i < 4 ? h[i] : 0);
+}
+
+/* ---- moves: the raw successors of k (no autoplay), in the order of fc.h ---- */
+static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
+    uint32_t pw[8];
+    uint8_t dst[52];          /* dst[x]: the columns whose top card x may go on */
+    int top[8], h[4], n = 0;
+    unsigned empty = 0;       /* the empty columns */
+    memset(dst, 0, sizeof dst);
+    for (int i = 0; i < 8; i++) {
+        pw[i] = k->w[i] & WMASK;
+        if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
+        int p = w_top(c, pw[i]);
+        top[i] = p;
+        if (rank0(p) > 0) {   /* the two cards one rank lower of the other colour */
+            int b = (rank0(p) - 1) * 4;
+            if (isred(p)) { dst[b] |= (uint8_t)(1u << i); dst[b + 3] |= (uint8_t)(1u << i); }
+            else { dst[b + 1] |= (uint8_t)(1u << i); dst[b + 2] |= (uint8_t)(1u << i); }
+        }
+    }
+    for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
+    int room = popc64(k->cells) < c->cells;
+
+    for (int i = 0; i < 8; i++) {
+        int x = top[i];
+        if (x < 0) continue;
+        fkey_t b = *k;
+        b.w[i] = (k->w[i] & HMASK) | w_pop(c, pw[i]);
+        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; n++; }
+        for (unsigned m = (dst[x] | empty) & ~(1u << i); m; m &= m - 1) {
+            int j = ctz64(m);
+            out[n] = b; out[n].w[j] = w_push(k->w[j], x); n++;
+        }
+        if (room) { out[n] = b; out[n].cells |= 1ull << x; n++; }
+    }
+    for (uint64_t cm = k->cells; cm; cm &= cm - 1) {
+        int x = ctz64(cm);
+        fkey_t b = *k;
+        b.cells &= ~(1ull << x);
+        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; n++; }
+        for (unsigned m = dst[x] | empty; m; m &= m - 1) {
+            int j = ctz64(m);
+            out[n] = b; out[n].w[j] = w_push(k->w[j], x); n++;
+        }
+    }
+    if (c->fret) {
+        for (int s = 0; s < 4; s++) {
+            if (!h[s]) continue;
+            int x = (h[s] - 1) * 4 + s;
+            fkey_t b = *k;
+            b.w[s] -= HOME1;
+            for (unsigned m = dst[x] | empty; m; m &= m - 1) {
+                int j = ctz64(m);
+                out[n] = b; out[n].w[j] = w_push(b.w[j], x); n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* ---- hash set ---- */
+static inline uint64_t rd64(const uint32_t *w) { return (uint64_t)w[0] | ((uint64_t)w[1] << 32); }
+
+static inline uint32_t hash_key(const fkey_t *k) {
+    uint64_t h = (k->cells ^ 0x243F6A8885A308D3ull) * 0x9E3779B97F4A7C15ull
+               ^ rd64(k->w + 0) * 0xC2B2AE3D27D4EB4Full
+               ^ rd64(k->w + 2) * 0x165667B19E3779F9ull
+               ^ rd64(k->w + 4) * 0xD6E8FEB86659FD93ull
+               ^ rd64(k->w + 6) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull; h ^= h >> 29;
+    return (uint32_t)(h >> 32);
+}
+
+static inline int key_eq(const fkey_t *a, const fkey_t *b) {
+    return a->cells == b->cells && memcmp(a->w, b->w, sizeof a->w) == 0;
+}
+
+static int grow_table(fc_search *s) {
+    uint64_t nsize = (s->tmask + 1) * 2;
+    uint64_t *t = (uint64_t *)calloc(nsize, sizeof *t);
+    if (!t) return FC_ENOMEM;
+    uint64_t nmask = nsize - 1;
+    for (uint64_t i = 0; i <= s->tmask; i++) {
+        uint64_t e = s->table[i];
+        if (!e) continue;
+        uint64_t p = (e >> 32) & nmask;
+        while (t[p]) p = (p + 1) & nmask;
+        t[p] = e;
+    }
+    free(s->table);
+    s->table = t;
+    s->tmask = nmask;
+    return 0;
+}
+
+static int grow_arena(fc_search *s) {
+    uint64_t ncap = s->cap * 2;
+    if (s->max_states && ncap > s->max_states) ncap = s->max_states;
+    if (ncap <= s->cap) return FC_ENOMEM;
+    fkey_t *k = (fkey_t *)realloc(s->keys, ncap * sizeof *k);
+    if (!k) return FC_ENOMEM;
+    s->keys = k;
+    uint32_t *p = (uint32_t *)realloc(s->parent, ncap * sizeof *p);
+    if (!p) return FC_ENOMEM;
+    s->parent = p;
+    s->cap = ncap;
+    return 0;
+}
+
+static int64_t lookup(const fc_search *s, const fkey_t *k, uint32_t h) {
+    uint64_t p = h & s->tmask;
+    for (;;) {
+        uint64_t e = s->table[p];
+        if (!e) return -1;
+        if ((uint32_t)(e >> 32) == h && key_eq(&s->keys[(e & 0xFFFFFFFFu) - 1], k))
+            return (int64_t)(e & 0xFFFFFFFFu) - 1;
+        p = (p + 1) & s->tmask;
+    }
+}
+
+/* 0: already there; 1: inserted; or FC_LIMIT / FC_ENOMEM */
+static int insert(fc_search *s, const fkey_t *k, uint32_t h, uint32_t parent) {
+    uint64_t p = h & s->tmask;
+    for (;;) {
+        uint64_t e = s->table[p];
+        if (!e) break;
+        if ((uint32_t)(e >> 32) == h && key_eq(&s->keys[(e & 0xFFFFFFFFu) - 1], k)) return 0;
+        p = (p + 1) & s->tmask;
+    }
+    if (s->max_states && s->count >= s->max_states) return FC_LIMIT;
+    if (s->count >= MAX_STATES_CAP) return FC_ENOMEM;
+    if (s->count == s->cap && grow_arena(s)) return FC_ENOMEM;
+    uint64_t idx = s->count++;
+    s->keys[idx] = *k;
+    s->parent[idx] = parent;
+    s->table[p] = ((uint64_t)h << 32) | (idx + 1);
+    int hs = home_sum(k);
+    if (hs > s->max_home) s->max_home = hs;
+    if (hs == 52 && !s->won) { s->won = 1; s->won_index = (int64_t)idx; }
+    if ((s->count + 1) * 10 > (s->tmask + 1) * 7 && grow_table(s)) return FC_ENOMEM;
+    return 1;
+}
+
+/* ---- public: successors on plain positions ---- */
+static int succ_keys(const fc_pos *p, const fc_rules *r, ctx_t *c, fkey_t *out) {
+    int e = check_rules(r);
+    if (e) return e;
+    if (fc_pos_check(p, FC_MAX_CELLS)) return FC_EBADPOS;
+    if (ctx_init(c, p, r)) return FC_EBADPOS;
+    fkey_t k;
+    if (pos_to_key(c, p, &k)) return FC_EENCODE;
+    int n = gen(c, &k, out);
+    if (c->autoplay) for (int i = 0; i < n; i++) autoplay_key(c, &out[i]);
+    return n;
+}
+
+int fc_successors(const fc_pos *p, const fc_rules *r, fc_pos *out, int cap) {
+    ctx_t c;
+    fkey_t buf[FC_MAX_SUCC];
+    int n = succ_keys(p, r, &c, buf);
+    if (n < 0) return n;
+    if (n > cap) return FC_ERANGE;
+    for (int i = 0; i < n; i++) key_to_pos(&c, &buf[i], &out[i]);
+    return n;
+}
+
+int fc_successors_p64(const uint8_t *in64, const fc_rules *r, uint8_t *out, int cap) {
+    fc_pos p;
+    ctx_t c;
+    fkey_t buf[FC_MAX_SUCC];
+    if (fc_p64_to_pos(in64, &p)) return FC_EBADPOS;
+    int n = succ_keys(&p, r, &c, buf);
+    if (n < 0) return n;
+    if (n > cap) return FC_ERANGE;
+    for (int i = 0; i < n; i++) key_to_p64(&c, &buf[i], out + (size_t)i * FC_P64_SIZE);
+    return n;
+}
+
+int fc_autoplay(fc_pos *p, const fc_rules *r) {
+    ctx_t c;
+    fkey_t k;
+    int e = check_rules(r);
+    if (e) return e;
+    if (fc_pos_check(p, FC_MAX_CELLS)) return FC_EBADPOS;
+    if (!r->autoplay) return 0;
+    if (ctx_init(&c, p, r) || pos_to_key(&c, p, &k)) return FC_EBADPOS;
+    int moved = autoplay_key(&c, &k);
+    key_to_pos(&c, &k, p);
+    return moved;
+}
+
+/* ---- public: the search ---- */
+static int push_stack(fc_search *s, uint32_t idx);
+
+fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_states, int stop_on_win,
+                         int order, int *err) {
+    int e = check_rules(r), dummy;
+    if (!err) err = &dummy;
+    if (e) { *err = e; return NULL; }
+    if (fc_pos_check(start, FC_MAX_CELLS)) { *err = FC_EBADPOS; return NULL; }
+    fc_search *s = (fc_search *)calloc(1, sizeof *s);
+    if (!s) { *err = FC_ENOMEM; return NULL; }
+    if (ctx_init(&s->c, start, r)) { free(s); *err = FC_EBADPOS; return NULL; }
+    s->max_states = max_states > MAX_STATES_CAP ? MAX_STATES_CAP : max_states;
+    s->stop_on_win = stop_on_win != 0;
+    s->order = order == FC_ORDER_DFS ? FC_ORDER_DFS : FC_ORDER_BFS;
+    s->won_index = -1;
+    s->status = FC_RUNNING;
+    s->cap = 4096;
+    if (s->max_states && s->cap > s->max_states) s->cap = s->max_states;
+    s->keys = (fkey_t *)malloc(s->cap * sizeof *s->keys);
+    s->parent = (uint32_t *)malloc(s->cap * sizeof *s->parent);
+    s->tmask = 8192 - 1;
+    s->table = (uint64_t *)calloc(s->tmask + 1, sizeof *s->table);
+    if (!s->keys || !s->parent || !s->table) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+    fkey_t k;
+    if (pos_to_key(&s->c, start, &k)) { fc_search_free(s); *err = FC_EENCODE; return NULL; }
+    autoplay_key(&s->c, &k);
+    if (s->c.canonical) canon_key(&k);
+    e = insert(s, &k, hash_key(&k), 0xFFFFFFFFu);
+    if (e != 1 || (s->order == FC_ORDER_DFS && push_stack(s, 0))) {
+        fc_search_free(s); *err = FC_ENOMEM; return NULL;
+    }
+    if (s->won && s->stop_on_win) s->status = FC_WON;
+    *err = 0;
+    return s;
+}
+
+void fc_search_free(fc_search *s) {
+    if (!s) return;
+    free(s->keys);
+    free(s->parent);
+    free(s->table);
+    free(s->stack);
+    free(s);
+}
+
+static int push_stack(fc_search *s, uint32_t idx) {
+    if (s->sp == s->scap) {
+        uint64_t ncap = s->scap ? s->scap * 2 : 4096;
+        uint32_t *st = (uint32_t *)realloc(s->stack, ncap * sizeof *st);
+        if (!st) return FC_ENOMEM;
+        s->stack = st;
+        s->scap = ncap;
+    }
+    s->stack[s->sp++] = idx;
+    return 0;
+}
+
+int fc_search_run(fc_search *s, uint64_t max_expand) {
+    if (s->status != FC_RUNNING) return s->status;
+    const ctx_t *c = &s->c;
+    const int dfs = s->order == FC_ORDER_DFS;
+    uint64_t budget = max_expand;
+    uint32_t fresh[FC_MAX_SUCC];
+    for (;;) {
+        uint64_t cur;
+        if (dfs) {
+            if (!s->sp) break;
+            cur = s->stack[s->sp - 1];
+        } else {
+            if (s->head >= s->count) break;
+            cur = s->head;
+        }
+        if (max_expand && budget-- == 0) return s->status = FC_RUNNING;
+        fkey_t k = s->keys[cur];
+        int n = gen(c, &k, s->buf), nf = 0;
+        s->generated += (uint64_t)n;
+        if (c->autoplay) for (int i = 0; i < n; i++) autoplay_key(c, &s->buf[i]);
+        if (c->canonical) for (int i = 0; i < n; i++) canon_key(&s->buf[i]);
+        for (int i = 0; i < n; i++) {
+            s->hbuf[i] = hash_key(&s->buf[i]);
+            PREFETCH(&s->table[s->hbuf[i] & s->tmask]);
+        }
+        for (int i = 0; i < n; i++) {
+            int e = insert(s, &s->buf[i], s->hbuf[i], (uint32_t)cur);
+            if (UNLIKELY(e > 1 || e < 0)) return s->status = e;   /* FC_LIMIT or FC_ENOMEM */
+            if (e == 1) {
+                if (UNLIKELY(s->won && s->stop_on_win)) return s->status = FC_WON;
+                fresh[nf++] = (uint32_t)(s->count - 1);
+            }
+        }
+        s->expanded++;
+        if (dfs) {
+            s->sp--;
+            /* the first-generated successor is expanded first */
+            for (int i = nf - 1; i >= 0; i--)
+                if (push_stack(s, fresh[i])) return s->status = FC_ENOMEM;
+        } else {
+            s->head++;
+        }
+    }
+    return s->status = FC_DONE;
+}
+
+void fc_search_stats(const fc_search *s, fc_stats *out) {
+    out->states = s->count;
+    out->expanded = s->expanded;
+    out->generated = s->generated;
+    out->max_home = s->max_home;
+    out->won = s->won;
+    out->won_index = s->won_index;
+    out->status = s->status;
+}
+
+uint64_t fc_search_count(const fc_search *s) { return s->count; }
+
+int fc_search_get_p64(const fc_search *s, uint64_t idx, uint8_t *out) {
+    if (idx >= s->count) return FC_ERANGE;
+    key_to_p64(&s->c, &s->keys[idx], out);
+    return 0;
+}
+
+int fc_search_get_pos(const fc_search *s, uint64_t idx, fc_pos *out) {
+    if (idx >= s->count) return FC_ERANGE;
+    memset(out, 0, sizeof *out);
+    key_to_pos(&s->c, &s->keys[idx], out);
+    return 0;
+}
+
+uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count, uint8_t *out) {
+    if (first >= s->count) return 0;
+    if (count > s->count - first) count = s->count - first;
+    for (uint64_t i = 0; i < count; i++) key_to_p64(&s->c, &s->keys[first + i], out + i * FC_P64_SIZE);
+    return count;
+}
+
+int64_t fc_search_parent(const fc_search *s, uint64_t idx) {
+    if (idx >= s->count || s->parent[idx] == 0xFFFFFFFFu) return -1;
+    return (int64_t)s->parent[idx];
+}
+
+int fc_search_home_count(const fc_search *s, uint64_t idx) {
+    if (idx >= s->count) return -1;
+    return home_sum(&s->keys[idx]);
+}
+
+int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int cap) {
+    fkey_t buf[FC_MAX_SUCC];
+    if (idx >= s->count) return FC_ERANGE;
+    int n = gen(&s->c, &s->keys[idx], buf);
+    if (n > cap) return FC_ERANGE;
+    for (int i = 0; i < n; i++) {
+        autoplay_key(&s->c, &buf[i]);
+        key_to_p64(&s->c, &buf[i], out + (size_t)i * FC_P64_SIZE);
+    }
+    return n;
+}
+
+int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64) {
+    fc_pos p;
+    fkey_t k;
+    if (fc_p64_to_pos(in64, &p)) return -1;
+    if (pos_to_key(&s->c, &p, &k)) return -1;
+    if (s->c.canonical) canon_key(&k);
+    return lookup(s, &k, hash_key(&k));
+}
+
+uint64_t fc_search_memory(const fc_search *s) {
+    return s->cap * (sizeof(fkey_t) + sizeof(uint32_t)) + (s->tmask + 1) * sizeof(uint64_t)
+           + s->scap * sizeof(uint32_t) + sizeof *s;
+}
+
+int fc_version(void) { return 2; }

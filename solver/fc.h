@@ -1,0 +1,184 @@
+/* fc.h -- the FreeCell search core: the whole interface the Python binding (solver/search.py) sees.
+ *
+ * This file is also fed verbatim to cffi's cdef, so it holds only declarations, plain integer
+ * #defines and types cffi knows (uint8_t, uint32_t, ...). No #include, no expressions in macros.
+ * The implementation is solver/fc.c (plain C99, no global mutable state: any number of searches can
+ * live side by side in one process, each owning its memory until fc_search_free).
+ *
+ * ---- Cards ------------------------------------------------------------------------------------------
+ * A card is an index c = (rank-1)*4 + suit, rank 1..13 (A..K), suit 0=C 1=D 2=H 3=S (the Microsoft
+ * deck order AC AD AH AS 2C ... KS). Red = suit 1 or 2.
+ *
+ * ---- Positions ---------------------------------------------------------------------------------------
+ * fc_pos: 8 columns in fixed places, each listed BOTTOM -> TOP (col[i][len[i]-1] is the top card);
+ * the free cells as a set (ncells cards, cells[] ascending by card index); the foundation height per
+ * suit (home[s] = 0..13, the cards of rank <= home[s] of suit s are on the foundation). A valid
+ * position holds each of the 52 cards exactly once (in a column, in a cell, or on its foundation).
+ *
+ * P64, the 64-byte interchange form (certificates, Python): for columns 0..7 in order, the column's
+ * cards bottom -> top as bytes (card+1), then a 0x00 terminator; then the cell cards ascending as
+ * (card+1); then 0x00 up to 64 bytes. Foundation heights are not stored; they are derived (for each
+ * suit, the number of its cards in no column and no cell). Equal positions <=> equal P64 bytes.
+ *
+ * ---- Rules (the spec's `moves`, generalised) -----------------------------------------------------------
+ * moves(s): every position one single-card move away from s. Sources: the top card of each non-empty
+ * column, each cell card. A source card x goes
+ *   - to its foundation when home[suit(x)] + 1 == rank(x);
+ *   - to each column j other than its own: onto an empty column, or onto a top card p with
+ *     rank(p) == rank(x) + 1 and red(p) != red(x);
+ *   - into the cells, only from a column and only while fewer than `cells` cards are in the cells.
+ * With foundation_return, the top card of each non-empty foundation may also go onto a column
+ * (empty, or by the stacking rule above); never into a cell. Won: home = (13,13,13,13).
+ * No automatic moves and no supermoves in the spec mode (autoplay = 0, canonical = 0).
+ *
+ * Two extra counting modes, off in the spec mode:
+ *   autoplay  -- after every move (and once on the start position) cards are moved to the foundations
+ *                automatically while one is "safe" (see FC_AUTOPLAY_*); a successor is then
+ *                "one move, then autoplay to a fixed point".
+ *   canonical -- the search counts positions up to the order of the columns (columns sorted in the
+ *                key). Stored states are then representatives with the columns in a canonical order.
+ *
+ * ---- The search ----------------------------------------------------------------------------------------
+ * Enumeration of every position reachable from a start position, breadth first (the state arena is
+ * the queue) or depth first (a stack of unexpanded states), with an exact hash set (fixed-size
+ * 40-byte keys, no lossy hashing; keys are relative to the start position, see fc.c).
+ * State 0 is the start, states are numbered in discovery order, and
+ * each state remembers its parent (the state whose expansion first found it), so a line of play to
+ * any state can be read back. fc_search_run expands states in chunks so a caller can show progress.
+ * Memory grows with the number of states -- a 40-byte key and a 4-byte parent per state, an 8-byte
+ * hash slot per state at load <= 0.7, 4 bytes of stack per state in DFS; about 60 bytes a state,
+ * up to twice that while the arrays grow by doubling -- and is bounded through max_states.
+ */
+
+/* sizes */
+#define FC_NCOLS 8
+#define FC_MAX_COL 52
+#define FC_MAX_CELLS 8
+#define FC_P64_SIZE 64
+#define FC_MAX_SUCC 200      /* upper bound on |moves(s)|: 16 sources x 10 targets + 4 x 8 returns */
+
+/* rules.autoplay values */
+#define FC_AUTOPLAY_NONE 0   /* the spec: no automatic moves */
+#define FC_AUTOPLAY_SAFE 1   /* aces and twos always; any card once both opposite-colour foundations are
+                                >= rank-1; or both opposite-colour >= rank-2 and the other suit of its
+                                own colour >= rank-3 (the rule of seed 004) */
+#define FC_AUTOPLAY_HORNE 2  /* aces always; others only when both opposite-colour foundations are
+                                >= rank-1 (Horne's classic rule; a 2 needs the opposite aces) */
+#define FC_AUTOPLAY_TWOS 3   /* aces and twos always, nothing else */
+#define FC_AUTOPLAY_ALL 4    /* every card that can go to its foundation goes (not safe; for tests) */
+
+/* fc_search_new order values: the set found is the same, only the order of discovery differs */
+#define FC_ORDER_BFS 0       /* breadth first: shortest lines of play; the arena is the queue */
+#define FC_ORDER_DFS 1       /* depth first (a stack of unexpanded states): finds wins far sooner */
+
+/* fc_search_run status values (fc_stats.status); errors are negative */
+#define FC_RUNNING 0         /* the chunk budget ran out; call fc_search_run again */
+#define FC_DONE 1            /* every reachable position was enumerated (the set is closed) */
+#define FC_WON 2             /* stopped at the first won position (stop_on_win) */
+#define FC_LIMIT 3           /* stopped: a new position was found but max_states were already stored */
+#define FC_ENOMEM -1         /* out of memory (the states found so far stay readable) */
+#define FC_EBADPOS -2        /* not a valid position (a card missing or twice, a column too long...) */
+#define FC_EBADRULES -3      /* rules out of range (cells not 0..8, unknown autoplay value) */
+#define FC_EENCODE -4        /* internal: a position not expressible relative to the start */
+#define FC_ERANGE -5         /* a state index out of range, or a too-small output buffer */
+
+typedef struct {
+    uint8_t len[8];          /* cards in each column */
+    uint8_t col[8][52];      /* col[i][0] is the bottom card, col[i][len[i]-1] the top */
+    uint8_t ncells;          /* cards in the free cells */
+    uint8_t cells[8];        /* ascending card indices */
+    uint8_t home[4];         /* foundation heights, C D H S */
+} fc_pos;
+
+typedef struct {
+    int cells;               /* number of free cells, 0..8 (default 4) */
+    int foundation_return;   /* 1: foundation top cards may come back onto columns (default 0) */
+    int autoplay;            /* FC_AUTOPLAY_* (spec: 0) */
+    int canonical;           /* 1: dedupe positions up to column order (spec: 0) */
+} fc_rules;
+
+typedef struct {
+    uint64_t states;         /* distinct positions stored (state 0 is the start) */
+    uint64_t expanded;       /* states whose successors were all generated */
+    uint64_t generated;      /* successors generated, duplicates included */
+    int max_home;            /* most cards on the foundations in any stored state */
+    int won;                 /* 1 when a won position was stored */
+    int64_t won_index;       /* index of the first won state, -1 if none */
+    int status;              /* last fc_search_run status (FC_RUNNING before the first run) */
+} fc_stats;
+
+/* ---- positions ---- */
+
+/* 0 when p is a valid position (each card once, lengths in range, cells ascending, at most
+   max_cells cells, home consistent), else FC_EBADPOS. */
+int fc_pos_check(const fc_pos *p, int max_cells);
+
+/* Pack a valid position into P64 (64 bytes). Returns 0 or FC_EBADPOS. */
+int fc_pos_to_p64(const fc_pos *p, uint8_t *out64);
+
+/* Unpack P64 into a position, deriving the foundation heights. Returns 0 or FC_EBADPOS. */
+int fc_p64_to_pos(const uint8_t *in64, fc_pos *p);
+
+/* Apply the rules' autoplay to p in place (nothing when rules->autoplay == 0).
+   Returns the number of cards moved to the foundations, or a negative error. */
+int fc_autoplay(fc_pos *p, const fc_rules *rules);
+
+/* moves(p) under the rules, in a fixed order (column sources 0..7, then cell cards ascending, then
+   foundation returns; per source: foundation, columns 0..7, cell), each followed by autoplay when
+   rules->autoplay. Writes up to cap positions to out; returns the count or a negative error
+   (FC_ERANGE if cap is too small: FC_MAX_SUCC always suffices). rules->canonical is ignored here. */
+int fc_successors(const fc_pos *p, const fc_rules *rules, fc_pos *out, int cap);
+
+/* The same on P64 records: out receives n*64 bytes. */
+int fc_successors_p64(const uint8_t *in64, const fc_rules *rules, uint8_t *out, int cap);
+
+/* ---- the search ---- */
+
+typedef struct fc_search fc_search;   /* opaque */
+
+/* A new search from `start` (which gets autoplay first when rules->autoplay). max_states = 0 means
+   no limit (besides memory and 2^31-1 states); stop_on_win = 1 stops at the first won position;
+   order is FC_ORDER_BFS or FC_ORDER_DFS. On failure returns NULL and sets *err (FC_EBADPOS,
+   FC_EBADRULES, FC_ENOMEM). */
+fc_search *fc_search_new(const fc_pos *start, const fc_rules *rules, uint64_t max_states,
+                         int stop_on_win, int order, int *err);
+
+/* Release everything the search holds. NULL is fine. */
+void fc_search_free(fc_search *s);
+
+/* Expand up to max_expand more states (0 = no budget: run to the end). Returns the status:
+   FC_RUNNING (budget used up, more to do), FC_DONE, FC_WON, FC_LIMIT, or FC_ENOMEM. Calling it
+   again after a final status just returns that status. */
+int fc_search_run(fc_search *s, uint64_t max_expand);
+
+void fc_search_stats(const fc_search *s, fc_stats *out);
+
+uint64_t fc_search_count(const fc_search *s);
+
+/* State idx as P64 / as a position. 0 or FC_ERANGE. */
+int fc_search_get_p64(const fc_search *s, uint64_t idx, uint8_t *out64);
+int fc_search_get_pos(const fc_search *s, uint64_t idx, fc_pos *out);
+
+/* Bulk copy of states first .. first+count-1 (clipped to the stored states) as count*64 bytes of P64
+   into out, in discovery order. Returns the number of states written. */
+uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count, uint8_t *out);
+
+/* The state whose expansion first found idx; -1 for the start (and for idx out of range). */
+int64_t fc_search_parent(const fc_search *s, uint64_t idx);
+
+/* Cards on the foundations in state idx (-1 out of range). */
+int fc_search_home_count(const fc_search *s, uint64_t idx);
+
+/* Successors of state idx exactly as the search generates them (same encoding and code path as the
+   enumeration, after autoplay; columns in the stored order, not canonicalised), as P64 into out
+   (cap*64 bytes). Returns the count or a negative error. */
+int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int cap);
+
+/* Index of the position given as P64 among the stored states (canonicalised first in canonical
+   mode), or -1 when absent. */
+int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64);
+
+/* Bytes of memory the search holds now (arena + hash table). */
+uint64_t fc_search_memory(const fc_search *s);
+
+int fc_version(void);

@@ -1,0 +1,371 @@
+"""The command line, run as a person would: `python -m solver ...` in a subprocess."""
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HAVE_SEARCH = (ROOT / "solver" / "search.py").exists()
+needs_search = pytest.mark.skipif(not HAVE_SEARCH, reason="solver/search.py (the C core's wrapper) not there yet")
+
+DEAL11982_BOARD = """\
+AH 3D KD JC 6C JD KC
+AS 3H 6H 5D 2C 7D 8D
+4H QS 5S 5C TH 8H 2S
+AC QC 4D 8C QH 9C 3S
+2D 8S 9H 9D 6D 2H
+6S 7H JH TD TC QD
+TS AD 9S KH 4S 4C
+JS KS 3C 7C 7S 5H
+"""
+
+# Seed 003's numbered FreeCell deal 1, laid out in rows of eight.
+SIGGY_N1_BOARD = """\
+9C 5S AS KH JD TD 5H
+QD 6S 5C JS 7C 2S 4D
+6H KC JC 8S 2D 3D QC
+3H 6C TH 2H 9S 7D 8C
+7S TS 8D 4S JH 3S
+AH 5D 3C 9H KD KS
+2C AC TC QS 4C 8H
+7H 6D AD 9D 4H QH
+"""
+
+
+def run(*args, stdin=None):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def assert_one_line_error(p, message=None):
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("error: ")
+    if message is not None:
+        assert lines[0] == "error: " + message
+    assert p.stdout == ""
+
+
+# --- deal ---------------------------------------------------------------------------------------------
+
+def test_deal_11982_prints_the_seed_layout():
+    p = run("deal", "11982")
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout == DEAL11982_BOARD
+
+
+def test_deal_json():
+    p = run("deal", "1", "--json")
+    assert p.returncode == 0
+    obj = json.loads(p.stdout)
+    assert obj["deal"] == 1 and obj["source"] == "ms:1"
+    assert obj["columns"][0] == "JD KD 2S 4C 3S 6D 6S".split()
+    assert obj["order"][:4] == ["JD", "2D", "9H", "JC"]
+    assert obj["freecells"] == [] and obj["foundations"] == {"C": 0, "D": 0, "H": 0, "S": 0}
+
+
+def test_deal_board_file_and_stdin(tmp_path):
+    f = tmp_path / "b.txt"
+    f.write_text(DEAL11982_BOARD.replace("T", "10"))
+    assert run("deal", "--board", str(f)).stdout == DEAL11982_BOARD
+    assert run("deal", "--board", "-", stdin=DEAL11982_BOARD).stdout == DEAL11982_BOARD
+
+
+def test_deal_full_position_round_trip(tmp_path):
+    text = DEAL11982_BOARD.replace(" 4S 4C\n", "\n")
+    text = "Foundations: H-0 C-0 D-0 S-0\nFreecells: 4C 4S\n" + text
+    p = run("deal", "--board", "-", stdin=text)
+    assert p.returncode == 0
+    assert p.stdout.splitlines()[:2] == ["Foundations: H-0 C-0 D-0 S-0", "Freecells:  4C  4S"]
+    assert run("deal", "--board", "-", stdin=p.stdout).stdout == p.stdout
+
+
+def test_deal_code_numbered_1():
+    p = run("deal", "--code", "SOL1-freecell-cells=4-N1")
+    assert p.returncode == 0 and p.stdout == SIGGY_N1_BOARD
+
+
+def test_deal_code_classic():
+    assert run("deal", "--code", "SOL1-freecell-cells=4-C11982").stdout == DEAL11982_BOARD
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "abc", "1.5", "2147483648", "99999999999999999999999", ""])
+def test_deal_bad_numbers(raw):
+    assert_one_line_error(run("deal", raw),
+                          f"deal must be a whole number from 1 to 2147483647, got {raw!r}")
+
+
+def test_deal_0_exact_message():
+    p = run("deal", "0")
+    assert p.stderr == "error: deal must be a whole number from 1 to 2147483647, got '0'\n"
+
+
+def test_deal_bad_boards(tmp_path):
+    assert_one_line_error(run("deal", "--board", str(tmp_path / "missing.txt")),
+                          f"board: cannot read {tmp_path / 'missing.txt'}: no such file")
+    assert_one_line_error(run("deal", "--board", str(tmp_path)),
+                          f"board: cannot read {tmp_path}: it is a directory")
+    seven = "".join(DEAL11982_BOARD.splitlines(True)[:7])
+    assert_one_line_error(run("deal", "--board", "-", stdin=seven), "board: 7 columns, expected 8")
+    dup = DEAL11982_BOARD.replace("5H\n", "7H\n")
+    assert_one_line_error(run("deal", "--board", "-", stdin=dup),
+                          "board: card 7H appears twice: in column 6 and in column 8")
+    assert_one_line_error(run("deal", "--board", "-", stdin=DEAL11982_BOARD.replace("KC", "ZZ")),
+                          "board: line 1: 'ZZ' is not a card (expected a rank A 2-9 T J Q K and a suit "
+                          "C D H S, e.g. TS)")
+    assert_one_line_error(run("deal", "--board", "-", stdin=""),
+                          "board: empty input, expected 8 columns of cards")
+
+
+def test_deal_bad_sources():
+    assert_one_line_error(run("deal"), "give exactly one of a deal number, --board FILE or --code CODE")
+    assert_one_line_error(run("deal", "1", "--code", "SOL1-freecell-cells=4-N1"),
+                          "give exactly one of a deal number, --board FILE or --code CODE")
+    assert_one_line_error(run("deal", "--code", "SOL1-klondike-draw=3-N1"),
+                          "deal code: unsupported game 'klondike' (only freecell)")
+    assert_one_line_error(run("deal", "--code", "SOL1-freecell-cells=4-N0"),
+                          "deal code: a numbered deal must be a whole number from 1 to 1000000, got '0'")
+
+
+def test_usage_errors_are_one_line_exit_2():
+    for args in (["deal", "1", "--frobnicate"], ["nosuchcommand"], ["explore", "--deal"],
+                 ["deal", "1", "2"]):
+        p = run(*args)
+        assert_one_line_error(p)
+        assert "--help" in p.stderr
+
+
+def test_no_command_shows_help():
+    p = run()
+    assert p.returncode == 2 and "usage:" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_help():
+    for args in (["--help"], ["deal", "--help"], ["explore", "--help"]):
+        p = run(*args)
+        assert p.returncode == 0 and "usage:" in p.stdout
+
+
+# --- explore: argument errors (before any search) ----------------------------------------------------
+
+def test_explore_bad_inputs():
+    assert_one_line_error(run("explore", "--deal", "0"),
+                          "deal must be a whole number from 1 to 2147483647, got '0'")
+    assert_one_line_error(run("explore", "--deal", "-7"),
+                          "deal must be a whole number from 1 to 2147483647, got '-7'")
+    assert_one_line_error(run("explore"), "give exactly one of a deal number, --board FILE or --code CODE")
+    assert_one_line_error(run("explore", "--deal", "1", "--max-states", "0"),
+                          "--max-states must be a whole number of at least 1, got '0'")
+    assert_one_line_error(run("explore", "--deal", "1", "--max-states", "lots"),
+                          "--max-states must be a whole number of at least 1, got 'lots'")
+    assert_one_line_error(run("explore", "--deal", "1", "--cells", "9"),
+                          "--cells must be a whole number from 0 to 8, got '9'")
+    assert_one_line_error(run("explore", "--code", "SOL1-freecell-cells=5-C11982", "--cells", "4"),
+                          "--cells 4 contradicts the deal code's cells=5")
+    text = "Freecells: 4C 4S\n" + DEAL11982_BOARD.replace(" 4S 4C\n", "\n")
+    assert_one_line_error(run("explore", "--board", "-", "--cells", "1", stdin=text),
+                          "the position has 2 cards in the free cells but the rules have 1 "
+                          "(use --cells 2 or more)")
+
+
+# --- explore with a stand-in search (the CLI's own logic, independent of the C core) -------------------
+
+class FakeResult:
+    def __init__(self, states, max_home, won, complete, seconds=0.25):
+        self.states, self.max_home, self.won, self.complete, self.seconds = states, max_home, won, complete, seconds
+
+
+def _fake_search(monkeypatch, result, calls):
+    import solver
+    fake = types.ModuleType("solver.search")
+
+    class Rules:
+        def __init__(self, cells=4, foundation_return=False):
+            self.cells, self.foundation_return = cells, foundation_return
+
+    def explore(pos, rules, max_states=None, progress=False):
+        calls.append((pos, rules.cells, rules.foundation_return, max_states, progress))
+        return result
+
+    fake.Rules, fake.explore = Rules, explore
+    monkeypatch.setitem(sys.modules, "solver.search", fake)
+    monkeypatch.setattr(solver, "search", fake, raising=False)
+
+
+def _main(args, capsys):
+    from solver.cli import main
+    rc = main(args)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_explore_verdicts_and_json(monkeypatch, capsys):
+    from solver.deals import ms_deal
+    calls = []
+    _fake_search(monkeypatch, FakeResult(84767, 2, False, True), calls)
+    rc, out, err = _main(["explore", "--deal", "11982", "--json"], capsys)
+    assert rc == 0 and err == ""
+    obj = json.loads(out)
+    assert obj == {"deal": 11982, "source": "ms:11982", "rules": {"cells": 4, "foundation_return": False},
+                   "states": 84767, "max_home": 2, "verdict": "unwinnable", "complete": True,
+                   "seconds": 0.25, "max_states": None}
+    assert calls == [(ms_deal(11982), 4, False, None, False)]
+
+    rc, out, err = _main(["explore", "--deal", "11982"], capsys)
+    assert out == ("deal 11982: unwinnable \u2014 all 84,767 reachable positions enumerated, at most 2 cards "
+                   "ever reach the foundations\n")
+    assert calls[-1][4] is False          # stderr is not a terminal under pytest: no progress bar
+
+
+def test_explore_winnable_and_unknown(monkeypatch, capsys):
+    calls = []
+    _fake_search(monkeypatch, FakeResult(1000, 7, False, False), calls)
+    rc, out, _ = _main(["explore", "--deal", "1", "--max-states", "1000", "--json"], capsys)
+    obj = json.loads(out)
+    assert obj["verdict"] == "unknown" and obj["complete"] is False and obj["max_states"] == 1000
+    assert calls[-1][3] == 1000
+    rc, out, _ = _main(["explore", "--deal", "1", "--max-states", "1000"], capsys)
+    assert out == ("deal 1: unknown \u2014 stopped after 1,000 positions (the --max-states 1,000 limit); "
+                   "at most 7 cards reached the foundations so far\n")
+
+    calls.clear()
+    _fake_search(monkeypatch, FakeResult(5000, 52, True, False), calls)
+    rc, out, _ = _main(["explore", "--code", "SOL1-freecell-cells=5-C11982", "--json"], capsys)
+    obj = json.loads(out)
+    assert obj["verdict"] == "winnable" and obj["deal"] == 11982
+    assert obj["source"] == "SOL1-freecell-cells=5-C11982" and obj["rules"]["cells"] == 5
+    assert calls[-1][1] == 5
+    # won wins even when the search also says complete
+    _fake_search(monkeypatch, FakeResult(5000, 52, True, True), calls)
+    rc, out, _ = _main(["explore", "--deal", "11982", "--cells", "5", "--foundation-return"], capsys)
+    assert out == ("deal 11982 (5 free cells, foundation returns allowed): winnable \u2014 a won position "
+                   "was reached (5,000 positions visited)\n")
+    assert calls[-1][1:3] == (5, True)
+
+
+def test_explore_progress_only_on_a_terminal(monkeypatch, capsys):
+    calls = []
+    _fake_search(monkeypatch, FakeResult(10, 0, False, True), calls)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    _main(["explore", "--deal", "11982"], capsys)
+    _main(["explore", "--deal", "11982", "--json"], capsys)
+    _main(["explore", "--deal", "11982", "--no-progress"], capsys)
+    assert [c[4] for c in calls] == [True, False, False]
+
+
+def test_explore_board_source(monkeypatch, capsys, tmp_path):
+    calls = []
+    _fake_search(monkeypatch, FakeResult(10, 0, False, True), calls)
+    f = tmp_path / "b.txt"
+    f.write_text(DEAL11982_BOARD)
+    rc, out, _ = _main(["explore", "--board", str(f), "--json"], capsys)
+    obj = json.loads(out)
+    assert obj["deal"] is None and obj["source"] == f"board:{f}"
+    rc, out, _ = _main(["explore", "--board", str(f)], capsys)
+    assert out.startswith(f"board {f}: unwinnable \u2014 all 10 reachable positions enumerated, at most 0 cards")
+
+
+def test_explore_out_hook(monkeypatch, capsys, tmp_path):
+    calls, written = [], []
+    _fake_search(monkeypatch, FakeResult(84767, 2, False, True), calls)
+    cert = types.ModuleType("certgen.certificate")
+    cert.write_from_search = lambda path, result, header: written.append((path, result.states, header))
+    monkeypatch.setitem(sys.modules, "certgen.certificate", cert)
+    import certgen
+    monkeypatch.setattr(certgen, "certificate", cert, raising=False)
+    out_path = str(tmp_path / "c.cert")
+    rc, out, err = _main(["explore", "--deal", "11982", "--json", "--out", out_path], capsys)
+    assert rc == 0 and json.loads(out)["certificate"] == out_path
+    (path, states, header), = written
+    assert path == out_path and states == 84767
+    assert header["deal"] == 11982 and header["source"] == "ms:11982" and header["verdict"] == "unwinnable"
+    assert header["rules"] == {"cells": 4, "foundation_return": False}
+    assert header["position"][0][0][0] == 2            # AH at the bottom of column 1
+
+    # no certificate for a search that stopped early
+    written.clear()
+    _fake_search(monkeypatch, FakeResult(10, 0, False, False), calls)
+    rc, out, err = _main(["explore", "--deal", "11982", "--max-states", "10", "--out", out_path], capsys)
+    assert written == [] and "no certificate written" in err
+
+
+# --- explore with the real C core -----------------------------------------------------------------------
+
+@needs_search
+def test_explore_11982_json_real():
+    p = run("explore", "--deal", "11982", "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["states"] == 84767
+    assert obj["max_home"] == 2
+    assert obj["verdict"] == "unwinnable"
+    assert obj["complete"] is True
+    assert obj["deal"] == 11982 and obj["source"] == "ms:11982"
+    assert obj["rules"] == {"cells": 4, "foundation_return": False}
+    assert obj["seconds"] >= 0
+
+
+@needs_search
+def test_explore_11982_plain_real():
+    p = run("explore", "--deal", "11982")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ("deal 11982: unwinnable \u2014 all 84,767 reachable positions enumerated, at most 2 "
+                        "cards ever reach the foundations\n")
+    assert p.stderr == ""
+
+
+@needs_search
+def test_explore_deal1_limited_is_unknown():
+    p = run("explore", "--deal", "1", "--max-states", "1000", "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["verdict"] == "unknown" and obj["complete"] is False
+    assert obj["states"] == 1000 and obj["max_states"] == 1000
+    p = run("explore", "--deal", "1", "--max-states", "1000")
+    assert p.stdout.startswith("deal 1: unknown \u2014 stopped after 1,000 positions")
+
+
+@needs_search
+def test_explore_deal1_winnable():
+    obj = json.loads(run("explore", "--deal", "1", "--json").stdout)
+    assert obj["verdict"] == "winnable" and obj["max_home"] == 52
+
+
+@needs_search
+def test_explore_out_writes_a_certificate(tmp_path):
+    out = tmp_path / "c.cert"
+    p = run("explore", "--deal", "11982", "--out", str(out), "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["certificate"] == str(out)
+    assert out.stat().st_size > 0
+    assert p.stderr == ""
+
+
+@needs_search
+def test_explore_board_equals_deal():
+    p = run("explore", "--board", "-", "--json", stdin=DEAL11982_BOARD)
+    obj = json.loads(p.stdout)
+    assert obj["states"] == 84767 and obj["deal"] is None and obj["source"] == "board:-"
+
+
+# --- start-up cost ----------------------------------------------------------------------------------
+
+def test_cli_imports_stay_cheap():
+    """`python -m solver deal N` must not pay for json, tqdm, hashlib, cffi, the C core or certgen."""
+    code = ("import sys, io, contextlib\n"
+            "from solver.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert main(['deal', '11982']) == 0\n"
+            "heavy = ['json', 'tqdm', 'hashlib', 'cffi', 'solver.search', 'solver._fc', 'certgen', 'msgpack',\n"
+            "         'jinja2', 'solver.siggysoft']\n"
+            "print(' '.join(m for m in heavy if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == ""

@@ -1,0 +1,316 @@
+"""The Lean side as far as it can be tested without Lean: the certificate text round trip, the rendered
+files (theorem statements, no sorry/admit/axiom, the standalone file holding Spec.lean verbatim),
+Spec.lean's size and its line-for-line match with solver/spec.py, winning lines as move indices, the
+audit file; and a `lake build` of small rendered modules, run only where `lake` is on PATH."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from certgen import render
+from solver import spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LEAN = os.path.join(ROOT, "lean", "FreeCell")
+HAND_WRITTEN = ["Spec.lean", "Cert.lean", "Decode.lean"]
+FORBIDDEN = re.compile(r"\b(sorry|admit|axiom)\b")
+
+
+def enumerate_states(rules, s0, limit=200_000):
+    """The reachable set, breadth first (the spec's own moves)."""
+    seen, queue, i = {s0}, [s0], 0
+    while i < len(queue):
+        s = queue[i]
+        i += 1
+        for t in spec.moves(rules, s):
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+        assert len(queue) <= limit
+    return queue
+
+
+def winning_path(rules, s0, limit=200_000):
+    """Some shortest winning line (breadth first), as the list of positions after s0."""
+    prev, queue, i = {s0: None}, [s0], 0
+    while i < len(queue):
+        s = queue[i]
+        i += 1
+        if spec.won(s):
+            path = []
+            while prev[s] is not None:
+                path.append(s)
+                s = prev[s]
+            return path[::-1]
+        for t in spec.moves(rules, s):
+            if t not in prev:
+                prev[t] = s
+                queue.append(t)
+        assert len(queue) <= limit
+    return None
+
+
+C = spec.Card
+# Nearly finished: J♠ in a cell, Q♠ and K♠ in columns; three moves win.
+NEARLY_WON = spec.State(cols=((C(13, 3),), (C(12, 3),), (), (), (), (), (), ()), cells=(C(11, 3),),
+                        home=(13, 13, 13, 10))
+
+
+@pytest.fixture(scope="module")
+def all_11982():
+    return enumerate_states(spec.STANDARD, spec.ms_deal(11982))
+
+
+@pytest.fixture(scope="module")
+def small():
+    """Deal 11982 with one free cell: 83 positions, unwinnable."""
+    rules = spec.Rules(cells=1)
+    states = enumerate_states(rules, spec.ms_deal(11982))
+    assert not any(spec.won(s) for s in states)
+    return rules, states
+
+
+# -- The certificate text ------------------------------------------------------------------------------
+
+def test_round_trip_11982(all_11982):
+    s0 = spec.ms_deal(11982)
+    assert len(all_11982) == 84767
+    lines = set()
+    for s in all_11982:
+        line = render.encode_state(s0, s)
+        assert re.fullmatch(r"([0-9][A-Za-z]*){8}(\|[A-Za-z]+)?", line), line
+        assert render.decode_state(s0, line) == s
+        lines.add(line)
+    assert len(lines) == len(all_11982)  # distinct positions, distinct lines
+
+
+def test_round_trip_foundation_return_and_long_columns():
+    rules = spec.Rules(cells=1, foundation_return=True)
+    s0 = spec.ms_deal(3)
+    states = enumerate_states(rules, s0)
+    assert any(s.home != (0, 0, 0, 0) for s in states)
+    for s in states:
+        assert render.decode_state(s0, render.encode_state(s0, s)) == s
+    # A start column longer than 9 cards: k is capped at 9, the rest is spelled out.
+    deck = [C(r, su) for r in range(1, 14) for su in range(4)]
+    cols = (tuple(deck[:12]),) + tuple(tuple(deck[12 + 5 * i:17 + 5 * i]) for i in range(7))
+    home = tuple(13 - sum(1 for col in cols for c in col if c.suit == k) for k in range(4))
+    start = spec.State(cols=cols, cells=(), home=home)
+    line = render.encode_state(start, start)
+    assert line.startswith("9" + "".join(render.card_letter(c) for c in deck[:3]))
+    assert render.decode_state(start, line) == start
+
+
+def test_letters():
+    assert [render.card_letter(C(1, s)) for s in range(4)] == list("ABCD")
+    assert render.card_letter(C(7, 2)) == "a"  # key 26
+    assert render.card_letter(C(13, 3)) == "z"  # key 51
+    for i in range(52):
+        c = spec.card_of_index(i)
+        assert render.card_of_letter(render.card_letter(c)) == c
+
+
+# -- Rendered files ------------------------------------------------------------------------------------
+
+def test_rendered_deal(tmp_path, all_11982):
+    s0 = spec.ms_deal(11982)
+    path = render.write_deal(all_11982, s0, spec.STANDARD, 11982, str(tmp_path))
+    assert os.path.basename(path) == "Deal11982.lean"
+    text = open(path, encoding="utf-8").read()
+    assert "theorem freecell_11982_unwinnable : ∀ s, Reachable Rules.standard (msDeal 11982) s → ¬ Won s :=" in text
+    assert "theorem certificate_ok : checkCert Rules.standard (msDeal 11982) cert = true := by\n  native_decide" in text
+    assert "namespace FreeCell.Generated.Deal11982\n" in text and "end FreeCell.Generated.Deal11982\n" in text
+    body = text.split('def certText : String := "\n', 1)[1].split('\n"\n', 1)[0]
+    assert len(body.split("\n")) == 84767 and '"' not in body and "\\" not in body
+    assert not FORBIDDEN.search(text)
+    assert os.listdir(tmp_path) == ["Deal11982.lean"]  # atomic write: no temporary left behind
+
+
+def test_rendered_rules_in_statement(tmp_path, small):
+    rules, states = small
+    s0 = spec.ms_deal(11982)
+    text = open(render.write_deal(states, s0, rules, 11982, str(tmp_path)), encoding="utf-8").read()
+    assert "∀ s, Reachable { cells := 1 } (msDeal 11982) s → ¬ Won s" in text
+    fr = spec.Rules(foundation_return=True)
+    assert render.rules_lean(fr) == "{ foundationReturn := true }"
+    assert render.rules_lean(spec.Rules(cells=5, foundation_return=True)) == "{ cells := 5, foundationReturn := true }"
+    assert render.stem_of({"kind": "ms", "deal": 11982}, fr) == "Deal11982FoundationReturn"
+
+
+def test_rendered_mutant(tmp_path, small):
+    rules, states = small
+    s0 = spec.ms_deal(11982)
+    path = render.write_mutant([s for s in states if s != s0], s0, rules, 11982, str(tmp_path),
+                               stem="MutantDeal11982Cells1Deal", mutation="deal")
+    text = open(path, encoding="utf-8").read()
+    assert "theorem mutant_rejected : checkCert { cells := 1 } (msDeal 11982) cert = false := by\n  native_decide" in text
+    assert "unwinnable" not in text and not FORBIDDEN.search(text)
+
+
+def test_rendered_literal_start(tmp_path, small):
+    rules, states = small
+    s0 = states[40]  # a position in the middle of the game, written out card by card
+    sub = enumerate_states(rules, s0)
+    text = open(render.write_deal(sub, s0, rules, None, str(tmp_path), label="mid-game"),
+                encoding="utf-8").read()
+    assert "def start : State :=\n  { cols := [" in text
+    assert "theorem position_unwinnable : ∀ s, Reachable { cells := 1 } start s → ¬ Won s :=" in text
+    assert "certSet start certText" in text
+    with pytest.raises(ValueError):
+        render.write_deal(sub, s0, rules, 11982, str(tmp_path))  # not msDeal 11982
+
+
+def test_standalone_holds_spec_verbatim(tmp_path, small):
+    rules, states = small
+    out = tmp_path / "FreeCell11982.lean"
+    render.write_standalone(states, spec.ms_deal(11982), str(out), rules, 11982)
+    text = out.read_text(encoding="utf-8")
+    spec_text = open(os.path.join(LEAN, "Spec.lean"), encoding="utf-8").read()
+    assert spec_text in text  # byte for byte, one contiguous piece
+    assert text.count("\nimport ") + text.startswith("import ") == 1  # only `import Std.Data.HashSet`
+    assert re.search(r"^import Std\.Data\.HashSet$", text, re.M)
+    for name in ("Cert.lean", "Decode.lean"):
+        body = render._strip_imports(open(os.path.join(LEAN, name), encoding="utf-8").read())
+        assert body in text
+    assert text.rstrip().endswith("#print axioms FreeCell.Generated.Deal11982Cells1.freecell_11982_unwinnable")
+    assert not FORBIDDEN.search(text)
+
+
+def test_rendered_win(tmp_path):
+    path = winning_path(spec.STANDARD, NEARLY_WON)
+    idx = render.move_indices(spec.STANDARD, NEARLY_WON, path)
+    assert render.move_indices(spec.STANDARD, NEARLY_WON, [NEARLY_WON] + path) == idx
+    assert render.check_win(spec.STANDARD, NEARLY_WON, idx)
+    assert not render.check_win(spec.STANDARD, NEARLY_WON, idx[:-1])
+    assert render.replay(spec.STANDARD, NEARLY_WON, [999]) is None
+    p = render.render_win(idx, str(tmp_path), start=NEARLY_WON, label="nearly won")
+    text = open(p, encoding="utf-8").read()
+    assert "theorem position_winnable : ∃ s, Reachable Rules.standard start s ∧ Won s :=" in text
+    assert "theorem solution_ok : checkWin Rules.standard start solution = true := by\n  native_decide" in text
+    p = render.render_win(idx, str(tmp_path), start=NEARLY_WON, label="nearly won", stem="WinKernel", kernel=True)
+    assert "= true := by\n  decide +kernel" in open(p, encoding="utf-8").read()
+    with pytest.raises(ValueError):
+        render.render_win(idx[:-1], str(tmp_path), start=NEARLY_WON)  # does not win
+    with pytest.raises(ValueError):
+        render.move_indices(spec.STANDARD, NEARLY_WON, [spec.ms_deal(1)])  # not a move
+
+
+def test_win_statement_for_a_deal(tmp_path, monkeypatch):
+    # The statement shape for a Microsoft deal (the line itself is checked by Python first).
+    monkeypatch.setattr(render, "check_win", lambda *a: True)
+    text = open(render.render_win([0], str(tmp_path), deal=1), encoding="utf-8").read()
+    assert "theorem freecell_1_winnable : ∃ s, Reachable Rules.standard (msDeal 1) s ∧ Won s :=" in text
+    assert "namespace FreeCell.Generated.WinDeal1\n" in text
+
+
+def test_certificate_level_api(tmp_path, small):
+    from certgen import certificate
+    from solver import packed
+    rules, states = small
+    cert = certificate.make({"kind": "ms", "deal": 11982}, {"cells": 1, "foundation_return": False},
+                            spec.to_position(spec.ms_deal(11982)),
+                            [packed.pack(spec.to_position(s)) for s in states])
+    assert render.module_name(cert) == "FreeCell.Generated.Deal11982Cells1"
+    assert render.theorem_name(cert) == "FreeCell.Generated.Deal11982Cells1.freecell_11982_unwinnable"
+    p = render.render_deal(cert, str(tmp_path))
+    assert p.endswith("Deal11982Cells1.lean")
+    mutant = certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
+                                     records=cert.records[1:], info={"mutation": {"kind": "random:1", "seed": 7}})
+    p = render.render_mutant(mutant, str(tmp_path))
+    assert os.path.basename(p) == "MutantDeal11982Cells1Random1Seed7.lean"
+    p = render.render_standalone(cert, str(tmp_path / "s.lean"))
+    assert "freecell_11982_unwinnable" in open(p, encoding="utf-8").read()
+
+
+def test_audit(tmp_path, small):
+    rules, states = small
+    render.write_deal(states, spec.ms_deal(11982), rules, 11982, str(tmp_path))
+    (tmp_path / "Notes.lean").write_text("-- audit: Not.This\n")  # not generated: ignored
+    out = tmp_path / "Audit.lean"
+    render.render_audit(str(tmp_path), str(out))
+    text = out.read_text(encoding="utf-8")
+    assert "import FreeCell.Generated.Deal11982Cells1\n" in text
+    assert "#print axioms FreeCell.Generated.Deal11982Cells1.freecell_11982_unwinnable" in text
+    assert "Not.This" not in text
+    sample = ("'A.thm' depends on axioms: [propext,\n Classical.choice,\n Quot.sound,\n"
+              " A.certificate_ok._native.native_decide.ax_1_1]\n"
+              "'B.thm' depends on axioms: [propext, sorryAx]\n'C.thm' does not depend on any axioms\n")
+    assert render.check_axioms_output(sample) == {"A.thm": [], "B.thm": ["sorryAx"], "C.thm": []}
+
+
+# -- The hand-written Lean files -----------------------------------------------------------------------
+
+def test_hand_written_lean_files():
+    for name in HAND_WRITTEN:
+        text = open(os.path.join(LEAN, name), encoding="utf-8").read()
+        assert not FORBIDDEN.search(text), name
+        assert "native_decide" not in text, name
+    spec_text = open(os.path.join(LEAN, "Spec.lean"), encoding="utf-8").read()
+    assert len(spec_text.splitlines()) <= 120
+    assert not re.search(r"^import ", spec_text, re.M)  # pasteable into a standalone file
+
+
+def snake(name):
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def test_spec_py_mirrors_spec_lean():
+    """Spec.lean's definitions appear in solver/spec.py under snake_case names, in the same order."""
+    lean = open(os.path.join(LEAN, "Spec.lean"), encoding="utf-8").read()
+    lean_defs = re.findall(r"^(?:def|structure|inductive) (?:Card\.)?(\w+)", lean, re.M)
+    py = open(os.path.join(ROOT, "solver", "spec.py"), encoding="utf-8").read()
+    py_defs = re.findall(r"^(?:def|class) (\w+)|^(STANDARD) =", py, re.M)
+    py_names = [a or b for a, b in py_defs]
+    aliases = {"standard": "STANDARD", "won": "won"}
+    order = []
+    for name in lean_defs:
+        if name in ("Won", "Reachable"):  # Lean-only (see the comment at the end of spec.py)
+            continue
+        py_name = aliases.get(name) or (name if name[0].isupper() else snake(name))
+        assert py_name in py_names, (name, py_name)
+        order.append(py_names.index(py_name))
+    assert order == sorted(order)
+
+
+# -- Lean itself (only where it is installed) ----------------------------------------------------------
+
+def test_lake_build_small_modules(tmp_path, small):
+    lake = shutil.which("lake")
+    if lake is None:
+        pytest.skip("lake not on PATH: Lean checks not run")
+    for name in ("lakefile.lean", "lean-toolchain"):
+        shutil.copy(os.path.join(ROOT, name), tmp_path / name)
+    (tmp_path / "lean" / "FreeCell").mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "lean", "FreeCell.lean"), tmp_path / "lean" / "FreeCell.lean")
+    for name in HAND_WRITTEN:
+        shutil.copy(os.path.join(LEAN, name), tmp_path / "lean" / "FreeCell" / name)
+    gen = str(tmp_path / "lean" / "FreeCell" / "Generated")
+    rules, states = small
+    s0 = spec.ms_deal(11982)
+    render.write_deal(states, s0, rules, 11982, gen)
+    render.write_mutant(states[1:], s0, rules, 11982, gen, stem="MutantDeal11982Cells1Deal", mutation="deal")
+    render.write_deal(enumerate_states(rules, states[40]), states[40], rules, None, gen, label="mid-game")
+    idx = render.move_indices(spec.STANDARD, NEARLY_WON, winning_path(spec.STANDARD, NEARLY_WON))
+    render.render_win(idx, gen, start=NEARLY_WON, label="nearly won")
+    render.render_win(idx, gen, start=NEARLY_WON, label="nearly won", stem="WinKernel", kernel=True)
+    proc = subprocess.run([lake, "build"], cwd=tmp_path, capture_output=True, text=True, timeout=3600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    render.render_audit(gen, str(tmp_path / "lean" / "Audit.lean"))
+    proc = subprocess.run([lake, "env", "lean", "lean/Audit.lean"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = render.check_axioms_output(proc.stdout)
+    assert len(found) == 5 and all(v == [] for v in found.values()), proc.stdout
+    standalone = tmp_path / "Standalone.lean"
+    render.write_standalone(states, s0, str(standalone), rules, 11982)
+    proc = subprocess.run([lake, "env", "lean", str(standalone)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_spec_md_is_current():
+    from certgen import specdoc
+    with open(os.path.join(ROOT, "docs", "SPEC.md"), encoding="utf-8") as f:
+        assert f.read() == specdoc.build(), "docs/SPEC.md is stale: python -m certgen.specdoc > docs/SPEC.md"

@@ -1,0 +1,165 @@
+"""SiggySoft deals and deal codes, against the vectors of seed 003."""
+import hashlib
+
+import pytest
+
+from solver import siggysoft as sg
+from solver.cards import cards_text, parse_card
+from solver.deals import ms_deal
+from solver.errors import FreecellError
+
+# Seed 003, section 8 (its orders write tens as "10").
+KLONDIKE_1_SEED = ("63101e8dcee7da1a831e6d7f1732cddf183fb22f6aed7dcfca95cccda9072d1b39ca8b57d089e319359d83b77df8"
+                   "f2955bf4811331d78ae9e9714ec984cc4efc")
+KLONDIKE_1_ORDER = ("7D 10S KH QS 8S KD JC AH 10D 3C 3S 4S 10H 5S 7S JD 2D QD 5C AS 9H JS 8H 6H JH 2C 10C KS 9D "
+                    "AD 3D QC 4C 4H QH 6S 6D 3H 5D 7C 8D 8C 6C 2H 7H AC 5H 2S 4D 9C 9S KC")
+KLONDIKE_4711_SEED = ("dc4e02e1719dcfa0783c164b04ff65d80ce6a12d6fb3d21aec825360ff9859aec42e5ac282b0ec79f71a5d66c8"
+                      "8f856906ef01e3b63dc5ec2dd094a8050b00e2")
+KLONDIKE_4711_ORDER = ("JS 6H KH 5S 10H 5D 10C 8S JC 4H QS 7D 4S 3S 2C KS 6S AC 8C QC 6C 9S 7S JH 8D 2S 10D 8H 2D "
+                       "4D 7C 5C AS 4C 2H KD QH 3H 9D 9C 7H 10S QD AD 6D 5H KC 9H AH JD 3C 3D")
+FREECELL_1_SEED = ("0ffe30f6c8b093e74cff461b0cce2ad31cd0da0f1004e76d9f64ea8415937e8e6c01ba536925a5221b1c41f1c06a"
+                   "43b42bf2e76341445aa73c108a478be17f2f")
+FREECELL_1_ORDER = ("9C QD 6H 3H 7S AH 2C 7H 5S 6S KC 6C 10S 5D AC 6D AS 5C JC 10H 8D 3C 10C AD KH JS 8S 2H 4S "
+                    "9H QS 9D JD 7C 2D 9S JH KD 4C 4H 10D 2S 3D 7D 3S KS 8H QH 5H 4D QC 8C")
+CLASSIC_1_ORDER = ("JD 2D 9H JC 5D 7H 7C 5H KD KC 9S 5S AD QC KH 3H 2S KS 9D QD JS AS AH 3C 4C 5C TS QH 4H AC "
+                   "4D 7S 3S TD 4S TH 8H 2C JH 7D 6D 8S 8D QS 6C 3D 8C TC 6S 9C 2H 6H")
+
+
+def order(text):
+    return [parse_card(c) for c in text.split()]
+
+
+def test_sha512_fips_vector():
+    h = hashlib.sha512(b"abc").hexdigest()
+    assert h.startswith("ddaf35a1") and h.endswith("a54ca49f")
+
+
+def test_fresh_deck():
+    assert cards_text(sg.FRESH_DECK[:3]) == "AS 2S 3S"
+    assert cards_text(sg.FRESH_DECK[13:14] + sg.FRESH_DECK[26:27] + sg.FRESH_DECK[39:]) == \
+        "AH AD AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC"
+    assert sorted(sg.FRESH_DECK) == list(range(52))
+
+
+@pytest.mark.parametrize("key,number,seed,expected", [
+    ("klondike", 1, KLONDIKE_1_SEED, KLONDIKE_1_ORDER),
+    ("klondike", 4711, KLONDIKE_4711_SEED, KLONDIKE_4711_ORDER),
+    ("freecell", 1, FREECELL_1_SEED, FREECELL_1_ORDER),
+])
+def test_numbered_seeds_and_orders(key, number, seed, expected):
+    assert sg.numbered_seed(number, key).hex() == seed
+    assert sg.shuffle(bytes.fromhex(seed)) == order(expected)
+
+
+def test_klondike_1_first_below_values():
+    st = sg.Stream(bytes.fromhex(KLONDIKE_1_SEED))
+    assert [st.below(52) for _ in range(8)] == [51, 7, 41, 3, 5, 46, 47, 35]
+
+
+def test_stream_blocks():
+    seed = bytes.fromhex(FREECELL_1_SEED)
+    st = sg.Stream(seed)
+    data = st.read(64 + 10)
+    b0 = hashlib.sha512(b"SiggySoft Solitaire deal stream v1\x00" + seed + (0).to_bytes(8, "big")).digest()
+    b1 = hashlib.sha512(b"SiggySoft Solitaire deal stream v1\x00" + seed + (1).to_bytes(8, "big")).digest()
+    assert data == b0 + b1[:10]
+    assert st.read(3) == b1[10:13]
+
+
+def test_below_rejects_the_biased_tail():
+    st = sg.Stream(bytes(64))
+    feed = iter([b"\xff\xff\xff\xff", b"\x00\x00\x00\x05"])
+    st.read = lambda k: next(feed)
+    # floor(2^32/3)*3 = 4294967295, so 0xffffffff is discarded and 5 mod 3 = 2 is the answer.
+    assert st.below(3) == 2
+
+
+def test_freecell_numbered_layout_rows_of_eight():
+    cols, cells, home = sg.numbered_deal(1)
+    o = order(FREECELL_1_ORDER)
+    assert cols == tuple(tuple(o[i::8]) for i in range(8))
+    assert cards_text(cols[0]) == "9C 5S AS KH JD TD 5H"
+    assert cells == () and home == (0, 0, 0, 0)
+
+
+def test_code_numbered():
+    dc = sg.parse_code("SOL1-freecell-cells=4-N1")
+    assert dc.kind == "N" and dc.number == 1 and dc.cells == 4
+    assert dc.seed.hex() == FREECELL_1_SEED
+    assert dc.position == sg.numbered_deal(1)
+    assert dc.code == "SOL1-freecell-cells=4-N1"
+
+
+def test_code_classic():
+    dc = sg.parse_code("SOL1-freecell-cells=4-C1")
+    assert dc.kind == "C" and dc.number == 1 and dc.seed is None
+    cols = dc.position[0]
+    o = order(CLASSIC_1_ORDER)
+    assert cols == tuple(tuple(o[i::8]) for i in range(8))
+    assert sg.parse_code("SOL1-freecell-cells=4-C11982").position == ms_deal(11982)
+
+
+def test_code_seed_round_trip():
+    seed = bytes.fromhex(FREECELL_1_SEED)
+    b32 = sg.seed_to_base32(seed)
+    assert len(b32) == 103 and "=" not in b32
+    code = sg.seed_code(seed)
+    assert code == "SOL1-freecell-cells=4-S" + b32
+    dc = sg.parse_code(code)
+    assert dc.kind == "S" and dc.seed == seed and dc.number is None
+    assert dc.position == sg.numbered_deal(1)
+    # lowercase base32 is read too; the canonical code is upper case
+    assert sg.parse_code("SOL1-freecell-cells=4-S" + b32.lower()).code == code
+    assert sg.seed_from_base32(sg.seed_to_base32(bytes(range(64)))) == bytes(range(64))
+
+
+def test_code_cells_option():
+    assert sg.parse_code("SOL1-freecell-cells=5-C11982").cells == 5
+    assert sg.parse_code("SOL1-freecell-cells=0-N7").cells == 0
+    assert sg.parse_code("SOL1-freecell-cells=8-N7").cells == 8
+    assert sg.parse_code("SOL1-freecell--N7").cells == 4            # no options: the default
+    assert sg.parse_code("  SOL1-freecell-cells=4-N2 ").number == 2
+
+
+B32 = sg.seed_to_base32(bytes.fromhex(FREECELL_1_SEED))
+
+
+@pytest.mark.parametrize("code,message", [
+    ("", "deal code: expected SOL<version>-<game>-<options>-<deal>, got ''"),
+    ("hello", "deal code: expected SOL<version>-<game>-<options>-<deal>, got 'hello'"),
+    ("SOL1-freecell-N1", "deal code: expected SOL<version>-<game>-<options>-<deal>, got 'SOL1-freecell-N1'"),
+    ("SOL1-freecell-cells=4-N1-2",
+     "deal code: expected SOL<version>-<game>-<options>-<deal>, got 'SOL1-freecell-cells=4-N1-2'"),
+    ("SOL2-freecell-cells=4-N1", "deal code: unsupported rules version '2' (only SOL1)"),
+    ("SOL1-klondike-draw=3;passes=unlimited;scoring=standard-N4711",
+     "deal code: unsupported game 'klondike' (only freecell)"),
+    ("SOL1-freecell-cells=9-N1", "deal code: cells must be a whole number from 0 to 8, got '9'"),
+    ("SOL1-freecell-cells=x-N1", "deal code: cells must be a whole number from 0 to 8, got 'x'"),
+    ("SOL1-freecell-cells-N1", "deal code: malformed option 'cells' (expected key=value)"),
+    ("SOL1-freecell-cells=4;cells=4-N1", "deal code: option 'cells' given twice"),
+    ("SOL1-freecell-cells=4;undo=no-N1", "deal code: unknown FreeCell option 'undo' (only cells=K)"),
+    ("SOL1-freecell-cells=4-", "deal code: the deal part is empty (expected N<n>, C<n> or S<seed>)"),
+    ("SOL1-freecell-cells=4-X1", "deal code: unknown deal kind 'X' (expected N<n>, C<n> or S<seed>)"),
+    ("SOL1-freecell-cells=4-N0", "deal code: a numbered deal must be a whole number from 1 to 1000000, got '0'"),
+    ("SOL1-freecell-cells=4-N1000001",
+     "deal code: a numbered deal must be a whole number from 1 to 1000000, got '1000001'"),
+    ("SOL1-freecell-cells=4-Nx", "deal code: a numbered deal must be a whole number from 1 to 1000000, got 'x'"),
+    ("SOL1-freecell-cells=4-C0", "deal code: a classic deal must be a whole number from 1 to 2147483647, got '0'"),
+    ("SOL1-freecell-cells=4-C2147483648",
+     "deal code: a classic deal must be a whole number from 1 to 2147483647, got '2147483648'"),
+    ("SOL1-freecell-cells=4-S" + B32[:-1], "deal code: a seed is 103 base32 characters, got 102"),
+    ("SOL1-freecell-cells=4-S" + B32 + "A", "deal code: a seed is 103 base32 characters, got 104"),
+    ("SOL1-freecell-cells=4-S" + B32[:-1] + "1", "deal code: the seed has characters that are not base32: '1'"),
+    ("SOL1-freecell-cells=4-S" + B32[:-1] + "7",
+     "deal code: the seed's last base32 character has bits set past the 512th"),
+])
+def test_code_errors(code, message):
+    with pytest.raises(FreecellError) as ei:
+        sg.parse_code(code)
+    assert str(ei.value) == message
+
+
+def test_long_code_shown_shortened():
+    with pytest.raises(FreecellError) as ei:
+        sg.parse_code("x" * 200)
+    assert len(str(ei.value)) < 130 and "..." in str(ei.value)

@@ -1,0 +1,91 @@
+"""Rule variants and counting modes on the command line (seed 000's experiments, seed 004's autoplay).
+
+- 11982 with foundation returns: still unwinnable, at most 2 cards ever home (and the same 8 frozen cards).
+- 11982 with 5 free cells: winnable.
+- 11982 counted up to column order with safe autoplay: 61,643 positions (the seed's C++ count).
+- Certificates need the plain spec rules: --out is refused with --canonical / --autoplay safe.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CERT_NEEDS_SPEC = "certificates need the plain spec rules (no --canonical/--autoplay)"
+
+
+def run(*args, stdin=None):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def run_json(*args):
+    p = run(*args, "--json")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    return json.loads(p.stdout)
+
+
+def assert_one_line_error(p, message=None):
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("error: ")
+    if message is not None:
+        assert lines[0] == "error: " + message
+    assert p.stdout == ""
+
+
+def test_canonical_safe_autoplay_counts_61643():
+    obj = run_json("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
+    assert obj["states"] == 61643
+    assert obj["verdict"] == "unwinnable" and obj["complete"] is True and obj["max_home"] == 2
+    assert obj["rules"] == {"cells": 4, "foundation_return": False, "autoplay": "safe", "canonical": True}
+
+
+def test_canonical_safe_autoplay_plain_line():
+    p = run("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unwinnable \u2014 all 61,643 "
+                        "reachable positions enumerated, at most 2 cards ever reach the foundations\n")
+
+
+def test_spec_flags_print_the_spec_rules():
+    """--autoplay none alone is the spec: the rules print exactly as without it."""
+    obj = run_json("explore", "--deal", "11982", "--autoplay", "none")
+    assert obj["states"] == 84767 and obj["rules"] == {"cells": 4, "foundation_return": False}
+
+
+def test_foundation_return_still_unwinnable():
+    obj = run_json("explore", "--deal", "11982", "--foundation-return")
+    assert obj["verdict"] == "unwinnable" and obj["complete"] is True
+    assert obj["max_home"] == 2
+    assert obj["rules"] == {"cells": 4, "foundation_return": True}
+    a = run_json("analyze", "--deal", "11982", "--foundation-return", "--exposed", "QC")
+    assert a["verdict"] == "unwinnable" and a["max_home"] == 2
+    assert a["frozen"] == ["AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"]
+
+
+def test_five_cells_winnable():
+    obj = run_json("explore", "--deal", "11982", "--cells", "5")
+    assert obj["verdict"] == "winnable" and obj["max_home"] == 52
+    p = run("explore", "--deal", "11982", "--cells", "5")
+    assert p.stdout.startswith("deal 11982 (5 free cells): winnable \u2014 a won position was reached")
+    a = run_json("analyze", "--deal", "11982", "--cells", "5")
+    assert a["verdict"] == "winnable" and a["frozen"] == [] and a["max_home"] == 52
+
+
+def test_certificates_refuse_counting_modes(tmp_path):
+    out = tmp_path / "c.cert"
+    for flags in (["--canonical"], ["--autoplay", "safe"], ["--canonical", "--autoplay", "safe"]):
+        assert_one_line_error(run("explore", "--deal", "11982", *flags, "--out", str(out)), CERT_NEEDS_SPEC)
+    assert not out.exists()
+
+
+def test_bad_rules_flags():
+    assert_one_line_error(run("explore", "--deal", "11982", "--autoplay", "sometimes"))
+    assert_one_line_error(run("explore", "--deal", "11982", "--canonical", "yes"))
+    p = run("explore", "--help")
+    assert "--canonical" in p.stdout and "--autoplay" in p.stdout and "--foundation-return" in p.stdout
