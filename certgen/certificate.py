@@ -10,12 +10,12 @@ any record is read.
 """
 import hashlib
 import os
-import tempfile
 import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List
 
 from solver import packed
+from solver.atomic import write_atomic
 from solver.errors import FreecellError
 
 FORMAT = "freecell-proof-certificate"
@@ -75,28 +75,7 @@ def encode(cert: Certificate) -> bytes:
 
 def write(path: str, cert: Certificate) -> None:
     """Write atomically: a temporary file in the same folder, flushed, then renamed over `path`."""
-    atomic_write(path, encode(cert))
-
-
-def atomic_write(path: str, data) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(path, encode(cert))
 
 
 def decode(data: bytes, name: str = "certificate") -> Certificate:
@@ -141,7 +120,7 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
         raise bad(f"bad rules in header: {rules!r}")
     try:
         packed.unpack(start)
-    except ValueError as e:
+    except FreecellError as e:
         raise bad(f"bad start position in header: {e}") from None
     return Certificate(source=source, rules=rules, start=start, records=records, info=h.get("info") or {})
 

@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from solver.cli import _Parser, _add_source_args, load_source, _resolve_cells, _max_states_arg, verdict_of
+from solver.cli import EXPLORE_MAX_STATES, _Parser, _add_source_args, load_source, _resolve_cells, _max_states_arg, verdict_of
 from solver.errors import FreecellError
 
 PROG = "python -m certgen"
@@ -35,7 +35,7 @@ def build_certificate(args, out_path, quiet=False):
     src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
     rules = {"cells": cells, "foundation_return": bool(args.foundation_return)}
-    max_states = _max_states_arg(args.max_states) if getattr(args, "max_states", None) else None
+    max_states = _max_states_arg(args.max_states) if getattr(args, "max_states", None) else EXPLORE_MAX_STATES
     result = search.explore(src.position, search.Rules(**rules), max_states=max_states,
                             progress=_progress(args))
     verdict = verdict_of(result)
@@ -144,10 +144,30 @@ def bootstrap_lean():
     return None, f"the installer failed ({last})"
 
 
-def cmd_prove(args):
+def lean_build(targets):
+    """`lake build` the given modules. Returns (exit status, words): 0 proven; 1 the build failed; 3 Lean is
+    not available (after trying to install it unless LEAN_BOOTSTRAP=0)."""
+    lake = find_lake()
+    why = "lake is not on PATH"
+    if lake is None:
+        lake, why = bootstrap_lean()
+    if lake is None:
+        return 3, f"Lean is not available ({why})"
+    import subprocess
+    proc = subprocess.run([lake, "build", *targets], cwd=ROOT)
+    if proc.returncode != 0:
+        return 1, f"lake build failed (exit {proc.returncode})"
+    return 0, "lake build succeeded"
+
+
+def prepare(args, deal=None):
+    """Steps 1-3 of `prove` for one start position: explore, certificate, Python check, render.
+    Returns (certificate or None, its path, the check result or None, module name or None)."""
     from . import certificate, checker, render
     out_dir = args.out_dir
     os.makedirs(out_dir, exist_ok=True)
+    if deal is not None:
+        args.deal, args.board, args.code = str(deal), None, None
     src = load_source(args.deal, args.board, args.code)
     name = render.module_stem(src.deal, src.source, args)
     cert_path = os.path.join(out_dir, f"{name}.cert")
@@ -156,32 +176,82 @@ def cmd_prove(args):
     if cert is None:
         say(f"nothing to prove: the verdict is {verdict}"
             + (" (try `make prove-win`)" if verdict == "winnable" else ""))
-        return 1
+        return None, cert_path, None, None
     say("2/4 check: the independent Python checker (the transliterated Lean spec)")
     res = checker.check(certificate.read(cert_path), progress=_progress(args))
     say("  " + checker.report(res))
     if not res.ok:
-        return 1
+        return cert, cert_path, res, None
     say("3/4 render: Lean files")
-    paths = render_all(cert, args.lean_dir, os.path.join(out_dir, f"{name}.lean"))
-    for p in paths:
+    for p in render_all(cert, args.lean_dir, os.path.join(out_dir, f"{name}.lean")):
         say(f"  wrote {os.path.relpath(p, ROOT) if p.startswith(ROOT) else p}")
-    say("4/4 lean: lake build")
-    lake = find_lake()
-    why = "lake is not on PATH"
-    if lake is None:
-        lake, why = bootstrap_lean()
-    if lake is None:
-        print(f"Lean is not available ({why}): the Python check says valid, the certificate and Lean files "
-              f"are kept, and NOTHING was checked by Lean.", file=sys.stderr)
-        return 3
-    import subprocess
-    target = render.module_name(cert)
-    proc = subprocess.run([lake, "build", target], cwd=ROOT)
-    if proc.returncode != 0:
-        say(f"lake build {target} failed (exit {proc.returncode}): the theorem is NOT proven")
+    return cert, cert_path, res, render.module_name(cert)
+
+
+def finish(targets, theorems):
+    say("4/4 lean: lake build " + " ".join(targets))
+    status, words = lean_build(targets)
+    if status == 3:
+        print(f"{words}: the Python check says valid, the certificate and Lean files are kept, and NOTHING "
+              f"was checked by Lean.", file=sys.stderr)
+    elif status == 1:
+        say(f"{words}: NOT proven")
+    else:
+        for t in theorems:
+            say(f"proven by Lean: {t}")
+    return status
+
+
+def cmd_prove(args):
+    from . import render
+    cert, _, res, module = prepare(args)
+    if module is None:
         return 1
-    say(f"proven by Lean: {render.theorem_name(cert)} (lake build {target})")
+    return finish([module], [render.theorem_name(cert)])
+
+
+KNOWN = (11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948)
+
+
+def cmd_prove_known(args):
+    """Every deal of 1..1,000,000 known to be unsolvable: certificates, Python checks, Lean modules,
+    docs/KNOWN.md, then one `lake build` for all of them."""
+    import time
+    from . import known, render
+    rows, targets, theorems = [], [], []
+    for deal in KNOWN:
+        say(f"== deal {deal}")
+        t0 = time.perf_counter()
+        cert, path, res, module = prepare(args, deal=deal)
+        if module is None:
+            say(f"deal {deal}: no proof could be prepared")
+            return 1
+        rows.append(known.row(deal, cert, path, res, time.perf_counter() - t0))
+        targets.append(module)
+        theorems.append(render.theorem_name(cert))
+    known.write_table(rows, args.table)
+    say(f"wrote {os.path.relpath(args.table, ROOT) if args.table.startswith(ROOT) else args.table}")
+    return finish(targets, theorems)
+
+
+def cmd_audit(args):
+    """`#print axioms` on every generated theorem; Lean's three standard axioms plus native_decide's own."""
+    from . import render
+    path = render.render_audit()
+    say(f"wrote {os.path.relpath(path, ROOT)}")
+    status, words = lean_build([])
+    if status != 0:
+        print(f"{words}: no axioms were printed, nothing was audited by Lean.", file=sys.stderr)
+        return status
+    import subprocess
+    proc = subprocess.run([find_lake(), "env", "lean", path], cwd=ROOT, capture_output=True, text=True)
+    sys.stdout.write(proc.stdout)
+    found = render.check_axioms_output(proc.stdout)
+    bad = {k: v for k, v in found.items() if v}
+    if proc.returncode != 0 or not found or bad:
+        say(f"audit failed: {bad or proc.stderr.strip() or 'no theorems printed'}")
+        return 1
+    say(f"audit: {len(found)} theorems depend only on propext, Classical.choice, Quot.sound and native_decide")
     return 0
 
 
@@ -237,6 +307,16 @@ def build_parser():
     v.add_argument("--out-dir", default=os.path.join(ROOT, "out"), help="certificates and standalone files")
     v.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
     v.set_defaults(func=cmd_prove)
+
+    k = sub.add_parser("prove-known", help="prove every known unsolvable deal of 1..1,000,000")
+    _add_rules(k)
+    k.add_argument("--out-dir", default=os.path.join(ROOT, "out"), help="certificates and standalone files")
+    k.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
+    k.add_argument("--table", default=os.path.join(ROOT, "docs", "KNOWN.md"), help="the table to write")
+    k.set_defaults(func=cmd_prove_known, deal=None, board=None, code=None)
+
+    a = sub.add_parser("audit", help="#print axioms for every generated theorem (needs Lean)")
+    a.set_defaults(func=cmd_audit)
     return p
 
 

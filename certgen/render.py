@@ -22,9 +22,9 @@ Every file is written atomically (a temporary file in the same folder, then os.r
 import hashlib
 import os
 import re
-import tempfile
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from solver.atomic import write_atomic
 from solver import spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -305,25 +305,6 @@ def render_text(template: str, **context) -> str:
     return _env().get_template(template).render(generator=GENERATOR, lean_version=LEAN_VERSION, **context)
 
 
-def atomic_write_text(path: str, text: str) -> str:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
-
-
 # -- State-level rendering (no certificate file needed) -----------------------------------------------
 
 def cert_context(states: Iterable[spec.State], start: spec.State, rules: spec.Rules = spec.STANDARD,
@@ -354,14 +335,14 @@ def cert_context(states: Iterable[spec.State], start: spec.State, rules: spec.Ru
 def write_deal(states, start, rules=spec.STANDARD, deal=None, lean_dir=None, stem=None, label=None) -> str:
     ctx = cert_context(states, start, rules, deal, stem, label)
     path = os.path.join(lean_dir or GENERATED, ctx["name"] + ".lean")
-    return atomic_write_text(path, render_text("Deal.lean.j2", **ctx))
+    return write_atomic(path, render_text("Deal.lean.j2", **ctx))
 
 
 def write_mutant(states, start, rules=spec.STANDARD, deal=None, lean_dir=None, stem=None, label=None,
                  mutation="mutated") -> str:
     ctx = cert_context(states, start, rules, deal, stem, label, mutation=mutation)
     path = os.path.join(lean_dir or GENERATED, ctx["name"] + ".lean")
-    return atomic_write_text(path, render_text("Mutant.lean.j2", **ctx))
+    return write_atomic(path, render_text("Mutant.lean.j2", **ctx))
 
 
 def standalone_text(ctx: Dict, file_name: str, lean_src: Optional[str] = None) -> str:
@@ -377,7 +358,7 @@ def standalone_text(ctx: Dict, file_name: str, lean_src: Optional[str] = None) -
 def write_standalone(states, start, out_path, rules=spec.STANDARD, deal=None, stem=None, label=None,
                      mutation=None, lean_src=None) -> str:
     ctx = cert_context(states, start, rules, deal, stem, label, mutation=mutation)
-    return atomic_write_text(out_path, standalone_text(ctx, os.path.basename(out_path), lean_src))
+    return write_atomic(out_path, standalone_text(ctx, os.path.basename(out_path), lean_src))
 
 
 def win_context(indices: Sequence[int], start: spec.State, rules: spec.Rules = spec.STANDARD,
@@ -418,17 +399,16 @@ def render_win(indices: Sequence[int], lean_dir: Optional[str] = None, *, rules:
         start = spec.ms_deal(deal)
     ctx = win_context(indices, start, rules, deal, stem, label, kernel)
     path = os.path.join(lean_dir or GENERATED, ctx["name"] + ".lean")
-    return atomic_write_text(path, render_text("Win.lean.j2", **ctx))
+    return write_atomic(path, render_text("Win.lean.j2", **ctx))
 
 
 # -- Certificate-level rendering (what certgen.cli calls) ---------------------------------------------
 
 def _cert_inputs(cert):
-    from solver import packed
-    from .checker import rules_of, start_of
+    from .checker import from_p64, rules_of, start_of
     start = start_of(cert)  # regenerated from the deal number when there is one
     deal = int(cert.source["deal"]) if cert.source.get("kind") == "ms" else None
-    states = [spec.from_position(packed.unpack(rec)) for rec in cert.records]
+    states = [from_p64(rec) for rec in cert.records]
     label = cert.label() if deal is None else None
     return states, start, rules_of(cert), deal, label
 
@@ -483,7 +463,7 @@ def render_audit(lean_dir: Optional[str] = None, out_path: Optional[str] = None)
         if found:
             modules.append(f"{MODULE_PREFIX}.{n[:-len('.lean')]}")
             theorems.extend(found)
-    return atomic_write_text(out_path or AUDIT_FILE,
+    return write_atomic(out_path or AUDIT_FILE,
                              render_text("Audit.lean.j2", modules=modules, theorems=theorems))
 
 

@@ -15,6 +15,7 @@ import sys
 
 PROG = "python -m solver"
 MAX_CELLS = 8
+EXPLORE_MAX_STATES = 50_000_000  # explore's default limit (about 2.6 GB): a huge set ends as unknown, not OOM
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -266,7 +267,7 @@ def cmd_explore(args):
         _fail(CERT_NEEDS_SPEC)
     src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
-    max_states = _max_states_arg(args.max_states) if args.max_states is not None else None
+    max_states = _max_states_arg(args.max_states) if args.max_states is not None else EXPLORE_MAX_STATES
     search = _load_search()
     rules, rules_dict = _rules_of(args, search, cells)
     progress = (not args.json and not args.no_progress and sys.stderr.isatty())

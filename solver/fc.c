@@ -40,6 +40,7 @@
 #define HMASK 0xF0000000u
 #define HOME1 0x10000000u
 #define MAX_STATES_CAP 0x7FFFFFFFull
+#define SOLVE_MAX_SUCC 512   /* successors of one position with the solver's sequence moves: a bound */
 
 #if defined(__GNUC__)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -65,8 +66,10 @@ typedef struct {
     uint8_t olen[8];
     uint8_t colof[52];       /* column whose bottom card (at the start) this card is; 0xFF if none */
     uint32_t oword[8][53];   /* word of the original prefix of length L of column i */
+    uint8_t osorted[8][53];  /* 1: the original prefix of length L of column i never rises in rank */
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
     int cells, fret, autoplay, canonical;
+    int super;               /* the solver's sequence moves (gen_mv only) */
 } ctx_t;
 
 struct fc_search {
@@ -84,9 +87,21 @@ struct fc_search {
     uint64_t generated;
     int max_home, won, status;
     int64_t won_index;
-    fkey_t buf[FC_MAX_SUCC];
-    uint32_t hbuf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
+    uint32_t hbuf[SOLVE_MAX_SUCC];
+    /* FC_ORDER_BEST only */
+    uint16_t *mv;            /* the move (code, columns as in the parent's stored key) that made state i */
+    uint16_t *dep;           /* moves from the start (saturating) */
+    uint64_t *heap;          /* min-heap of (score << 32 | ~index) */
+    uint64_t hn, hcap;
+    int w[FC_NWEIGHTS];
+    fkey_t start_raw;        /* the start as given (before autoplay, columns in place) */
+    uint16_t mvbuf[SOLVE_MAX_SUCC];
+    uint8_t frombuf[SOLVE_MAX_SUCC];  /* the source of each: a column, FC_TO_CELL or FC_TO_HOME */
 };
+
+#define MV_HOMEALL 0xFFFFu   /* mv of a won state stored as the child of a sorted position */
+#define MV_SUPER 0x8000u     /* mv flag: the card and every card above it, moved in one step */
 
 /* ---- cards ---- */
 static inline int rank0(int c) { return c >> 2; }            /* rank - 1 */
@@ -246,6 +261,13 @@ static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
     for (int i = 0; i < 8; i++)
         for (int L = 0; L <= c->olen[i]; L++)
             if (encode_col(c, c->orig[i], L, &c->oword[i][L])) return FC_EENCODE;
+    for (int i = 0; i < 8; i++) {
+        int ok = 1;
+        for (int L = 0; L <= c->olen[i]; L++) {
+            if (L >= 2 && rank0(c->orig[i][L - 1]) > rank0(c->orig[i][L - 2])) ok = 0;
+            c->osorted[i][L] = (uint8_t)ok;
+        }
+    }
     return 0;
 }
 
@@ -443,6 +465,14 @@ static int grow_arena(fc_search *s) {
     uint32_t *p = (uint32_t *)realloc(s->parent, ncap * sizeof *p);
     if (!p) return FC_ENOMEM;
     s->parent = p;
+    if (s->order == FC_ORDER_BEST) {
+        uint16_t *m = (uint16_t *)realloc(s->mv, ncap * sizeof *m);
+        if (!m) return FC_ENOMEM;
+        s->mv = m;
+        uint16_t *d = (uint16_t *)realloc(s->dep, ncap * sizeof *d);
+        if (!d) return FC_ENOMEM;
+        s->dep = d;
+    }
     s->cap = ncap;
     return 0;
 }
@@ -531,6 +561,10 @@ int fc_autoplay(fc_pos *p, const fc_rules *r) {
 
 /* ---- public: the search ---- */
 static int push_stack(fc_search *s, uint32_t idx);
+static int heap_push(fc_search *s, uint32_t idx);
+static int best_goal(fc_search *s, uint32_t idx);
+static int run_best(fc_search *s, uint64_t max_expand);
+static const int DEFAULT_WEIGHTS[FC_NWEIGHTS];
 
 fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_states, int stop_on_win,
                          int order, int *err) {
@@ -543,7 +577,7 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
     if (ctx_init(&s->c, start, r)) { free(s); *err = FC_EBADPOS; return NULL; }
     s->max_states = max_states > MAX_STATES_CAP ? MAX_STATES_CAP : max_states;
     s->stop_on_win = stop_on_win != 0;
-    s->order = order == FC_ORDER_DFS ? FC_ORDER_DFS : FC_ORDER_BFS;
+    s->order = (order == FC_ORDER_DFS || order == FC_ORDER_BEST) ? order : FC_ORDER_BFS;
     s->won_index = -1;
     s->status = FC_RUNNING;
     s->cap = 4096;
@@ -553,13 +587,27 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
     s->tmask = 8192 - 1;
     s->table = (uint64_t *)calloc(s->tmask + 1, sizeof *s->table);
     if (!s->keys || !s->parent || !s->table) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+    if (s->order == FC_ORDER_BEST) {
+        s->mv = (uint16_t *)malloc(s->cap * sizeof *s->mv);
+        s->dep = (uint16_t *)malloc(s->cap * sizeof *s->dep);
+        if (!s->mv || !s->dep) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+        memcpy(s->w, DEFAULT_WEIGHTS, sizeof s->w);
+    }
     fkey_t k;
     if (pos_to_key(&s->c, start, &k)) { fc_search_free(s); *err = FC_EENCODE; return NULL; }
+    s->start_raw = k;
     autoplay_key(&s->c, &k);
     if (s->c.canonical) canon_key(&k);
     e = insert(s, &k, hash_key(&k), 0xFFFFFFFFu);
     if (e != 1 || (s->order == FC_ORDER_DFS && push_stack(s, 0))) {
         fc_search_free(s); *err = FC_ENOMEM; return NULL;
+    }
+    if (s->order == FC_ORDER_BEST) {
+        s->mv[0] = 0;
+        s->dep[0] = 0;
+        if ((!s->won && best_goal(s, 0) < 0) || heap_push(s, 0)) {
+            fc_search_free(s); *err = FC_ENOMEM; return NULL;
+        }
     }
     if (s->won && s->stop_on_win) s->status = FC_WON;
     *err = 0;
@@ -572,6 +620,9 @@ void fc_search_free(fc_search *s) {
     free(s->parent);
     free(s->table);
     free(s->stack);
+    free(s->mv);
+    free(s->dep);
+    free(s->heap);
     free(s);
 }
 
@@ -589,6 +640,7 @@ static int push_stack(fc_search *s, uint32_t idx) {
 
 int fc_search_run(fc_search *s, uint64_t max_expand) {
     if (s->status != FC_RUNNING) return s->status;
+    if (s->order == FC_ORDER_BEST) return s->status = run_best(s, max_expand);
     const ctx_t *c = &s->c;
     const int dfs = s->order == FC_ORDER_DFS;
     uint64_t budget = max_expand;
@@ -698,7 +750,683 @@ int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64) {
 
 uint64_t fc_search_memory(const fc_search *s) {
     return s->cap * (sizeof(fkey_t) + sizeof(uint32_t)) + (s->tmask + 1) * sizeof(uint64_t)
-           + s->scap * sizeof(uint32_t) + sizeof *s;
+           + s->scap * sizeof(uint32_t) + sizeof *s
+           + (s->order == FC_ORDER_BEST ? s->cap * 2 * sizeof(uint16_t) + s->hcap * sizeof(uint64_t) : 0);
 }
 
-int fc_version(void) { return 2; }
+int fc_version(void) { return 3; }
+
+/* =========================================================================================================
+ * The solver (FC_ORDER_BEST, fc_solve, fc_search_moves, fc_shorten, fc_apply_move)
+ *
+ * Best first: a min-heap of unexpanded states keyed by score(state) + w[5] * depth, ties to the newest
+ * state. The successors are those of `gen`, except that in the canonical mode a card goes to the first
+ * empty column only, and a column's only card never goes to an empty column (both give positions equal
+ * up to column order to ones generated anyway). A state whose columns are all sorted (ranks never rise
+ * toward the top) is as good as won: every card then goes home, the lowest first; the won position is
+ * stored as its child with the move MV_HOMEALL.
+ *
+ * Lines: every state remembers the move that made it (card and destination, the destination column
+ * numbered as in the parent's stored -- canonical -- key). The line is rebuilt on the real position
+ * from the start: the canonical column order of the real position maps the stored column numbers back
+ * to real columns, and the automatic moves are written out one card at a time. Every step is checked
+ * against the stored key.
+ * ========================================================================================================= */
+
+/* heuristic weights: per card not home, per card above a lower card of its column, per card above the
+   next card of its suit, per occupied cell, per non-empty column, per move made, (spare), (spare) */
+static const int DEFAULT_WEIGHTS[FC_NWEIGHTS] = {6, 2, 2, 3, 2, 2, 2, 0, 0, 0, 0, 0};
+
+static inline uint16_t mvcode(int x, int dest) { return (uint16_t)(x | (dest << 8)); }
+
+/* the card at depth t (0 = the top) of the top chain of column word w (t <= chain length) */
+static inline int w_chain_card(const ctx_t *c, uint32_t w, int t) {
+    int ch = w_chain(w), head = w_head(c, w);
+    if (t >= ch) return head;
+    int tp = ch - 1 - t;                          /* chain index, 0 = just above the base */
+    int red = isred(head) ^ ((tp + 1) & 1);
+    int bit = (int)((w >> (16 + tp)) & 1);
+    int s = red ? (bit ? 2 : 1) : (bit ? 3 : 0);
+    return (rank0(head) - tp - 1) * 4 + s;
+}
+
+/* Sequence moves from column i (its top chain of >= 2 cards): the top k >= 2 cards onto a column whose
+   top card the k-th card stacks on, or onto an empty column, when k <= (free cells + 1) * 2^(empty
+   columns other than the destination). Appended to out/mv from n; returns the new count. */
+static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, unsigned empty,
+                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune) {
+    uint32_t w = k->w[i] & WMASK;
+    int ch = w_chain(w), L = (int)((w >> 6) & 63), x = top[i];
+    int f = c->cells - popc64(k->cells);
+    if (f < 0) f = 0;
+    int ne = popc64(allempty);
+    int cards[14];
+    for (int t = 0; t <= ch; t++) cards[t] = w_chain_card(c, w, t);
+    for (int j = 0; j < 8; j++) {
+        if (j == i) continue;
+        int kmin, kmax;
+        if (top[j] >= 0) {
+            int t = rank0(top[j]) - 1 - rank0(x);
+            if (t < 1 || t > ch || isred(cards[t]) == isred(top[j])) continue;
+            if (t + 1 > ((f + 1) << ne)) continue;
+            kmin = kmax = t + 1;
+        } else {
+            if (!((empty >> j) & 1)) continue;
+            kmin = 2;
+            kmax = ch + 1;
+            int cap = (f + 1) << (ne - 1);
+            if (kmax > cap) kmax = cap;
+            if (prune && L == 1 && kmax == ch + 1) kmax--;   /* not the whole column */
+        }
+        for (int kk = kmin; kk <= kmax; kk++) {
+            fkey_t b = *k;
+            uint32_t ws = w;
+            for (int t = 0; t < kk; t++) ws = w_pop(c, ws);
+            b.w[i] = (k->w[i] & HMASK) | ws;
+            uint32_t wd = b.w[j];
+            for (int t = kk - 1; t >= 0; t--) wd = w_push(wd, cards[t]);
+            b.w[j] = wd;
+            out[n] = b;
+            mv[n++] = (uint16_t)(mvcode(cards[kk - 1], j) | MV_SUPER);
+        }
+    }
+    return n;
+}
+
+/* gen with move codes; prune: the canonical mode's reductions (see above) */
+static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, uint8_t *from, int prune) {
+    uint32_t pw[8];
+    uint8_t dst[52];
+    int top[8], h[4], n = 0;
+    unsigned empty = 0;
+    memset(dst, 0, sizeof dst);
+    for (int i = 0; i < 8; i++) {
+        pw[i] = k->w[i] & WMASK;
+        if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
+        int p = w_top(c, pw[i]);
+        top[i] = p;
+        if (rank0(p) > 0) {
+            int b = (rank0(p) - 1) * 4;
+            if (isred(p)) { dst[b] |= (uint8_t)(1u << i); dst[b + 3] |= (uint8_t)(1u << i); }
+            else { dst[b + 1] |= (uint8_t)(1u << i); dst[b + 2] |= (uint8_t)(1u << i); }
+        }
+    }
+    unsigned allempty = empty;
+    if (prune) empty &= -empty;     /* the first empty column only */
+    for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
+    int room = popc64(k->cells) < c->cells;
+
+    for (int i = 0; i < 8; i++) {
+        int x = top[i];
+        if (x < 0) continue;
+        fkey_t b = *k;
+        uint32_t rest = w_pop(c, pw[i]);
+        b.w[i] = (k->w[i] & HMASK) | rest;
+        int n0 = n;
+        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; mv[n++] = mvcode(x, FC_TO_HOME); }
+        unsigned to = (dst[x] | ((prune && !rest) ? 0u : empty)) & ~(1u << i);
+        for (unsigned m = to; m; m &= m - 1) {
+            int j = ctz64(m);
+            out[n] = b; out[n].w[j] = w_push(k->w[j], x); mv[n++] = mvcode(x, j);
+        }
+        if (room) { out[n] = b; out[n].cells |= 1ull << x; mv[n++] = mvcode(x, FC_TO_CELL); }
+        if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune);
+        for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
+    }
+    int n1 = n;
+    for (uint64_t cm = k->cells; cm; cm &= cm - 1) {
+        int x = ctz64(cm);
+        fkey_t b = *k;
+        b.cells &= ~(1ull << x);
+        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; mv[n++] = mvcode(x, FC_TO_HOME); }
+        for (unsigned m = dst[x] | empty; m; m &= m - 1) {
+            int j = ctz64(m);
+            out[n] = b; out[n].w[j] = w_push(k->w[j], x); mv[n++] = mvcode(x, j);
+        }
+    }
+    for (int q = n1; q < n; q++) from[q] = FC_TO_CELL;
+    if (c->fret) {
+        int n2 = n;
+        for (int s = 0; s < 4; s++) {
+            if (!h[s]) continue;
+            int x = (h[s] - 1) * 4 + s;
+            fkey_t b = *k;
+            b.w[s] -= HOME1;
+            for (unsigned m = dst[x] | empty; m; m &= m - 1) {
+                int j = ctz64(m);
+                out[n] = b; out[n].w[j] = w_push(b.w[j], x); mv[n++] = mvcode(x, j);
+            }
+        }
+        for (int q = n2; q < n; q++) from[q] = FC_TO_HOME;
+    }
+    return n;
+}
+
+/* autoplay_key, writing each card it sends home as a move (while there is room) */
+static int autoplay_rec(const ctx_t *c, fkey_t *k, uint16_t *out, int *n, int cap) {
+    int mode = c->autoplay, again = 1;
+    if (mode == FC_AUTOPLAY_NONE) return 0;
+    while (again) {
+        again = 0;
+        for (int i = 0; i < 8; i++) {
+            for (;;) {
+                uint32_t w = k->w[i] & WMASK;
+                if (!w) break;
+                int x = w_top(c, w);
+                if (!safe_home(mode, x, k)) break;
+                if (*n >= cap) return FC_ERANGE;
+                out[(*n)++] = mvcode(x, FC_TO_HOME);
+                k->w[i] = (k->w[i] & HMASK) | w_pop(c, w);
+                k->w[suit(x)] += HOME1;
+                again = 1;
+            }
+        }
+        for (uint64_t m = k->cells; m; m &= m - 1) {
+            int x = ctz64(m);
+            if (safe_home(mode, x, k)) {
+                if (*n >= cap) return FC_ERANGE;
+                out[(*n)++] = mvcode(x, FC_TO_HOME);
+                k->cells &= ~(1ull << x);
+                k->w[suit(x)] += HOME1;
+                again = 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* every column sorted: ranks never rise toward the top */
+static int key_sorted(const ctx_t *c, const fkey_t *k) {
+    for (int i = 0; i < 8; i++) {
+        uint32_t w = k->w[i] & WMASK;
+        int L = (int)((w >> 6) & 63);
+        if (L >= 2 && !c->osorted[c->colof[w & 63]][L]) return 0;
+    }
+    return 1;
+}
+
+/* the won position (every column and cell empty, every foundation at the king) */
+static void won_key(fkey_t *k) {
+    memset(k, 0, sizeof *k);
+    for (int s = 0; s < 4; s++) k->w[s] = 13u << 28;
+}
+
+/* Apply move (x, dest) to k if legal under the plain rules of c (cells, fret). 0 or FC_EILLEGAL. */
+static int key_apply(const ctx_t *c, fkey_t *k, int x, int dest) {
+    int src = -1, incell = 0, fromhome = 0;
+    if (x < 0 || x >= 52 || dest < 0 || dest > FC_TO_HOME) return FC_EILLEGAL;
+    for (int i = 0; i < 8; i++) {
+        uint32_t w = k->w[i] & WMASK;
+        if (w && w_top(c, w) == x) { src = i; break; }
+    }
+    int hs = (int)(k->w[suit(x)] >> 28);
+    if (src < 0) {
+        if ((k->cells >> x) & 1) incell = 1;
+        else if (c->fret && hs == rank0(x) + 1) fromhome = 1;
+        else return FC_EILLEGAL;
+    }
+    if (dest == FC_TO_HOME) {
+        if (fromhome || hs != rank0(x)) return FC_EILLEGAL;
+    } else if (dest == FC_TO_CELL) {
+        if (src < 0 || popc64(k->cells) >= c->cells) return FC_EILLEGAL;
+    } else {
+        if (dest == src) return FC_EILLEGAL;
+        uint32_t wd = k->w[dest] & WMASK;
+        if (wd && !stacks(x, w_top(c, wd))) return FC_EILLEGAL;
+    }
+    if (src >= 0) k->w[src] = (k->w[src] & HMASK) | w_pop(c, k->w[src] & WMASK);
+    else if (incell) k->cells &= ~(1ull << x);
+    else k->w[suit(x)] -= HOME1;
+    if (dest == FC_TO_HOME) k->w[suit(x)] += HOME1;
+    else if (dest == FC_TO_CELL) k->cells |= 1ull << x;
+    else k->w[dest] = w_push(k->w[dest], x);
+    return 0;
+}
+
+/* perm[p]: the real column that is at place p in the canonical order of k */
+static void canon_perm(const fkey_t *k, int *perm) {
+    uint32_t v[8];
+    for (int i = 0; i < 8; i++) { v[i] = k->w[i] & WMASK; perm[i] = i; }
+    for (int i = 1; i < 8; i++) {      /* the same insertion sort as canon_key */
+        uint32_t x = v[i];
+        int xi = perm[i], j = i - 1;
+        while (j >= 0 && v[j] < x) { v[j + 1] = v[j]; perm[j + 1] = perm[j]; j--; }
+        v[j + 1] = x;
+        perm[j + 1] = xi;
+    }
+}
+
+/* the score of a state: lower is better */
+static int score(const ctx_t *c, const fkey_t *k, const int *w) {
+    uint8_t cards[64];
+    int h[4], home = 0, blocked = 0, buried = 0, buried2 = 0, nonempty = 0, unseq = 0, hmin = 13, hmax = 0;
+    for (int s = 0; s < 4; s++) {
+        h[s] = (int)(k->w[s] >> 28); home += h[s];
+        if (h[s] < hmin) hmin = h[s];
+        if (h[s] > hmax) hmax = h[s];
+    }
+    for (int i = 0; i < 8; i++) {
+        int n = decode_col(c, k->w[i], cards);
+        if (!n) continue;
+        nonempty++;
+        unseq += (int)(((k->w[i] & WMASK) >> 6) & 63) - 1;
+        int minr = 99;
+        for (int t = 0; t < n; t++) {
+            int x = cards[t], r = rank0(x);
+            if (r > minr) blocked++;
+            else minr = r;
+            if (r == h[suit(x)]) buried += n - 1 - t;
+            else if (r == h[suit(x)] + 1) buried2 += n - 1 - t;
+        }
+    }
+    return w[0] * (52 - home) + w[1] * blocked + w[2] * buried + w[3] * popc64(k->cells)
+           + w[4] * nonempty + w[6] * unseq + w[7] * (hmax - hmin) + w[8] * buried2;
+}
+
+static int heap_push_key(fc_search *s, uint64_t key) {
+    if (s->hn == s->hcap) {
+        uint64_t ncap = s->hcap ? s->hcap * 2 : 4096;
+        uint64_t *h = (uint64_t *)realloc(s->heap, ncap * sizeof *h);
+        if (!h) return FC_ENOMEM;
+        s->heap = h;
+        s->hcap = ncap;
+    }
+    uint64_t i = s->hn++;
+    uint64_t *h = s->heap;
+    while (i > 0) {
+        uint64_t p = (i - 1) >> 1;
+        if (h[p] <= key) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = key;
+    return 0;
+}
+
+static uint32_t heap_pop(fc_search *s) {
+    uint64_t *h = s->heap;
+    uint64_t top = h[0], last = h[--s->hn], n = s->hn, i = 0;
+    for (;;) {
+        uint64_t l = 2 * i + 1;
+        if (l >= n) break;
+        uint64_t m = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
+        if (h[m] >= last) break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (n) h[i] = last;
+    return 0xFFFFFFFFu - (uint32_t)top;
+}
+
+static int heap_push(fc_search *s, uint32_t idx) {
+    int64_t f = (int64_t)score(&s->c, &s->keys[idx], s->w) + (int64_t)s->w[5] * s->dep[idx];
+    if (f < 0) f = 0;
+    if (f > 0x7FFFFFFF) f = 0x7FFFFFFF;
+    return heap_push_key(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
+}
+
+/* After state idx was stored: when its columns are sorted, store the won position as its child.
+   Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
+static int best_goal(fc_search *s, uint32_t idx) {
+    if (!key_sorted(&s->c, &s->keys[idx])) return 0;
+    fkey_t k;
+    won_key(&k);
+    int e = insert(s, &k, hash_key(&k), idx);
+    if (e == 1) {
+        s->mv[s->count - 1] = MV_HOMEALL;
+        s->dep[s->count - 1] = s->dep[idx] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[idx] + 1);
+    }
+    return e;
+}
+
+static int run_best(fc_search *s, uint64_t max_expand) {
+    const ctx_t *c = &s->c;
+    uint64_t budget = max_expand;
+    while (s->hn) {
+        if (max_expand && budget-- == 0) return FC_RUNNING;
+        uint32_t cur = heap_pop(s);
+        fkey_t k = s->keys[cur];
+        int n = gen_mv(c, &k, s->buf, s->mvbuf, s->frombuf, c->canonical);
+        s->generated += (uint64_t)n;
+        if (c->autoplay) {
+            /* the stored states are closed under autoplay: only a move to a foundation, a foundation
+               return, or a newly exposed column top can make a card safe to send home */
+            for (int i = 0; i < n; i++) {
+                fkey_t *b = &s->buf[i];
+                int f = s->frombuf[i];
+                if ((s->mvbuf[i] >> 8) == FC_TO_HOME || f == FC_TO_HOME) autoplay_key(c, b);
+                else if (f < 8) {
+                    uint32_t w = b->w[f] & WMASK;
+                    if (w && safe_home(c->autoplay, w_top(c, w), b)) autoplay_key(c, b);
+                }
+            }
+        }
+        if (c->canonical) for (int i = 0; i < n; i++) canon_key(&s->buf[i]);
+        for (int i = 0; i < n; i++) {
+            s->hbuf[i] = hash_key(&s->buf[i]);
+            PREFETCH(&s->table[s->hbuf[i] & s->tmask]);
+        }
+        uint16_t d = s->dep[cur] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[cur] + 1);
+        for (int i = 0; i < n; i++) {
+            int e = insert(s, &s->buf[i], s->hbuf[i], cur);
+            if (UNLIKELY(e > 1 || e < 0)) return e;
+            if (e == 1) {
+                uint32_t idx = (uint32_t)(s->count - 1);
+                s->mv[idx] = s->mvbuf[i];
+                s->dep[idx] = d;
+                if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
+                e = best_goal(s, idx);
+                if (UNLIKELY(e > 1 || e < 0)) return e;
+                if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
+                if (heap_push(s, idx)) return FC_ENOMEM;
+            }
+        }
+        s->expanded++;
+    }
+    return FC_DONE;
+}
+
+/* ---- lines ---- */
+
+static inline int key_eq_canon(const ctx_t *c, const fkey_t *a, const fkey_t *stored) {
+    fkey_t t = *a;
+    if (c->canonical) canon_key(&t);
+    return key_eq(&t, stored);
+}
+
+/* send every card home, lowest available first (the position must be sorted or won) */
+static int home_all_rec(const ctx_t *c, fkey_t *k, uint16_t *out, int *n, int cap) {
+    for (;;) {
+        int moved = 0;
+        for (int i = 0; i < 8; i++) {
+            uint32_t w = k->w[i] & WMASK;
+            if (!w) continue;
+            int x = w_top(c, w);
+            if ((int)(k->w[suit(x)] >> 28) == rank0(x)) {
+                if (*n >= cap) return FC_ERANGE;
+                out[(*n)++] = mvcode(x, FC_TO_HOME);
+                k->w[i] = (k->w[i] & HMASK) | w_pop(c, w);
+                k->w[suit(x)] += HOME1;
+                moved = 1;
+            }
+        }
+        for (uint64_t m = k->cells; m; m &= m - 1) {
+            int x = ctz64(m);
+            if ((int)(k->w[suit(x)] >> 28) == rank0(x)) {
+                if (*n >= cap) return FC_ERANGE;
+                out[(*n)++] = mvcode(x, FC_TO_HOME);
+                k->cells &= ~(1ull << x);
+                k->w[suit(x)] += HOME1;
+                moved = 1;
+            }
+        }
+        if (!moved) return home_sum(k) == 52 ? 0 : FC_EENCODE;
+    }
+}
+
+/* one step of a line on the real position a: to stored state j (parent already matched) */
+/* move the top k cards of column src onto column dst one card at a time, through the free cells and
+   the empty columns in `empties` (dst not among them): the classic recursion */
+static int move_seq(const ctx_t *c, fkey_t *a, int k, int src, int dst, unsigned empties,
+                    uint16_t *out, int *n, int cap) {
+    int f = c->cells - popc64(a->cells);
+    int e = popc64(empties);
+    if (k <= f + 1 || e == 0) {
+        int parked[FC_MAX_CELLS + 1], np = 0;
+        if (k > f + 1) return FC_EENCODE;
+        for (int t = 0; t < k; t++) {
+            uint32_t w = a->w[src] & WMASK;
+            if (!w) return FC_EENCODE;
+            int x = w_top(c, w), d = t == k - 1 ? dst : FC_TO_CELL;
+            if (key_apply(c, a, x, d)) return FC_EENCODE;
+            if (*n >= cap) return FC_ERANGE;
+            out[(*n)++] = mvcode(x, d);
+            if (d == FC_TO_CELL) parked[np++] = x;
+        }
+        while (np > 0) {
+            int x = parked[--np];
+            if (key_apply(c, a, x, dst)) return FC_EENCODE;
+            if (*n >= cap) return FC_ERANGE;
+            out[(*n)++] = mvcode(x, dst);
+        }
+        return 0;
+    }
+    int e1 = ctz64(empties);
+    unsigned rest = empties & (empties - 1);
+    int capm = (f + 1) << (e - 1);
+    int ktop = k - capm;
+    if (ktop <= 0) return move_seq(c, a, k, src, dst, rest, out, n, cap);
+    int r = move_seq(c, a, ktop, src, e1, rest, out, n, cap);
+    if (!r) r = move_seq(c, a, k - ktop, src, dst, rest, out, n, cap);
+    if (!r) r = move_seq(c, a, ktop, e1, dst, rest, out, n, cap);
+    return r;
+}
+
+static int step_stored(const fc_search *s, fkey_t *a, uint64_t j, uint16_t *out, int *n, int cap) {
+    const ctx_t *c = &s->c;
+    uint16_t code = s->mv[j];
+    if (code == MV_HOMEALL) return home_all_rec(c, a, out, n, cap);
+    int x = code & 63, dest = (code >> 8) & 15;
+    if (c->canonical && dest < 8) {
+        int perm[8];
+        canon_perm(a, perm);
+        dest = perm[dest];
+    }
+    if (code & MV_SUPER) {
+        /* the column holding x and how many cards lie on it */
+        uint8_t cards[64];
+        int src = -1, k = 0;
+        unsigned empties = 0;
+        for (int i = 0; i < 8; i++) {
+            int m = decode_col(c, a->w[i], cards);
+            if (!m) { if (i != dest) empties |= 1u << i; continue; }
+            for (int t = 0; t < m; t++) if (cards[t] == x) { src = i; k = m - t; }
+        }
+        if (src < 0 || src == dest || dest >= 8) return FC_EENCODE;
+        int e = move_seq(c, a, k, src, dest, empties, out, n, cap);
+        if (e) return e;
+    } else {
+        if (key_apply(c, a, x, dest)) return FC_EENCODE;
+        if (*n >= cap) return FC_ERANGE;
+        out[(*n)++] = mvcode(x, dest);
+    }
+    return autoplay_rec(c, a, out, n, cap);
+}
+
+/* one step by regenerating the real position's successors and matching the stored key */
+static int step_match(const fc_search *s, fkey_t *a, uint64_t j, uint16_t *out, int *n, int cap) {
+    const ctx_t *c = &s->c;
+    fkey_t buf[FC_MAX_SUCC];
+    uint16_t mv[FC_MAX_SUCC];
+    uint8_t from[FC_MAX_SUCC];
+    int m = gen_mv(c, a, buf, mv, from, 0);
+    for (int i = 0; i < m; i++) {
+        fkey_t t = buf[i];
+        autoplay_key(c, &t);
+        if (key_eq_canon(c, &t, &s->keys[j])) {
+            if (*n >= cap) return FC_ERANGE;
+            out[(*n)++] = mv[i];
+            *a = buf[i];
+            return autoplay_rec(c, a, out, n, cap);
+        }
+    }
+    if (home_sum(&s->keys[j]) == 52 && key_sorted(c, a))   /* a won child of a sorted position */
+        return home_all_rec(c, a, out, n, cap);
+    return FC_EENCODE;
+}
+
+int fc_search_moves(const fc_search *s, uint64_t idx, uint16_t *moves, int cap) {
+    if (idx >= s->count) return FC_ERANGE;
+    uint64_t len = 0;
+    for (int64_t k = (int64_t)idx; k >= 0; k = fc_search_parent(s, (uint64_t)k)) len++;
+    uint64_t *path = (uint64_t *)malloc(len * sizeof *path);
+    if (!path) return FC_ENOMEM;
+    uint64_t t = len;
+    for (int64_t k = (int64_t)idx; k >= 0; k = fc_search_parent(s, (uint64_t)k)) path[--t] = (uint64_t)k;
+    fkey_t a = s->start_raw;
+    int n = 0, e = autoplay_rec(&s->c, &a, moves, &n, cap);
+    if (!e && !key_eq_canon(&s->c, &a, &s->keys[0])) e = FC_EENCODE;
+    for (uint64_t i = 1; !e && i < len; i++) {
+        e = s->order == FC_ORDER_BEST ? step_stored(s, &a, path[i], moves, &n, cap)
+                                      : step_match(s, &a, path[i], moves, &n, cap);
+        if (!e && !key_eq_canon(&s->c, &a, &s->keys[path[i]])) e = FC_EENCODE;
+    }
+    free(path);
+    return e ? e : n;
+}
+
+/* ---- shortening (plain rules) ---- */
+
+typedef struct {
+    fkey_t *k;
+    int *at;                 /* the last index of the line with this position (up to column order) */
+    uint32_t mask;
+} lmap_t;
+
+static int lmap_find(const lmap_t *m, const fkey_t *k) {
+    uint32_t p = hash_key(k) & m->mask;
+    while (m->at[p] >= 0) {
+        if (key_eq(&m->k[p], k)) return m->at[p];
+        p = (p + 1) & m->mask;
+    }
+    return -1;
+}
+
+static void lmap_put(lmap_t *m, const fkey_t *k, int at) {
+    uint32_t p = hash_key(k) & m->mask;
+    while (m->at[p] >= 0 && !key_eq(&m->k[p], k)) p = (p + 1) & m->mask;
+    m->k[p] = *k;
+    m->at[p] = at;
+}
+
+static int canon_find(const lmap_t *m, const fkey_t *k) {
+    fkey_t t = *k;
+    canon_key(&t);
+    return lmap_find(m, &t);
+}
+
+static int shorten_keys(const ctx_t *c, const fkey_t *start, const uint16_t *moves, int n, int level,
+                        uint16_t *out, int cap) {
+    uint32_t size = 16;
+    while (size < 2u * (uint32_t)(n + 1)) size <<= 1;
+    lmap_t m;
+    m.mask = size - 1;
+    m.k = (fkey_t *)malloc(size * sizeof *m.k);
+    m.at = (int *)malloc(size * sizeof *m.at);
+    fkey_t *buf = (fkey_t *)malloc(2 * FC_MAX_SUCC * sizeof *buf);
+    uint16_t mv1[FC_MAX_SUCC], mv2[FC_MAX_SUCC];
+    uint8_t from[FC_MAX_SUCC];
+    if (!m.k || !m.at || !buf) { free(m.k); free(m.at); free(buf); return FC_ENOMEM; }
+    fkey_t *b1 = buf, *b2 = buf + FC_MAX_SUCC;
+    for (uint32_t i = 0; i < size; i++) m.at[i] = -1;
+    fkey_t a = *start, t;
+    t = a; canon_key(&t); lmap_put(&m, &t, 0);
+    for (int i = 0; i < n; i++) {
+        if (key_apply(c, &a, moves[i] & 0xFF, moves[i] >> 8)) {
+            free(m.k); free(m.at); free(buf); return FC_EILLEGAL;
+        }
+        t = a; canon_key(&t); lmap_put(&m, &t, i + 1);
+    }
+    a = *start;
+    int at = canon_find(&m, &a), len = 0, e = 0;
+    while (at < n) {
+        int n1 = gen_mv(c, &a, b1, mv1, from, 0);
+        int best1 = -1, bi = -1, best2 = -1, b2i = -1;
+        uint16_t code2 = 0;
+        for (int i = 0; i < n1; i++) {
+            int j = canon_find(&m, &b1[i]);
+            if (j > best1) { best1 = j; bi = i; }
+        }
+        if (level >= 2) {
+            for (int i = 0; i < n1; i++) {
+                int n2 = gen_mv(c, &b1[i], b2, mv2, from, 0);
+                for (int u = 0; u < n2; u++) {
+                    int j = canon_find(&m, &b2[u]);
+                    if (j > best2) { best2 = j; b2i = i; code2 = mv2[u]; t = b2[u]; }
+                }
+            }
+        }
+        if (best1 <= at && best2 <= at) { e = FC_EENCODE; break; }   /* cannot happen on a legal line */
+        if (level >= 2 && best2 > best1 + 1) {
+            if (len + 2 > cap) { e = FC_ERANGE; break; }
+            out[len++] = mv1[b2i];
+            out[len++] = code2;
+            a = t;
+            at = best2;
+        } else {
+            if (len + 1 > cap) { e = FC_ERANGE; break; }
+            out[len++] = mv1[bi];
+            a = b1[bi];
+            at = best1;
+        }
+    }
+    free(m.k); free(m.at); free(buf);
+    return e ? e : len;
+}
+
+static int plain_ctx(ctx_t *c, const fc_pos *start, const fc_rules *rules, fkey_t *k) {
+    fc_rules r = *rules;
+    int e = check_rules(&r);
+    if (e) return e;
+    r.autoplay = FC_AUTOPLAY_NONE;
+    r.canonical = 0;
+    if (fc_pos_check(start, FC_MAX_CELLS)) return FC_EBADPOS;
+    if (ctx_init(c, start, &r) || pos_to_key(c, start, k)) return FC_EBADPOS;
+    return 0;
+}
+
+int fc_shorten(const fc_pos *start, const fc_rules *rules, const uint16_t *moves, int n, int level,
+               uint16_t *out, int cap) {
+    ctx_t c;
+    fkey_t k;
+    int e = plain_ctx(&c, start, rules, &k);
+    if (e) return e;
+    if (n < 0) return FC_ERANGE;
+    return shorten_keys(&c, &k, moves, n, level, out, cap);
+}
+
+int fc_apply_move(fc_pos *p, const fc_rules *rules, uint16_t move) {
+    ctx_t c;
+    fkey_t k;
+    int e = plain_ctx(&c, p, rules, &k);
+    if (e) return e;
+    if (key_apply(&c, &k, move & 0xFF, move >> 8)) return FC_EILLEGAL;
+    key_to_pos(&c, &k, p);
+    return 0;
+}
+
+int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
+             int cap, fc_solve_result *out) {
+    int err = 0;
+    memset(out, 0, sizeof *out);
+    fc_search *s = fc_search_new(start, rules, opts->max_states, 1, FC_ORDER_BEST, &err);
+    if (!s) return out->status = err;
+    if (opts->use_weights) memcpy(s->w, opts->weights, sizeof s->w);
+    s->c.super = opts->supermoves != 0;
+    int st = fc_search_run(s, 0);
+    out->status = st;
+    out->states = s->count;
+    out->expanded = s->expanded;
+    if (st != FC_WON) { fc_search_free(s); return st < 0 ? st : 0; }
+    uint16_t *a = (uint16_t *)malloc(2 * FC_MAX_LINE * sizeof *a);
+    if (!a) { fc_search_free(s); return out->status = FC_ENOMEM; }
+    uint16_t *b = a + FC_MAX_LINE;
+    int n = fc_search_moves(s, (uint64_t)s->won_index, a, FC_MAX_LINE);
+    fc_search_free(s);
+    if (n < 0) { free(a); return out->status = n; }
+    out->found_len = n;
+    if (opts->shorten > 0) {
+        for (int pass = 0; pass < 8; pass++) {    /* until nothing changes */
+            int m = fc_shorten(start, rules, a, n, opts->shorten, b, FC_MAX_LINE);
+            if (m < 0) { free(a); return out->status = m; }
+            memcpy(a, b, (size_t)m * sizeof *a);
+            if (m == n) break;
+            n = m;
+        }
+    }
+    if (n > cap) { free(a); return out->status = FC_ERANGE; }
+    memcpy(moves, a, (size_t)n * sizeof *a);
+    free(a);
+    out->len = n;
+    return n;
+}

@@ -70,6 +70,11 @@
 /* fc_search_new order values: the set found is the same, only the order of discovery differs */
 #define FC_ORDER_BFS 0       /* breadth first: shortest lines of play; the arena is the queue */
 #define FC_ORDER_DFS 1       /* depth first (a stack of unexpanded states): finds wins far sooner */
+#define FC_ORDER_BEST 2      /* best first on a heuristic score (the solver, see fc_solve): a priority
+                                queue of unexpanded states; each state also remembers the move that
+                                made it. A position whose columns are all sorted (ranks never rising
+                                toward the top) counts as won: the won position is stored as its child
+                                (every card then goes home one by one). */
 
 /* fc_search_run status values (fc_stats.status); errors are negative */
 #define FC_RUNNING 0         /* the chunk budget ran out; call fc_search_run again */
@@ -81,6 +86,7 @@
 #define FC_EBADRULES -3      /* rules out of range (cells not 0..8, unknown autoplay value) */
 #define FC_EENCODE -4        /* internal: a position not expressible relative to the start */
 #define FC_ERANGE -5         /* a state index out of range, or a too-small output buffer */
+#define FC_EILLEGAL -6       /* a move that is not legal in the position it is applied to */
 
 typedef struct {
     uint8_t len[8];          /* cards in each column */
@@ -182,3 +188,58 @@ int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64);
 uint64_t fc_search_memory(const fc_search *s);
 
 int fc_version(void);
+
+/* ---- the solver: a winning line as single-card moves ---------------------------------------------------
+ *
+ * A move is a 16-bit code: card | dest << 8, dest 0..7 a column, FC_TO_CELL the free cells, FC_TO_HOME the
+ * card's foundation. The source is wherever the card is in the position the move is applied to: the top
+ * of a column, a free cell, or (foundation returns only) the top of its foundation. So a line of codes
+ * replays unambiguously from its start position, under the spec's rules (cells, foundation_return).
+ */
+#define FC_TO_CELL 8
+#define FC_TO_HOME 9
+#define FC_MAX_LINE 65535    /* longest line fc_solve / fc_search_moves / fc_shorten write */
+#define FC_NWEIGHTS 12
+
+typedef struct {
+    uint64_t max_states;     /* positions the search may store; 0 = no limit */
+    int shorten;             /* post-pass on the found line: 0 none; 1 cycles and one-move shortcuts;
+                                2 also two-move shortcuts (slower) */
+    int supermoves;          /* 1: the search also moves a whole sequence in one step (written out as
+                                single-card moves through the free cells and empty columns) */
+    int use_weights;         /* 1: weights below; 0: the built-in defaults */
+    int weights[12];         /* heuristic weights (see fc.c: score); tuning only */
+} fc_solve_opts;
+
+typedef struct {
+    int status;              /* FC_WON (a line was written), FC_DONE (every position the solver's own
+                                moves reach was searched, no win: with autoplay/canonical this is NOT
+                                a proof), FC_LIMIT (max_states), or a negative error */
+    uint64_t states;         /* positions stored */
+    uint64_t expanded;       /* positions expanded */
+    int found_len;           /* single-card moves in the line as found (automatic moves written out) */
+    int len;                 /* single-card moves written (after shortening) */
+} fc_solve_result;
+
+/* Best-first search for a won position from `start` under `rules` (cells, foundation_return: the moves;
+   autoplay and canonical: the solver's speed-ups, e.g. FC_AUTOPLAY_SAFE + canonical), then the line to
+   it as single-card moves in the plain rules (every automatic move written out as a move to the
+   foundation, columns in their real places), shortened per opts->shorten, into moves[0..cap). Returns
+   the number of moves written (>= 0) when status is FC_WON, else 0 or a negative error. */
+int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
+             int cap, fc_solve_result *out);
+
+/* The line from the start of search s (as given to fc_search_new, before its autoplay) to state idx,
+   as single-card move codes in the plain rules. Returns the count or a negative error. */
+int fc_search_moves(const fc_search *s, uint64_t idx, uint16_t *moves, int cap);
+
+/* Shorten a line of moves (codes, plain rules: rules->autoplay and canonical are ignored) from start:
+   removes cycles and takes shortcuts (level 1: one move; level 2: up to two moves) to later positions
+   of the line, positions compared up to the order of the columns. The line ends where the input ends
+   (up to column order). Returns the new length, or FC_EILLEGAL if the input line is not legal. */
+int fc_shorten(const fc_pos *start, const fc_rules *rules, const uint16_t *moves, int n, int level,
+               uint16_t *out, int cap);
+
+/* Apply one move code to p in place if it is legal under the rules (plain rules: no autoplay).
+   0, or FC_EILLEGAL (p unchanged). */
+int fc_apply_move(fc_pos *p, const fc_rules *rules, uint16_t move);

@@ -5,6 +5,8 @@ For columns 0..7 in order: the column's cards bottom to top, each as one byte (c
 bytes. Foundation heights are not stored: for each suit they are the number of its cards that are in
 no column and no cell. Equal positions have equal bytes. (52 cards + 8 terminators = 60 bytes at most.)
 """
+from .errors import FreecellError
+
 SIZE = 64
 
 
@@ -16,14 +18,14 @@ def pack(pos) -> bytes:
         out.append(0)
     out += bytes(c + 1 for c in sorted(cells))
     if len(out) > SIZE:
-        raise ValueError("position does not fit in 64 bytes")
+        raise FreecellError("position does not fit in 64 bytes")
     return bytes(out) + bytes(SIZE - len(out))
 
 
 def unpack(rec: bytes):
     """The Position tuple (cols bottom to top, sorted cells, home) of a P64 record."""
     if len(rec) != SIZE:
-        raise ValueError(f"packed position has {len(rec)} bytes, expected {SIZE}")
+        raise FreecellError(f"packed position has {len(rec)} bytes, expected {SIZE}")
     cols, pos = [], 0
     for _ in range(8):
         end = rec.index(0, pos)
@@ -31,12 +33,12 @@ def unpack(rec: bytes):
         pos = end + 1
     cells = tuple(b - 1 for b in rec[pos:].rstrip(b"\0"))
     if 0 in rec[pos:].rstrip(b"\0"):
-        raise ValueError("packed position: a gap in the free cells")
+        raise FreecellError("packed position: a gap in the free cells")
     counts = [13, 13, 13, 13]
     seen = set()
     for c in [c for col in cols for c in col] + list(cells):
         if not 0 <= c < 52 or c in seen:
-            raise ValueError("packed position: a card is out of range or appears twice")
+            raise FreecellError("packed position: a card is out of range or appears twice")
         seen.add(c)
         counts[c % 4] -= 1
     return tuple(cols), cells, tuple(counts)

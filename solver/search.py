@@ -16,6 +16,7 @@ progress bar is asked for.
 import time
 
 from ._fc import ffi, lib
+from . import packed
 from .errors import FreecellError
 
 P64_SIZE = 64
@@ -129,33 +130,8 @@ def pos_from_c(p):
     return cols, tuple(p.cells[0:p.ncells]), tuple(p.home)
 
 
-def pack_p64(pos):
-    """Position tuple -> 64 bytes (no validation beyond the size; use pos_to_c to check)."""
-    cols, cells, _home = pos
-    out = bytearray()
-    for col in cols:
-        out += bytes(c + 1 for c in col)
-        out.append(0)
-    out += bytes(c + 1 for c in sorted(cells))
-    if len(out) > P64_SIZE:
-        raise FreecellError("position does not fit in 64 bytes")
-    return bytes(out) + bytes(P64_SIZE - len(out))
-
-
-def unpack_p64(rec):
-    """64 bytes -> Position tuple; the foundation heights are derived (13 minus the suit's cards seen)."""
-    if len(rec) != P64_SIZE:
-        raise FreecellError(f"a packed position has {P64_SIZE} bytes, got {len(rec)}")
-    cols, o = [], 0
-    for _ in range(8):
-        end = rec.index(0, o)
-        cols.append(tuple(b - 1 for b in rec[o:end]))
-        o = end + 1
-    cells = tuple(b - 1 for b in rec[o:].rstrip(b"\0"))
-    counts = [13, 13, 13, 13]
-    for c in [c for col in cols for c in col] + list(cells):
-        counts[c % 4] -= 1
-    return tuple(cols), cells, tuple(counts)
+pack_p64 = packed.pack      # Position tuple -> the 64-byte P64 record (solver/packed.py)
+unpack_p64 = packed.unpack  # P64 record -> Position tuple, foundation heights derived
 
 
 def p64_check(rec):

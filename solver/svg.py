@@ -10,7 +10,6 @@ Plain standard library; the output is one self-contained SVG 1.1 document (no sc
 fonts or images; card faces use the suit symbols of the text font).
 """
 import os
-import tempfile
 from xml.sax.saxutils import escape, quoteattr
 
 from .cards import is_red, pretty_name, suit
@@ -203,18 +202,6 @@ def render(position, title, title_rest="", subtitle=None, frozen=None, legend=()
 
 
 def write(path, text):
-    """Write ``text`` to ``path`` atomically: a temporary file in the same directory, then os.replace."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".svg-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write ``text`` to ``path`` atomically (solver/atomic.py)."""
+    from .atomic import write_atomic
+    write_atomic(os.fspath(path), text)

@@ -227,7 +227,8 @@ def test_cli_analyze_bad_inputs(tmp_path):
                           "--cells must be a whole number from 0 to 8, got '9'")
     assert_one_line_error(run("analyze", "--deal", "11982", "--max-states", "0"))
     assert_one_line_error(run("analyze", "--deal", "11982", "--autoplay", "all"))
-    p = run("analyze", "--deal", "11982", "--svg", str(tmp_path / "no" / "such" / "dir.svg"))
+    (tmp_path / "afile").write_text("not a folder")
+    p = run("analyze", "--deal", "11982", "--svg", str(tmp_path / "afile" / "x.svg"))
     assert_one_line_error(p)
     assert p.stderr.startswith("error: cannot write ")
 

@@ -157,7 +157,7 @@ def test_random_single_deletions_are_all_rejected(small_certs):
 
 
 def test_random_single_deletions_on_11982(cert11982):
-    for seed in range(12):
+    for seed in range(5):
         mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
         res = checker.check(mutant)
         assert not res.ok and res.missing == spec.from_position(packed.unpack(changed[0]))
