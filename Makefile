@@ -49,3 +49,8 @@ clean:
 # docs/KNOWN.md, one lake build.
 prove-known: setup
 	$(PY) -m certgen prove-known --out-dir $(OUT)
+
+# A winning line for deal N (solver, replay-verified in Python) rendered as a Lean theorem
+# `∃ s, Reachable … (msDeal N) s ∧ Won s`, then lake build (exit 3: Lean not available).
+prove-win: setup
+	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS)

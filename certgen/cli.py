@@ -255,6 +255,49 @@ def cmd_audit(args):
     return 0
 
 
+# --- prove-win: a winning line (solver.solve) -> Lean module -> lake build ------------------------------
+
+def cmd_prove_win(args):
+    """Solve (the C solver; the line is replayed against spec.moves in Python), render the Win module, lake
+    build it. Exit 0 proven by Lean; 1 no verified winning line, or lake build failed; 2 bad input; 3 Lean
+    is not available (the verified line's module is kept)."""
+    from solver import solve as solvemod
+    from solver.cli import solve_summary
+    from . import render
+    src = load_source(args.deal, args.board, args.code)
+    cells = _resolve_cells(args, src)
+    fr = bool(args.foundation_return)
+    max_states = _max_states_arg(args.max_states) if getattr(args, "max_states", None) else \
+        solvemod.DEFAULT_MAX_STATES
+    say("1/3 solve: the C solver finds a line; Python replays it against spec.moves")
+    try:
+        r = solvemod.solve(src.position, cells=cells, foundation_return=fr, max_states=max_states)
+    except solvemod.LineError as exc:
+        say(f"  {exc}")
+        return 1
+    say("  " + solve_summary(src.label, r, {"cells": cells, "foundation_return": fr}))
+    if r.verdict != "winnable":
+        say(f"nothing to prove: the verdict is {r.verdict}"
+            + (" (try `make prove`)" if r.verdict == "unwinnable" else ""))
+        return 1
+    say("2/3 render: the Lean module")
+    label = None if src.deal is not None else src.label
+    path = solvemod.render_lean(r, deal=src.deal, label=label, lean_dir=args.lean_dir)
+    say(f"  wrote {os.path.relpath(path, ROOT) if path.startswith(ROOT) else path}")
+    target = f"{render.MODULE_PREFIX}.{os.path.splitext(os.path.basename(path))[0]}"
+    theorem = f"{target}.{render.theorem_short_name(src.deal, 'winnable')}"
+    say(f"3/3 lean: lake build {target}")
+    status, words = lean_build([target])
+    if status == 3:
+        print(f"{words}: the line is verified in Python and the Lean module is written, but NOTHING was "
+              f"checked by Lean.", file=sys.stderr)
+    elif status == 1:
+        say(f"{words}: NOT proven")
+    else:
+        say(f"proven by Lean: {theorem}")
+    return status
+
+
 # --- the parser ---------------------------------------------------------------------------------------
 
 def _add_rules(p):
@@ -317,6 +360,12 @@ def build_parser():
 
     a = sub.add_parser("audit", help="#print axioms for every generated theorem (needs Lean)")
     a.set_defaults(func=cmd_audit)
+
+    w = sub.add_parser("prove-win", help="solve, check the line in Python, render the Win module, lake build")
+    _add_source_args(w, positional=False)
+    _add_rules(w)
+    w.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
+    w.set_defaults(func=cmd_prove_win)
     return p
 
 

@@ -1,4 +1,5 @@
-"""The command line: ``python -m solver deal ...``, ``explore ...`` and ``analyze ...``.
+"""The command line: ``python -m solver deal ...``, ``explore ...``, ``analyze ...``, ``solve ...`` and
+``survey ...``.
 
 Start-up time matters (the whole ``explore --deal 11982`` process has a budget of 0.08 s), so this
 module imports only argparse, os and sys at the top; everything else (json, tqdm, the C core, certgen,
@@ -421,6 +422,134 @@ def cmd_analyze(args):
     return 0
 
 
+# --- solve --------------------------------------------------------------------------------------------
+
+MOVES_PER_LINE = 20
+
+
+def _plain_rules_of(args, src):
+    """(cells, foundation_return, rules dict) for solve/survey: the spec's parameters only."""
+    cells = _resolve_cells(args, src) if src is not None else (
+        _cells_arg(args.cells) if args.cells is not None else 4)
+    fr = bool(args.foundation_return)
+    return cells, fr, {"cells": cells, "foundation_return": fr}
+
+
+def solve_summary(label, r, rules_dict):
+    """The one-line plain-text verdict of a solve."""
+    rules = _rules_words(rules_dict)
+    sec = f"{r.seconds:.3f} s"
+    if r.verdict == "winnable":
+        return (f"{label}{rules}: winnable \u2014 a line of {_plural(r.length, 'single-card move')}, "
+                f"replayed and checked against the spec rules ({_plural(r.states, 'position')} searched, {sec})")
+    if r.verdict == "unwinnable":
+        every = (f"all {r.enumerated:,} reachable positions" if r.enumerated != 1
+                 else "the only reachable position (no legal move)")
+        return (f"{label}{rules}: unwinnable \u2014 {every} enumerated under the spec rules, none won "
+                f"({_plural(r.states, 'position')} searched in all, {sec})")
+    limit = f" within the --max-states {r.max_states:,} limit" if r.max_states else ""
+    return (f"{label}{rules}: unknown \u2014 no winning line found{limit} "
+            f"({_plural(r.states, 'position')} searched, {sec}); this says nothing about unwinnability")
+
+
+def cmd_solve(args):
+    src = load_source(args.deal, args.board, args.code)
+    cells, fr, rules_dict = _plain_rules_of(args, src)
+    from . import solve as solvemod
+    max_states = (_max_states_arg(args.max_states) if args.max_states is not None
+                  else solvemod.DEFAULT_MAX_STATES)
+    _load_search()
+    try:
+        r = solvemod.solve(src.position, cells=cells, foundation_return=fr, max_states=max_states)
+    except solvemod.LineError as exc:
+        sys.stdout.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    lean_path = None
+    if args.lean:
+        if r.verdict != "winnable":
+            _fail(f"--lean needs a winning line, and the verdict is {r.verdict}")
+        label = None if src.deal is not None else src.label
+        try:
+            lean_path = solvemod.render_lean(r, deal=src.deal, label=label, lean_dir=args.lean_dir)
+        except OSError as exc:
+            _fail(f"cannot write the Lean module: {exc.strerror or exc}")
+    if args.json:
+        obj = {"deal": src.deal, "source": src.source, "rules": rules_dict, "verdict": r.verdict,
+               "length": r.length, "states": int(r.states), "seconds": round(float(r.seconds), 6),
+               "max_states": max_states}
+        if r.verdict == "winnable":
+            obj["found_length"] = r.found_len
+            obj["verified"] = "spec.moves replay"
+            obj["moves"] = r.to_json_moves()
+            obj["notation"] = " ".join(r.notation())
+        if r.enumerated is not None:
+            obj["enumerated"] = int(r.enumerated)
+        if lean_path is not None:
+            obj["lean"] = lean_path
+        _write(_json_dump(obj))
+    else:
+        lines = [solve_summary(src.label, r, rules_dict)]
+        if r.verdict == "winnable":
+            nt = r.notation()
+            lines += [" ".join(nt[i:i + MOVES_PER_LINE]) for i in range(0, len(nt), MOVES_PER_LINE)]
+        if lean_path is not None:
+            lines.append(f"wrote {lean_path}")
+        _write("\n".join(lines) + "\n")
+    return 0
+
+
+# --- survey -------------------------------------------------------------------------------------------
+
+def _jobs_arg(text):
+    t = str(text).strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= 4) or not 1 <= int(t) <= 256:
+        _fail(f"--jobs must be a whole number from 1 to 256, got {text!r}")
+    return int(t)
+
+
+def cmd_survey(args):
+    from .survey import parse_range
+    first, last = parse_range(args.range)
+    jobs = _jobs_arg(args.jobs) if args.jobs is not None else 1
+    cells, fr, rules_dict = _plain_rules_of(args, None)
+    from . import solve as solvemod
+    max_states = (_max_states_arg(args.max_states) if args.max_states is not None
+                  else solvemod.DEFAULT_MAX_STATES)
+    _load_search()
+    from .survey import survey
+    progress = not args.no_progress and not args.json and sys.stderr.isatty()
+    try:
+        s = survey(first, last, jobs=jobs, cells=cells, foundation_return=fr, max_states=max_states,
+                   progress=progress, strict=args.strict)
+    except solvemod.LineError as exc:
+        sys.stdout.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.out is not None:
+        try:
+            s.write_csv(args.out)
+        except OSError as exc:
+            _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+    if args.json:
+        import statistics
+        ls = s.lengths()
+        obj = {"first": first, "last": last, "rules": rules_dict, "jobs": jobs, "max_states": max_states,
+               "counts": s.counts, "seconds": round(s.seconds, 3),
+               "unwinnable": s.deals_with("unwinnable"), "unknown": s.deals_with("unknown"),
+               "length": ({"median": statistics.median(ls), "mean": round(statistics.mean(ls), 2),
+                           "max": max(ls)} if ls else None),
+               "csv": args.out}
+        _write(_json_dump(obj))
+    else:
+        rules = _rules_words(rules_dict)
+        line = s.summary()
+        if rules:
+            line = line.replace(":", rules + ":", 1)
+        _write(line + (f"\ncsv: {args.out}" if args.out else "") + "\n")
+    return 0
+
+
 # --- the parser ---------------------------------------------------------------------------------------
 
 def _add_source_args(p, positional):
@@ -477,7 +606,56 @@ def build_parser():
     a.add_argument("--json", action="store_true", help="print one JSON object")
     a.add_argument("--no-progress", action="store_true", help="no progress bar")
     a.set_defaults(func=cmd_analyze)
+
+    s = sub.add_parser("solve", help="find a winning line (checked against the spec rules)",
+                       description="Find a winning line under the spec rules and print it as single-card "
+                                   "moves in Freecell Solver's standard notation (columns 1-8, free cells a, "
+                                   "b, c, d -- a card takes the leftmost empty cell --, foundations h: "
+                                   "'1h' column 1 to its foundation, '1a' column 1 to free cell a, 'a1' free "
+                                   "cell a to column 1, '12' column 1 to column 2, 'ah' free cell a to its "
+                                   "foundation; 'h1' a foundation's top card to column 1, foundation returns "
+                                   "only). The line is replayed move by move in the Python transliteration "
+                                   "of the Lean rules before it is printed. Verdict: winnable (a verified "
+                                   "line), unwinnable (only after a complete enumeration of the spec rules), "
+                                   "or unknown (nothing found within --max-states).")
+    _add_source_args(s, positional=False)
+    s.add_argument("--max-states", metavar="K",
+                   help="positions each search may store (default 3,000,000); then: unknown")
+    _add_plain_rules_args(s)
+    s.add_argument("--json", action="store_true",
+                   help="print one JSON object: moves (card, from, to, notation), length, verdict, states, "
+                        "seconds")
+    s.add_argument("--lean", action="store_true",
+                   help="also render the Lean module proving the deal winnable (certgen.render.render_win)")
+    s.add_argument("--lean-dir", metavar="DIR", default=None,
+                   help="where --lean writes (default lean/FreeCell/Generated)")
+    s.set_defaults(func=cmd_solve)
+
+    v = sub.add_parser("survey", help="classify every deal in a range: winnable, unwinnable or unknown",
+                       description="Solve every Microsoft deal in the range A-B: winnable (a line found and "
+                                   "its replay checked against the spec rules), unwinnable (a complete "
+                                   "enumeration of the spec rules without a win), unknown (the --max-states "
+                                   "limit). A summary line on stdout, a progress bar on stderr, and with "
+                                   "--out a CSV: deal, verdict, states, length, seconds.")
+    v.add_argument("range", metavar="A-B", help="the deals, e.g. 1-32000 (or one number)")
+    v.add_argument("--jobs", metavar="J", help="worker processes (default 1)")
+    v.add_argument("--out", metavar="FILE.csv", help="write one CSV row per deal")
+    v.add_argument("--max-states", metavar="K",
+                   help="positions each search may store per deal (default 3,000,000); then: unknown")
+    _add_plain_rules_args(v)
+    v.add_argument("--strict", action="store_true",
+                   help="check every line against spec.moves itself (slower) instead of the fast replay")
+    v.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    v.add_argument("--no-progress", action="store_true", help="no progress bar")
+    v.set_defaults(func=cmd_survey)
     return p
+
+
+def _add_plain_rules_args(p):
+    g = p.add_argument_group("rules")
+    g.add_argument("--cells", metavar="K", help="number of free cells, 0..8 (default 4, or the code's)")
+    g.add_argument("--foundation-return", action="store_true",
+                   help="allow a foundation's top card back onto a column")
 
 
 def _add_rules_args(p):

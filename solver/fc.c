@@ -40,7 +40,9 @@
 #define HMASK 0xF0000000u
 #define HOME1 0x10000000u
 #define MAX_STATES_CAP 0x7FFFFFFFull
-#define SOLVE_MAX_SUCC 512   /* successors of one position with the solver's sequence moves: a bound */
+#define SOLVE_MAX_SUCC 512   /* successors of one position with the solver's sequence moves: a bound
+                                (per column 9 single moves + 7 + 12 sequence moves, 8 cells x 9, 4 x 8
+                                returns: 328) */
 
 #if defined(__GNUC__)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -67,9 +69,14 @@ typedef struct {
     uint8_t colof[52];       /* column whose bottom card (at the start) this card is; 0xFF if none */
     uint32_t oword[8][53];   /* word of the original prefix of length L of column i */
     uint8_t osorted[8][53];  /* 1: the original prefix of length L of column i never rises in rank */
+    uint8_t oblk[8][53];     /* cards of that prefix lying above a lower card of it */
+    uint8_t omin[8][53];     /* the lowest rank0 in that prefix (99 when empty) */
+    uint8_t opos[52];        /* a card's index (from the bottom) in its start column; 0xFF if in none */
+    uint8_t ocol[52];        /* its start column */
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
     int cells, fret, autoplay, canonical;
     int super;               /* the solver's sequence moves (gen_mv only) */
+    int pflags;              /* the solver's move pruning, FC_PRUNE_* (gen_mv only) */
 } ctx_t;
 
 struct fc_search {
@@ -261,11 +268,22 @@ static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
     for (int i = 0; i < 8; i++)
         for (int L = 0; L <= c->olen[i]; L++)
             if (encode_col(c, c->orig[i], L, &c->oword[i][L])) return FC_EENCODE;
+    memset(c->opos, 0xFF, sizeof c->opos);
+    memset(c->ocol, 0xFF, sizeof c->ocol);
     for (int i = 0; i < 8; i++) {
-        int ok = 1;
+        int ok = 1, blk = 0, mn = 99;
         for (int L = 0; L <= c->olen[i]; L++) {
+            if (L >= 1) {
+                int x = c->orig[i][L - 1], r = rank0(x);
+                c->opos[x] = (uint8_t)(L - 1);
+                c->ocol[x] = (uint8_t)i;
+                if (r > mn) blk++;
+                else mn = r;
+            }
             if (L >= 2 && rank0(c->orig[i][L - 1]) > rank0(c->orig[i][L - 2])) ok = 0;
             c->osorted[i][L] = (uint8_t)ok;
+            c->oblk[i][L] = (uint8_t)blk;
+            c->omin[i][L] = (uint8_t)mn;
         }
     }
     return 0;
@@ -760,22 +778,31 @@ int fc_version(void) { return 3; }
  * The solver (FC_ORDER_BEST, fc_solve, fc_search_moves, fc_shorten, fc_apply_move)
  *
  * Best first: a min-heap of unexpanded states keyed by score(state) + w[5] * depth, ties to the newest
- * state. The successors are those of `gen`, except that in the canonical mode a card goes to the first
- * empty column only, and a column's only card never goes to an empty column (both give positions equal
- * up to column order to ones generated anyway). A state whose columns are all sorted (ranks never rise
- * toward the top) is as good as won: every card then goes home, the lowest first; the won position is
- * stored as its child with the move MV_HOMEALL.
+ * state. The successors are those of `gen` (gen_mv), except that in the canonical mode a card goes to
+ * the first empty column only, and a column's only card never goes to an empty column (both give
+ * positions equal up to column order to ones generated anyway). fc_solve adds sequence moves (gen_super:
+ * a whole top sequence onto a column, as many cards as the free cells and empty columns allow) and, in
+ * its first stages, the move pruning FC_PRUNE_*. Automatic moves are tried only where a move can have
+ * made one possible (a card sent home or back, or a column top uncovered): the stored states are closed
+ * under them. A state whose columns are all sorted (ranks never rise toward the top) is as good as won:
+ * every card then goes home, the lowest first; the won position is stored as its child with the move
+ * MV_HOMEALL.
  *
  * Lines: every state remembers the move that made it (card and destination, the destination column
  * numbered as in the parent's stored -- canonical -- key). The line is rebuilt on the real position
  * from the start: the canonical column order of the real position maps the stored column numbers back
- * to real columns, and the automatic moves are written out one card at a time. Every step is checked
- * against the stored key.
+ * to real columns, the automatic moves are written out one card at a time, and a sequence move card by
+ * card through the free cells and empty columns (move_seq). Every step is checked against the stored
+ * key. fc_shorten then replays the line in the plain rules and takes shortcuts to later positions.
  * ========================================================================================================= */
 
-/* heuristic weights: per card not home, per card above a lower card of its column, per card above the
-   next card of its suit, per occupied cell, per non-empty column, per move made, (spare), (spare) */
-static const int DEFAULT_WEIGHTS[FC_NWEIGHTS] = {6, 2, 2, 3, 2, 2, 2, 0, 0, 0, 0, 0};
+/* heuristic weights (see score): per card not home, per card above a lower card of its column, per card
+   above the next card of its suit, per occupied cell, per non-empty column, per move made (the search
+   step: a sequence move counts one), per card below the top sequence of its column, per rank of spread
+   between the highest and the lowest foundation. Tuned on deals 1..1500 (fewest positions), checked on
+   others. ALT_WEIGHTS: a second set for the portfolio of fc_solve (its hard deals are not the same). */
+static const int DEFAULT_WEIGHTS[FC_NWEIGHTS] = {6, 4, 2, 9, 4, 4, 5, 3, 0, 0, 0, 0};
+static const int ALT_WEIGHTS[FC_NWEIGHTS] = {6, 2, 2, 3, 2, 2, 2, 0, 0, 0, 0, 0};
 
 static inline uint16_t mvcode(int x, int dest) { return (uint16_t)(x | (dest << 8)); }
 
@@ -802,6 +829,7 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
     int ne = popc64(allempty);
     int cards[14];
     for (int t = 0; t <= ch; t++) cards[t] = w_chain_card(c, w, t);
+    empty &= -empty;          /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
     for (int j = 0; j < 8; j++) {
         if (j == i) continue;
         int kmin, kmax;
@@ -817,6 +845,8 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
             int cap = (f + 1) << (ne - 1);
             if (kmax > cap) kmax = cap;
             if (prune && L == 1 && kmax == ch + 1) kmax--;   /* not the whole column */
+            if (c->pflags & FC_PRUNE_LONGEST) kmin = kmax;
+            if (kmax < 2) continue;
         }
         for (int kk = kmin; kk <= kmax; kk++) {
             fkey_t b = *k;
@@ -864,12 +894,15 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
         b.w[i] = (k->w[i] & HMASK) | rest;
         int n0 = n;
         if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; mv[n++] = mvcode(x, FC_TO_HOME); }
-        unsigned to = (dst[x] | ((prune && !rest) ? 0u : empty)) & ~(1u << i);
+        int onp = w_chain(pw[i]) > 0;   /* x lies on its stacking parent */
+        unsigned to = (onp && (c->pflags & FC_PRUNE_SWAP)) ? 0u : dst[x];
+        if (!((prune && !rest) || (onp && (c->pflags & FC_PRUNE_BREAK)))) to |= empty;
+        to &= ~(1u << i);
         for (unsigned m = to; m; m &= m - 1) {
             int j = ctz64(m);
             out[n] = b; out[n].w[j] = w_push(k->w[j], x); mv[n++] = mvcode(x, j);
         }
-        if (room) { out[n] = b; out[n].cells |= 1ull << x; mv[n++] = mvcode(x, FC_TO_CELL); }
+        if (room && !(onp && (c->pflags & FC_PRUNE_CELL))) { out[n] = b; out[n].cells |= 1ull << x; mv[n++] = mvcode(x, FC_TO_CELL); }
         if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune);
         for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }
@@ -996,31 +1029,54 @@ static void canon_perm(const fkey_t *k, int *perm) {
     }
 }
 
-/* the score of a state: lower is better */
+/* The score of a state, lower is better: a weighted sum of the cards not home, the cards lying above a
+   lower card of their column ("blocked"), the cards above the next card of each suit ("buried"), the
+   occupied free cells, the non-empty columns, the cards below the top sequence of their column
+   ("unsequenced"), and the spread of the foundations. Computed from the column words and tables of the
+   start columns, without decoding the columns. */
 static int score(const ctx_t *c, const fkey_t *k, const int *w) {
-    uint8_t cards[64];
-    int h[4], home = 0, blocked = 0, buried = 0, buried2 = 0, nonempty = 0, unseq = 0, hmin = 13, hmax = 0;
+    int h[4], home = 0, blocked = 0, buried = 0, nonempty = 0, unseq = 0, hmin = 13, hmax = 0;
+    int L[8], ch[8], rb[8], n[8];
+    uint32_t ww[8];
     for (int s = 0; s < 4; s++) {
         h[s] = (int)(k->w[s] >> 28); home += h[s];
         if (h[s] < hmin) hmin = h[s];
         if (h[s] > hmax) hmax = h[s];
     }
     for (int i = 0; i < 8; i++) {
-        int n = decode_col(c, k->w[i], cards);
-        if (!n) continue;
+        uint32_t wi = k->w[i] & WMASK;
+        ww[i] = wi;
+        if (!wi) { n[i] = 0; continue; }
+        int c0 = (int)(wi & 63), l = (int)((wi >> 6) & 63), chn = w_chain(wi), mn;
+        int b = rank0(w_head(c, wi));
+        if (l == 1) mn = rank0(c0);
+        else {
+            int col = c->colof[c0];
+            blocked += c->oblk[col][l];
+            mn = c->omin[col][l];
+        }
+        int cb = b - 1 - mn;                 /* chain cards (ranks b-1 down to b-chn) above rank mn */
+        blocked += cb < 0 ? 0 : (cb < chn ? cb : chn);
+        L[i] = l; ch[i] = chn; rb[i] = b; n[i] = l + chn;
         nonempty++;
-        unseq += (int)(((k->w[i] & WMASK) >> 6) & 63) - 1;
-        int minr = 99;
-        for (int t = 0; t < n; t++) {
-            int x = cards[t], r = rank0(x);
-            if (r > minr) blocked++;
-            else minr = r;
-            if (r == h[suit(x)]) buried += n - 1 - t;
-            else if (r == h[suit(x)] + 1) buried2 += n - 1 - t;
+        unseq += l - 1;
+    }
+    for (int s = 0; s < 4; s++) {
+        if (h[s] >= 13) continue;
+        int x = h[s] * 4 + s, r = h[s];
+        if ((k->cells >> x) & 1) continue;
+        for (int i = 0; i < 8; i++) {
+            if (!n[i]) continue;
+            uint32_t wi = ww[i];
+            int c0 = (int)(wi & 63);
+            if (L[i] >= 2 && c->ocol[x] == c->colof[c0] && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; break; }
+            if (L[i] == 1 && c0 == x) { buried += ch[i]; break; }
+            int lo = rb[i] - ch[i];
+            if (r >= lo && r < rb[i] && w_chain_card(c, wi, r - lo) == x) { buried += r - lo; break; }
         }
     }
     return w[0] * (52 - home) + w[1] * blocked + w[2] * buried + w[3] * popc64(k->cells)
-           + w[4] * nonempty + w[6] * unseq + w[7] * (hmax - hmin) + w[8] * buried2;
+           + w[4] * nonempty + w[6] * unseq + w[7] * (hmax - hmin);
 }
 
 static int heap_push_key(fc_search *s, uint64_t key) {
@@ -1395,19 +1451,47 @@ int fc_apply_move(fc_pos *p, const fc_rules *rules, uint16_t move) {
     return 0;
 }
 
+/* one stage of fc_solve: a best-first search; on FC_WON *won gets the search (to read the line from) */
+static int solve_stage(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts,
+                       uint64_t max_states, int pflags, const int *weights, fc_solve_result *out,
+                       fc_search **won) {
+    int err = 0;
+    fc_search *s = fc_search_new(start, rules, max_states, 1, FC_ORDER_BEST, &err);
+    if (!s) return err;
+    memcpy(s->w, opts->use_weights ? opts->weights : weights, sizeof s->w);
+    s->c.super = opts->supermoves != 0;
+    s->c.pflags = pflags;
+    int st = fc_search_run(s, 0);
+    out->states += s->count;
+    out->expanded += s->expanded;
+    out->stages++;
+    if (st == FC_WON) *won = s;
+    else fc_search_free(s);
+    return st;
+}
+
 int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
              int cap, fc_solve_result *out) {
-    int err = 0;
+    fc_search *s = NULL;
     memset(out, 0, sizeof *out);
-    fc_search *s = fc_search_new(start, rules, opts->max_states, 1, FC_ORDER_BEST, &err);
-    if (!s) return out->status = err;
-    if (opts->use_weights) memcpy(s->w, opts->weights, sizeof s->w);
-    s->c.super = opts->supermoves != 0;
-    int st = fc_search_run(s, 0);
+    int st = FC_DONE;
+    if (!opts->single_stage) {
+        uint64_t first = opts->first_stage ? opts->first_stage : FC_FIRST_STAGE;
+        if (opts->max_states && first > opts->max_states) first = opts->max_states;
+        int pf = opts->prune ? opts->prune : FC_PRUNE_ALL;
+        st = solve_stage(start, rules, opts, first, pf, DEFAULT_WEIGHTS, out, &s);
+        if (st < 0) return out->status = st;
+        if (st != FC_WON) {
+            st = solve_stage(start, rules, opts, first, pf, ALT_WEIGHTS, out, &s);
+            if (st < 0) return out->status = st;
+        }
+    }
+    if (st != FC_WON) {
+        st = solve_stage(start, rules, opts, opts->max_states, 0, DEFAULT_WEIGHTS, out, &s);
+        if (st < 0) return out->status = st;
+    }
     out->status = st;
-    out->states = s->count;
-    out->expanded = s->expanded;
-    if (st != FC_WON) { fc_search_free(s); return st < 0 ? st : 0; }
+    if (st != FC_WON) return 0;
     uint16_t *a = (uint16_t *)malloc(2 * FC_MAX_LINE * sizeof *a);
     if (!a) { fc_search_free(s); return out->status = FC_ENOMEM; }
     uint16_t *b = a + FC_MAX_LINE;

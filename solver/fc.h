@@ -40,8 +40,9 @@
  *
  * ---- The search ----------------------------------------------------------------------------------------
  * Enumeration of every position reachable from a start position, breadth first (the state arena is
- * the queue) or depth first (a stack of unexpanded states), with an exact hash set (fixed-size
- * 40-byte keys, no lossy hashing; keys are relative to the start position, see fc.c).
+ * the queue), depth first (a stack of unexpanded states) or best first (a heap ordered by a heuristic
+ * score: the solver, see FC_ORDER_BEST and fc_solve), with an exact hash set (fixed-size 40-byte keys,
+ * no lossy hashing; keys are relative to the start position, see fc.c).
  * State 0 is the start, states are numbered in discovery order, and
  * each state remembers its parent (the state whose expansion first found it), so a line of play to
  * any state can be read back. fc_search_run expands states in chunks so a caller can show progress.
@@ -74,7 +75,8 @@
                                 queue of unexpanded states; each state also remembers the move that
                                 made it. A position whose columns are all sorted (ranks never rising
                                 toward the top) counts as won: the won position is stored as its child
-                                (every card then goes home one by one). */
+                                (every card then goes home one by one). fc_search_new/run alone use
+                                the plain moves; fc_solve adds sequence moves and pruning. */
 
 /* fc_search_run status values (fc_stats.status); errors are negative */
 #define FC_RUNNING 0         /* the chunk budget ran out; call fc_search_run again */
@@ -201,8 +203,21 @@ int fc_version(void);
 #define FC_MAX_LINE 65535    /* longest line fc_solve / fc_search_moves / fc_shorten write */
 #define FC_NWEIGHTS 12
 
+/* Move pruning of the solver's first stages (fc_solve_opts.prune; a position's successors are fewer, so
+   a few deals are not solved by them and the last stage, without pruning, takes over). */
+#define FC_PRUNE_SWAP 1      /* a card lying on its stacking parent does not move onto another column */
+#define FC_PRUNE_BREAK 2     /* ... nor alone onto an empty column */
+#define FC_PRUNE_LONGEST 4   /* a sequence goes to an empty column whole (as much as may move) only */
+#define FC_PRUNE_CELL 8      /* a card lying on its stacking parent does not go into a free cell */
+#define FC_PRUNE_ALL 15
+#define FC_FIRST_STAGE 30000 /* default positions of each pruned stage */
+
 typedef struct {
-    uint64_t max_states;     /* positions the search may store; 0 = no limit */
+    uint64_t max_states;     /* positions the last (unpruned) stage may store; 0 = no limit */
+    uint64_t first_stage;    /* positions each pruned stage may store; 0 = FC_FIRST_STAGE (at most
+                                max_states) */
+    int single_stage;        /* 1: no pruned stages, only the unpruned search */
+    int prune;               /* the pruned stages' FC_PRUNE_* flags; 0 = FC_PRUNE_ALL */
     int shorten;             /* post-pass on the found line: 0 none; 1 cycles and one-move shortcuts;
                                 2 also two-move shortcuts (slower) */
     int supermoves;          /* 1: the search also moves a whole sequence in one step (written out as
@@ -215,17 +230,21 @@ typedef struct {
     int status;              /* FC_WON (a line was written), FC_DONE (every position the solver's own
                                 moves reach was searched, no win: with autoplay/canonical this is NOT
                                 a proof), FC_LIMIT (max_states), or a negative error */
-    uint64_t states;         /* positions stored */
-    uint64_t expanded;       /* positions expanded */
+    uint64_t states;         /* positions stored (both stages) */
+    uint64_t expanded;       /* positions expanded (both stages) */
+    int stages;              /* stages run (1 to 3) */
     int found_len;           /* single-card moves in the line as found (automatic moves written out) */
     int len;                 /* single-card moves written (after shortening) */
 } fc_solve_result;
 
 /* Best-first search for a won position from `start` under `rules` (cells, foundation_return: the moves;
-   autoplay and canonical: the solver's speed-ups, e.g. FC_AUTOPLAY_SAFE + canonical), then the line to
-   it as single-card moves in the plain rules (every automatic move written out as a move to the
-   foundation, columns in their real places), shortened per opts->shorten, into moves[0..cap). Returns
-   the number of moves written (>= 0) when status is FC_WON, else 0 or a negative error. */
+   autoplay and canonical: the solver's speed-ups, e.g. FC_AUTOPLAY_SAFE + canonical), in up to three
+   stages until one finds a win: with the opts->prune move pruning up to opts->first_stage positions,
+   the same with a second set of heuristic weights, then without pruning up to opts->max_states. Then the line to the won position as single-card moves
+   in the plain rules (every automatic move written out as a move to the foundation, every sequence move
+   card by card, columns in their real places), shortened per opts->shorten, into moves[0..cap).
+   Returns the number of moves written (>= 0) when status is FC_WON, else 0 or a negative error.
+   FC_DONE means the unpruned stage ran out of positions without a win. */
 int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
              int cap, fc_solve_result *out);
 

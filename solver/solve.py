@@ -37,7 +37,7 @@ CELL = 8
 HOME = 9
 DEFAULT_MAX_STATES = 3_000_000
 DEFAULT_SHORTEN = 2          # fc_solve's post-pass: 2 = cycles, one- and two-move shortcuts
-SURVEY_SHORTEN = 1           # the survey's: one-move shortcuts (cheaper)
+SURVEY_SHORTEN = 0           # the survey: no post-pass (it costs as much as the search; lines ~2% longer)
 MAX_LINE = 65535
 
 
@@ -171,42 +171,68 @@ def _c_error(code, what):
     return search._error(code, what)
 
 
-def codes_to_moves(start, codes, cells=4, foundation_return=False):
-    """C move codes (card | dest << 8) -> (card, src, dst) moves, by locating each card in the position
-    the move is applied to. Checks every move on the way (check_line's rules); returns (moves, final)."""
+_RED = tuple((c & 3) in (1, 2) for c in range(52))
+
+
+def codes_to_moves(start, codes, cells=4, foundation_return=False, need_won=True):
+    """C move codes (card | dest << 8) -> (card, src, dst) moves, checked on the way with exactly the
+    rules of :func:`check_line` (one pass, tuned for the survey: a table of where each card is). Returns
+    (moves, final Position); raises :class:`LineError` at the first illegal move or when the final
+    position is not won (unless ``need_won`` is False)."""
     cols = [list(c) for c in start[0]]
-    cellset = set(start[1])
+    loc = [HOME] * 52                 # where each card is: a column, CELL, or HOME (on its foundation)
+    for i, col in enumerate(cols):
+        for c in col:
+            loc[c] = i
+    for c in start[1]:
+        loc[c] = CELL
+    ncell = len(start[1])
     home = list(start[2])
+    red = _RED
     out = []
-    for code in codes:
+    for n, code in enumerate(codes, 1):
         card, dst = code & 0xFF, code >> 8
-        if card in cellset:
-            src = CELL
-        else:
-            for i in range(8):
-                col = cols[i]
-                if col and col[-1] == card:
-                    src = i
-                    break
-            else:
-                src = HOME
-        out.append((card, src, dst))
-        if src == CELL:
-            cellset.discard(card)
-        elif src == HOME:
-            home[card & 3] -= 1
-        else:
-            cols[src].pop()
+        if card >= 52:
+            raise LineError(f"move {n}: bad move code {code:#x}")
+        src = loc[card]
+        r, s = card >> 2, card & 3
+        if src < 8:
+            if cols[src][-1] != card:
+                raise LineError(f"move {n}: {_name(card)} is not the top card of column {src + 1}")
+        elif src == HOME and (not foundation_return or home[s] != r + 1):
+            raise LineError(f"move {n}: {_name(card)} cannot come back from its foundation")
         if dst == HOME:
-            home[card & 3] += 1
+            if src == HOME or home[s] != r:
+                raise LineError(f"move {n}: {_name(card)} cannot go to its foundation")
+            home[s] += 1
         elif dst == CELL:
-            cellset.add(card)
-        elif 0 <= dst < 8:
-            cols[dst].append(card)
+            if src >= 8 or ncell >= cells:
+                raise LineError(f"move {n}: {_name(card)} cannot go to a free cell")
+            ncell += 1
+        elif dst < 8:
+            if dst == src:
+                raise LineError(f"move {n}: {_name(card)} is already in column {dst + 1}")
+            t = cols[dst]
+            if t:
+                p = t[-1]
+                if (p >> 2) != r + 1 or red[p] == red[card]:
+                    raise LineError(f"move {n}: {_name(card)} does not go on {_name(p)} (column {dst + 1})")
+            t.append(card)
         else:
-            raise LineError(f"bad move code {code:#x}")
-    final = check_line(start, out, cells, foundation_return)
-    return out, final
+            raise LineError(f"move {n}: bad move code {code:#x}")
+        if src < 8:
+            cols[src].pop()
+        elif src == CELL:
+            ncell -= 1
+        else:
+            home[s] -= 1
+        loc[card] = dst
+        out.append((card, src, dst))
+    if need_won and home != [13, 13, 13, 13]:
+        raise LineError(f"the line of {len(codes)} moves ends with {sum(home)} cards on the foundations, "
+                        f"not a won position")
+    cells_left = tuple(sorted(c for c in range(52) if loc[c] == CELL))
+    return out, (tuple(tuple(c) for c in cols), cells_left, tuple(home))
 
 
 def moves_to_codes(moves):
@@ -419,7 +445,9 @@ def render_lean(result, deal=None, label=None, lean_dir=None, kernel=False):
     if result.verdict != "winnable":
         raise FreecellError(f"no winning line to render: the verdict is {result.verdict}")
     from certgen import render
-    from . import spec
+    from . import deals, spec
+    if deal is not None and deals.ms_deal(deal) != result.start:
+        deal, label = None, label or f"deal {deal}"       # not the Microsoft layout: write the start out
     indices = win_indices(result.start, result.moves, result.cells, result.foundation_return)
     rules = spec.Rules(cells=result.cells, foundation_return=bool(result.foundation_return))
     start = spec.from_position(result.start)

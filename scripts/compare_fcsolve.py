@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Time Freecell Solver and our survey on the same range of deals, in one run: `scripts/compare_fcsolve.py A B`.
+
+Freecell Solver (Debian package freecell-solver-bin) solves the range with its range solver,
+
+    freecell-solver-range-parallel-solve A B 1 -l lg
+
+(one process; "-l lg" is its "looking-glass" preset, the one quoted for the 32,000 deals). It prints
+"Unsolved Board No. N" for a deal whose search space it exhausted and "Intractable Board No. N" for one
+it gave up on. Then our survey runs as a whole command, `python -m solver survey A-B --jobs J --out CSV`
+(default --jobs 1). The script prints both wall times, the ratio (ours / Freecell Solver's) and every
+deal on which the verdicts differ (solved = winnable, "Unsolved" = unwinnable, "Intractable" = unknown).
+
+Exit status: 0 (also when Freecell Solver is not installed: one line says so), 1 when verdicts differ,
+2 bad arguments.
+"""
+import argparse
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FCS = "freecell-solver-range-parallel-solve"
+PRESET = ["-l", "lg"]
+
+
+def run_fcsolve(exe, a, b):
+    t = time.perf_counter()
+    proc = subprocess.run([exe, str(a), str(b), "1", *PRESET], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    sec = time.perf_counter() - t
+    if proc.returncode != 0:
+        last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"error: {FCS} failed (exit {proc.returncode}): {last}")
+    unsolved = {int(n) for n in re.findall(r"^Unsolved Board No\. (\d+)", proc.stdout, re.M)}
+    intractable = {int(n) for n in re.findall(r"^Intractable Board No\. (\d+)", proc.stdout, re.M)}
+    verdicts = {}
+    for d in range(a, b + 1):
+        verdicts[d] = "unwinnable" if d in unsolved else "unknown" if d in intractable else "winnable"
+    return sec, verdicts
+
+
+def run_ours(a, b, jobs):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "survey.csv")
+        cmd = [sys.executable, "-m", "solver", "survey", f"{a}-{b}", "--jobs", str(jobs), "--no-progress",
+               "--out", out]
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        sec = time.perf_counter() - t
+        if proc.returncode != 0:
+            raise SystemExit(f"error: our survey failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        with open(out, newline="") as f:
+            verdicts = {int(r["deal"]): r["verdict"] for r in csv.DictReader(f)}
+    return sec, verdicts, (proc.stdout.strip().splitlines() or [""])[0]
+
+
+def counts(verdicts):
+    c = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+    for v in verdicts.values():
+        c[v] += 1
+    return c
+
+
+def words(c, names):
+    return ", ".join(f"{c[k]:,} {names[k]}" for k in ("winnable", "unwinnable", "unknown"))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("first", type=int)
+    p.add_argument("last", type=int)
+    p.add_argument("--jobs", type=int, default=1, help="our survey's processes (default 1)")
+    args = p.parse_args(argv)
+    if not 1 <= args.first <= args.last:
+        p.error("need 1 <= A <= B")
+    exe = shutil.which(FCS)
+    if exe is None:
+        print(f"Freecell Solver is not installed ({FCS} is not on PATH; Debian: apt-get install "
+              f"freecell-solver-bin): nothing compared")
+        return 0
+    a, b = args.first, args.last
+    fsec, fv = run_fcsolve(exe, a, b)
+    osec, ov, summary = run_ours(a, b, args.jobs)
+    fc = counts(fv)
+    print(f"Freecell Solver ({FCS} {a} {b} 1 {' '.join(PRESET)}): {fsec:.2f} s; "
+          + words(fc, {"winnable": "solved", "unwinnable": "unsolved", "unknown": "intractable"}))
+    print(f"freecell-proof (python -m solver survey {a}-{b} --jobs {args.jobs}): {osec:.2f} s; "
+          + words(counts(ov), {"winnable": "winnable", "unwinnable": "unwinnable", "unknown": "unknown"}))
+    print(f"  {summary}")
+    print(f"ratio (ours / Freecell Solver): {osec / fsec:.2f}")
+    diff = [(d, fv.get(d), ov.get(d)) for d in range(a, b + 1) if fv.get(d) != ov.get(d)]
+    if not diff:
+        print(f"verdicts: all {b - a + 1:,} deals agree")
+        return 0
+    print(f"verdicts: {len(diff):,} deals differ")
+    for d, f, o in diff[:50]:
+        print(f"  deal {d}: Freecell Solver {f}, ours {o}")
+    if len(diff) > 50:
+        print(f"  ... and {len(diff) - 50:,} more")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

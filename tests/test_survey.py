@@ -1,0 +1,140 @@
+"""`python -m solver survey` (solver/survey.py) and scripts/compare_fcsolve.py.
+
+Known verdicts: every deal of 11980..11984 is winnable except 11982, unwinnable (seed 000). The survey's
+lines pass the fast replay check; here they are checked once more with spec.moves itself.
+"""
+import csv
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver import deals, solve, survey
+from solver.errors import FreecellError
+
+ROOT = Path(__file__).resolve().parent.parent
+KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
+
+
+def run(*args):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def test_parse_range():
+    assert survey.parse_range("1-32000") == (1, 32000)
+    assert survey.parse_range(" 7 ") == (7, 7)
+    assert survey.parse_range("1,000-2_000") == (1000, 2000)
+    for bad in ("", "a-b", "5-3", "0-4", "1-", "-3", "1-2-3", "1-99999999999"):
+        with pytest.raises(FreecellError) as ei:
+            survey.parse_range(bad)
+        assert "\n" not in str(ei.value) and str(ei.value).startswith("range must")
+
+
+def test_known_verdicts_and_lines():
+    s = survey.survey(11980, 11984)
+    assert {r[0]: r[1] for r in s.rows} == KNOWN
+    assert s.counts == {"winnable": 4, "unwinnable": 1, "unknown": 0}
+    assert s.deals_with("unwinnable") == [11982]
+    for deal, verdict, states, length, sec in s.rows:
+        assert states > 0 and sec >= 0
+        assert (length is None) == (verdict != "winnable")
+    # the same lines, checked against spec.moves (strict)
+    s2 = survey.survey(11980, 11984, strict=True)
+    assert [r[:4] for r in s2.rows] == [r[:4] for r in s.rows]
+    line = s.summary()
+    assert line.startswith("deals 11980-11984: 4 winnable, 1 unwinnable (11982), 0 unknown in ")
+    assert "lines: median" in line
+
+
+def test_jobs_give_the_same_rows():
+    one = survey.survey(1, 24)
+    two = survey.survey(1, 24, jobs=2)
+    assert [r[:4] for r in one.rows] == [r[:4] for r in two.rows]
+    assert [r[0] for r in two.rows] == list(range(1, 25))
+    assert one.counts["winnable"] == 24
+
+
+def test_lines_are_verified_and_short():
+    s = survey.survey(1, 40)
+    assert all(r[1] == "winnable" and 52 <= r[3] <= 200 for r in s.rows)
+    r = solve.solve(deals.ms_deal(7), shorten=solve.SURVEY_SHORTEN, strict=False)
+    solve.verify_spec(r.start, r.moves)
+
+
+def test_unknown_under_a_small_limit():
+    s = survey.survey(11981, 11983, max_states=50)
+    assert [r[1] for r in s.rows] == ["unknown"] * 3
+    assert all(r[3] is None for r in s.rows)
+
+
+def test_cli_csv_and_summary(tmp_path):
+    out = tmp_path / "sub" / "s.csv"
+    p = run("survey", "11980-11984", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("deals 11980-11984: 4 winnable, 1 unwinnable (11982), 0 unknown in ")
+    assert lines[1] == f"csv: {out}"
+    with open(out, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["deal", "verdict", "states", "length", "seconds"]
+    assert [(int(r[0]), r[1]) for r in rows[1:]] == sorted(KNOWN.items())
+    for r in rows[1:]:
+        assert int(r[2]) > 0 and float(r[4]) >= 0
+        assert (r[3] == "") == (r[1] != "winnable")
+        if r[3]:
+            assert 52 <= int(r[3]) <= 200
+    row = {int(r[0]): r for r in rows[1:]}
+    assert int(row[11982][2]) > 84767        # the solver's own search, then the whole enumeration
+
+
+def test_cli_json_rules_and_errors():
+    p = run("survey", "11982", "--cells", "5", "--json", "--jobs", "2")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["counts"] == {"winnable": 1, "unwinnable": 0, "unknown": 0}
+    assert obj["rules"] == {"cells": 5, "foundation_return": False} and obj["jobs"] == 2
+    p = run("survey", "11982", "--foundation-return")
+    assert p.returncode == 0 and "(foundation returns allowed): 0 winnable, 1 unwinnable (11982)" in p.stdout
+    for args in (["x-y"], ["1-2", "--jobs", "0"], ["1-2", "--cells", "9"], ["1-2", "--max-states", "0"]):
+        p = run("survey", *args)
+        assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1, args
+        assert p.stderr.startswith("error: ")
+
+
+def _compare_module():
+    spec_ = importlib.util.spec_from_file_location("compare_fcsolve", ROOT / "scripts" / "compare_fcsolve.py")
+    mod = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(mod)
+    return mod
+
+
+def test_compare_without_fcsolve(monkeypatch, capsys):
+    mod = _compare_module()
+    monkeypatch.setattr(mod.shutil, "which", lambda name: None)
+    assert mod.main(["1", "10"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Freecell Solver is not installed") and len(out.splitlines()) == 1
+
+
+@pytest.mark.skipif(not __import__("shutil").which("freecell-solver-range-parallel-solve"),
+                    reason="Freecell Solver (freecell-solver-bin) is not installed")
+def test_compare_with_fcsolve(capsys):
+    mod = _compare_module()
+    assert mod.main(["11978", "11986"]) == 0
+    out = capsys.readouterr().out
+    assert "8 solved, 1 unsolved" in out and "8 winnable, 1 unwinnable" in out
+    assert "ratio (ours / Freecell Solver): " in out and "verdicts: all 9 deals agree" in out
+
+
+@pytest.mark.slow
+def test_survey_1_32000():
+    s = survey.survey(1, 32000, jobs=2)
+    assert s.counts == {"winnable": 31999, "unwinnable": 1, "unknown": 0}
+    assert s.deals_with("unwinnable") == [11982]
+    assert max(s.lengths()) <= 250
