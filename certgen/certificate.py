@@ -9,7 +9,6 @@ with zlib. The header carries the SHA-256 of the (compressed) body, so a damaged
 any record is read.
 """
 import hashlib
-import os
 import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List

@@ -5,11 +5,10 @@ invalid; prove: the deal is not unwinnable, the Python check failed, or `lake bu
 (one line on stderr), 3 (prove) Lean is not available: the certificate and the Lean files are kept and
 the Python check's result is reported, but nothing was proven by Lean.
 """
-import argparse
 import os
 import sys
 
-from solver.cli import EXPLORE_MAX_STATES, _Parser, _add_source_args, load_source, _resolve_cells, _max_states_arg, verdict_of
+from solver.cli import EXPLORE_MAX_STATES, run, _Parser, _add_source_args, load_source, _resolve_cells, _max_states_arg, verdict_of
 from solver.errors import FreecellError
 
 PROG = "python -m certgen"
@@ -104,7 +103,7 @@ def cmd_mutate(args):
 # --- render and prove ---------------------------------------------------------------------------------
 
 def cmd_render(args):
-    from . import certificate, render
+    from . import certificate
     cert = certificate.read(args.cert)
     for path in render_all(cert, args.lean_dir, args.standalone, mutant=args.mutant):
         say(f"wrote {path}")
@@ -171,7 +170,7 @@ def prepare(args, deal=None):
     src = load_source(args.deal, args.board, args.code)
     name = render.module_stem(src.deal, src.source, args)
     cert_path = os.path.join(out_dir, f"{name}.cert")
-    say(f"1/4 explore: the C core enumerates the reachable positions")
+    say("1/4 explore: the C core enumerates the reachable positions")
     verdict, result, cert = build_certificate(args, cert_path)
     if cert is None:
         say(f"nothing to prove: the verdict is {verdict}"
@@ -188,12 +187,13 @@ def prepare(args, deal=None):
     return cert, cert_path, res, render.module_name(cert)
 
 
-def finish(targets, theorems):
-    say("4/4 lean: lake build " + " ".join(targets))
+def finish(targets, theorems, step="4/4",
+           kept="the Python check says valid, the certificate and Lean files are kept"):
+    """The last step of every prove command: lake build, and plain words on what Lean did (or did not)."""
+    say(f"{step} lean: lake build " + " ".join(targets))
     status, words = lean_build(targets)
     if status == 3:
-        print(f"{words}: the Python check says valid, the certificate and Lean files are kept, and NOTHING "
-              f"was checked by Lean.", file=sys.stderr)
+        print(f"{words}: {kept}, and NOTHING was checked by Lean.", file=sys.stderr)
     elif status == 1:
         say(f"{words}: NOT proven")
     else:
@@ -286,16 +286,8 @@ def cmd_prove_win(args):
     say(f"  wrote {os.path.relpath(path, ROOT) if path.startswith(ROOT) else path}")
     target = f"{render.MODULE_PREFIX}.{os.path.splitext(os.path.basename(path))[0]}"
     theorem = f"{target}.{render.theorem_short_name(src.deal, 'winnable')}"
-    say(f"3/3 lean: lake build {target}")
-    status, words = lean_build([target])
-    if status == 3:
-        print(f"{words}: the line is verified in Python and the Lean module is written, but NOTHING was "
-              f"checked by Lean.", file=sys.stderr)
-    elif status == 1:
-        say(f"{words}: NOT proven")
-    else:
-        say(f"proven by Lean: {theorem}")
-    return status
+    return finish([target], [theorem], step="3/3",
+                  kept="the line is verified in Python and the Lean module is written")
 
 
 # --- the parser ---------------------------------------------------------------------------------------
@@ -370,19 +362,4 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        if getattr(args, "func", None) is None:
-            parser.print_help(sys.stderr)
-            return 2
-        return args.func(args)
-    except FreecellError as exc:
-        sys.stdout.flush()
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    return run(build_parser(), argv)

@@ -671,8 +671,12 @@ def _add_rules_args(p):
 
 
 def main(argv=None):
+    return run(build_parser(), argv)
+
+
+def run(parser, argv=None):
+    """Parse and dispatch; every user error becomes one line `error: …` on stderr and exit status 2."""
     from .errors import FreecellError
-    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if getattr(args, "func", None) is None:
@@ -683,13 +687,18 @@ def main(argv=None):
         sys.stdout.flush()
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except OSError:
+                pass
+            return 1
+        sys.stdout.flush()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-        return 1

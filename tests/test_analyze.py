@@ -5,8 +5,6 @@ A♠ 3♥ 6♥ 4♥ Q♠ A♣ Q♣ 6♠, the Q♣ is on top of a column in 8 pos
 """
 import json
 import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +14,8 @@ from solver import analyze as an
 from solver import deals, search
 from solver.cards import parse_card, pretty_name
 
+from helpers import run, assert_one_line_error
+
 ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -24,21 +24,8 @@ FROZEN_BY_COLUMN = [[], ["AS", "3H", "6H"], ["4H", "QS"], ["AC", "QC"], [], ["6S
 QC = parse_card("QC")
 
 
-def run(*args, stdin=None):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
 
 
-def assert_one_line_error(p, message=None):
-    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1, p.stderr
-    assert lines[0].startswith("error: ")
-    if message is not None:
-        assert lines[0] == "error: " + message
-    assert p.stdout == ""
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,8 @@ from solver.cards import parse_card
 from solver.deals import ms_deal
 from solver.errors import FreecellError
 
-DEAL11982_BOARD = """\
-AH 3D KD JC 6C JD KC
-AS 3H 6H 5D 2C 7D 8D
-4H QS 5S 5C TH 8H 2S
-AC QC 4D 8C QH 9C 3S
-2D 8S 9H 9D 6D 2H
-6S 7H JH TD TC QD
-TS AD 9S KH 4S 4C
-JS KS 3C 7C 7S 5H
-"""
+from helpers import DEAL11982_BOARD
+
 
 # Freecell Solver's printout of deal 24 after three moves (AS home, JD and 8H to the free cells), from its
 # own test data (web-fc-solve-tests.js).

@@ -1,6 +1,5 @@
 """The command line, run as a person would: `python -m solver ...` in a subprocess."""
 import json
-import os
 import subprocess
 import sys
 import types
@@ -8,20 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import run, assert_one_line_error, DEAL11982_BOARD
+
 ROOT = Path(__file__).resolve().parent.parent
 HAVE_SEARCH = (ROOT / "solver" / "search.py").exists()
 needs_search = pytest.mark.skipif(not HAVE_SEARCH, reason="solver/search.py (the C core's wrapper) not there yet")
 
-DEAL11982_BOARD = """\
-AH 3D KD JC 6C JD KC
-AS 3H 6H 5D 2C 7D 8D
-4H QS 5S 5C TH 8H 2S
-AC QC 4D 8C QH 9C 3S
-2D 8S 9H 9D 6D 2H
-6S 7H JH TD TC QD
-TS AD 9S KH 4S 4C
-JS KS 3C 7C 7S 5H
-"""
 
 # Seed 003's numbered FreeCell deal 1, laid out in rows of eight.
 SIGGY_N1_BOARD = """\
@@ -36,21 +27,8 @@ AH 5D 3C 9H KD KS
 """
 
 
-def run(*args, stdin=None):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
 
 
-def assert_one_line_error(p, message=None):
-    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1, p.stderr
-    assert lines[0].startswith("error: ")
-    if message is not None:
-        assert lines[0] == "error: " + message
-    assert p.stdout == ""
 
 
 # --- deal ---------------------------------------------------------------------------------------------

@@ -7,13 +7,9 @@ rejected by every check and never printed; positions in progress (the full posit
 11982 is unwinnable, unknown under a small --max-states, winnable with 5 cells; the shipped Lean
 winnability modules replay in Python.
 """
-import io
 import json
-import os
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,24 +19,15 @@ from solver.board import format_position, parse_board
 from solver.cards import card_name, parse_card
 from solver.solve import CELL, HOME, LineError, apply_move, check_line, codes_to_moves, verify_spec
 
+from helpers import run, assert_one_line_error
+
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "lean" / "FreeCell" / "Generated"
 SHIPPED = (1, 617, 1941)
 
 
-def run(*args, stdin=None):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
 
 
-def assert_one_line_error(p, code=2):
-    assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
-    assert p.stdout == ""
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,6 @@ lines pass the fast replay check; here they are checked once more with spec.move
 import csv
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,14 +13,12 @@ import pytest
 from solver import deals, solve, survey
 from solver.errors import FreecellError
 
+from helpers import run
+
 ROOT = Path(__file__).resolve().parent.parent
 KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
 
 
-def run(*args):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, capture_output=True, text=True,
-                          env=env, timeout=300)
 
 
 def test_parse_range():

@@ -5,37 +5,18 @@
 - 11982 counted up to column order with safe autoplay: 61,643 positions (the seed's C++ count).
 - Certificates need the plain spec rules: --out is refused with --canonical / --autoplay safe.
 """
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from helpers import run, run_json, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 CERT_NEEDS_SPEC = "certificates need the plain spec rules (no --canonical/--autoplay)"
 
 
-def run(*args, stdin=None):
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "solver", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120)
 
 
-def run_json(*args):
-    p = run(*args, "--json")
-    assert p.returncode == 0 and p.stderr == "", p.stderr
-    return json.loads(p.stdout)
 
 
-def assert_one_line_error(p, message=None):
-    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-    assert "Traceback" not in p.stderr
-    lines = p.stderr.splitlines()
-    assert len(lines) == 1, p.stderr
-    assert lines[0].startswith("error: ")
-    if message is not None:
-        assert lines[0] == "error: " + message
-    assert p.stdout == ""
 
 
 def test_canonical_safe_autoplay_counts_61643():
