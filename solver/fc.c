@@ -339,7 +339,12 @@ static inline int safe_home(int mode, int x, const fkey_t *k) {
     return 0;
 }
 
-static int autoplay_key(const ctx_t *c, fkey_t *k) {
+/* a move: card | destination << 8 (fc.h) */
+static inline uint16_t mvcode(int x, int dest) { return (uint16_t)(x | (dest << 8)); }
+
+/* Apply the rules' autoplay to k in place. When out is not NULL each card sent home is also written
+   as a move at out[*n] (FC_ERANGE when more than cap would be needed). Returns the cards moved. */
+static int autoplay_moves(const ctx_t *c, fkey_t *k, uint16_t *out, int *n, int cap) {
     int mode = c->autoplay, moved = 0, again = 1;
     if (mode == FC_AUTOPLAY_NONE) return 0;
     while (again) {
@@ -350,6 +355,10 @@ static int autoplay_key(const ctx_t *c, fkey_t *k) {
                 if (!w) break;
                 int x = w_top(c, w);
                 if (!safe_home(mode, x, k)) break;
+                if (out) {
+                    if (*n >= cap) return FC_ERANGE;
+                    out[(*n)++] = mvcode(x, FC_TO_HOME);
+                }
                 k->w[i] = (k->w[i] & HMASK) | w_pop(c, w);
                 k->w[suit(x)] += HOME1;
                 moved++; again = 1;
@@ -358,6 +367,10 @@ static int autoplay_key(const ctx_t *c, fkey_t *k) {
         for (uint64_t m = k->cells; m; m &= m - 1) {
             int x = ctz64(m);
             if (safe_home(mode, x, k)) {
+                if (out) {
+                    if (*n >= cap) return FC_ERANGE;
+                    out[(*n)++] = mvcode(x, FC_TO_HOME);
+                }
                 k->cells &= ~(1ull << x);
                 k->w[suit(x)] += HOME1;
                 moved++; again = 1;
@@ -366,6 +379,8 @@ static int autoplay_key(const ctx_t *c, fkey_t *k) {
     }
     return moved;
 }
+
+static int autoplay_key(const ctx_t *c, fkey_t *k) { return autoplay_moves(c, k, NULL, NULL, 0); }
 
 static void canon_key(fkey_t *k) {
     uint32_t h[4], v[8];
@@ -804,8 +819,6 @@ int fc_version(void) { return 3; }
 static const int DEFAULT_WEIGHTS[FC_NWEIGHTS] = {6, 4, 2, 9, 4, 4, 5, 3, 0, 0, 0, 0};
 static const int ALT_WEIGHTS[FC_NWEIGHTS] = {6, 2, 2, 3, 2, 2, 2, 0, 0, 0, 0, 0};
 
-static inline uint16_t mvcode(int x, int dest) { return (uint16_t)(x | (dest << 8)); }
-
 /* the card at depth t (0 = the top) of the top chain of column word w (t <= chain length) */
 static inline int w_chain_card(const ctx_t *c, uint32_t w, int t) {
     int ch = w_chain(w), head = w_head(c, w);
@@ -935,37 +948,10 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
     return n;
 }
 
-/* autoplay_key, writing each card it sends home as a move (while there is room) */
+/* autoplay_key, writing each card it sends home as a move (while there is room); 0 or FC_ERANGE */
 static int autoplay_rec(const ctx_t *c, fkey_t *k, uint16_t *out, int *n, int cap) {
-    int mode = c->autoplay, again = 1;
-    if (mode == FC_AUTOPLAY_NONE) return 0;
-    while (again) {
-        again = 0;
-        for (int i = 0; i < 8; i++) {
-            for (;;) {
-                uint32_t w = k->w[i] & WMASK;
-                if (!w) break;
-                int x = w_top(c, w);
-                if (!safe_home(mode, x, k)) break;
-                if (*n >= cap) return FC_ERANGE;
-                out[(*n)++] = mvcode(x, FC_TO_HOME);
-                k->w[i] = (k->w[i] & HMASK) | w_pop(c, w);
-                k->w[suit(x)] += HOME1;
-                again = 1;
-            }
-        }
-        for (uint64_t m = k->cells; m; m &= m - 1) {
-            int x = ctz64(m);
-            if (safe_home(mode, x, k)) {
-                if (*n >= cap) return FC_ERANGE;
-                out[(*n)++] = mvcode(x, FC_TO_HOME);
-                k->cells &= ~(1ull << x);
-                k->w[suit(x)] += HOME1;
-                again = 1;
-            }
-        }
-    }
-    return 0;
+    int r = autoplay_moves(c, k, out, n, cap);
+    return r < 0 ? r : 0;
 }
 
 /* every column sorted: ranks never rise toward the top */
