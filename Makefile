@@ -31,7 +31,7 @@ explore: setup
 # explore -> certificate -> Python check -> render Lean -> lake build. Exit 3: Lean not available.
 # RULES=foundation-return and/or CELLS=K state stronger or other theorems.
 CELLS  ?=
-RULEARGS = $(if $(findstring foundation-return,$(RULES)),--foundation-return) $(if $(CELLS),--cells $(CELLS))
+RULEARGS = $(if $(filter-out foundation-return,$(RULES)),$(error error: RULES may only be foundation-return (or empty), got '$(RULES)'))$(if $(filter foundation-return,$(RULES)),--foundation-return) $(if $(CELLS),--cells $(CELLS))
 prove: setup
 	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)
 

@@ -114,9 +114,18 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
     source, rules, start = h.get("source"), h.get("rules"), h.get("start")
     if not isinstance(source, dict) or not isinstance(rules, dict) or not isinstance(start, bytes):
         raise bad("header lacks source, rules or start")
-    if not isinstance(rules.get("cells"), int) or not 0 <= rules["cells"] <= 8 \
+    cells = rules.get("cells")
+    if not isinstance(cells, int) or isinstance(cells, bool) or not 0 <= cells <= 8 \
             or not isinstance(rules.get("foundation_return"), bool):
         raise bad(f"bad rules in header: {rules!r}")
+    kind = source.get("kind")
+    if kind not in ("ms", "code", "board"):
+        raise bad(f"bad source in header: kind {kind!r}")
+    deal = source.get("deal")
+    if kind == "ms" and (not isinstance(deal, int) or isinstance(deal, bool) or not 1 <= deal <= 2**31 - 1):
+        raise bad(f"bad source in header: deal {deal!r} (a deal number is 1..2147483647)")
+    if not isinstance(h.get("info") or {}, dict):
+        raise bad("bad info in header (not a map)")
     try:
         packed.unpack(start)
     except FreecellError as e:

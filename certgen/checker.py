@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from solver import packed, spec
+from solver.errors import FreecellError
 
 from .certificate import Certificate
 
@@ -35,13 +36,17 @@ def rules_of(cert: Certificate) -> spec.Rules:
     return spec.Rules(cells=cert.rules["cells"], foundation_return=cert.rules["foundation_return"])
 
 
+class StartMismatch(FreecellError, ValueError):
+    """The header's start position is not the deal it names (check: invalid; mutate, render: exit 2)."""
+
+
 def start_of(cert: Certificate) -> spec.State:
     """The start position, regenerated from the deal number when there is one (not taken on trust)."""
     header_start = spec.from_position(packed.unpack(cert.start))
     if cert.source.get("kind") == "ms":
         s0 = spec.ms_deal(int(cert.source["deal"]))
         if s0 != header_start:
-            raise ValueError(f"the header's start position is not msDeal {cert.source['deal']}")
+            raise StartMismatch(f"the header's start position is not msDeal {cert.source['deal']}")
         return s0
     return header_start
 

@@ -26,12 +26,14 @@ def _progress(args):
 
 # --- build --------------------------------------------------------------------------------------------
 
-def build_certificate(args, out_path, quiet=False):
+def build_certificate(args, out_path, quiet=False, src=None):
     """Explore (C core), then write the certificate when the verdict is unwinnable. Returns (verdict,
-    result, certificate or None)."""
+    result, certificate or None). ``src``: the start position when the caller has already read it (a
+    board on stdin can be read only once)."""
     from solver import search
     from . import certificate
-    src = load_source(args.deal, args.board, args.code)
+    if src is None:
+        src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
     rules = {"cells": cells, "foundation_return": bool(args.foundation_return)}
     max_states = _max_states_arg(args.max_states) if getattr(args, "max_states", None) else EXPLORE_MAX_STATES
@@ -82,7 +84,9 @@ def cmd_info(args):
         import json
         say(json.dumps(obj))
     else:
-        say(f"{cert.label()}: {cert.states:,} states, rules {cert.rules}, {obj['bytes']:,} bytes "
+        from solver.cli import _rules_words
+        rules = _rules_words(cert.rules).strip(" ()") or "standard rules"
+        say(f"{cert.label()}: {cert.states:,} states, {rules}, {obj['bytes']:,} bytes "
             f"({obj['bytes_per_state']} bytes/state)")
     return 0
 
@@ -105,6 +109,9 @@ def cmd_mutate(args):
 def cmd_render(args):
     from . import certificate
     cert = certificate.read(args.cert)
+    if args.mutant and not (cert.info or {}).get("mutation"):
+        raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
+                            f"a check that expects the certificate to be refused")
     for path in render_all(cert, args.lean_dir, args.standalone, mutant=args.mutant):
         say(f"wrote {path}")
     return 0
@@ -171,7 +178,7 @@ def prepare(args, deal=None):
     name = render.module_stem(src.deal, src.source, args)
     cert_path = os.path.join(out_dir, f"{name}.cert")
     say("1/4 explore: the C core enumerates the reachable positions")
-    verdict, result, cert = build_certificate(args, cert_path)
+    verdict, result, cert = build_certificate(args, cert_path, src=src)
     if cert is None:
         say(f"nothing to prove: the verdict is {verdict}"
             + (" (try `make prove-win`)" if verdict == "winnable" else ""))
@@ -292,45 +299,50 @@ def cmd_prove_win(args):
 
 # --- the parser ---------------------------------------------------------------------------------------
 
-def _add_rules(p):
-    p.add_argument("--cells", metavar="K", help="number of free cells, 0..8 (default 4)")
-    p.add_argument("--foundation-return", action="store_true",
-                   help="allow a foundation's top card back onto a column")
+def _add_rules(p, rules=True):
+    if rules:
+        p.add_argument("--cells", metavar="K", help="number of free cells, 0..8 (default 4)")
+        p.add_argument("--foundation-return", action="store_true",
+                       help="allow a foundation's top card back onto a column")
     p.add_argument("--max-states", metavar="K", help="stop the search after K positions (verdict unknown)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def build_parser():
-    p = _Parser(prog=PROG, description="Certificates of unwinnability: build, check, mutate, render, prove.")
+    p = _Parser(prog=PROG, description="Certificates of unwinnability: build, check, mutate, render, prove. "
+                "Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer "
+                "(check: invalid; prove: not unwinnable, or the check or `lake build` failed), 2 bad input "
+                "(one line `error: ...`), 3 (prove) Lean is not available: nothing was checked by Lean.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     b = sub.add_parser("build", help="explore and write a certificate")
     _add_source_args(b, positional=False)
     _add_rules(b)
-    b.add_argument("--out", metavar="CERT", required=True)
+    b.add_argument("--out", metavar="CERT", required=True,
+                   help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
     b.set_defaults(func=cmd_build)
 
     c = sub.add_parser("check", help="check a certificate with the Python transliteration of the spec")
-    c.add_argument("cert", metavar="CERT")
-    c.add_argument("--json", action="store_true")
-    c.add_argument("--no-progress", action="store_true")
+    c.add_argument("cert", metavar="CERT", help="the certificate file")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    c.add_argument("--no-progress", action="store_true", help="no progress bar")
     c.set_defaults(func=cmd_check)
 
     i = sub.add_parser("info", help="what a certificate holds")
-    i.add_argument("cert", metavar="CERT")
-    i.add_argument("--json", action="store_true")
+    i.add_argument("cert", metavar="CERT", help="the certificate file")
+    i.add_argument("--json", action="store_true", help="print one JSON object")
     i.set_defaults(func=cmd_info)
 
     m = sub.add_parser("mutate", help="delete states from (or add a won state to) a certificate")
-    m.add_argument("cert", metavar="CERT")
+    m.add_argument("cert", metavar="CERT", help="the certificate to start from")
     m.add_argument("--delete", metavar="KIND", help="deal | first-successor | last-successor | random:K")
     m.add_argument("--add-won", action="store_true", help="add the won position")
     m.add_argument("--seed", type=int, default=0, help="random seed for random:K (default 0)")
-    m.add_argument("--out", metavar="CERT2", required=True)
+    m.add_argument("--out", metavar="CERT2", required=True, help="where to write the mutant")
     m.set_defaults(func=cmd_mutate)
 
     r = sub.add_parser("render", help="render the Lean module (and a standalone file) for a certificate")
-    r.add_argument("cert", metavar="CERT")
+    r.add_argument("cert", metavar="CERT", help="the certificate file")
     r.add_argument("--lean-dir", default=LEAN_DIR, help="where generated modules go (default %(default)s)")
     r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
     r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
@@ -343,12 +355,16 @@ def build_parser():
     v.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
     v.set_defaults(func=cmd_prove)
 
-    k = sub.add_parser("prove-known", help="prove every known unsolvable deal of 1..1,000,000")
-    _add_rules(k)
+    k = sub.add_parser("prove-known", help="prove every known unsolvable deal of 1..1,000,000",
+                       description="The eight deals of 1..1,000,000 known to be unsolvable, under the standard "
+                                   "rules (4 free cells, no foundation returns; `prove` takes other rules): "
+                                   "certificates, Python checks, Lean modules, the table docs/KNOWN.md, then "
+                                   "one `lake build`.")
+    _add_rules(k, rules=False)
     k.add_argument("--out-dir", default=os.path.join(ROOT, "out"), help="certificates and standalone files")
     k.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
     k.add_argument("--table", default=os.path.join(ROOT, "docs", "KNOWN.md"), help="the table to write")
-    k.set_defaults(func=cmd_prove_known, deal=None, board=None, code=None)
+    k.set_defaults(func=cmd_prove_known, deal=None, board=None, code=None, cells=None, foundation_return=False)
 
     a = sub.add_parser("audit", help="#print axioms for every generated theorem (needs Lean)")
     a.set_defaults(func=cmd_audit)

@@ -71,14 +71,23 @@ def words(c, names):
     return ", ".join(f"{c[k]:,} {names[k]}" for k in ("winnable", "unwinnable", "unknown"))
 
 
+class _Parser(argparse.ArgumentParser):
+    """One-line errors, as the project's commands give them: `error: ...`, exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see 'scripts/compare_fcsolve.py --help')\n")
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = _Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
     p.add_argument("--jobs", type=int, default=1, help="our survey's processes (default 1)")
     args = p.parse_args(argv)
     if not 1 <= args.first <= args.last:
         p.error("need 1 <= A <= B")
+    if not 1 <= args.jobs <= 256:
+        p.error("--jobs must be from 1 to 256")
     exe = shutil.which(FCS)
     if exe is None:
         print(f"Freecell Solver is not installed ({FCS} is not on PATH; Debian: apt-get install "

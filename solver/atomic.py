@@ -7,6 +7,14 @@ import tempfile
 
 def write_atomic(path: str, data) -> str:
     """Write `data` (bytes, or str as UTF-8) to `path` atomically; return `path`."""
+    try:
+        return _write_atomic(path, data)
+    except OSError as exc:
+        # Name the file the user asked for, not the temporary one (`--out DIR` fails at the rename).
+        raise OSError(exc.errno, exc.strerror or str(exc), path) from None
+
+
+def _write_atomic(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)

@@ -21,7 +21,7 @@ of each suit), in a free cell (at most 8), or in a column.
 Every problem is reported as one :class:`FreecellError` line starting with ``board:``.
 """
 
-from .cards import SUITS, card, card_name, parse_card, parse_rank, rank_name
+from .cards import SUITS, card, card_name, parse_card, parse_rank, rank_name, shown
 from .errors import FreecellError
 
 NCOLS = 8
@@ -43,7 +43,7 @@ def _card(token, lineno):
     try:
         return parse_card(token)
     except FreecellError:
-        raise FreecellError(f"board: line {lineno}: {token!r} is not a card "
+        raise FreecellError(f"board: line {lineno}: {shown(token)} is not a card "
                             f"(expected a rank A 2-9 T J Q K and a suit C D H S, e.g. TS)") from None
 
 
@@ -54,14 +54,14 @@ def _parse_foundations(rest, lineno):
         s, dash, r = tok.partition("-")
         su = SUITS.find(s.upper()) if len(s) == 1 else -1
         if not dash or su < 0:
-            raise FreecellError(f"board: line {lineno}: bad foundation {tok!r} (expected e.g. H-0, C-2, D-A)")
+            raise FreecellError(f"board: line {lineno}: bad foundation {shown(tok)} (expected e.g. H-0, C-2, D-A)")
         if su in seen:
             raise FreecellError(f"board: line {lineno}: foundation {SUITS[su]} given twice")
         seen.add(su)
         try:
             home[su] = parse_rank(r)
         except FreecellError:
-            raise FreecellError(f"board: line {lineno}: bad foundation {tok!r} "
+            raise FreecellError(f"board: line {lineno}: bad foundation {shown(tok)} "
                                 f"(rank must be 0, A, 2-9, T, J, Q or K)") from None
     return tuple(home)
 

@@ -23,6 +23,13 @@ for _i, _sym in enumerate(SUIT_SYMBOLS):
 del _i, _sym
 
 
+def shown(text, limit=24):
+    """``repr`` of a piece of input for an error message, cut to about ``limit`` characters (a board file
+    of one huge line must not become a huge error line)."""
+    r = repr(text)
+    return r if len(r) <= limit else r[:limit - 4] + "...'"
+
+
 def card(rank, suit):
     """The card index of ``rank`` (1..13) and ``suit`` (0..3)."""
     return (rank - 1) * 4 + suit
@@ -65,12 +72,12 @@ def parse_card(text):
         raise FreecellError(f"not a card: {text!r}")
     s = text.strip().upper()
     if len(s) < 2:
-        raise FreecellError(f"not a card: {text.strip()!r}")
+        raise FreecellError(f"not a card: {shown(text.strip())}")
     r_txt, s_txt = s[:-1], s[-1]
     r = _RANK_OF.get(r_txt)
     su = _SUIT_OF.get(s_txt)
     if r is None or su is None:
-        raise FreecellError(f"not a card: {text.strip()!r} (expected a rank A 2-9 T J Q K and a suit C D H S, e.g. TS)")
+        raise FreecellError(f"not a card: {shown(text.strip())} (expected a rank A 2-9 T J Q K and a suit C D H S, e.g. TS)")
     return card(r, su)
 
 

@@ -117,7 +117,7 @@ def _resolve_cells(args, src):
         cells = src.cells if src.cells is not None else 4
     used = len(src.position[1])
     if used > cells:
-        _fail(f"the position has {used} cards in the free cells but the rules have {cells} "
+        _fail(f"the position has {_plural(used, 'card')} in the free cells but the rules have {cells} "
               f"(use --cells {used} or more)")
     return cells
 
@@ -148,7 +148,9 @@ def _plural(n, word):
 # --- deal ---------------------------------------------------------------------------------------------
 
 def cmd_deal(args):
-    src = load_source(args.number, args.board, args.code)
+    if args.deal is not None and args.number is not None:
+        _fail("give the deal number once: N or --deal N")
+    src = load_source(args.number if args.deal is None else args.deal, args.board, args.code)
     from .board import format_position
     pos = src.position
     if args.json:
@@ -473,7 +475,8 @@ def cmd_solve(args):
         try:
             lean_path = solvemod.render_lean(r, deal=src.deal, label=label, lean_dir=args.lean_dir)
         except OSError as exc:
-            _fail(f"cannot write the Lean module: {exc.strerror or exc}")
+            where = f" {exc.filename}" if exc.filename else ""
+            _fail(f"cannot write the Lean module{where}: {exc.strerror or exc}")
     if args.json:
         obj = {"deal": src.deal, "source": src.source, "rules": rules_dict, "verdict": r.verdict,
                "length": r.length, "states": int(r.states), "seconds": round(float(r.seconds), 6),
@@ -573,6 +576,7 @@ def build_parser():
                        description="Print a deal (or a board / position) in Freecell Solver's format: "
                                    "one line per column, bottom card first.")
     _add_source_args(d, positional=True)
+    d.add_argument("--deal", metavar="N", help=argparse.SUPPRESS)  # as the other commands take it
     d.add_argument("--json", action="store_true", help="print one JSON object instead")
     d.set_defaults(func=cmd_deal)
 
@@ -700,5 +704,11 @@ def run(parser, argv=None):
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
+        sys.stdout.flush()
+        print("error: out of memory: stopped before an answer, so nothing is claimed (a search: try a "
+              "smaller --max-states)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130

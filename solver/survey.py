@@ -10,7 +10,6 @@ is replaced here by ``check_line`` to keep the check cheap; ``--strict`` restore
 CSV columns: deal, verdict, states (positions stored by the searches), length (single-card moves of the
 line, empty unless winnable), seconds (wall time of that deal, solving and checking).
 """
-import os
 import sys
 import time
 
@@ -100,17 +99,16 @@ class Survey:
         return line
 
     def write_csv(self, path):
+        """Written atomically (solver.atomic): no half-written CSV and no temporary left behind."""
         import csv
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
-        tmp = path + ".tmp"
-        with open(tmp, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(CSV_HEADER)
-            for deal, verdict, states, length, sec in self.rows:
-                w.writerow((deal, verdict, states, "" if length is None else length, f"{sec:.6f}"))
-        os.replace(tmp, path)
-        return path
+        import io
+        from .atomic import write_atomic
+        buf = io.StringIO(newline="")
+        w = csv.writer(buf)
+        w.writerow(CSV_HEADER)
+        for deal, verdict, states, length, sec in self.rows:
+            w.writerow((deal, verdict, states, "" if length is None else length, f"{sec:.6f}"))
+        return write_atomic(path, buf.getvalue())
 
 
 def survey(first, last, jobs=1, cells=4, foundation_return=False, max_states=None, progress=False,

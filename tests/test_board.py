@@ -160,6 +160,17 @@ def test_bad_tokens():
     assert _bad(DEAL11982_BOARD.replace("TS", "1S")).startswith("board: line 7: '1S' is not a card")
 
 
+def test_a_huge_bad_token_gives_a_short_line():
+    # A file of one 100 MB line (e.g. zeros) was echoed whole into the one-line error.
+    msg = _bad("Z" * 100_000 + "\n")
+    assert msg == ("board: line 1: 'ZZZZZZZZZZZZZZZZZZZ...' is not a card "
+                   "(expected a rank A 2-9 T J Q K and a suit C D H S, e.g. TS)")
+    assert len(_bad("Foundations: H-" + "9" * 100_000 + "\n" + DEAL11982_BOARD)) < 200
+    with pytest.raises(FreecellError) as ei:
+        parse_card("Q" * 100_000)
+    assert len(str(ei.value)) < 200
+
+
 def test_bad_foundations():
     cols = "".join(": " + line + "\n" for line in DEAL11982_BOARD.splitlines())
     assert _bad("Foundations: X-0\n" + cols) == ("board: line 1: bad foundation 'X-0' "

@@ -185,3 +185,117 @@ def test_mutate_and_check_commands(tmp_path, small_certs):
     proc = run("-m", "certgen", "mutate", str(good), "--delete", "nonsense", "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and proc.stderr.startswith("error: unknown mutation 'nonsense'")
     assert not (tmp_path / "x").exists()
+
+
+# -- QA regressions: headers, write errors, stdin, mutants ---------------------------------------------
+
+def _one_line_error(proc, code=2):
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: "), proc.stderr
+    return proc.stderr
+
+
+def _with_header(good: bytes, source=None, rules=None, info=None):
+    top = msgpack.unpackb(good, raw=False)
+    h = top["header"]
+    if source is not None:
+        h["source"] = source
+    if rules is not None:
+        h["rules"] = rules
+    if info is not None:
+        h["info"] = info
+    return msgpack.packb(top, use_bin_type=True)
+
+
+@pytest.mark.parametrize("field,value,expected", [
+    ("source", {"kind": "ms"}, "deal None"),                  # was a KeyError traceback
+    ("source", {"kind": "ms", "deal": "abc"}, "deal 'abc'"),  # was "invalid: invalid literal for int()"
+    ("source", {"kind": "ms", "deal": 0}, "deal 0"),
+    ("source", {"kind": "elsewhere"}, "kind 'elsewhere'"),
+    ("rules", {"cells": True, "foundation_return": False}, "bad rules"),  # True was read as 1 free cell
+    ("info", [1, 2], "bad info"),                             # was a TypeError traceback in mutate
+])
+def test_bad_header_fields_are_refused_with_one_line(tmp_path, small_certs, field, value, expected):
+    path = tmp_path / "bad.cert"
+    path.write_bytes(_with_header(certificate.encode(small_certs[-1]), **{field: value}))
+    with pytest.raises(FreecellError, match=expected):
+        certificate.read(str(path))
+    for args in (["check"], ["info"], ["mutate", "--delete", "deal", "--out", str(tmp_path / "m.cert")],
+                 ["render", "--lean-dir", str(tmp_path / "lean")]):
+        proc = run("-m", "certgen", args[0], str(path), *args[1:])
+        assert expected in _one_line_error(proc)
+
+
+def test_a_start_that_is_not_the_deal_is_one_line_for_mutate_and_render(tmp_path, small_certs):
+    # A certificate whose header names another deal: check says invalid (exit 1); mutate and render, which
+    # need the start position, refuse it in one line (they raised a ValueError traceback).
+    path = tmp_path / "other.cert"
+    path.write_bytes(_with_header(certificate.encode(small_certs[-1]), source={"kind": "ms", "deal": 1}))
+    proc = run("-m", "certgen", "check", str(path))
+    assert proc.returncode == 1 and proc.stdout.startswith("invalid: the header's start position is not msDeal 1")
+    for args in (["mutate", "--delete", "deal", "--out", str(tmp_path / "m.cert")],
+                 ["mutate", "--delete", "first-successor", "--out", str(tmp_path / "m.cert")],
+                 ["render", "--lean-dir", str(tmp_path / "lean")]):
+        proc = run("-m", "certgen", args[0], str(path), *args[1:])
+        assert "is not msDeal 1" in _one_line_error(proc)
+    assert not (tmp_path / "m.cert").exists() and not (tmp_path / "lean").exists()
+
+
+def test_write_errors_name_the_output_not_the_temporary(tmp_path):
+    # `--out DIR` fails at the rename; the message named the temporary file (/tmp/.tmp-xxxx).
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    proc = run("-m", "certgen", "build", "--deal", "1", "--cells", "0", "--out", str(folder))
+    err = _one_line_error(proc)
+    assert err == f"error: {folder}: Is a directory\n"
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp")]  # no temporary left behind
+
+
+def test_render_mutant_needs_a_mutant(tmp_path, small_certs):
+    good = tmp_path / "good.cert"
+    certificate.write(str(good), small_certs[-1])
+    proc = run("-m", "certgen", "render", str(good), "--mutant", "--lean-dir", str(tmp_path / "lean"))
+    assert "is not a mutant" in _one_line_error(proc)
+    assert not (tmp_path / "lean").exists()
+
+
+def test_info_speaks_plain_words(tmp_path, small_certs):
+    good = tmp_path / "good.cert"
+    certificate.write(str(good), small_certs[0])
+    proc = run("-m", "certgen", "info", str(good))
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("deal 11982: 585 states, 2 free cells, ") and "{" not in proc.stdout
+
+
+def test_prove_reads_a_board_on_stdin_once(tmp_path):
+    # prove read --board - twice (module name, then explore): the second read was empty ("empty input").
+    board = deals.position_from_order(deals.deal_order(1))
+    from solver.board import format_position
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path), PATH=os.path.dirname(sys.executable))
+    proc = run("-m", "certgen", "prove", "--board", "-", "--cells", "0", "--out-dir", str(tmp_path / "out"),
+               "--lean-dir", str(tmp_path / "lean"), input=format_position(board), env=env)
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # 3: Lean is not available
+    assert "valid: 1 states" in proc.stdout
+    assert sorted(os.listdir(tmp_path / "out")) == ["BoardPositionCells0.cert", "BoardPositionCells0.lean"]
+
+
+def test_prove_known_takes_no_rules(tmp_path):
+    # It writes docs/KNOWN.md, whose text says standard rules: --foundation-return made it lie. (Every
+    # output goes to tmp_path and the limit is tiny, so a regression cannot touch the checkout.)
+    for flag in (["--foundation-return"], ["--cells", "5"]):
+        proc = run("-m", "certgen", "prove-known", *flag, "--max-states", "1", "--out-dir", str(tmp_path / "o"),
+                   "--lean-dir", str(tmp_path / "l"), "--table", str(tmp_path / "K.md"),
+                   env=dict(os.environ, LEAN_BOOTSTRAP="0"))
+        assert "unrecognized arguments" in _one_line_error(proc)
+    assert not (tmp_path / "K.md").exists()
+
+
+def test_every_certgen_option_has_help():
+    from certgen.cli import build_parser
+    p = build_parser()
+    sub = next(a for a in p._actions if a.choices and "check" in a.choices)
+    for name, sp in sub.choices.items():
+        for a in sp._actions:
+            if a.dest != "help":
+                assert a.help, (name, a.dest)

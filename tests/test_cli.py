@@ -347,3 +347,52 @@ def test_cli_imports_stay_cheap():
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == ""
+
+
+# --- QA regressions --------------------------------------------------------------------------------------
+
+def test_deal_takes_deal_flag_too():
+    # The README says every command takes --deal N; `deal --deal 5` was "unrecognized arguments".
+    p = run("deal", "--deal", "5")
+    assert p.returncode == 0 and p.stdout == run("deal", "5").stdout
+    assert_one_line_error(run("deal", "5", "--deal", "6"), "give the deal number once: N or --deal N")
+
+
+def test_one_free_cell_card_is_singular():
+    text = "Freecells: 4C\n" + DEAL11982_BOARD.replace(" 4C\n", "\n")
+    assert_one_line_error(run("explore", "--board", "-", "--cells", "0", stdin=text),
+                          "the position has 1 card in the free cells but the rules have 0 "
+                          "(use --cells 1 or more)")
+
+
+def test_out_of_memory_is_one_line(capsys):
+    # The C core reports ENOMEM as MemoryError; it printed a traceback.
+    from solver.cli import _Parser, run as cli_run
+
+    def boom(args):
+        raise MemoryError("search stopped: out of memory")
+    p = _Parser(prog="x")
+    p.set_defaults(func=boom)
+    assert cli_run(p, []) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: out of memory") and "nothing is claimed" in err
+
+
+def test_solve_lean_write_error_names_the_path(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    line = assert_one_line_error(run("solve", "--deal", "1", "--lean", "--lean-dir", str(f / "sub")))
+    assert str(f / "sub") in line
+
+
+def test_make_refuses_unknown_rules():
+    # `make prove RULES=bogus` proved the standard rules without a word.
+    import shutil
+    if shutil.which("make") is None:
+        pytest.skip("make is not on PATH")
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run(["make", "-n", "prove", "RULES=bogus"], cwd=root, capture_output=True, text=True)
+    assert p.returncode == 2 and "RULES may only be foundation-return" in p.stderr
+    p = subprocess.run(["make", "-n", "prove", "RULES=foundation-return"], cwd=root, capture_output=True,
+                       text=True)
+    assert p.returncode == 0 and "--foundation-return" in p.stdout

@@ -6,6 +6,7 @@ lines pass the fast replay check; here they are checked once more with spec.move
 import csv
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,22 @@ def test_survey_1_32000():
     assert s.counts == {"winnable": 31999, "unwinnable": 1, "unknown": 0}
     assert s.deals_with("unwinnable") == [11982]
     assert max(s.lengths()) <= 250
+
+
+def test_cli_out_errors_leave_nothing_behind(tmp_path):
+    # --out DIR left DIR.tmp behind (the CSV was written to path + ".tmp", then renamed).
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    p = run("survey", "1-2", "--out", str(folder))
+    assert p.returncode == 2 and p.stderr == f"error: cannot write {folder}: Is a directory\n"
+    assert sorted(os.listdir(tmp_path)) == ["adir"] and os.listdir(folder) == []
+
+
+def test_compare_bad_arguments_are_one_line(capsys):
+    mod = _compare_module()
+    for argv in (["abc", "1"], ["5", "1"], ["1", "2", "--jobs", "0"]):
+        with pytest.raises(SystemExit) as ei:
+            mod.main(argv)
+        assert ei.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("error: "), err
