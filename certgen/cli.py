@@ -194,11 +194,15 @@ def prepare(args, deal=None):
     return cert, cert_path, res, render.module_name(cert)
 
 
-def finish(targets, theorems, step="4/4",
+def finish(targets, theorems, lean_dir, step="4/4",
            kept="the Python check says valid, the certificate and Lean files are kept"):
     """The last step of every prove command: lake build, and plain words on what Lean did (or did not)."""
     say(f"{step} lean: lake build " + " ".join(targets))
-    status, words = lean_build(targets)
+    if os.path.abspath(lean_dir) != LEAN_DIR:
+        status, words = 3, (f"the modules were written to {lean_dir}, outside the library's folder "
+                            f"{os.path.relpath(LEAN_DIR, ROOT)}, so lake build was not run")
+    else:
+        status, words = lean_build(targets)
     if status == 3:
         print(f"{words}: {kept}, and NOTHING was checked by Lean.", file=sys.stderr)
     elif status == 1:
@@ -214,7 +218,7 @@ def cmd_prove(args):
     cert, _, res, module = prepare(args)
     if module is None:
         return 1
-    return finish([module], [render.theorem_name(cert)])
+    return finish([module], [render.theorem_name(cert)], args.lean_dir)
 
 
 KNOWN = (11982, 146692, 186216, 455889, 495505, 512118, 517776, 781948)
@@ -238,7 +242,7 @@ def cmd_prove_known(args):
         theorems.append(render.theorem_name(cert))
     known.write_table(rows, args.table)
     say(f"wrote {os.path.relpath(args.table, ROOT) if args.table.startswith(ROOT) else args.table}")
-    return finish(targets, theorems)
+    return finish(targets, theorems, args.lean_dir)
 
 
 def cmd_audit(args):
@@ -293,7 +297,7 @@ def cmd_prove_win(args):
     say(f"  wrote {os.path.relpath(path, ROOT) if path.startswith(ROOT) else path}")
     target = f"{render.MODULE_PREFIX}.{os.path.splitext(os.path.basename(path))[0]}"
     theorem = f"{target}.{render.theorem_short_name(src.deal, 'winnable')}"
-    return finish([target], [theorem], step="3/3",
+    return finish([target], [theorem], args.lean_dir, step="3/3",
                   kept="the line is verified in Python and the Lean module is written")
 
 

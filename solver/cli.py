@@ -202,7 +202,7 @@ def _rules_words(rules_dict):
     return f" ({', '.join(words)})" if words else ""
 
 
-def explore_summary(label, verdict, result, rules_dict, max_states=None):
+def explore_summary(label, verdict, result, rules_dict, max_states=None, line_length=None):
     """The one-line plain-text report of an exploration."""
     cards = _plural(result.max_home, "card")
     rules = _rules_words(rules_dict)
@@ -211,8 +211,10 @@ def explore_summary(label, verdict, result, rules_dict, max_states=None):
         return (f"{label}{rules}: unwinnable \u2014 all {result.states:,} reachable positions enumerated, "
                 f"at most {cards} ever {reach} the foundations")
     if verdict == "winnable":
+        line = (f"; a line of {_plural(line_length, 'single-card move')} to a won position replays under the spec rules"
+                if line_length is not None else "")
         return (f"{label}{rules}: winnable \u2014 a won position was reached "
-                f"({_plural(result.states, 'position')} visited)")
+                f"({_plural(result.states, 'position')} visited){line}")
     limit = f" (the --max-states {max_states:,} limit)" if max_states else ""
     return (f"{label}{rules}: unknown \u2014 stopped after {_plural(result.states, 'position')}{limit}; "
             f"at most {cards} reached the foundations so far")
@@ -276,6 +278,14 @@ def cmd_explore(args):
     progress = (not args.json and not args.no_progress and sys.stderr.isatty())
     result = search.explore(src.position, rules, max_states=max_states, progress=progress)
     verdict = verdict_of(result)
+    line_length = None
+    if verdict == "winnable":
+        counting = bool(rules_dict.get("canonical")) or rules_dict.get("autoplay", "none") != "none"
+        line_length = verified_win(src.position, result, rules_dict, counting)
+        if line_length is None:
+            print("note: a won position was reached, but no line to it replays under the spec rules: "
+                  "nothing is claimed", file=sys.stderr)
+            verdict = "unknown"
     cert = None
     if args.out is not None:
         header = {"deal": src.deal, "source": src.source, "rules": rules_dict,
@@ -294,12 +304,38 @@ def cmd_explore(args):
             "seconds": round(float(result.seconds), 6),
             "max_states": max_states,
         }
+        if line_length is not None:
+            obj["line_length"] = line_length
         if args.out is not None:
             obj["certificate"] = cert
         _write(_json_dump(obj))
     else:
-        _write(explore_summary(src.label, verdict, result, rules_dict, max_states) + "\n")
+        _write(explore_summary(src.label, verdict, result, rules_dict, max_states, line_length) + "\n")
     return 0
+
+
+def verified_win(start, result, rules_dict, counting=False):
+    """'winnable' needs a line of single-card moves that replays to a won position under the spec rules
+    (solver/spec.py), not the C core's word. In the spec mode, the search's own line to its first won
+    position is replayed step by step (each position one of `spec.moves` of the one before); in a
+    counting mode (its steps include automatic moves and reordered columns) `solve` finds a line and
+    verifies it. Returns the verified line's length, or None."""
+    from . import spec
+    if counting:
+        from . import solve
+        r = solve.solve(start, cells=rules_dict["cells"], foundation_return=rules_dict["foundation_return"])
+        return r.length if r.verdict == "winnable" else None
+    rules = spec.Rules(cells=rules_dict["cells"], foundation_return=rules_dict["foundation_return"])
+    line = result.winning_line()
+    if not line or spec.from_position(line[0]) != spec.from_position(start):
+        return None
+    s = spec.from_position(line[0])
+    for pos in line[1:]:
+        t = spec.from_position(pos)
+        if t not in spec.moves(rules, s):
+            return None
+        s = t
+    return len(line) - 1 if spec.won(s) else None
 
 
 # --- analyze ------------------------------------------------------------------------------------------
@@ -401,6 +437,14 @@ def cmd_analyze(args):
     rules, rules_dict = _rules_of(args, search, cells)
     progress = (not args.json and not args.no_progress and sys.stderr.isatty())
     a = analyze(src.position, rules, exposed=exposed, max_states=max_states, progress=progress)
+    if a.won:
+        # 'winnable' needs a line that replays to a won position under the spec rules, not the core's word
+        from . import solve
+        r = solve.solve(src.position, cells=rules_dict["cells"], foundation_return=rules_dict["foundation_return"])
+        if r.verdict != "winnable":
+            print("error: a won position was reached, but no line to a won position replays under the spec "
+                  "rules: nothing is claimed", file=sys.stderr)
+            return 1
     svg_path = None
     if args.svg is not None:
         from . import svg

@@ -16,6 +16,7 @@ import time
 from .errors import FreecellError
 
 CSV_HEADER = ("deal", "verdict", "states", "length", "seconds")
+MAX_RANGE = 10_000_000
 
 
 def parse_range(text):
@@ -31,6 +32,9 @@ def parse_range(text):
     a, b = int(a), int(b)
     if not 1 <= a <= b <= MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {MAX_DEAL}, got {text!r}")
+    if b - a + 1 > MAX_RANGE:
+        raise FreecellError(f"at most {MAX_RANGE:,} deals in one survey (its rows are kept in memory); "
+                            f"split {text!r} into smaller ranges")
     return a, b
 
 

@@ -156,8 +156,12 @@ def test_explore_bad_inputs():
 # --- explore with a stand-in search (the CLI's own logic, independent of the C core) -------------------
 
 class FakeResult:
-    def __init__(self, states, max_home, won, complete, seconds=0.25):
+    def __init__(self, states, max_home, won, complete, seconds=0.25, line=None):
         self.states, self.max_home, self.won, self.complete, self.seconds = states, max_home, won, complete, seconds
+        self.line = line
+
+    def winning_line(self):
+        return self.line
 
 
 def _fake_search(monkeypatch, result, calls):
@@ -213,19 +217,29 @@ def test_explore_winnable_and_unknown(monkeypatch, capsys):
     assert out == ("deal 1: unknown \u2014 stopped after 1,000 positions (the --max-states 1,000 limit); "
                    "at most 7 cards reached the foundations so far\n")
 
+    # A won position the core reports is not enough: its line must replay under the spec rules.
+    from solver.deals import ms_deal
+    start = ms_deal(11982)
     calls.clear()
-    _fake_search(monkeypatch, FakeResult(5000, 52, True, False), calls)
-    rc, out, _ = _main(["explore", "--code", "SOL1-freecell-cells=5-C11982", "--json"], capsys)
+    _fake_search(monkeypatch, FakeResult(5000, 52, True, False, line=[start, start]), calls)
+    rc, out, err = _main(["explore", "--code", "SOL1-freecell-cells=5-C11982", "--json"], capsys)
     obj = json.loads(out)
-    assert obj["verdict"] == "winnable" and obj["deal"] == 11982
+    assert obj["verdict"] == "unknown" and obj["deal"] == 11982 and "line_length" not in obj
+    assert err.startswith("note: a won position was reached, but no line to it replays")
     assert obj["source"] == "SOL1-freecell-cells=5-C11982" and obj["rules"]["cells"] == 5
     assert calls[-1][1] == 5
-    # won wins even when the search also says complete
-    _fake_search(monkeypatch, FakeResult(5000, 52, True, True), calls)
-    rc, out, _ = _main(["explore", "--deal", "11982", "--cells", "5", "--foundation-return"], capsys)
-    assert out == ("deal 11982 (5 free cells, foundation returns allowed): winnable \u2014 a won position "
-                   "was reached (5,000 positions visited)\n")
+    _fake_search(monkeypatch, FakeResult(5000, 52, True, True, line=None), calls)
+    rc, out, err = _main(["explore", "--deal", "11982", "--cells", "5", "--foundation-return"], capsys)
+    assert out.startswith("deal 11982 (5 free cells, foundation returns allowed): unknown")
     assert calls[-1][1:3] == (5, True)
+
+
+def test_explore_winnable_comes_with_a_replayed_line():
+    p = run("explore", "--deal", "1", "--json")
+    obj = json.loads(p.stdout)
+    assert p.returncode == 0 and obj["verdict"] == "winnable" and obj["line_length"] > 52
+    p = run("explore", "--deal", "1")
+    assert "single-card moves to a won position replays under the spec rules" in p.stdout
 
 
 def test_explore_progress_only_on_a_terminal(monkeypatch, capsys):

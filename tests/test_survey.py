@@ -153,3 +153,9 @@ def test_compare_bad_arguments_are_one_line(capsys):
         assert ei.value.code == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("error: "), err
+
+
+def test_a_range_too_large_to_hold_is_refused():
+    assert survey.parse_range("1-10000000") == (1, 10_000_000)
+    with pytest.raises(FreecellError, match="at most 10,000,000 deals in one survey"):
+        survey.parse_range("1-2147483647")
