@@ -396,12 +396,12 @@ static void canon_key(fkey_t *k) {
 }
 
 /* ---- moves: the raw successors of k (no autoplay), in the order of fc.h ---- */
-static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
-    uint32_t pw[8];
-    uint8_t dst[52];          /* dst[x]: the columns whose top card x may go on */
-    int top[8], h[4], n = 0;
-    unsigned empty = 0;       /* the empty columns */
-    memset(dst, 0, sizeof dst);
+/* The columns of k: pw[i] its word, top[i] its top card (-1 when empty), dst[x] the columns whose top
+   card x may go on, h[s] the foundation heights. Returns the set of empty columns. */
+static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw, int *top, uint8_t *dst,
+                                   int *h) {
+    unsigned empty = 0;
+    memset(dst, 0, 52);
     for (int i = 0; i < 8; i++) {
         pw[i] = k->w[i] & WMASK;
         if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
@@ -414,6 +414,14 @@ static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
         }
     }
     for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
+    return empty;
+}
+
+static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
+    uint32_t pw[8];
+    uint8_t dst[52];          /* dst[x]: the columns whose top card x may go on */
+    int top[8], h[4], n = 0;
+    unsigned empty = col_targets(c, k, pw, top, dst, h);   /* the empty columns */
     int room = popc64(k->cells) < c->cells;
 
     for (int i = 0; i < 8; i++) {
@@ -881,22 +889,9 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
     uint32_t pw[8];
     uint8_t dst[52];
     int top[8], h[4], n = 0;
-    unsigned empty = 0;
-    memset(dst, 0, sizeof dst);
-    for (int i = 0; i < 8; i++) {
-        pw[i] = k->w[i] & WMASK;
-        if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
-        int p = w_top(c, pw[i]);
-        top[i] = p;
-        if (rank0(p) > 0) {
-            int b = (rank0(p) - 1) * 4;
-            if (isred(p)) { dst[b] |= (uint8_t)(1u << i); dst[b + 3] |= (uint8_t)(1u << i); }
-            else { dst[b + 1] |= (uint8_t)(1u << i); dst[b + 2] |= (uint8_t)(1u << i); }
-        }
-    }
+    unsigned empty = col_targets(c, k, pw, top, dst, h);
     unsigned allempty = empty;
     if (prune) empty &= -empty;     /* the first empty column only */
-    for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
     int room = popc64(k->cells) < c->cells;
 
     for (int i = 0; i < 8; i++) {
