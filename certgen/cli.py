@@ -20,6 +20,12 @@ def say(text=""):
     print(text, flush=True)
 
 
+def shown(path):
+    """A path as people read it: relative to the checkout when it lies inside it."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+
+
 def _progress(args):
     return not getattr(args, "json", False) and not getattr(args, "no_progress", False) and sys.stderr.isatty()
 
@@ -190,7 +196,7 @@ def prepare(args, deal=None):
         return cert, cert_path, res, None
     say("3/4 render: Lean files")
     for p in render_all(cert, args.lean_dir, os.path.join(out_dir, f"{name}.lean")):
-        say(f"  wrote {os.path.relpath(p, ROOT) if p.startswith(ROOT) else p}")
+        say(f"  wrote {shown(p)}")
     return cert, cert_path, res, render.module_name(cert)
 
 
@@ -200,7 +206,7 @@ def finish(targets, theorems, lean_dir, step="4/4",
     say(f"{step} lean: lake build " + " ".join(targets))
     if os.path.abspath(lean_dir) != LEAN_DIR:
         status, words = 3, (f"the modules were written to {lean_dir}, outside the library's folder "
-                            f"{os.path.relpath(LEAN_DIR, ROOT)}, so lake build was not run")
+                            f"{shown(LEAN_DIR)}, so lake build was not run")
     else:
         status, words = lean_build(targets)
     if status == 3:
@@ -241,7 +247,7 @@ def cmd_prove_known(args):
         targets.append(module)
         theorems.append(render.theorem_name(cert))
     known.write_table(rows, args.table)
-    say(f"wrote {os.path.relpath(args.table, ROOT) if args.table.startswith(ROOT) else args.table}")
+    say(f"wrote {shown(args.table)}")
     return finish(targets, theorems, args.lean_dir)
 
 
@@ -249,7 +255,7 @@ def cmd_audit(args):
     """`#print axioms` on every generated theorem; Lean's three standard axioms plus native_decide's own."""
     from . import render
     path = render.render_audit()
-    say(f"wrote {os.path.relpath(path, ROOT)}")
+    say(f"wrote {shown(path)}")
     status, words = lean_build([])
     if status != 0:
         print(f"{words}: no axioms were printed, nothing was audited by Lean.", file=sys.stderr)
@@ -294,7 +300,7 @@ def cmd_prove_win(args):
     say("2/3 render: the Lean module")
     label = None if src.deal is not None else src.label
     path = solvemod.render_lean(r, deal=src.deal, label=label, lean_dir=args.lean_dir)
-    say(f"  wrote {os.path.relpath(path, ROOT) if path.startswith(ROOT) else path}")
+    say(f"  wrote {shown(path)}")
     target = f"{render.MODULE_PREFIX}.{os.path.splitext(os.path.basename(path))[0]}"
     theorem = f"{target}.{render.theorem_short_name(src.deal, 'winnable')}"
     return finish([target], [theorem], args.lean_dir, step="3/3",
