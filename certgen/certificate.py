@@ -13,6 +13,8 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List
 
+import msgpack
+
 from solver import packed
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
@@ -41,14 +43,6 @@ class Certificate:
         return src.get("name") or src.get("code") or src.get("kind", "position")
 
 
-def source_for(deal=None, code=None, board_name=None, board_text=None) -> Dict:
-    if deal is not None:
-        return {"kind": "ms", "deal": int(deal)}
-    if code is not None:
-        return {"kind": "code", "code": code}
-    return {"kind": "board", "name": board_name or "board", "text": board_text or ""}
-
-
 def make(source, rules, start_pos, records, info=None) -> Certificate:
     recs = sorted(set(records))
     return Certificate(source=dict(source), rules=dict(rules), start=packed.pack(start_pos),
@@ -56,7 +50,6 @@ def make(source, rules, start_pos, records, info=None) -> Certificate:
 
 
 def encode(cert: Certificate) -> bytes:
-    import msgpack
     body = zlib.compress(b"".join(cert.records), 9)
     header = {
         "format": FORMAT,
@@ -73,13 +66,11 @@ def encode(cert: Certificate) -> bytes:
 
 
 def write(path: str, cert: Certificate) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over `path`."""
+    """Write atomically (solver/atomic.py)."""
     write_atomic(path, encode(cert))
 
 
 def decode(data: bytes, name: str = "certificate") -> Certificate:
-    import msgpack
-
     def bad(why):
         return FreecellError(f"{name}: {why}")
 
@@ -141,25 +132,3 @@ def read(path: str) -> Certificate:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
     return decode(data, name=path)
 
-
-def source_from_header(header) -> Dict:
-    """The certificate's `source` from the CLI's description of where the start came from."""
-    src = str(header.get("source") or "")
-    if header.get("deal") is not None:
-        out = {"kind": "ms", "deal": int(header["deal"])}
-        if src.startswith("SOL1-"):
-            out["code"] = src
-        return out
-    if src.startswith("SOL1-"):
-        return {"kind": "code", "code": src}
-    return {"kind": "board", "name": src.split(":", 1)[-1] or "board"}
-
-
-def write_from_search(path, result, header) -> Certificate:
-    """Store a finished enumeration as a certificate. `result` is a solver.search result (its P64
-    records in discovery order); `header` says where the start came from: deal, source, rules, position."""
-    info = {k: header[k] for k in ("max_home", "verdict") if k in header}
-    info["search_seconds"] = round(float(getattr(result, "seconds", 0.0)), 4)
-    cert = make(source_from_header(header), header["rules"], header["position"], result.records(), info)
-    write(path, cert)
-    return cert

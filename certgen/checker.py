@@ -5,18 +5,27 @@ Lean spec (solver/spec.py), never by the C core.
   2. every successor (`spec.moves`) of every member is in the set;
   3. no member is won.
 
-These are the conditions `checkCert` decides in Lean. The members are visited breadth-first from the
-start position first (so a missing position is usually met early), then the members the start does not
-reach; every member is checked exactly once, and the check stops at the first failure.
+These are the conditions `checkCert` decides in Lean. The start is checked first (so a missing move of
+the start is reported from it), then every other member once, in the certificate's order; the check stops
+at the first failure. A large certificate is checked by several processes at once (``jobs``; forked, so
+they share the decoded set): each takes a slice of the members, and the first failure in the members'
+order is the one reported, whatever the number of processes.
 """
-from collections import deque
+import gc
+import multiprocessing as mp
+import os
 from dataclasses import dataclass
 from typing import Optional
 
-from solver import packed, spec
-from solver.errors import FreecellError
+from solver import spec
+from solver.cards import card_name
+from solver.progress import bar
 
 from .certificate import Certificate
+from .members import Members, StartMismatch, decode
+
+PARALLEL_FROM = 20_000      # members from which the check is split over processes
+SLICES = 32                 # slices of the members per check (a progress step each)
 
 
 @dataclass
@@ -32,96 +41,90 @@ class CheckResult:
     won_state: Optional[spec.State] = None
 
 
-def rules_of(cert: Certificate) -> spec.Rules:
-    return spec.Rules(cells=cert.rules["cells"], foundation_return=cert.rules["foundation_return"])
-
-
-class StartMismatch(FreecellError, ValueError):
-    """The header's start position is not the deal it names (check: invalid; mutate, render: exit 2)."""
-
-
-def start_of(cert: Certificate) -> spec.State:
-    """The start position, regenerated from the deal number when there is one (not taken on trust)."""
-    header_start = spec.from_position(packed.unpack(cert.start))
-    if cert.source.get("kind") == "ms":
-        s0 = spec.ms_deal(int(cert.source["deal"]))
-        if s0 != header_start:
-            raise StartMismatch(f"the header's start position is not msDeal {cert.source['deal']}")
-        return s0
-    return header_start
-
-
 def describe(s: spec.State) -> str:
-    from solver.cards import card_name
     cols = " / ".join(" ".join(card_name(spec.key(c)) for c in reversed(col)) or "-" for col in s.cols)
     cells = " ".join(card_name(spec.key(c)) for c in s.cells) or "-"
     return f"[cols: {cols} | cells: {cells} | home: {' '.join(map(str, s.home))}]"
 
 
-_SUIT_OF_BYTE = bytes.maketrans(bytes(range(1, 53)), bytes((i % 4) + 1 for i in range(52)))
+# The work of one check, set before the worker processes fork (they inherit it, nothing is copied).
+_WORK = {}
 
 
-def from_p64(rec: bytes) -> spec.State:
-    """A P64 record as a spec State (the fast path of packed.unpack + spec.from_position; a record
-    that is not a valid position still decodes to some State, and the check then simply fails)."""
-    parts = rec.split(b"\0", 8)
-    cards = spec.CARDS
-    cols = tuple(tuple(cards[b - 1] for b in reversed(p) if 0 < b <= 52) for p in parts[:8])
-    cells_b = parts[8].rstrip(b"\0") if len(parts) > 8 else b""
-    cells = tuple(sorted((cards[b - 1] for b in cells_b if 0 < b <= 52), key=spec.key))
-    suits = rec.translate(_SUIT_OF_BYTE)
-    home = tuple(13 - suits.count(k + 1) for k in range(4))
-    return spec.State(cols, cells, home)
+def _check_slice(bounds):
+    """Check members lo..hi-1 (but the start, checked first). Returns (checked, looked, failure or None);
+    a failure is (kind, state, parent)."""
+    lo, hi = bounds
+    rules, states, members, skip = _WORK["rules"], _WORK["states"], _WORK["members"], _WORK["skip"]
+    checked = looked = 0
+    for i in range(lo, hi):
+        if i == skip:
+            continue
+        s = states[i]
+        if spec.won(s):
+            return checked, looked, ("won", s, None)
+        for t in spec.moves(rules, s):
+            looked += 1
+            if t not in members:
+                return checked, looked, ("successor", t, s)
+        checked += 1
+    return checked, looked, None
 
 
-def check(cert: Certificate, progress: bool = False) -> CheckResult:
-    r = rules_of(cert)
+def _slices(n, jobs):
+    """(lo, hi) bounds, in order, and the processes to run them (None: in this process)."""
+    if jobs <= 1 or n < PARALLEL_FROM:
+        return [(0, n)], None
+    if "fork" not in mp.get_all_start_methods():
+        return [(0, n)], None
+    step = -(-n // SLICES)
+    return [(lo, min(lo + step, n)) for lo in range(0, n, step)], mp.get_context("fork").Pool(jobs)
+
+
+def check(cert: Certificate, progress: bool = False, members: Optional[Members] = None,
+          jobs: Optional[int] = None) -> CheckResult:
+    """Check ``cert`` (its positions ``members`` when already decoded: certgen/members.py). ``jobs``:
+    processes for a large certificate (default: the CPUs this process may use)."""
     n = cert.states
     try:
-        s0 = start_of(cert)
-    except ValueError as e:
+        m = members if members is not None else decode(cert, progress)
+    except StartMismatch as e:
         return CheckResult(False, n, 0, 0, "start-mismatch", str(e))
-    members = {from_p64(rec) for rec in cert.records}
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=n, unit="states", desc="check", leave=False)
+    member_set = set(m.states)
+    if m.start not in member_set:
+        return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
+                           missing=m.start)
+    _WORK.update(rules=m.rules.spec(), states=[m.start], members=member_set, skip=None)
+    checked, looked, failure = _check_slice((0, 1))
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    _WORK.update(states=m.states, skip=m.states.index(m.start))
+    gc.freeze()     # the decoded set is long-lived: no collection scans it (and forked workers share its pages)
+    bounds, pool = _slices(n, jobs) if failure is None else ([], None)
     try:
-        if s0 not in members:
-            return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
-                               missing=s0)
-        visited = {s0}
-        order = deque([s0])
-        rest = iter(members)
-        checked = looked = 0
-        while True:
-            if order:
-                s = order.popleft()
-            else:  # members the start does not reach must be closed too
-                s = next((m for m in rest if m not in visited), None)
-                if s is None:
+        with bar(progress, total=n, unit=" states", desc="check") as b:
+            results = pool.imap(_check_slice, bounds) if pool is not None else map(_check_slice, bounds)
+            for (lo, hi), (c, k, failure) in zip(bounds, results):
+                checked, looked = checked + c, looked + k
+                b.update(hi - lo)
+                if failure is not None:
                     break
-                visited.add(s)
-            if spec.won(s):
-                return CheckResult(False, n, checked, looked, "won", "the certificate contains a won position",
-                                   won_state=s)
-            for t in spec.moves(r, s):
-                looked += 1
-                if t not in members:
-                    return CheckResult(False, n, checked, looked, "successor",
-                                       "a successor of a member is not in the certificate", missing=t, parent=s)
-                if t not in visited:
-                    visited.add(t)
-                    order.append(t)
-            checked += 1
-            if bar is not None and checked % 4096 == 0:
-                bar.update(4096)
+    finally:
+        _WORK.clear()
+        gc.unfreeze()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    if failure is None:
         return CheckResult(True, n, checked, looked, None,
                            f"valid: {n} states; the start position is in the set, every one of the {looked} "
                            f"successors of its members is in it, and none of them is won")
-    finally:
-        if bar is not None:
-            bar.close()
+    kind, state, parent = failure
+    if kind == "won":
+        return CheckResult(False, n, checked, looked, "won", "the certificate contains a won position",
+                           won_state=state)
+    return CheckResult(False, n, checked, looked, "successor", "a successor of a member is not in the certificate",
+                       missing=state, parent=parent)
 
 
 def report(res: CheckResult) -> str:

@@ -17,7 +17,7 @@ from solver import packed, spec
 from solver.errors import FreecellError
 
 from .certificate import Certificate
-from .checker import rules_of, start_of
+from .members import rules_of, start_of
 
 def won_record() -> bytes:
     """The won position: no card in a column or a cell, every foundation up to the king."""
@@ -55,7 +55,7 @@ def mutate(cert: Certificate, kind: str, seed: int = 0) -> Tuple[Certificate, li
             if what == "deal":
                 victim = s0
             else:
-                succ = spec.moves(rules_of(cert), s0)
+                succ = spec.moves(rules_of(cert).spec(), s0)
                 if not succ:
                     raise FreecellError("the start position has no successors")
                 victim = succ[0] if what == "first-successor" else succ[-1]

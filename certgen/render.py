@@ -10,6 +10,9 @@ What is rendered (see docs/TRUST.md for what each part means for trust):
   <anywhere>/<Stem>.lean                     a standalone file holding Spec.lean verbatim (`lean F.lean`)
   lean/Audit.lean                            `#print axioms` for every generated theorem
 
+File names come from the start's Source (solver/source.py: Deal11982, CodeN1Cells1, Board1a2b3c4d, ...),
+so a certificate, its module and its standalone file always agree.
+
 The certificate text (one position per line, decoded in Lean by FreeCell.Decode):
   for each of the 8 columns: a digit k (0..9), then letters; the column is those cards (top card
   first) followed by the bottom k cards of the start position's same column; then, if there are
@@ -17,24 +20,23 @@ The certificate text (one position per line, decoded in Lean by FreeCell.Decode)
   letter 'A'+i for i < 26 and 'a'+(i-26) after. Foundations are not written: each suit's height is
   13 minus its cards in the columns and cells.
 
-Every file is written atomically (a temporary file in the same folder, then os.replace).
+Every file is written atomically (solver/atomic.py).
 """
-import hashlib
 import os
 import re
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from solver.atomic import write_atomic
-from solver import spec
+import jinja2
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
-LEAN_SRC = os.path.join(ROOT, "lean")
-GENERATED = os.path.join(LEAN_SRC, "FreeCell", "Generated")
-AUDIT_FILE = os.path.join(LEAN_SRC, "Audit.lean")
-SPEC_FILE = os.path.join(LEAN_SRC, "FreeCell", "Spec.lean")
-CERT_FILE = os.path.join(LEAN_SRC, "FreeCell", "Cert.lean")
-DECODE_FILE = os.path.join(LEAN_SRC, "FreeCell", "Decode.lean")
+from solver import packed, spec
+from solver.atomic import write_atomic
+from solver.lines import check_win
+from solver.rules import STANDARD, Rules
+from solver.source import Source
+
+from .members import Members, decode
+from .paths import AUDIT_FILE, GENERATED, LEAN_SRC, TEMPLATES
+
 LEAN_VERSION = "4.35.0"
 GENERATOR = "freecell-proof certgen"
 MODULE_PREFIX = "FreeCell.Generated"
@@ -72,14 +74,23 @@ def _common_bottom(start_col: Sequence, col: Sequence) -> int:
     return k
 
 
-def encode_state(start: spec.State, s: spec.State) -> str:
-    """One line of certificate text for `s`, relative to the start position `start`."""
+def _encode_column(start_col: Sequence, col: Sequence) -> str:
+    k = _common_bottom(start_col, col)
+    return str(k) + "".join(card_letter(c) for c in col[:len(col) - k])
+
+
+def encode_state(start: spec.State, s: spec.State, memo: Optional[Dict] = None) -> str:
+    """One line of certificate text for `s`, relative to the start position `start`. ``memo``: a dict
+    kept over many calls with the same start (columns repeat from position to position)."""
     if len(s.cols) != 8 or len(start.cols) != 8:
         raise ValueError("a position has 8 columns")
+    memo = {} if memo is None else memo
     out = []
-    for start_col, col in zip(start.cols, s.cols):
-        k = _common_bottom(start_col, col)
-        out.append(str(k) + "".join(card_letter(c) for c in col[:len(col) - k]))
+    for i, col in enumerate(s.cols):
+        part = memo.get((i, col))
+        if part is None:
+            part = memo[(i, col)] = _encode_column(start.cols[i], col)
+        out.append(part)
     if s.cells:
         out.append("|" + "".join(card_letter(c) for c in s.cells))
     return "".join(out)
@@ -116,101 +127,36 @@ def decode_state(start: spec.State, line: str) -> spec.State:
 
 def cert_text(start: spec.State, states: Iterable[spec.State]) -> str:
     """The certificate text: one line per position, sorted (the order does not matter)."""
-    return "\n".join(sorted(encode_state(start, s) for s in states))
-
-
-# -- Winning lines -------------------------------------------------------------------------------------
-
-def move_indices(rules: spec.Rules, start: spec.State, path: Sequence[spec.State]) -> List[int]:
-    """The indices into `spec.moves` (FreeCell.moves) of the steps of `path`, a list of positions
-    each one move from the one before. `path` may begin with `start` itself or with its successor."""
-    states = list(path)
-    if states and states[0] == start:
-        states = states[1:]
-    out, s = [], start
-    for n, t in enumerate(states, 1):
-        succ = spec.moves(rules, s)
-        try:
-            out.append(succ.index(t))
-        except ValueError:
-            raise ValueError(f"step {n} of the line is not a legal move") from None
-        s = t
-    return out
-
-
-def replay(rules: spec.Rules, start: spec.State, indices: Sequence[int]) -> Optional[spec.State]:
-    """Python twin of FreeCell.replay."""
-    s = start
-    for i in indices:
-        succ = spec.moves(rules, s)
-        if not 0 <= i < len(succ):
-            return None
-        s = succ[i]
-    return s
-
-
-def check_win(rules: spec.Rules, start: spec.State, indices: Sequence[int]) -> bool:
-    """Python twin of FreeCell.checkWin."""
-    t = replay(rules, start, indices)
-    return t is not None and spec.won(t)
+    memo = {}
+    return "\n".join(sorted(encode_state(start, s, memo) for s in states))
 
 
 # -- Names ---------------------------------------------------------------------------------------------
 
-def rules_suffix(rules: spec.Rules) -> str:
-    return (f"Cells{rules.cells}" if rules.cells != 4 else "") + \
-           ("FoundationReturn" if rules.foundation_return else "")
-
-
 def _camel(text: str) -> str:
     parts = re.split(r"[^A-Za-z0-9]+", text)
-    out = "".join(p[:1].upper() + p[1:] for p in parts if p)
-    return out or "Position"
+    return "".join(p[:1].upper() + p[1:] for p in parts if p)
 
 
-def source_stem(source: Dict) -> str:
-    """The part of a module name that says where the start came from."""
-    kind = source.get("kind")
-    if kind == "ms":
-        return f"Deal{int(source['deal'])}"
-    if kind == "code":
-        return "Code" + hashlib.sha256(str(source.get("code", "")).encode()).hexdigest()[:10]
-    name = os.path.splitext(os.path.basename(str(source.get("name") or "board")))[0]
-    stem = _camel(name)
-    return "Board" + (stem if stem[0].isalpha() else "X" + stem)
-
-
-def stem_of(source: Dict, rules: spec.Rules) -> str:
-    return source_stem(source) + rules_suffix(rules)
-
-
-def _rules_from_dict(rules) -> spec.Rules:
-    if isinstance(rules, spec.Rules):
-        return rules
-    return spec.Rules(cells=int(rules.get("cells", 4)), foundation_return=bool(rules.get("foundation_return")))
-
-
-def module_stem(deal=None, source=None, args=None) -> str:
-    """The module stem for a prove run, from the CLI's source (as certgen.cli passes it)."""
-    from .certificate import source_from_header
-    src = source_from_header({"deal": deal, "source": source})
-    cells = getattr(args, "cells", None) if args is not None else None
-    rules = spec.Rules(cells=4 if cells in (None, "") else int(cells),
-                       foundation_return=bool(getattr(args, "foundation_return", False)))
-    return stem_of(src, rules)
+def default_stem(start: spec.State, rules: Rules, deal: Optional[int] = None) -> str:
+    """The stem of a start given as a position (a Microsoft deal when ``deal`` is given)."""
+    src = Source("ms", spec.to_position(start), deal=deal) if deal is not None else \
+        Source("board", spec.to_position(start))
+    return src.stem(rules)
 
 
 def mutation_stem(info: Dict) -> str:
     m = (info or {}).get("mutation") or {}
     kind = str(m.get("kind", "mutated"))
-    stem = _camel(kind)
+    stem = _camel(kind) or "Mutated"
     if kind.startswith("random"):
         stem += f"Seed{int(m.get('seed', 0))}"
     return stem
 
 
 def cert_stem(cert, mutant: bool = False) -> str:
-    stem = stem_of(cert.source, _rules_from_dict(cert.rules))
+    """The file stem of a certificate's outputs: its Source's (solver/source.py), from the header."""
+    stem = Source.from_header(cert.source, packed.unpack(cert.start)).stem(Rules.from_dict(cert.rules))
     return f"Mutant{stem}{mutation_stem(cert.info)}" if mutant else stem
 
 
@@ -229,11 +175,16 @@ def theorem_name(cert) -> str:
     return f"{module_name(cert)}.{theorem_short_name(deal)}"
 
 
+def win_module(stem: str) -> str:
+    """The Lean module (and `lake build` target) of a rendered winning line."""
+    return f"{MODULE_PREFIX}.{stem}"
+
+
 # -- Lean text -----------------------------------------------------------------------------------------
 
-def rules_lean(rules: spec.Rules) -> str:
+def rules_lean(rules: Rules) -> str:
     """The rules as Lean writes them in a theorem statement."""
-    if rules == spec.STANDARD:
+    if rules == STANDARD:
         return "Rules.standard"
     fields = []
     if rules.cells != 4:
@@ -243,8 +194,8 @@ def rules_lean(rules: spec.Rules) -> str:
     return "{ " + ", ".join(fields) + " }"
 
 
-def rules_text(rules: spec.Rules) -> str:
-    if rules == spec.STANDARD:
+def rules_text(rules: Rules) -> str:
+    if rules == STANDARD:
         return "the standard rules (4 free cells, nothing back from the foundations)"
     cells = f"{rules.cells} free cell" + ("" if rules.cells == 1 else "s")
     back = "foundation returns allowed" if rules.foundation_return else "nothing back from the foundations"
@@ -295,7 +246,6 @@ def _read(path: str) -> str:
 
 
 def _env():
-    import jinja2
     return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
                               keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                               autoescape=False)
@@ -307,42 +257,45 @@ def render_text(template: str, **context) -> str:
 
 # -- State-level rendering (no certificate file needed) -----------------------------------------------
 
-def cert_context(states: Iterable[spec.State], start: spec.State, rules: spec.Rules = spec.STANDARD,
-                 deal: Optional[int] = None, stem: Optional[str] = None, label: Optional[str] = None,
-                 mutation: Optional[str] = None) -> Dict:
-    """Everything the certificate templates (Deal, Mutant, Standalone) need."""
-    states = list(states)
-    if stem is None:
-        source = {"kind": "ms", "deal": deal} if deal is not None else {"kind": "board", "name": label or "board"}
-        stem = stem_of(source, rules)
-    ctx = {
+def _names(stem: str, deal: Optional[int], label: Optional[str], rules: Rules, kind: str) -> Dict:
+    """The context every template shares: names, title, rules, theorem name."""
+    return {
         "name": stem,
         "namespace": f"{MODULE_PREFIX}.{stem}",
         "module": f"{MODULE_PREFIX}.{stem}",
         "title": _title(deal, label),
         "rules_lean": rules_lean(rules),
         "rules_text": rules_text(rules),
-        "theorem_name": theorem_short_name(deal),
-        "state_count": len(states),
-        "cert_text": cert_text(start, states),
-        "mutant": mutation is not None,
-        "mutation": mutation or "",
+        "theorem_name": theorem_short_name(deal, kind),
     }
+
+
+def cert_context(states: Iterable[spec.State], start: spec.State, rules: Rules = STANDARD,
+                 deal: Optional[int] = None, stem: Optional[str] = None, label: Optional[str] = None,
+                 mutation: Optional[str] = None) -> Dict:
+    """Everything the certificate templates (Deal, Mutant, Standalone) need; the certificate text is
+    encoded here, once for every file rendered from the context."""
+    states = list(states)
+    ctx = _names(stem or default_stem(start, rules, deal), deal, label, rules, "unwinnable")
+    ctx.update(state_count=len(states), cert_text=cert_text(start, states), mutant=mutation is not None,
+               mutation=mutation or "")
     ctx.update(_start_context(start, deal))
     return ctx
 
 
-def write_deal(states, start, rules=spec.STANDARD, deal=None, lean_dir=None, stem=None, label=None) -> str:
-    ctx = cert_context(states, start, rules, deal, stem, label)
+def write_module(ctx: Dict, lean_dir: Optional[str] = None) -> str:
+    """The Deal (or, for a mutant's context, Mutant) module of a certificate context. Returns the path."""
     path = os.path.join(lean_dir or GENERATED, ctx["name"] + ".lean")
-    return write_atomic(path, render_text("Deal.lean.j2", **ctx))
+    return write_atomic(path, render_text("Mutant.lean.j2" if ctx["mutant"] else "Deal.lean.j2", **ctx))
 
 
-def write_mutant(states, start, rules=spec.STANDARD, deal=None, lean_dir=None, stem=None, label=None,
+def write_deal(states, start, rules=STANDARD, deal=None, lean_dir=None, stem=None, label=None) -> str:
+    return write_module(cert_context(states, start, rules, deal, stem, label), lean_dir)
+
+
+def write_mutant(states, start, rules=STANDARD, deal=None, lean_dir=None, stem=None, label=None,
                  mutation="mutated") -> str:
-    ctx = cert_context(states, start, rules, deal, stem, label, mutation=mutation)
-    path = os.path.join(lean_dir or GENERATED, ctx["name"] + ".lean")
-    return write_atomic(path, render_text("Mutant.lean.j2", **ctx))
+    return write_module(cert_context(states, start, rules, deal, stem, label, mutation=mutation), lean_dir)
 
 
 def standalone_text(ctx: Dict, file_name: str, lean_src: Optional[str] = None) -> str:
@@ -355,42 +308,33 @@ def standalone_text(ctx: Dict, file_name: str, lean_src: Optional[str] = None) -
         **ctx)
 
 
-def write_standalone(states, start, out_path, rules=spec.STANDARD, deal=None, stem=None, label=None,
-                     mutation=None, lean_src=None) -> str:
-    ctx = cert_context(states, start, rules, deal, stem, label, mutation=mutation)
+def write_standalone_ctx(ctx: Dict, out_path: str, lean_src: Optional[str] = None) -> str:
     return write_atomic(out_path, standalone_text(ctx, os.path.basename(out_path), lean_src))
 
 
-def win_context(indices: Sequence[int], start: spec.State, rules: spec.Rules = spec.STANDARD,
+def write_standalone(states, start, out_path, rules=STANDARD, deal=None, stem=None, label=None,
+                     mutation=None, lean_src=None) -> str:
+    ctx = cert_context(states, start, rules, deal, stem, label, mutation=mutation)
+    return write_standalone_ctx(ctx, out_path, lean_src)
+
+
+def win_context(indices: Sequence[int], start: spec.State, rules: Rules = STANDARD,
                 deal: Optional[int] = None, stem: Optional[str] = None, label: Optional[str] = None,
                 kernel: bool = False) -> Dict:
     indices = [int(i) for i in indices]
-    if not check_win(rules, start, indices):
+    if not check_win(rules.spec(), start, indices):
         raise ValueError("the move list does not replay to a won position under these rules")
-    if stem is None:
-        source = {"kind": "ms", "deal": deal} if deal is not None else {"kind": "board", "name": label or "board"}
-        stem = "Win" + stem_of(source, rules)
     rows = [", ".join(str(i) for i in indices[k:k + SOLUTION_ROW]) for k in range(0, len(indices), SOLUTION_ROW)]
-    ctx = {
-        "name": stem,
-        "namespace": f"{MODULE_PREFIX}.{stem}",
-        "module": f"{MODULE_PREFIX}.{stem}",
-        "title": _title(deal, label),
-        "rules_lean": rules_lean(rules),
-        "rules_text": rules_text(rules),
-        "theorem_name": theorem_short_name(deal, "winnable"),
-        "move_count": len(indices),
-        "solution_rows": rows,
-        "kernel": bool(kernel),
-    }
+    ctx = _names(stem or "Win" + default_stem(start, rules, deal), deal, label, rules, "winnable")
+    ctx.update(move_count=len(indices), solution_rows=rows, kernel=bool(kernel))
     ctx.update(_start_context(start, deal))
     return ctx
 
 
-def render_win(indices: Sequence[int], lean_dir: Optional[str] = None, *, rules: spec.Rules = spec.STANDARD,
+def render_win(indices: Sequence[int], lean_dir: Optional[str] = None, *, rules: Rules = STANDARD,
                deal: Optional[int] = None, start: Optional[spec.State] = None, stem: Optional[str] = None,
                label: Optional[str] = None, kernel: bool = False) -> str:
-    """Render the winnability module for a winning line given as move indices (see move_indices).
+    """Render the winnability module for a winning line given as move indices (solver.lines.step_indices).
     `kernel=True` checks the line with `decide +kernel` (no compiler trusted, but slow: the kernel
     evaluates every `moves` along the line) instead of `native_decide`. Returns the path."""
     if start is None:
@@ -402,16 +346,7 @@ def render_win(indices: Sequence[int], lean_dir: Optional[str] = None, *, rules:
     return write_atomic(path, render_text("Win.lean.j2", **ctx))
 
 
-# -- Certificate-level rendering (what certgen.cli calls) ---------------------------------------------
-
-def _cert_inputs(cert):
-    from .checker import from_p64, rules_of, start_of
-    start = start_of(cert)  # regenerated from the deal number when there is one
-    deal = int(cert.source["deal"]) if cert.source.get("kind") == "ms" else None
-    states = [from_p64(rec) for rec in cert.records]
-    label = cert.label() if deal is None else None
-    return states, start, rules_of(cert), deal, label
-
+# -- Certificate-level rendering (what certgen.prove calls) -------------------------------------------
 
 def _mutation_text(cert) -> str:
     m = (cert.info or {}).get("mutation") or {}
@@ -421,24 +356,38 @@ def _mutation_text(cert) -> str:
     return text
 
 
+def certificate_context(cert, mutant: bool = False, members: Optional[Members] = None) -> Dict:
+    """The template context of a certificate (its positions decoded once: certgen/members.py)."""
+    m = members if members is not None else decode(cert)
+    label = cert.label() if m.deal is None else None
+    return cert_context(m.states, m.start, Rules.from_dict(cert.rules), m.deal, cert_stem(cert, mutant), label,
+                        mutation=_mutation_text(cert) if mutant else None)
+
+
+def render_certificate(cert, lean_dir: Optional[str] = None, standalone: Optional[str] = None,
+                       mutant: bool = False, members: Optional[Members] = None) -> List[str]:
+    """The module (lean_dir, default lean/FreeCell/Generated) and, with ``standalone``, one self-contained
+    .lean file, from one context: the certificate text is encoded once. Returns the paths."""
+    ctx = certificate_context(cert, mutant, members)
+    paths = [write_module(ctx, lean_dir)]
+    if standalone:
+        paths.append(write_standalone_ctx(ctx, standalone))
+    return paths
+
+
 def render_deal(cert, lean_dir: Optional[str] = None) -> str:
     """Render a certificate's module into lean_dir (default lean/FreeCell/Generated). Returns the path."""
-    states, start, rules, deal, label = _cert_inputs(cert)
-    return write_deal(states, start, rules, deal, lean_dir, cert_stem(cert), label)
+    return render_certificate(cert, lean_dir)[0]
 
 
 def render_mutant(cert, lean_dir: Optional[str] = None) -> str:
     """Render the module expecting `checkCert … = false` for a mutated certificate."""
-    states, start, rules, deal, label = _cert_inputs(cert)
-    return write_mutant(states, start, rules, deal, lean_dir, cert_stem(cert, mutant=True), label,
-                        mutation=_mutation_text(cert))
+    return render_certificate(cert, lean_dir, mutant=True)[0]
 
 
 def render_standalone(cert, out_path: str, mutant: bool = False) -> str:
     """Render one self-contained .lean file (spec, check, decoder, data, theorem) at out_path."""
-    states, start, rules, deal, label = _cert_inputs(cert)
-    return write_standalone(states, start, out_path, rules, deal, cert_stem(cert, mutant), label,
-                            mutation=_mutation_text(cert) if mutant else None)
+    return write_standalone_ctx(certificate_context(cert, mutant), out_path)
 
 
 # -- Audit ---------------------------------------------------------------------------------------------

@@ -7,14 +7,11 @@ tests/test_render.py checks that docs/SPEC.md is what this prints, so the page c
 two files it quotes (both are quoted verbatim, piece by piece).
 """
 import ast
-import os
 import re
 import sys
 from typing import Dict, List, Tuple
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SPEC_LEAN = os.path.join(ROOT, "lean", "FreeCell", "Spec.lean")
-SPEC_PY = os.path.join(ROOT, "solver", "spec.py")
+from .paths import SPEC_LEAN, SPEC_PY
 
 # Lean name -> Python names shown with it (several when Python spells one Lean definition as more).
 PAIRS = {
@@ -81,6 +78,9 @@ def build() -> str:
     with open(SPEC_PY, encoding="utf-8") as f:
         py = f.read()
     pys = py_chunks(py)
+
+    def python_blocks(names):
+        return [line for n in names for line in ("```python", pys[n], "```", "")]
     parts = [
         "# The spec, side by side",
         "",
@@ -103,8 +103,7 @@ def build() -> str:
         parts += [f"## `{name}`", "", "```lean", chunk, "```", ""]
         if name in LEAN_ONLY_NOTE:
             parts += [LEAN_ONLY_NOTE[name], ""]
-        for py_name in PAIRS.get(name, []):
-            parts += ["```python", pys[py_name], "```", ""]
+        parts += python_blocks(PAIRS.get(name, []))
     parts += [
         "## Python only: Lean's own list functions",
         "",
@@ -113,8 +112,7 @@ def build() -> str:
         "unchanged, `erase` removes the first occurrence, ...).",
         "",
     ]
-    for py_name in PY_BUILTINS:
-        parts += ["```python", pys[py_name], "```", ""]
+    parts += python_blocks(PY_BUILTINS)
     parts += [
         "## Checked in Python, not in Lean",
         "",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the C search core: `make bench` (or `.venv/bin/python scripts/bench.py [--json]`).
+"""Benchmarks, in one run: `make bench` (or `.venv/bin/python scripts/bench.py [--json]`).
 
 In one run it measures
   1. the C core enumerating deal 11982 under the spec rules (solver.search.explore; best of --reps),
@@ -9,7 +9,12 @@ In one run it measures
   3. the whole command-line process `python -m solver explore --deal 11982`, --cli-runs times: wall time
      and max RSS (via /usr/bin/time -v when present, else getrusage of the children); targets 0.08 s
      and 40 MiB,
-  4. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search).
+  4. the prove pipeline for deal 11982 in this process (certgen.prove.prepare): the wall time of each
+     phase -- search, write (the certificate), read (it back), decode (its records, once), check (the
+     independent Python checker), render (the module and the standalone file, the text encoded once),
+  5. the whole `python -m certgen prove --deal 11982` process with Lean absent (LEAN_BOOTSTRAP=0, the
+     files in a temporary folder): wall time, target 6 s,
+  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search).
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -21,6 +26,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +36,8 @@ DEAL = 11982
 WALL_TARGET = 0.08
 RSS_TARGET_MIB = 40
 RATIO_TARGET = 100
+PROVE_TARGET = 6.0
+PHASES = ("search", "write", "read", "decode", "check", "render")
 
 
 def bench_c(reps):
@@ -120,13 +128,40 @@ def bench_python_startup(runs):
     return statistics.median(walls)
 
 
+def bench_pipeline():
+    from certgen import prove
+    from solver.rules import STANDARD
+    from solver.source import load
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        p = prove.prepare(load(deal=DEAL), STANDARD, os.path.join(tmp, "out"), os.path.join(tmp, "lean"),
+                          say=lambda text: None)
+        wall = time.perf_counter() - t
+    return {"phases": {k: p.phases.get(k, 0.0) for k in PHASES}, "wall": wall, "valid": p.check.ok}
+
+
+def bench_prove_process():
+    env = dict(os.environ, LEAN_BOOTSTRAP="0")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "certgen", "prove", "--deal", str(DEAL), "--out-dir", tmp, "--lean-dir", tmp]
+        t = time.perf_counter()
+        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        wall = time.perf_counter() - t
+    return {"wall": wall, "exit": p.returncode, "wall_ok": wall <= PROVE_TARGET,
+            "check": next((line.strip() for line in p.stdout.decode(errors="replace").splitlines()
+                           if line.strip().startswith(("valid", "invalid"))), None)}
+
+
 def bench_big():
     from solver import deals, search
+    from solver.rules import STANDARD
+    from solver.solve import judge
     t = time.perf_counter()
     r = search.explore(deals.ms_deal(1), max_states=2_000_000, order="bfs")
     wall = time.perf_counter() - t
     row = {"deal": 1, "max_states": 2_000_000, "states": r.states, "status": r.status,
-           "verdict": r.verdict, "seconds": r.seconds, "wall": wall,
+           "verdict": judge(deals.ms_deal(1), r, STANDARD)[0], "seconds": r.seconds, "wall": wall,
            "memory_mib": r.search.memory() / 2 ** 20,
            "self_max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     r.close()
@@ -142,6 +177,7 @@ def main(argv=None):
     ap.add_argument("--py-full", action="store_true", help="let the Python search finish (~5 s)")
     ap.add_argument("--cli-runs", type=int, default=7, help="CLI process runs, default 7")
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
+    ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     args = ap.parse_args(argv)
 
     res = {"deal": DEAL, "c": bench_c(args.reps)}
@@ -150,6 +186,9 @@ def main(argv=None):
     res["ratio_ok"] = res["ratio"] >= RATIO_TARGET
     res["python_startup"] = bench_python_startup(5)
     res["cli"] = bench_cli(args.cli_runs)
+    if not args.no_prove:
+        res["pipeline"] = bench_pipeline()
+        res["prove"] = bench_prove_process()
     if args.big:
         res["big"] = bench_big()
 
@@ -176,6 +215,13 @@ def main(argv=None):
         print(f"    says: {cli['output']}")
     else:
         print(f"  CLI not available: {cli['error']}")
+    if "pipeline" in res:
+        pl, pr = res["pipeline"], res["prove"]
+        print(f"  prove pipeline, deal {DEAL}, in this process: "
+              + ", ".join(f"{k} {v:.2f} s" for k, v in pl["phases"].items())
+              + f"; all {pl['wall']:.2f} s ({'valid' if pl['valid'] else 'INVALID'})")
+        print(f"  `python -m certgen prove --deal {DEAL}` (Lean absent): wall {pr['wall']:.2f} s, exit "
+              f"{pr['exit']} (target <= {PROVE_TARGET:.0f} s: {'ok' if pr['wall_ok'] else 'MISSED'})")
     if "big" in res:
         b = res["big"]
         print(f"  deal 1, max_states 2,000,000: {b['states']:,} states, status {b['status']} "

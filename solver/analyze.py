@@ -1,7 +1,7 @@
 """Why a deal is stuck: facts about the whole reachable set (seed 000's experiments as a function).
 
-    from solver import analyze, deals, search
-    a = analyze.analyze(deals.ms_deal(11982), search.Rules(), exposed=cards.parse_card("QC"))
+    from solver import analyze, deals, rules
+    a = analyze.analyze(deals.ms_deal(11982), rules.STANDARD, exposed=cards.parse_card("QC"))
     a.verdict            # "unwinnable"
     a.frozen_cards       # [AS, 3H, 6H, 4H, QS, AC, QC, 6S] as card indices, column by column, bottom up
     a.max_home           # 2
@@ -24,10 +24,14 @@ Definitions (over the set R of positions reachable from the start under the rule
 
 Nothing is claimed from a partial enumeration (the ``max_states`` limit): the verdict is then
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
-own (every card has moved, so none is frozen, and 52 cards reach the foundations).
+own (every card has moved, so none is frozen, and 52 cards reach the foundations), once a line to it has
+replayed under the spec rules (solver.solve.judge).
 """
-from .cards import card_name, pretty_name
+from . import search
+from .cards import card_name
 from .errors import FreecellError
+from .rules import STANDARD
+from .solve import judge
 
 DEFAULT_MAX_STATES = 5_000_000
 CHUNK = 1 << 20          # records exported from the C core per pass step
@@ -37,11 +41,12 @@ class Analysis:
     """What :func:`analyze` found. ``frozen`` is a list of 8 lists: per start column, the frozen cards
     bottom -> top (None when unknown); ``frozen_cards`` the same flattened, column by column."""
 
-    def __init__(self, start, rules, result, max_states, frozen, exposed, exposed_positions):
+    def __init__(self, start, rules, result, verdict, max_states, frozen, exposed, exposed_positions):
         self.start = start
         self.rules = rules
+        self.verdict = verdict
         self.states = result.states
-        self.max_home = result.max_home if (result.complete or result.won) else None
+        self.max_home = result.max_home if verdict != "unknown" else None
         self.max_home_so_far = result.max_home
         self.won = bool(result.won)
         self.complete = bool(result.complete)
@@ -51,12 +56,6 @@ class Analysis:
         self.frozen = frozen
         self.exposed = exposed
         self.exposed_positions = exposed_positions
-
-    @property
-    def verdict(self):
-        if self.won:
-            return "winnable"
-        return "unwinnable" if self.complete else "unknown"
 
     @property
     def frozen_cards(self):
@@ -82,7 +81,7 @@ class Analysis:
             "seconds": round(self.seconds, 6),
             "max_states": self.max_states,
         }
-        if not (self.complete or self.won):
+        if self.verdict == "unknown":
             obj["max_home_so_far"] = self.max_home_so_far
         if self.exposed is not None:
             obj["exposed"] = {"card": card_name(self.exposed), "positions": self.exposed_positions}
@@ -131,13 +130,8 @@ def _pass(blobs, start, canonical, card):
                 continue
             if not canonical:
                 for i in range(8):
-                    c = cols[i]
-                    if m[i] and not c.startswith(pref[i]):
-                        k = m[i] - 1
-                        while k and not c.startswith(full[i][:k]):
-                            k -= 1
-                        m[i] = k
-                        pref[i] = full[i][:k]
+                    if m[i] and not cols[i].startswith(pref[i]):
+                        m[i], pref[i] = _agreeing(full[i], cols[i], m[i])
             else:
                 seen = [False] * 8
                 for c in cols:
@@ -146,16 +140,20 @@ def _pass(blobs, start, canonical, card):
                         continue
                     seen[i] = True
                     if m[i] and not c.startswith(pref[i]):
-                        k = m[i] - 1
-                        while k and not c.startswith(full[i][:k]):
-                            k -= 1
-                        m[i] = k
-                        pref[i] = full[i][:k]
+                        m[i], pref[i] = _agreeing(full[i], c, m[i])
                 for i in range(8):
                     if not seen[i] and m[i]:
                         m[i] = 0
                         pref[i] = b""
     return (m if do_frozen else None), (exposed if top is not None else None)
+
+
+def _agreeing(full, col, k):
+    """The longest bottom part, shorter than k cards, of the start column ``full`` that ``col`` begins with."""
+    k -= 1
+    while k and not col.startswith(full[:k]):
+        k -= 1
+    return k, full[:k]
 
 
 def _chunks(search, n):
@@ -169,27 +167,22 @@ def analyze(start, rules=None, exposed=None, max_states=DEFAULT_MAX_STATES, prog
 
     ``exposed``: a card index to count the positions showing it on top of a column. ``max_states``:
     the enumeration limit (None: no limit); reaching it makes the analysis "unknown"."""
-    from . import search
     if exposed is not None and not (isinstance(exposed, int) and 0 <= exposed < 52):
         raise FreecellError(f"not a card index: {exposed!r}")
-    rules = search.STANDARD if rules is None else rules
+    rules = STANDARD if rules is None else rules
     # A reachable won position settles the frozen cards (none) and max_home (52) by itself, so the
     # search may stop at the first win unless positions are to be counted (--exposed).
     result = search.explore(start, rules, max_states=max_states, progress=progress,
                             stop_on_win=exposed is None)
     try:
+        verdict, _line = judge(start, result, rules)
         frozen = exposed_n = None
-        if result.complete:
+        if verdict == "unwinnable" or (verdict == "winnable" and result.complete):
             m, exposed_n = _pass(_chunks(result.search, result.states), start, rules.canonical, exposed)
             frozen = [list(col[:k]) for col, k in zip(start[0], m)]
-        elif result.won:
+        if verdict == "winnable":
             frozen = [[] for _ in range(8)]     # a won position is reachable: every card has moved
-        return Analysis(start, rules, result, max_states, frozen, exposed, exposed_n)
+        return Analysis(start, rules, result, verdict, max_states, frozen, exposed, exposed_n)
     finally:
         result.close()
 
-
-def frozen_text(a):
-    """"A♠ 3♥ 6♥ 4♥ Q♠ A♣ Q♣ 6♠" (or "none")."""
-    cards = a.frozen_cards
-    return " ".join(pretty_name(c) for c in cards) if cards else "none"

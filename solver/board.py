@@ -21,6 +21,8 @@ of each suit), in a free cell (at most 8), or in a column.
 Every problem is reported as one :class:`FreecellError` line starting with ``board:``.
 """
 
+import sys
+
 from .cards import SUITS, card, card_name, parse_card, parse_rank, rank_name, shown
 from .errors import FreecellError
 
@@ -167,7 +169,6 @@ def format_position(pos):
 
 def read_board_arg(arg):
     """Read and parse the board in file ``arg`` (``-`` for stdin)."""
-    import sys
     if arg == "-":
         try:
             text = sys.stdin.read()

@@ -14,6 +14,7 @@ cell cards, and the four foundation heights (C, D, H, S).
 """
 
 from .errors import FreecellError
+from .numbers import whole_number
 
 MAX_DEAL = 2 ** 31 - 1
 _MASK = 2 ** 31 - 1
@@ -21,21 +22,10 @@ _MASK = 2 ** 31 - 1
 
 def parse_deal_number(value):
     """A deal number from an int or the raw command-line text; 1..2**31-1, else a one-line error."""
-    if isinstance(value, bool):
-        n = None
-    elif isinstance(value, int):
-        n = value
-    elif isinstance(value, str):
-        s = value.strip()
-        n = int(s) if s.isascii() and s.isdigit() and len(s) <= 20 else None
-    else:
-        n = None
-    if n is None or not 1 <= n <= MAX_DEAL:
-        shown = value
-        if isinstance(shown, str) and len(shown) > 40:
-            shown = shown[:37] + "..."
-        raise FreecellError(f"deal must be a whole number from 1 to {MAX_DEAL}, got {shown!r}")
-    return n
+    shown = value
+    if isinstance(shown, str) and len(shown) > 40:
+        shown = shown[:37] + "..."
+    return whole_number(value, "deal", 1, MAX_DEAL, shown=shown)
 
 
 def ms_rand(seed):

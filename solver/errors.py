@@ -17,3 +17,7 @@ class FreecellError(Exception):
     @property
     def message(self):
         return self.args[0] if self.args else ""
+
+
+class InternalError(Exception):
+    """A bug caught by a check (e.g. a solver's line that does not replay): one line, exit status 1."""

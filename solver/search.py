@@ -1,8 +1,10 @@
-"""The thin Python wrapper around the C search core (solver/fc.h, compiled by cffi into ``solver._fc``).
+"""The binding: the one module that talks to the C core (solver/fc.h, compiled by cffi into ``solver._fc``).
+Everything else in the project calls the functions here; the constants come from the header (``lib.FC_*``).
 
 Positions here are the project's plain tuples ``(cols, cells, home)``: ``cols`` 8 tuples of card indices
 bottom -> top, ``cells`` a sorted tuple of card indices, ``home`` the 4 foundation heights (C, D, H, S).
-P64 is the 64-byte packed form (see solver/fc.h); equal positions have equal P64 bytes.
+P64 is the 64-byte packed form (see solver/fc.h and solver/packed.py); equal positions have equal P64
+bytes. Rules are :class:`solver.rules.Rules` values.
 
     from solver import search, deals
     r = search.explore(deals.ms_deal(11982))          # spec rules: 4 cells, no foundation returns
@@ -10,27 +12,35 @@ P64 is the 64-byte packed form (see solver/fc.h); equal positions have equal P64
     r.records()                                       # the 84,767 positions as P64 bytes, start first
 
 Import cost matters (the CLI's whole ``explore --deal 11982`` process has a budget of 0.08 s): this
-module imports only the compiled core and the standard library's ``time``; tqdm is imported only when a
-progress bar is asked for.
+module imports only the compiled core and the standard library's ``time``; tqdm comes with a progress bar.
 """
 import time
 
-from ._fc import ffi, lib
-from . import packed
 from .errors import FreecellError
+from .progress import bar
+from .rules import AUTOPLAY as AUTOPLAY_NAMES, STANDARD
 
-P64_SIZE = 64
+try:
+    from ._fc import ffi, lib
+except ImportError as exc:      # the .so is built by `make setup` (pip install -e .)
+    raise FreecellError(f"the C search core is not built ({exc}); run 'make setup'") from None
+
+P64_SIZE = lib.FC_P64_SIZE
+MAX_CELLS = lib.FC_MAX_CELLS
 MAX_SUCC = lib.FC_MAX_SUCC
+MAX_LINE = lib.FC_MAX_LINE      # longest line of move codes the solver writes
+CELL = lib.FC_TO_CELL           # a move's destination: the free cells (also a source, in solver.lines)
+HOME = lib.FC_TO_HOME           # a move's destination: the card's foundation
 
-AUTOPLAY = {"none": lib.FC_AUTOPLAY_NONE, "safe": lib.FC_AUTOPLAY_SAFE, "horne": lib.FC_AUTOPLAY_HORNE,
-            "twos": lib.FC_AUTOPLAY_TWOS, "all": lib.FC_AUTOPLAY_ALL}
+AUTOPLAY = {name: getattr(lib, "FC_AUTOPLAY_" + name.upper()) for name in AUTOPLAY_NAMES}
 ORDERS = {"bfs": lib.FC_ORDER_BFS, "dfs": lib.FC_ORDER_DFS}
 STATUS = {lib.FC_RUNNING: "running", lib.FC_DONE: "done", lib.FC_WON: "won", lib.FC_LIMIT: "limit"}
 _ERRORS = {lib.FC_ENOMEM: "out of memory", lib.FC_EBADPOS: "not a valid position",
            lib.FC_EBADRULES: "rules out of range", lib.FC_EENCODE: "internal: position not encodable",
-           lib.FC_ERANGE: "index out of range"}
+           lib.FC_ERANGE: "index out of range", lib.FC_EILLEGAL: "an illegal move"}
 
-CHUNK = 1 << 16       # states expanded per C call when a progress bar is shown
+CHUNK = 1 << 16                 # states expanded per C call when a progress bar is shown
+EXPLORE_LIMIT = 50_000_000      # explore's default limit (about 2.6 GB): a huge set ends as unknown, not OOM
 
 
 def _error(code, what=""):
@@ -40,63 +50,15 @@ def _error(code, what=""):
     return FreecellError(f"{what}{msg}")
 
 
-# --- rules ---------------------------------------------------------------------------------------------
-
-class Rules:
-    """The rules value: ``cells`` (0..8, default 4) and ``foundation_return`` (default False) are the spec;
-    ``autoplay`` ("none", "safe", "horne", "twos", "all"; True means "safe") and ``canonical`` (dedupe
-    positions up to column order) are the second counting mode, off by default."""
-
-    __slots__ = ("cells", "foundation_return", "autoplay", "canonical")
-
-    def __init__(self, cells=4, foundation_return=False, autoplay="none", canonical=False):
-        if isinstance(cells, bool) or not isinstance(cells, int) or not 0 <= cells <= 8:
-            raise FreecellError(f"cells must be a whole number from 0 to 8, got {cells!r}")
-        if autoplay is True:
-            autoplay = "safe"
-        elif autoplay is False or autoplay is None:
-            autoplay = "none"
-        if autoplay not in AUTOPLAY:
-            raise FreecellError(f"autoplay must be one of {', '.join(AUTOPLAY)}, got {autoplay!r}")
-        object.__setattr__(self, "cells", cells)
-        object.__setattr__(self, "foundation_return", bool(foundation_return))
-        object.__setattr__(self, "autoplay", autoplay)
-        object.__setattr__(self, "canonical", bool(canonical))
-
-    def __setattr__(self, name, value):
-        raise AttributeError("Rules is immutable; use _replace")
-
-    def _tuple(self):
-        return (self.cells, self.foundation_return, self.autoplay, self.canonical)
-
-    def _replace(self, **kw):
-        d = dict(zip(self.__slots__, self._tuple()))
-        d.update(kw)
-        return Rules(**d)
-
-    def __eq__(self, other):
-        return isinstance(other, Rules) and self._tuple() == other._tuple()
-
-    def __hash__(self):
-        return hash(self._tuple())
-
-    def __repr__(self):
-        return ("Rules(cells=%d, foundation_return=%r, autoplay=%r, canonical=%r)" % self._tuple())
-
-    def to_c(self):
-        r = ffi.new("fc_rules *")
-        r.cells = self.cells
-        r.foundation_return = int(self.foundation_return)
-        r.autoplay = AUTOPLAY[self.autoplay]
-        r.canonical = int(self.canonical)
-        return r
-
-
-STANDARD = Rules()
-
-
-def _rules(rules):
-    return STANDARD if rules is None else rules
+def _rules_c(rules):
+    """The ``fc_rules *`` of a Rules value (None: the spec's standard rules)."""
+    rules = STANDARD if rules is None else rules
+    r = ffi.new("fc_rules *")
+    r.cells = rules.cells
+    r.foundation_return = int(rules.foundation_return)
+    r.autoplay = AUTOPLAY[rules.autoplay]
+    r.canonical = int(rules.canonical)
+    return r
 
 
 # --- positions -----------------------------------------------------------------------------------------
@@ -130,10 +92,6 @@ def pos_from_c(p):
     return cols, tuple(p.cells[0:p.ncells]), tuple(p.home)
 
 
-pack_p64 = packed.pack      # Position tuple -> the 64-byte P64 record (solver/packed.py)
-unpack_p64 = packed.unpack  # P64 record -> Position tuple, foundation heights derived
-
-
 def p64_check(rec):
     """True when ``rec`` is the P64 form of a valid position (by the C core)."""
     p = ffi.new("fc_pos *")
@@ -143,7 +101,7 @@ def p64_check(rec):
 def autoplay(pos, rules):
     """``pos`` after the rules' automatic moves (itself when rules.autoplay is "none")."""
     p = pos_to_c(pos)
-    n = lib.fc_autoplay(p, _rules(rules).to_c())
+    n = lib.fc_autoplay(p, _rules_c(rules))
     if n < 0:
         raise _error(n)
     return pos_from_c(p)
@@ -153,7 +111,7 @@ def successors(pos, rules=None):
     """moves(pos) as a list of Position tuples, in the C core's order (see fc.h)."""
     p = pos_to_c(pos)
     out = ffi.new("fc_pos[]", MAX_SUCC)
-    n = lib.fc_successors(p, _rules(rules).to_c(), out, MAX_SUCC)
+    n = lib.fc_successors(p, _rules_c(rules), out, MAX_SUCC)
     if n < 0:
         raise _error(n)
     return [pos_from_c(out[i]) for i in range(n)]
@@ -164,7 +122,7 @@ def successors_p64(rec, rules=None):
     if len(rec) != P64_SIZE:
         raise FreecellError(f"a packed position has {P64_SIZE} bytes, got {len(rec)}")
     out = ffi.new("uint8_t[]", MAX_SUCC * P64_SIZE)
-    n = lib.fc_successors_p64(rec, _rules(rules).to_c(), out, MAX_SUCC)
+    n = lib.fc_successors_p64(rec, _rules_c(rules), out, MAX_SUCC)
     if n < 0:
         raise _error(n)
     buf = ffi.buffer(out, n * P64_SIZE)[:]
@@ -181,7 +139,7 @@ class Search:
     """
 
     def __init__(self, start, rules=None, max_states=None, stop_on_win=True, order="dfs"):
-        self.rules = _rules(rules)
+        self.rules = STANDARD if rules is None else rules
         if order not in ORDERS:
             raise FreecellError(f"order must be 'bfs' or 'dfs', got {order!r}")
         if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int)
@@ -190,7 +148,7 @@ class Search:
         self.max_states = max_states
         self.order = order
         err = ffi.new("int *")
-        s = lib.fc_search_new(pos_to_c(start), self.rules.to_c(), max_states or 0, int(bool(stop_on_win)),
+        s = lib.fc_search_new(pos_to_c(start), _rules_c(self.rules), max_states or 0, int(bool(stop_on_win)),
                               ORDERS[order], err)
         if s == ffi.NULL:
             raise _error(err[0], "cannot start the search: ")
@@ -261,6 +219,15 @@ class Search:
         p = lib.fc_search_parent(self._h(), k)
         return None if p < 0 else p
 
+    def moves_to(self, k):
+        """The line from the start (as given, before its autoplay) to state k, as single-card move codes
+        (card | dest << 8) in the plain rules (fc_search_moves)."""
+        buf = _line_buffer()
+        n = lib.fc_search_moves(self._h(), k, buf, MAX_LINE)
+        if n < 0:
+            raise _error(n, "cannot read the line: ")
+        return list(ffi.unpack(buf, n))
+
     def line_to(self, k):
         """State indices from the start to k, each one move (plus autoplay) from the previous."""
         line = [k]
@@ -295,7 +262,7 @@ class Search:
 
 
 class ExploreResult:
-    """What explore() found. ``states``: distinct positions stored; ``max_home``: most cards on the
+    """What explore() found (the C core's word: the verdict is solver.solve.judge's). ``states``: distinct positions stored; ``max_home``: most cards on the
     foundations in any of them; ``won``: a won position was reached; ``complete``: every reachable
     position was enumerated (the set is closed under moves); ``status``: "done", "won" or "limit";
     ``seconds``: time in the C core. The search stays available (``records()``, ``search``) until
@@ -314,13 +281,6 @@ class ExploreResult:
         self.complete = status == "done"
         self.seconds = search.seconds
         self.rules = search.rules
-
-    @property
-    def verdict(self):
-        """"winnable", "unwinnable" (complete enumeration, no win) or "unknown"."""
-        if self.won:
-            return "winnable"
-        return "unwinnable" if self.complete else "unknown"
 
     def records(self):
         return self.search.records()
@@ -352,20 +312,61 @@ def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=
     """
     s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order)
     if not progress:
-        status = s.run(0)
-    else:
-        from tqdm import tqdm
-        bar = tqdm(total=max_states, unit=" states", unit_scale=True, desc="explore", leave=False,
-                   mininterval=0.2)
-        try:
-            done = 0
-            while True:
-                status = s.run(CHUNK)
-                n = len(s)
-                bar.update(n - done)
-                done = n
-                if status != "running":
-                    break
-        finally:
-            bar.close()
-    return ExploreResult(s, status)
+        return ExploreResult(s, s.run(0))
+    with bar(True, total=max_states, unit=" states", unit_scale=True, desc="explore") as b:
+        while True:
+            status = s.run(CHUNK)
+            b.update(len(s) - b.n)
+            if status != "running":
+                return ExploreResult(s, status)
+
+
+# --- the solver: a winning line as move codes (fc_solve, fc_shorten) -------------------------------------
+
+_LINE_BUFFER = []
+
+
+def _line_buffer():
+    """One ``uint16_t[MAX_LINE]`` for every line the core writes (allocated on first use)."""
+    if not _LINE_BUFFER:
+        _LINE_BUFFER.append(ffi.new("uint16_t[]", MAX_LINE))
+    return _LINE_BUFFER[0]
+
+
+def solve_line(position, rules, max_states=0, shorten=0, weights=None):
+    """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
+    canonical). Returns (status, codes or None, states, expanded, found_len); status "won", "done" (the
+    solver's own space ran out: not a proof) or "limit"."""
+    opts = ffi.new("fc_solve_opts *")
+    opts.max_states = max_states or 0
+    opts.shorten = shorten
+    opts.supermoves = 1
+    if weights is not None:
+        opts.use_weights = 1
+        opts.weights = list(weights) + [0] * (lib.FC_NWEIGHTS - len(weights))
+    res = ffi.new("fc_solve_result *")
+    buf = _line_buffer()
+    n = lib.fc_solve(pos_to_c(position), _rules_c(rules), opts, buf, MAX_LINE, res)
+    if n < 0:
+        raise _error(n, "the solver stopped: ")
+    st = res.status
+    if st == lib.FC_WON:
+        return "won", list(ffi.unpack(buf, n)), res.states, res.expanded, res.found_len
+    if st not in (lib.FC_DONE, lib.FC_LIMIT):
+        raise _error(st, "the solver stopped: ")
+    return STATUS[st], None, res.states, res.expanded, 0
+
+
+def shorten_line(position, codes, rules, level):
+    """fc_shorten on a line of codes (plain rules), repeated until nothing changes."""
+    p = pos_to_c(position)
+    buf = _line_buffer()
+    while True:
+        inp = ffi.new("uint16_t[]", codes) if codes else ffi.new("uint16_t[]", 1)
+        n = lib.fc_shorten(p, _rules_c(rules), inp, len(codes), level, buf, MAX_LINE)
+        if n < 0:
+            raise _error(n, "shortening failed: ")
+        new = list(ffi.unpack(buf, n))
+        if len(new) >= len(codes):
+            return new if len(new) == len(codes) else codes
+        codes = new

@@ -15,12 +15,15 @@ Microsoft numbering, :mod:`solver.deals`), ``...-S<seed>`` (the whole seed, 103 
 base32 without padding). ``cells=K`` is the number of free cells of the rules.
 """
 
+import base64
+import binascii
 import hashlib
 from collections import namedtuple
 
 from . import deals
 from .cards import card
 from .errors import FreecellError
+from .numbers import whole_number
 
 NUMBERED_DOMAIN = b"SiggySoft Solitaire numbered deal v1"
 STREAM_DOMAIN = b"SiggySoft Solitaire deal stream v1"
@@ -107,7 +110,6 @@ def numbered_deal(number, deal_key="freecell"):
 
 def seed_to_base32(seed):
     """The 103-character unpadded base32 text of a 64-byte seed."""
-    import base64
     seed = bytes(seed)
     if len(seed) != SEED_BYTES:
         raise FreecellError(f"a seed is {SEED_BYTES} bytes, got {len(seed)}")
@@ -116,8 +118,6 @@ def seed_to_base32(seed):
 
 def seed_from_base32(text):
     """The 64-byte seed of a 103-character unpadded base32 text (case-insensitive, canonical only)."""
-    import base64
-    import binascii
     s = text.upper()
     if len(s) != SEED_CHARS:
         raise FreecellError(f"deal code: a seed is {SEED_CHARS} base32 characters, got {len(text)}")
@@ -153,9 +153,7 @@ def _parse_options(text):
 
 
 def _parse_int(text, what, lo, hi):
-    if not (text.isascii() and text.isdigit() and len(text) <= 20) or not lo <= int(text) <= hi:
-        raise FreecellError(f"deal code: {what} must be a whole number from {lo} to {hi}, got {text!r}")
-    return int(text)
+    return whole_number(text, f"deal code: {what}", lo, hi)
 
 
 def parse_code(code):
@@ -183,11 +181,7 @@ def parse_code(code):
         seed = numbered_seed(number, "freecell")
         return DealCode(position_from_seed(seed), cells, "N", number, seed, f"{prefix}N{number}")
     if kind == "C":
-        try:
-            number = deals.parse_deal_number(body)
-        except FreecellError:
-            raise FreecellError(f"deal code: a classic deal must be a whole number from 1 to "
-                                f"{deals.MAX_DEAL}, got {body!r}") from None
+        number = _parse_int(body, "a classic deal", 1, deals.MAX_DEAL)
         return DealCode(deals.ms_deal(number), cells, "C", number, None, f"{prefix}C{number}")
     if kind == "S":
         seed = seed_from_base32(body)

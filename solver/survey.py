@@ -1,19 +1,27 @@
 """Classify every Microsoft deal in a range: ``python -m solver survey 1-32000 [--jobs J] [--out F.csv]``.
 
 Per deal (solver.solve.solve with the survey's settings): **winnable** when the C solver found a line and
-its replay passed ``solve.check_line`` (every move legal under the spec rules -- the check is written from
-spec.moves and tested against it -- and the last position won); **unwinnable** only when the solver's
+its replay passed the fast check of solver.lines (every move legal under the spec rules -- the check is
+written from spec.moves and tested against it -- and the last position won); **unwinnable** only when the solver's
 own search ran out and then the exhaustive enumeration of the spec rules completed without a won
 position; **unknown** otherwise (the --max-states limit). The strict ``spec.moves`` replay of ``solve``
-is replaced here by ``check_line`` to keep the check cheap; ``--strict`` restores it.
+is left out here to keep the check cheap; ``--strict`` restores it.
 
 CSV columns: deal, verdict, states (positions stored by the searches), length (single-card moves of the
 line, empty unless winnable), seconds (wall time of that deal, solving and checking).
 """
-import sys
+import csv
+import io
+import multiprocessing as mp
+import statistics
 import time
 
+from . import deals, solve
+from .atomic import write_atomic
 from .errors import FreecellError
+from .numbers import digits
+from .progress import bar
+from .rules import STANDARD
 
 CSV_HEADER = ("deal", "verdict", "states", "length", "seconds")
 MAX_RANGE = 10_000_000
@@ -21,17 +29,13 @@ MAX_RANGE = 10_000_000
 
 def parse_range(text):
     """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**31-1; a one-line error otherwise."""
-    from .deals import MAX_DEAL
     t = str(text).strip()
     a, sep, b = t.partition("-")
-    if not sep:
-        b = a
-    a, b = a.strip().replace(",", "").replace("_", ""), b.strip().replace(",", "").replace("_", "")
-    if not (a.isascii() and a.isdigit() and b.isascii() and b.isdigit() and len(a) <= 12 and len(b) <= 12):
+    a, b = digits(a, separators=True, max_digits=12), digits(b if sep else a, separators=True, max_digits=12)
+    if a is None or b is None:
         raise FreecellError(f"range must be A-B with whole numbers, e.g. 1-32000, got {text!r}")
-    a, b = int(a), int(b)
-    if not 1 <= a <= b <= MAX_DEAL:
-        raise FreecellError(f"range must satisfy 1 <= A <= B <= {MAX_DEAL}, got {text!r}")
+    if not 1 <= a <= b <= deals.MAX_DEAL:
+        raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {text!r}")
     if b - a + 1 > MAX_RANGE:
         raise FreecellError(f"at most {MAX_RANGE:,} deals in one survey (its rows are kept in memory); "
                             f"split {text!r} into smaller ranges")
@@ -48,12 +52,10 @@ def _init(settings):
 
 def solve_deal(n):
     """One deal under the settings given to _init: (deal, verdict, states, length, seconds)."""
-    from . import deals, solve
     st = _SETTINGS
     t = time.perf_counter()
-    pos = deals.ms_deal(n)
-    r = solve.solve(pos, cells=st["cells"], foundation_return=st["foundation_return"],
-                    max_states=st["max_states"], shorten=st["shorten"], strict=st["strict"])
+    r = solve.solve(deals.ms_deal(n), st["rules"], max_states=st["max_states"], shorten=st["shorten"],
+                    strict=st["strict"])
     return n, r.verdict, int(r.states), r.length, time.perf_counter() - t
 
 
@@ -81,32 +83,15 @@ class Survey:
     def lengths(self):
         return [r[3] for r in self.rows if r[3] is not None]
 
-    def summary(self):
-        import statistics
-        c = self.counts
-        parts = []
-        for v in ("winnable", "unwinnable", "unknown"):
-            ds = self.deals_with(v) if v != "winnable" else []
-            shown = ""
-            if ds and len(ds) <= 10:
-                shown = " (" + ", ".join(str(d) for d in ds) + ")"
-            elif ds:
-                shown = " (" + ", ".join(str(d) for d in ds[:10]) + ", ...)"
-            parts.append(f"{c[v]:,} {v}{shown}")
-        n = self.last - self.first + 1
-        line = (f"deals {self.first}-{self.last}: " + ", ".join(parts)
-                + f" in {self.seconds:.1f} s ({n / max(self.seconds, 1e-9):,.0f} deals/s, jobs {self.jobs})")
+    def length_stats(self):
+        """{"median", "mean", "max"} of the winning lines' lengths (None when there is none)."""
         ls = self.lengths()
-        if ls:
-            line += (f"; lines: median {statistics.median(ls):g}, mean {statistics.mean(ls):.1f}, "
-                     f"max {max(ls)} single-card moves")
-        return line
+        if not ls:
+            return None
+        return {"median": statistics.median(ls), "mean": round(statistics.mean(ls), 2), "max": max(ls)}
 
     def write_csv(self, path):
-        """Written atomically (solver.atomic): no half-written CSV and no temporary left behind."""
-        import csv
-        import io
-        from .atomic import write_atomic
+        """Written atomically (solver/atomic.py)."""
         buf = io.StringIO(newline="")
         w = csv.writer(buf)
         w.writerow(CSV_HEADER)
@@ -115,38 +100,25 @@ class Survey:
         return write_atomic(path, buf.getvalue())
 
 
-def survey(first, last, jobs=1, cells=4, foundation_return=False, max_states=None, progress=False,
-           strict=False, shorten=None):
+def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False, strict=False, shorten=None):
     """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes."""
-    from . import solve
-    settings = {"cells": cells, "foundation_return": bool(foundation_return),
-                "max_states": max_states or solve.DEFAULT_MAX_STATES,
+    settings = {"rules": rules, "max_states": max_states or solve.DEFAULT_MAX_STATES,
                 "shorten": solve.SURVEY_SHORTEN if shorten is None else shorten, "strict": bool(strict)}
     n = last - first + 1
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=n, unit=" deals", desc="survey", file=sys.stderr, mininterval=0.25, smoothing=0.05)
     rows = []
     t0 = time.perf_counter()
-    try:
+    with bar(progress, total=n, unit=" deals", desc="survey", smoothing=0.05) as b:
         if jobs <= 1:
             _init(settings)
             for d in range(first, last + 1):
                 rows.append(solve_deal(d))
-                if bar is not None:
-                    bar.update(1)
+                b.update(1)
         else:
-            import multiprocessing as mp
             chunk = max(1, min(256, n // (jobs * 32) or 1))
             chunks = [range(a, min(a + chunk, last + 1)) for a in range(first, last + 1, chunk)]
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
             with ctx.Pool(jobs, initializer=_init, initargs=(settings,)) as pool:
                 for part in pool.imap(_solve_chunk, chunks):
                     rows.extend(part)
-                    if bar is not None:
-                        bar.update(len(part))
-    finally:
-        if bar is not None:
-            bar.close()
+                    b.update(len(part))
     return Survey(first, last, rows, time.perf_counter() - t0, jobs, settings)

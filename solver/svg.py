@@ -12,6 +12,7 @@ fonts or images; card faces use the suit symbols of the text font).
 import os
 from xml.sax.saxutils import escape, quoteattr
 
+from .atomic import write_atomic
 from .cards import is_red, pretty_name, suit
 
 # geometry (px)
@@ -203,5 +204,4 @@ def render(position, title, title_rest="", subtitle=None, frozen=None, legend=()
 
 def write(path, text):
     """Write ``text`` to ``path`` atomically (solver/atomic.py)."""
-    from .atomic import write_atomic
     write_atomic(os.fspath(path), text)

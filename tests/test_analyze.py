@@ -13,8 +13,9 @@ import pytest
 from solver import analyze as an
 from solver import deals, search
 from solver.cards import parse_card, pretty_name
+from solver.report import frozen_text
+from solver.rules import Rules
 
-from helpers import run, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -24,10 +25,6 @@ FROZEN_BY_COLUMN = [[], ["AS", "3H", "6H"], ["4H", "QS"], ["AC", "QC"], [], ["6S
 QC = parse_card("QC")
 
 
-
-
-
-
 @pytest.fixture(scope="module")
 def deal():
     return deals.ms_deal(11982)
@@ -35,12 +32,12 @@ def deal():
 
 @pytest.fixture(scope="module")
 def spec(deal):
-    return an.analyze(deal, search.Rules(), exposed=QC)
+    return an.analyze(deal, Rules(), exposed=QC)
 
 
 @pytest.fixture(scope="module")
 def records(deal):
-    r = search.explore(deal, search.Rules(), stop_on_win=False)
+    r = search.explore(deal, Rules(), stop_on_win=False)
     try:
         assert r.complete
         return r.records()
@@ -53,7 +50,7 @@ def records(deal):
 def test_11982_frozen_cards_exactly(spec):
     assert spec.verdict == "unwinnable" and spec.complete and spec.states == 84767
     assert " ".join(pretty_name(c) for c in spec.frozen_cards) == FROZEN_11982
-    assert an.frozen_text(spec) == FROZEN_11982
+    assert frozen_text(spec) == FROZEN_11982
     assert spec.to_json()["frozen_by_column"] == FROZEN_BY_COLUMN
 
 
@@ -89,23 +86,23 @@ def test_frozen_against_a_naive_check(deal, records, spec):
 
 
 def test_canonical_and_autoplay_modes_find_the_same_frozen_cards(deal):
-    for rules in (search.Rules(canonical=True), search.Rules(autoplay="safe"),
-                  search.Rules(canonical=True, autoplay="safe")):
+    for rules in (Rules(canonical=True), Rules(autoplay="safe"),
+                  Rules(canonical=True, autoplay="safe")):
         a = an.analyze(deal, rules, exposed=QC)
         assert a.verdict == "unwinnable", rules
-        assert an.frozen_text(a) == FROZEN_11982, rules
+        assert frozen_text(a) == FROZEN_11982, rules
         assert a.max_home == 2 and a.exposed_positions == 8, rules
-    assert an.analyze(deal, search.Rules(canonical=True, autoplay="safe")).states == 61643
+    assert an.analyze(deal, Rules(canonical=True, autoplay="safe")).states == 61643
 
 
 def test_fewer_cells_freeze_more(deal):
-    a = an.analyze(deal, search.Rules(cells=3))
+    a = an.analyze(deal, Rules(cells=3))
     assert a.verdict == "unwinnable"
     assert set(a.frozen_cards) > set(an.analyze(deal).frozen_cards)
 
 
 def test_a_limit_claims_nothing(deal):
-    a = an.analyze(deal, search.Rules(), exposed=QC, max_states=1000)
+    a = an.analyze(deal, Rules(), exposed=QC, max_states=1000)
     assert a.verdict == "unknown" and not a.complete and a.status == "limit"
     assert a.frozen is None and a.frozen_cards is None and a.frozen_places() == {}
     assert a.max_home is None and a.exposed_positions is None
@@ -115,7 +112,7 @@ def test_a_limit_claims_nothing(deal):
 
 
 def test_a_win_settles_frozen_and_home(deal):
-    a = an.analyze(deal, search.Rules(cells=5))      # stops at the first win: no --exposed
+    a = an.analyze(deal, Rules(cells=5))      # stops at the first win: no --exposed
     assert a.verdict == "winnable" and a.won and a.status == "won"
     assert a.frozen_cards == [] and a.max_home == 52
 
@@ -141,7 +138,7 @@ def test_pass_on_synthetic_records():
 
 # --- the command line -----------------------------------------------------------------------------------
 
-def test_cli_analyze_plain():
+def test_cli_analyze_plain(run):
     p = run("analyze", "--deal", "11982", "--exposed", "QC")
     assert p.returncode == 0 and p.stderr == "", p.stderr
     lines = p.stdout.splitlines()
@@ -152,7 +149,7 @@ def test_cli_analyze_plain():
     assert lines[-1] == "Q♣ on top of a column: in 8 positions of the 84,767"
 
 
-def test_cli_analyze_json_and_svg(tmp_path):
+def test_cli_analyze_json_and_svg(run, tmp_path):
     out = tmp_path / "pic.svg"
     p = run("analyze", "--deal", "11982", "--exposed", "q♣", "--json", "--svg", str(out))
     assert p.returncode == 0 and p.stderr == "", p.stderr
@@ -181,7 +178,7 @@ def check_svg(path, frozen, title_has):
     return root
 
 
-def test_cli_svg_of_an_unknown_run_draws_no_outlines(tmp_path):
+def test_cli_svg_of_an_unknown_run_draws_no_outlines(run, tmp_path):
     out = tmp_path / "u.svg"
     p = run("analyze", "--deal", "11982", "--max-states", "500", "--svg", str(out))
     assert p.returncode == 0
@@ -190,7 +187,7 @@ def test_cli_svg_of_an_unknown_run_draws_no_outlines(tmp_path):
     check_svg(out, frozen=[], title_has="unknown")
 
 
-def test_cli_svg_with_cells_and_foundations(tmp_path):
+def test_cli_svg_with_cells_and_foundations(run, tmp_path):
     board = ("Foundations: H-0 C-0 D-A S-0\nFreecells: 4C 4S\n"
              "AH 3D KD JC 6C JD KC\nAS 3H 6H 5D 2C 7D 8D\n4H QS 5S 5C TH 8H 2S\nAC QC 4D 8C QH 9C 3S\n"
              "2D 8S 9H 9D 6D 2H\n6S 7H JH TD TC QD\nTS 9S KH\nJS KS 3C 7C 7S 5H\n")
@@ -204,7 +201,7 @@ def test_cli_svg_with_cells_and_foundations(tmp_path):
     assert cards.count("A♦") == 1 and "4♣" in cards[:2]
 
 
-def test_cli_analyze_bad_inputs(tmp_path):
+def test_cli_analyze_bad_inputs(run, assert_one_line_error, tmp_path):
     assert_one_line_error(run("analyze", "--deal", "11982", "--exposed", "ZZ"),
                           "--exposed: not a card: 'ZZ' (expected a rank A 2-9 T J Q K and a suit C D H S, "
                           "e.g. TS)")
@@ -220,7 +217,7 @@ def test_cli_analyze_bad_inputs(tmp_path):
     assert p.stderr.startswith("error: cannot write ")
 
 
-def test_cli_analyze_board_and_code_sources():
+def test_cli_analyze_board_and_code_sources(run):
     board = run("deal", "11982").stdout
     a = json.loads(run("analyze", "--board", "-", "--json", stdin=board).stdout)
     b = json.loads(run("analyze", "--code", "SOL1-freecell-cells=4-C11982", "--json").stdout)
@@ -228,14 +225,14 @@ def test_cli_analyze_board_and_code_sources():
         assert obj["frozen"] == ["AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"] and obj["max_home"] == 2
 
 
-def test_help_lists_analyze():
+def test_help_lists_analyze(run):
     p = run("--help")
     assert "analyze" in p.stdout
     p = run("analyze", "--help")
     assert p.returncode == 0 and "--exposed" in p.stdout and "--svg" in p.stdout
 
 
-def test_the_committed_example_is_current(tmp_path):
+def test_the_committed_example_is_current(run, tmp_path):
     """docs/examples/11982.svg is what `analyze --deal 11982 --exposed QC --svg` draws today."""
     example = ROOT / "docs" / "examples" / "11982.svg"
     if not example.exists():

@@ -8,8 +8,6 @@ from solver.cards import parse_card
 from solver.deals import ms_deal
 from solver.errors import FreecellError
 
-from helpers import DEAL11982_BOARD
-
 
 # Freecell Solver's printout of deal 24 after three moves (AS home, JD and 8H to the free cells), from its
 # own test data (web-fc-solve-tests.js).
@@ -31,9 +29,9 @@ def cs(text):
     return tuple(parse_card(c) for c in text.split())
 
 
-def test_format_board_11982():
-    assert format_board(ms_deal(11982)) == DEAL11982_BOARD
-    assert format_position(ms_deal(11982)) == DEAL11982_BOARD
+def test_format_board_11982(deal11982_board):
+    assert format_board(ms_deal(11982)) == deal11982_board
+    assert format_position(ms_deal(11982)) == deal11982_board
 
 
 @pytest.mark.parametrize("n", list(range(1, 301)) + [11982, 617, 1941, 1_000_000, 2 ** 31 - 1])
@@ -43,15 +41,15 @@ def test_round_trip_deals(n):
     assert parse_board(format_position(pos)) == pos
 
 
-def test_input_variants():
+def test_input_variants(deal11982_board):
     pos = ms_deal(11982)
-    variant = "\n\n" + DEAL11982_BOARD.replace("T", "10").lower().replace("\n", "  \r\n") + "\n   \n"
+    variant = "\n\n" + deal11982_board.replace("T", "10").lower().replace("\n", "  \r\n") + "\n   \n"
     assert parse_board(variant) == pos
-    colon = "".join(": " + line + "\n" for line in DEAL11982_BOARD.splitlines())
+    colon = "".join(": " + line + "\n" for line in deal11982_board.splitlines())
     assert parse_board(colon) == pos
-    nospace = "".join(":" + line + "\n" for line in DEAL11982_BOARD.splitlines())
+    nospace = "".join(":" + line + "\n" for line in deal11982_board.splitlines())
     assert parse_board(nospace) == pos
-    assert parse_board(DEAL11982_BOARD.rstrip("\n")) == pos
+    assert parse_board(deal11982_board.rstrip("\n")) == pos
 
 
 def test_fcsolve_position_printout():
@@ -133,46 +131,46 @@ def _bad(text):
     return msg
 
 
-def test_bad_column_counts():
-    lines = DEAL11982_BOARD.splitlines()
+def test_bad_column_counts(deal11982_board):
+    lines = deal11982_board.splitlines()
     assert _bad("\n".join(lines[:7])) == "board: 7 columns, expected 8"
-    assert _bad(DEAL11982_BOARD + ":\n") == "board: 9 columns, expected 8"
+    assert _bad(deal11982_board + ":\n") == "board: 9 columns, expected 8"
     assert _bad("AH\n") == "board: 1 column, expected 8"
     assert _bad("") == "board: empty input, expected 8 columns of cards"
     assert _bad("\n  \n") == "board: empty input, expected 8 columns of cards"
 
 
-def test_bad_duplicate_card():
-    text = DEAL11982_BOARD.replace("5H\n", "7H\n")   # column 8's top 5H -> a second 7H (column 6 has one)
+def test_bad_duplicate_card(deal11982_board):
+    text = deal11982_board.replace("5H\n", "7H\n")   # column 8's top 5H -> a second 7H (column 6 has one)
     assert _bad(text) == "board: card 7H appears twice: in column 6 and in column 8"
 
 
-def test_bad_missing_cards():
-    text = DEAL11982_BOARD.replace(" KC\n", "\n").replace(" 8D\n", "\n")
+def test_bad_missing_cards(deal11982_board):
+    text = deal11982_board.replace(" KC\n", "\n").replace(" 8D\n", "\n")
     assert _bad(text) == "board: missing cards: 8D, KC"   # in deck order
-    assert _bad(DEAL11982_BOARD.replace(" 5H\n", "\n")) == "board: missing card: 5H"
+    assert _bad(deal11982_board.replace(" 5H\n", "\n")) == "board: missing card: 5H"
 
 
-def test_bad_tokens():
-    text = DEAL11982_BOARD.replace("9C 3S", "9C 3X")
+def test_bad_tokens(deal11982_board):
+    text = deal11982_board.replace("9C 3S", "9C 3X")
     assert _bad(text) == ("board: line 4: '3X' is not a card "
                           "(expected a rank A 2-9 T J Q K and a suit C D H S, e.g. TS)")
-    assert _bad(DEAL11982_BOARD.replace("TS", "1S")).startswith("board: line 7: '1S' is not a card")
+    assert _bad(deal11982_board.replace("TS", "1S")).startswith("board: line 7: '1S' is not a card")
 
 
-def test_a_huge_bad_token_gives_a_short_line():
+def test_a_huge_bad_token_gives_a_short_line(deal11982_board):
     # A file of one 100 MB line (e.g. zeros) was echoed whole into the one-line error.
     msg = _bad("Z" * 100_000 + "\n")
     assert msg == ("board: line 1: 'ZZZZZZZZZZZZZZZZZZZ...' is not a card "
                    "(expected a rank A 2-9 T J Q K and a suit C D H S, e.g. TS)")
-    assert len(_bad("Foundations: H-" + "9" * 100_000 + "\n" + DEAL11982_BOARD)) < 200
+    assert len(_bad("Foundations: H-" + "9" * 100_000 + "\n" + deal11982_board)) < 200
     with pytest.raises(FreecellError) as ei:
         parse_card("Q" * 100_000)
     assert len(str(ei.value)) < 200
 
 
-def test_bad_foundations():
-    cols = "".join(": " + line + "\n" for line in DEAL11982_BOARD.splitlines())
+def test_bad_foundations(deal11982_board):
+    cols = "".join(": " + line + "\n" for line in deal11982_board.splitlines())
     assert _bad("Foundations: X-0\n" + cols) == ("board: line 1: bad foundation 'X-0' "
                                                  "(expected e.g. H-0, C-2, D-A)")
     assert _bad("Foundations: H-Z\n" + cols) == ("board: line 1: bad foundation 'H-Z' "
@@ -210,11 +208,11 @@ def test_validate_position_direct():
         validate_position((pos[0], (), (14, 0, 0, 0)))
 
 
-def test_read_board_arg(tmp_path, monkeypatch):
+def test_read_board_arg(deal11982_board, tmp_path, monkeypatch):
     f = tmp_path / "b.txt"
-    f.write_text(DEAL11982_BOARD)
+    f.write_text(deal11982_board)
     assert read_board_arg(str(f)) == ms_deal(11982)
-    monkeypatch.setattr("sys.stdin", io.StringIO(DEAL11982_BOARD))
+    monkeypatch.setattr("sys.stdin", io.StringIO(deal11982_board))
     assert read_board_arg("-") == ms_deal(11982)
     with pytest.raises(FreecellError) as ei:
         read_board_arg(str(tmp_path / "nope.txt"))

@@ -1,4 +1,5 @@
 """Certificates: round trip, clean refusals of damaged files, the independent checker, and mutations."""
+import hashlib
 import os
 import random
 import subprocess
@@ -10,6 +11,7 @@ import pytest
 from certgen import certificate, checker, mutate
 from solver import deals, packed, search, spec
 from solver.errors import FreecellError
+from solver.rules import Rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -17,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def build(deal, cells=4, foundation_return=False):
     pos = deals.ms_deal(deal)
     rules = {"cells": cells, "foundation_return": foundation_return}
-    res = search.explore(pos, search.Rules(**rules))
+    res = search.explore(pos, Rules(**rules))
     assert res.complete and not res.won
     return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(),
                             {"max_home": res.max_home})
@@ -248,7 +250,7 @@ def test_write_errors_name_the_output_not_the_temporary(tmp_path):
     folder.mkdir()
     proc = run("-m", "certgen", "build", "--deal", "1", "--cells", "0", "--out", str(folder))
     err = _one_line_error(proc)
-    assert err == f"error: {folder}: Is a directory\n"
+    assert err == f"error: cannot write {folder}: Is a directory\n"
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp")]  # no temporary left behind
 
 
@@ -277,7 +279,9 @@ def test_prove_reads_a_board_on_stdin_once(tmp_path):
                "--lean-dir", str(tmp_path / "lean"), input=format_position(board), env=env)
     assert proc.returncode == 3, proc.stdout + proc.stderr  # 3: Lean is not available
     assert "valid: 1 states" in proc.stdout
-    assert sorted(os.listdir(tmp_path / "out")) == ["BoardPositionCells0.cert", "BoardPositionCells0.lean"]
+    digest = hashlib.sha256(packed.pack(board)).hexdigest()[:8]        # a board's stem: its position's digest
+    assert sorted(os.listdir(tmp_path / "out")) == [f"Board{digest}Cells0.cert", f"Board{digest}Cells0.lean"]
+    assert os.listdir(tmp_path / "lean") == [f"Board{digest}Cells0.lean"]
 
 
 def test_prove_known_takes_no_rules(tmp_path):

@@ -7,11 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run, assert_one_line_error, DEAL11982_BOARD
-
 ROOT = Path(__file__).resolve().parent.parent
-HAVE_SEARCH = (ROOT / "solver" / "search.py").exists()
-needs_search = pytest.mark.skipif(not HAVE_SEARCH, reason="solver/search.py (the C core's wrapper) not there yet")
 
 
 # Seed 003's numbered FreeCell deal 1, laid out in rows of eight.
@@ -27,19 +23,15 @@ AH 5D 3C 9H KD KS
 """
 
 
-
-
-
-
 # --- deal ---------------------------------------------------------------------------------------------
 
-def test_deal_11982_prints_the_seed_layout():
+def test_deal_11982_prints_the_seed_layout(run, deal11982_board):
     p = run("deal", "11982")
     assert p.returncode == 0 and p.stderr == ""
-    assert p.stdout == DEAL11982_BOARD
+    assert p.stdout == deal11982_board
 
 
-def test_deal_json():
+def test_deal_json(run):
     p = run("deal", "1", "--json")
     assert p.returncode == 0
     obj = json.loads(p.stdout)
@@ -49,15 +41,15 @@ def test_deal_json():
     assert obj["freecells"] == [] and obj["foundations"] == {"C": 0, "D": 0, "H": 0, "S": 0}
 
 
-def test_deal_board_file_and_stdin(tmp_path):
+def test_deal_board_file_and_stdin(run, deal11982_board, tmp_path):
     f = tmp_path / "b.txt"
-    f.write_text(DEAL11982_BOARD.replace("T", "10"))
-    assert run("deal", "--board", str(f)).stdout == DEAL11982_BOARD
-    assert run("deal", "--board", "-", stdin=DEAL11982_BOARD).stdout == DEAL11982_BOARD
+    f.write_text(deal11982_board.replace("T", "10"))
+    assert run("deal", "--board", str(f)).stdout == deal11982_board
+    assert run("deal", "--board", "-", stdin=deal11982_board).stdout == deal11982_board
 
 
-def test_deal_full_position_round_trip(tmp_path):
-    text = DEAL11982_BOARD.replace(" 4S 4C\n", "\n")
+def test_deal_full_position_round_trip(run, deal11982_board, tmp_path):
+    text = deal11982_board.replace(" 4S 4C\n", "\n")
     text = "Foundations: H-0 C-0 D-0 S-0\nFreecells: 4C 4S\n" + text
     p = run("deal", "--board", "-", stdin=text)
     assert p.returncode == 0
@@ -65,44 +57,44 @@ def test_deal_full_position_round_trip(tmp_path):
     assert run("deal", "--board", "-", stdin=p.stdout).stdout == p.stdout
 
 
-def test_deal_code_numbered_1():
+def test_deal_code_numbered_1(run):
     p = run("deal", "--code", "SOL1-freecell-cells=4-N1")
     assert p.returncode == 0 and p.stdout == SIGGY_N1_BOARD
 
 
-def test_deal_code_classic():
-    assert run("deal", "--code", "SOL1-freecell-cells=4-C11982").stdout == DEAL11982_BOARD
+def test_deal_code_classic(run, deal11982_board):
+    assert run("deal", "--code", "SOL1-freecell-cells=4-C11982").stdout == deal11982_board
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "abc", "1.5", "2147483648", "99999999999999999999999", ""])
-def test_deal_bad_numbers(raw):
+def test_deal_bad_numbers(run, assert_one_line_error, raw):
     assert_one_line_error(run("deal", raw),
                           f"deal must be a whole number from 1 to 2147483647, got {raw!r}")
 
 
-def test_deal_0_exact_message():
+def test_deal_0_exact_message(run):
     p = run("deal", "0")
     assert p.stderr == "error: deal must be a whole number from 1 to 2147483647, got '0'\n"
 
 
-def test_deal_bad_boards(tmp_path):
+def test_deal_bad_boards(run, assert_one_line_error, deal11982_board, tmp_path):
     assert_one_line_error(run("deal", "--board", str(tmp_path / "missing.txt")),
                           f"board: cannot read {tmp_path / 'missing.txt'}: no such file")
     assert_one_line_error(run("deal", "--board", str(tmp_path)),
                           f"board: cannot read {tmp_path}: it is a directory")
-    seven = "".join(DEAL11982_BOARD.splitlines(True)[:7])
+    seven = "".join(deal11982_board.splitlines(True)[:7])
     assert_one_line_error(run("deal", "--board", "-", stdin=seven), "board: 7 columns, expected 8")
-    dup = DEAL11982_BOARD.replace("5H\n", "7H\n")
+    dup = deal11982_board.replace("5H\n", "7H\n")
     assert_one_line_error(run("deal", "--board", "-", stdin=dup),
                           "board: card 7H appears twice: in column 6 and in column 8")
-    assert_one_line_error(run("deal", "--board", "-", stdin=DEAL11982_BOARD.replace("KC", "ZZ")),
+    assert_one_line_error(run("deal", "--board", "-", stdin=deal11982_board.replace("KC", "ZZ")),
                           "board: line 1: 'ZZ' is not a card (expected a rank A 2-9 T J Q K and a suit "
                           "C D H S, e.g. TS)")
     assert_one_line_error(run("deal", "--board", "-", stdin=""),
                           "board: empty input, expected 8 columns of cards")
 
 
-def test_deal_bad_sources():
+def test_deal_bad_sources(run, assert_one_line_error):
     assert_one_line_error(run("deal"), "give exactly one of a deal number, --board FILE or --code CODE")
     assert_one_line_error(run("deal", "1", "--code", "SOL1-freecell-cells=4-N1"),
                           "give exactly one of a deal number, --board FILE or --code CODE")
@@ -112,7 +104,7 @@ def test_deal_bad_sources():
                           "deal code: a numbered deal must be a whole number from 1 to 1000000, got '0'")
 
 
-def test_usage_errors_are_one_line_exit_2():
+def test_usage_errors_are_one_line_exit_2(run, assert_one_line_error):
     for args in (["deal", "1", "--frobnicate"], ["nosuchcommand"], ["explore", "--deal"],
                  ["deal", "1", "2"]):
         p = run(*args)
@@ -120,12 +112,12 @@ def test_usage_errors_are_one_line_exit_2():
         assert "--help" in p.stderr
 
 
-def test_no_command_shows_help():
+def test_no_command_shows_help(run):
     p = run()
     assert p.returncode == 2 and "usage:" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_help():
+def test_help(run):
     for args in (["--help"], ["deal", "--help"], ["explore", "--help"]):
         p = run(*args)
         assert p.returncode == 0 and "usage:" in p.stdout
@@ -133,7 +125,7 @@ def test_help():
 
 # --- explore: argument errors (before any search) ----------------------------------------------------
 
-def test_explore_bad_inputs():
+def test_explore_bad_inputs(run, assert_one_line_error, deal11982_board):
     assert_one_line_error(run("explore", "--deal", "0"),
                           "deal must be a whole number from 1 to 2147483647, got '0'")
     assert_one_line_error(run("explore", "--deal", "-7"),
@@ -147,7 +139,7 @@ def test_explore_bad_inputs():
                           "--cells must be a whole number from 0 to 8, got '9'")
     assert_one_line_error(run("explore", "--code", "SOL1-freecell-cells=5-C11982", "--cells", "4"),
                           "--cells 4 contradicts the deal code's cells=5")
-    text = "Freecells: 4C 4S\n" + DEAL11982_BOARD.replace(" 4S 4C\n", "\n")
+    text = "Freecells: 4C 4S\n" + deal11982_board.replace(" 4S 4C\n", "\n")
     assert_one_line_error(run("explore", "--board", "-", "--cells", "1", stdin=text),
                           "the position has 2 cards in the free cells but the rules have 1 "
                           "(use --cells 2 or more)")
@@ -165,18 +157,15 @@ class FakeResult:
 
 
 def _fake_search(monkeypatch, result, calls):
-    import solver
+    from solver import search
     fake = types.ModuleType("solver.search")
-
-    class Rules:
-        def __init__(self, cells=4, foundation_return=False):
-            self.cells, self.foundation_return = cells, foundation_return
 
     def explore(pos, rules, max_states=None, progress=False):
         calls.append((pos, rules.cells, rules.foundation_return, max_states, progress))
         return result
 
-    fake.Rules, fake.explore = Rules, explore
+    fake.explore, fake.EXPLORE_LIMIT = explore, search.EXPLORE_LIMIT
+    import solver
     monkeypatch.setitem(sys.modules, "solver.search", fake)
     monkeypatch.setattr(solver, "search", fake, raising=False)
 
@@ -234,7 +223,7 @@ def test_explore_winnable_and_unknown(monkeypatch, capsys):
     assert calls[-1][1:3] == (5, True)
 
 
-def test_explore_winnable_comes_with_a_replayed_line():
+def test_explore_winnable_comes_with_a_replayed_line(run):
     p = run("explore", "--deal", "1", "--json")
     obj = json.loads(p.stdout)
     assert p.returncode == 0 and obj["verdict"] == "winnable" and obj["line_length"] > 52
@@ -252,11 +241,11 @@ def test_explore_progress_only_on_a_terminal(monkeypatch, capsys):
     assert [c[4] for c in calls] == [True, False, False]
 
 
-def test_explore_board_source(monkeypatch, capsys, tmp_path):
+def test_explore_board_source(deal11982_board, monkeypatch, capsys, tmp_path):
     calls = []
     _fake_search(monkeypatch, FakeResult(10, 0, False, True), calls)
     f = tmp_path / "b.txt"
-    f.write_text(DEAL11982_BOARD)
+    f.write_text(deal11982_board)
     rc, out, _ = _main(["explore", "--board", str(f), "--json"], capsys)
     obj = json.loads(out)
     assert obj["deal"] is None and obj["source"] == f"board:{f}"
@@ -264,34 +253,17 @@ def test_explore_board_source(monkeypatch, capsys, tmp_path):
     assert out.startswith(f"board {f}: unwinnable \u2014 all 10 reachable positions enumerated, at most 0 cards")
 
 
-def test_explore_out_hook(monkeypatch, capsys, tmp_path):
-    calls, written = [], []
-    _fake_search(monkeypatch, FakeResult(84767, 2, False, True), calls)
-    cert = types.ModuleType("certgen.certificate")
-    cert.write_from_search = lambda path, result, header: written.append((path, result.states, header))
-    monkeypatch.setitem(sys.modules, "certgen.certificate", cert)
-    import certgen
-    monkeypatch.setattr(certgen, "certificate", cert, raising=False)
-    out_path = str(tmp_path / "c.cert")
-    rc, out, err = _main(["explore", "--deal", "11982", "--json", "--out", out_path], capsys)
-    assert rc == 0 and json.loads(out)["certificate"] == out_path
-    (path, states, header), = written
-    assert path == out_path and states == 84767
-    assert header["deal"] == 11982 and header["source"] == "ms:11982" and header["verdict"] == "unwinnable"
-    assert header["rules"] == {"cells": 4, "foundation_return": False}
-    assert header["position"][0][0][0] == 2            # AH at the bottom of column 1
-
-    # no certificate for a search that stopped early
-    written.clear()
-    _fake_search(monkeypatch, FakeResult(10, 0, False, False), calls)
-    rc, out, err = _main(["explore", "--deal", "11982", "--max-states", "10", "--out", out_path], capsys)
-    assert written == [] and "no certificate written" in err
+def test_explore_out_moved_to_certgen(run, assert_one_line_error, tmp_path):
+    # certificates are certgen's: `explore --out` says where the command went, and writes nothing
+    line = assert_one_line_error(run("explore", "--deal", "11982", "--out", str(tmp_path / "c.cert")))
+    assert "python -m certgen build" in line and not (tmp_path / "c.cert").exists()
+    line = assert_one_line_error(run("solve", "--deal", "1", "--lean"))
+    assert "python -m certgen prove-win" in line
 
 
 # --- explore with the real C core -----------------------------------------------------------------------
 
-@needs_search
-def test_explore_11982_json_real():
+def test_explore_11982_json_real(run):
     p = run("explore", "--deal", "11982", "--json")
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
@@ -304,8 +276,7 @@ def test_explore_11982_json_real():
     assert obj["seconds"] >= 0
 
 
-@needs_search
-def test_explore_11982_plain_real():
+def test_explore_11982_plain_real(run):
     p = run("explore", "--deal", "11982")
     assert p.returncode == 0, p.stderr
     assert p.stdout == ("deal 11982: unwinnable \u2014 all 84,767 reachable positions enumerated, at most 2 "
@@ -313,8 +284,7 @@ def test_explore_11982_plain_real():
     assert p.stderr == ""
 
 
-@needs_search
-def test_explore_deal1_limited_is_unknown():
+def test_explore_deal1_limited_is_unknown(run):
     p = run("explore", "--deal", "1", "--max-states", "1000", "--json")
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
@@ -324,25 +294,23 @@ def test_explore_deal1_limited_is_unknown():
     assert p.stdout.startswith("deal 1: unknown \u2014 stopped after 1,000 positions")
 
 
-@needs_search
-def test_explore_deal1_winnable():
+def test_explore_deal1_winnable(run):
     obj = json.loads(run("explore", "--deal", "1", "--json").stdout)
     assert obj["verdict"] == "winnable" and obj["max_home"] == 52
 
 
-@needs_search
-def test_explore_out_writes_a_certificate(tmp_path):
+def test_certgen_build_writes_a_certificate(run, tmp_path):
     out = tmp_path / "c.cert"
-    p = run("explore", "--deal", "11982", "--out", str(out), "--json")
-    assert p.returncode == 0, p.stderr
-    assert json.loads(p.stdout)["certificate"] == str(out)
-    assert out.stat().st_size > 0
-    assert p.stderr == ""
+    p = run("build", "--deal", "11982", "--out", str(out), module="certgen")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert p.stdout.splitlines() == [
+        "deal 11982: unwinnable \u2014 all 84,767 reachable positions enumerated, at most 2 cards ever reach "
+        "the foundations", f"certificate: {out} (388,962 bytes)"]
+    assert out.stat().st_size == 388_962
 
 
-@needs_search
-def test_explore_board_equals_deal():
-    p = run("explore", "--board", "-", "--json", stdin=DEAL11982_BOARD)
+def test_explore_board_equals_deal(run, deal11982_board):
+    p = run("explore", "--board", "-", "--json", stdin=deal11982_board)
     obj = json.loads(p.stdout)
     assert obj["states"] == 84767 and obj["deal"] is None and obj["source"] == "board:-"
 
@@ -365,15 +333,15 @@ def test_cli_imports_stay_cheap():
 
 # --- QA regressions --------------------------------------------------------------------------------------
 
-def test_deal_takes_deal_flag_too():
+def test_deal_takes_deal_flag_too(run, assert_one_line_error):
     # The README says every command takes --deal N; `deal --deal 5` was "unrecognized arguments".
     p = run("deal", "--deal", "5")
     assert p.returncode == 0 and p.stdout == run("deal", "5").stdout
     assert_one_line_error(run("deal", "5", "--deal", "6"), "give the deal number once: N or --deal N")
 
 
-def test_one_free_cell_card_is_singular():
-    text = "Freecells: 4C\n" + DEAL11982_BOARD.replace(" 4C\n", "\n")
+def test_one_free_cell_card_is_singular(run, assert_one_line_error, deal11982_board):
+    text = "Freecells: 4C\n" + deal11982_board.replace(" 4C\n", "\n")
     assert_one_line_error(run("explore", "--board", "-", "--cells", "0", stdin=text),
                           "the position has 1 card in the free cells but the rules have 0 "
                           "(use --cells 1 or more)")
@@ -381,22 +349,24 @@ def test_one_free_cell_card_is_singular():
 
 def test_out_of_memory_is_one_line(capsys):
     # The C core reports ENOMEM as MemoryError; it printed a traceback.
-    from solver.cli import _Parser, run as cli_run
+    from solver.cliargs import Parser, run as cli_run
 
     def boom(args):
         raise MemoryError("search stopped: out of memory")
-    p = _Parser(prog="x")
+    p = Parser(prog="x")
     p.set_defaults(func=boom)
     assert cli_run(p, []) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: out of memory") and "nothing is claimed" in err
 
 
-def test_solve_lean_write_error_names_the_path(tmp_path):
+def test_prove_win_write_error_names_the_path(run, assert_one_line_error, tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
-    line = assert_one_line_error(run("solve", "--deal", "1", "--lean", "--lean-dir", str(f / "sub")))
-    assert str(f / "sub") in line
+    p = run("prove-win", "--deal", "1", "--lean-dir", str(f / "sub"), module="certgen")
+    assert p.stdout.startswith("1/3 solve")
+    line = p.stderr.splitlines()[-1]
+    assert p.returncode == 2 and line.startswith("error: ") and str(f / "sub") in line
 
 
 def test_make_refuses_unknown_rules():

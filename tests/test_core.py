@@ -9,8 +9,13 @@ import random
 
 import pytest
 
-from solver import deals, search, spec
-from solver.search import Rules, pack_p64, unpack_p64
+import dataclasses
+
+from solver import deals, packed, rules as rules_mod, search, spec
+from solver.errors import FreecellError
+from solver.solve import judge
+from solver.packed import pack as pack_p64, unpack as unpack_p64
+from solver.rules import Rules
 
 SPEC = Rules()
 
@@ -50,7 +55,7 @@ def deal1_prefix():
 
 def test_11982_spec_figures(r11982):
     assert (r11982.states, r11982.max_home, r11982.won, r11982.complete) == (84767, 2, False, True)
-    assert r11982.verdict == "unwinnable" and r11982.status == "done"
+    assert r11982.status == "done"
     assert r11982.expanded == r11982.states
 
 
@@ -125,15 +130,17 @@ def test_11982_parents_are_moves(r11982):
 def test_deal1_limit_is_unknown():
     res = search.explore(ms(1), max_states=200000, order="bfs")
     assert res.complete is False and res.won is False
-    assert res.status == "limit" and res.verdict == "unknown"
+    assert res.status == "limit" and judge(ms(1), res, SPEC) == ("unknown", None)
     assert res.states == 200000
     res.close()
 
 
 def test_deal1_is_winnable_and_the_line_is_legal():
     res = search.explore(ms(1))
-    assert res.won and res.verdict == "winnable"
+    verdict, path = judge(ms(1), res, SPEC)
+    assert res.won and verdict == "winnable"
     line = res.winning_line()
+    assert path == [spec.from_position(p) for p in line]           # the line judge replayed
     assert line[0] == ms(1) and line[-1][2] == (13, 13, 13, 13)
     for a, b in zip(line, line[1:]):
         assert pack_p64(b) in set(spec_moves_p64(pack_p64(a), SPEC))
@@ -141,7 +148,7 @@ def test_deal1_is_winnable_and_the_line_is_legal():
 
 def test_11982_five_cells_winnable():
     res = search.explore(ms(11982), Rules(cells=5))
-    assert res.won and res.verdict == "winnable" and res.max_home == 52
+    assert res.won and judge(ms(11982), res, Rules(cells=5))[0] == "winnable" and res.max_home == 52
     line = res.winning_line()
     rules5 = Rules(cells=5)
     for a, b in zip(line[:400], line[1:401]):
@@ -152,7 +159,7 @@ def test_11982_five_cells_winnable():
 def test_11982_foundation_return_unwinnable():
     res = search.explore(ms(11982), Rules(foundation_return=True))
     assert res.complete and not res.won and res.max_home == 2
-    assert res.verdict == "unwinnable"
+    assert judge(ms(11982), res, Rules(foundation_return=True)) == ("unwinnable", None)
     assert res.states == 94851
     res.close()
 
@@ -293,14 +300,14 @@ def test_p64_round_trip():
 def test_bad_positions_rejected():
     cols, cells, home = ms(1)
     bad = ((cols[0] + (cols[1][0],),) + cols[1:], cells, home)       # a card twice
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.successors(bad)
     missing = ((cols[0][:-1],) + cols[1:], cells, home)               # a card nowhere
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.explore(missing)
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         Rules(cells=9)
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.successors_p64(b"\x01" * 64)
     assert search.p64_check(b"\x00" * 64)          # every card home: the won position
     assert not search.p64_check(b"\x01" * 64) and not search.p64_check(b"\x35" + bytes(63))
@@ -392,22 +399,32 @@ def test_max_states_exact_boundary():
     res = search.explore(ms(11982), max_states=84767)
     assert res.complete and res.states == 84767
     res = search.explore(ms(11982), max_states=84766)
-    assert not res.complete and res.status == "limit" and res.verdict == "unknown"
+    assert not res.complete and res.status == "limit" and not res.won
 
 
 def test_wrapper_input_checks():
     cols, cells, home = ms(1)
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.successors((((-1,) + cols[0],) + cols[1:], cells, home))
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.successors_p64(pack_p64(ms(1))[:63])
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.explore(ms(1), order="sideways")
-    with pytest.raises(search.FreecellError):
+    with pytest.raises(FreecellError):
         search.explore(ms(1), max_states=0)
     s = search.Search(ms(11982))
     assert s.find_p64(b"\0" * 10) is None and s.find_p64(b"\0" * 64) is None   # the won position: absent
     with pytest.raises(IndexError):
         s.p64(1)
-    assert Rules(autoplay=True).autoplay == "safe" and Rules() == search.STANDARD
-    assert Rules(cells=5)._replace(cells=4) == Rules()
+    assert Rules(autoplay="safe").counting and Rules() == rules_mod.STANDARD
+    assert dataclasses.replace(Rules(cells=5), cells=4) == Rules()
+    with pytest.raises(FreecellError):
+        Rules(autoplay=True)
+
+
+def test_the_binding_reads_its_constants_from_the_header():
+    """The pure-Python modules' own copies of the format constants agree with solver/fc.h."""
+    assert search.P64_SIZE == packed.SIZE == 64
+    assert search.MAX_CELLS == rules_mod.MAX_CELLS == 8
+    assert set(search.AUTOPLAY) == set(rules_mod.AUTOPLAY)
+    assert (search.CELL, search.HOME) == (8, 9)

@@ -6,8 +6,10 @@ import re
 import pytest
 
 from certgen import certificate, checker, known, render
-from certgen.cli import KNOWN
+from certgen.known import KNOWN
 from solver import deals, search, siggysoft, spec
+from solver.solve import judge
+from solver.rules import STANDARD, Rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = known.read_table(os.path.join(ROOT, "docs", "KNOWN.md"))
@@ -20,14 +22,14 @@ def test_the_table_lists_the_eight():
 
 @pytest.mark.parametrize("deal", KNOWN)
 def test_each_known_deal_is_unwinnable_with_the_counts_of_the_table(deal):
-    res = search.explore(deals.ms_deal(deal), search.Rules())
-    assert res.complete and not res.won and res.verdict == "unwinnable"
+    res = search.explore(deals.ms_deal(deal), STANDARD)
+    assert judge(deals.ms_deal(deal), res, STANDARD) == ("unwinnable", None)
     assert (res.states, res.max_home) == TABLE[deal]
 
 
 def _cert(deal):
     pos = deals.ms_deal(deal)
-    res = search.explore(pos, search.Rules())
+    res = search.explore(pos, STANDARD)
     return certificate.make({"kind": "ms", "deal": deal}, {"cells": 4, "foundation_return": False}, pos,
                             res.records(), {"max_home": res.max_home})
 
@@ -52,8 +54,8 @@ def test_a_code_start_is_written_out_literally_and_matches_the_code(tmp_path):
     code = "SOL1-freecell-cells=1-N1"
     dc = siggysoft.parse_code(code)
     rules = {"cells": dc.cells, "foundation_return": False}
-    res = search.explore(dc.position, search.Rules(**rules))
-    assert res.verdict == "unwinnable"  # one free cell is not enough for SiggySoft's deal 1
+    res = search.explore(dc.position, Rules(**rules))
+    assert judge(dc.position, res, Rules(**rules))[0] == "unwinnable"  # one free cell is not enough for SiggySoft's deal 1
     cert = certificate.make({"kind": "code", "code": code}, rules, dc.position, res.records())
     assert checker.check(cert).ok
     text = open(render.render_deal(cert, str(tmp_path)), encoding="utf-8").read()

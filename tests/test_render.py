@@ -10,7 +10,10 @@ import subprocess
 import pytest
 
 from certgen import render
-from solver import spec
+from solver import lines, spec
+from solver.lines import LineError, step_indices
+from solver.rules import STANDARD, Rules
+from solver.source import Source
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
@@ -66,8 +69,8 @@ def all_11982():
 @pytest.fixture(scope="module")
 def small():
     """Deal 11982 with one free cell: 83 positions, unwinnable."""
-    rules = spec.Rules(cells=1)
-    states = enumerate_states(rules, spec.ms_deal(11982))
+    rules = Rules(cells=1)
+    states = enumerate_states(rules.spec(), spec.ms_deal(11982))
     assert not any(spec.won(s) for s in states)
     return rules, states
 
@@ -116,7 +119,7 @@ def test_letters():
 
 def test_rendered_deal(tmp_path, all_11982):
     s0 = spec.ms_deal(11982)
-    path = render.write_deal(all_11982, s0, spec.STANDARD, 11982, str(tmp_path))
+    path = render.write_deal(all_11982, s0, STANDARD, 11982, str(tmp_path))
     assert os.path.basename(path) == "Deal11982.lean"
     text = open(path, encoding="utf-8").read()
     assert "theorem freecell_11982_unwinnable : ∀ s, Reachable Rules.standard (msDeal 11982) s → ¬ Won s :=" in text
@@ -133,10 +136,10 @@ def test_rendered_rules_in_statement(tmp_path, small):
     s0 = spec.ms_deal(11982)
     text = open(render.write_deal(states, s0, rules, 11982, str(tmp_path)), encoding="utf-8").read()
     assert "∀ s, Reachable { cells := 1 } (msDeal 11982) s → ¬ Won s" in text
-    fr = spec.Rules(foundation_return=True)
+    fr = Rules(foundation_return=True)
     assert render.rules_lean(fr) == "{ foundationReturn := true }"
-    assert render.rules_lean(spec.Rules(cells=5, foundation_return=True)) == "{ cells := 5, foundationReturn := true }"
-    assert render.stem_of({"kind": "ms", "deal": 11982}, fr) == "Deal11982FoundationReturn"
+    assert render.rules_lean(Rules(cells=5, foundation_return=True)) == "{ cells := 5, foundationReturn := true }"
+    assert Source("ms", None, deal=11982).stem(fr) == "Deal11982FoundationReturn"
 
 
 def test_rendered_mutant(tmp_path, small):
@@ -152,7 +155,7 @@ def test_rendered_mutant(tmp_path, small):
 def test_rendered_literal_start(tmp_path, small):
     rules, states = small
     s0 = states[40]  # a position in the middle of the game, written out card by card
-    sub = enumerate_states(rules, s0)
+    sub = enumerate_states(rules.spec(), s0)
     text = open(render.write_deal(sub, s0, rules, None, str(tmp_path), label="mid-game"),
                 encoding="utf-8").read()
     assert "def start : State :=\n  { cols := [" in text
@@ -180,11 +183,11 @@ def test_standalone_holds_spec_verbatim(tmp_path, small):
 
 def test_rendered_win(tmp_path):
     path = winning_path(spec.STANDARD, NEARLY_WON)
-    idx = render.move_indices(spec.STANDARD, NEARLY_WON, path)
-    assert render.move_indices(spec.STANDARD, NEARLY_WON, [NEARLY_WON] + path) == idx
-    assert render.check_win(spec.STANDARD, NEARLY_WON, idx)
-    assert not render.check_win(spec.STANDARD, NEARLY_WON, idx[:-1])
-    assert render.replay(spec.STANDARD, NEARLY_WON, [999]) is None
+    idx = step_indices(spec.STANDARD, NEARLY_WON, path)
+    assert step_indices(spec.STANDARD, NEARLY_WON, [NEARLY_WON] + path) == idx
+    assert lines.check_win(spec.STANDARD, NEARLY_WON, idx)
+    assert not lines.check_win(spec.STANDARD, NEARLY_WON, idx[:-1])
+    assert lines.replay(spec.STANDARD, NEARLY_WON, [999]) is None
     p = render.render_win(idx, str(tmp_path), start=NEARLY_WON, label="nearly won")
     text = open(p, encoding="utf-8").read()
     assert "theorem position_winnable : ∃ s, Reachable Rules.standard start s ∧ Won s :=" in text
@@ -193,8 +196,8 @@ def test_rendered_win(tmp_path):
     assert "= true := by\n  decide +kernel" in open(p, encoding="utf-8").read()
     with pytest.raises(ValueError):
         render.render_win(idx[:-1], str(tmp_path), start=NEARLY_WON)  # does not win
-    with pytest.raises(ValueError):
-        render.move_indices(spec.STANDARD, NEARLY_WON, [spec.ms_deal(1)])  # not a move
+    with pytest.raises(LineError):
+        step_indices(spec.STANDARD, NEARLY_WON, [spec.ms_deal(1)])  # not a move
 
 
 def test_win_statement_for_a_deal(tmp_path, monkeypatch):
@@ -291,8 +294,8 @@ def test_lake_build_small_modules(tmp_path, small):
     s0 = spec.ms_deal(11982)
     render.write_deal(states, s0, rules, 11982, gen)
     render.write_mutant(states[1:], s0, rules, 11982, gen, stem="MutantDeal11982Cells1Deal", mutation="deal")
-    render.write_deal(enumerate_states(rules, states[40]), states[40], rules, None, gen, label="mid-game")
-    idx = render.move_indices(spec.STANDARD, NEARLY_WON, winning_path(spec.STANDARD, NEARLY_WON))
+    render.write_deal(enumerate_states(rules.spec(), states[40]), states[40], rules, None, gen, label="mid-game")
+    idx = step_indices(spec.STANDARD, NEARLY_WON, winning_path(spec.STANDARD, NEARLY_WON))
     render.render_win(idx, gen, start=NEARLY_WON, label="nearly won")
     render.render_win(idx, gen, start=NEARLY_WON, label="nearly won", stem="WinKernel", kernel=True)
     proc = subprocess.run([lake, "build"], cwd=tmp_path, capture_output=True, text=True, timeout=3600)

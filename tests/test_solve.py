@@ -14,24 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from solver import cli, deals, search, solve, spec
+from solver import cli, deals, lines, packed, search, solve, spec
 from solver.board import format_position, parse_board
 from solver.cards import card_name, parse_card
-from solver.solve import CELL, HOME, LineError, apply_move, check_line, codes_to_moves, verify_spec
+from solver.lines import LineError, apply_move, check_line, codes_to_moves, verify_spec
+from solver.rules import STANDARD, Rules
+from solver.search import CELL, HOME
 
-from helpers import run, assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "lean" / "FreeCell" / "Generated"
 SHIPPED = (1, 617, 1941)
 
 
-
-
-
-
 @pytest.fixture(scope="module")
-def lines():
+def shipped():
     return {d: solve.solve(deals.ms_deal(d)) for d in SHIPPED}
 
 
@@ -50,7 +47,7 @@ def fast_successors(pos, cells, fr):
     out = []
     for mv in candidates(pos, fr):
         try:
-            out.append(spec.from_position(apply_move(pos, mv, cells, fr)))
+            out.append(spec.from_position(apply_move(pos, mv, Rules(cells, fr))))
         except LineError:
             pass
     return out
@@ -60,7 +57,7 @@ def code_successors(pos, cells, fr):
     out = []
     for card, _src, dst in candidates(pos, fr):
         try:
-            _, final = codes_to_moves(pos, [card | dst << 8], cells, fr, need_won=False)
+            _, final = codes_to_moves(pos, [card | dst << 8], Rules(cells, fr), need_won=False)
         except LineError:
             continue
         out.append(spec.from_position(final))
@@ -79,19 +76,19 @@ def sample_positions():
 def _sample_positions():
     rng = random.Random(4)
     out = []
-    r = search.explore(deals.ms_deal(2), search.Rules(cells=1), max_states=3000, order="bfs")
+    r = search.explore(deals.ms_deal(2), Rules(cells=1), max_states=3000, order="bfs")
     recs = r.records()
     r.close()
-    out += [search.unpack_p64(x) for x in rng.sample(recs, 40)]
+    out += [packed.unpack(x) for x in rng.sample(recs, 40)]
     r = search.explore(deals.ms_deal(1), max_states=4000, order="bfs")
     recs = r.records()
     r.close()
-    out += [search.unpack_p64(x) for x in rng.sample(recs, 60)]
-    r = search.explore(deals.ms_deal(11982), search.Rules(cells=6, foundation_return=True), max_states=20000,
+    out += [packed.unpack(x) for x in rng.sample(recs, 60)]
+    r = search.explore(deals.ms_deal(11982), Rules(cells=6, foundation_return=True), max_states=20000,
                        order="dfs")
     recs = r.records()
     r.close()
-    out += [search.unpack_p64(x) for x in rng.sample(recs, 60)]
+    out += [packed.unpack(x) for x in rng.sample(recs, 60)]
     # positions along a winning line: cards home, empty columns, full cells
     res = solve.solve(deals.ms_deal(5))
     pos = res.start
@@ -123,16 +120,16 @@ def test_fast_check_is_spec_moves(cells, fr):
     assert n >= 40
 
 
-def test_c_apply_move_agrees(lines):
+def test_c_apply_move_agrees(shipped):
     from solver._fc import ffi, lib
-    rules = search.Rules(cells=4, foundation_return=True)
-    pos = lines[1].start
-    for mv in lines[1].moves[:60]:
+    rules = Rules(cells=4, foundation_return=True)
+    pos = shipped[1].start
+    for mv in shipped[1].moves[:60]:
         for cand in candidates(pos, True):
             p = search.pos_to_c(pos)
-            rc = lib.fc_apply_move(p, rules.to_c(), cand[0] | cand[2] << 8)
+            rc = lib.fc_apply_move(p, search._rules_c(rules), cand[0] | cand[2] << 8)
             try:
-                want = apply_move(pos, cand, 4, True)
+                want = apply_move(pos, cand, rules)
             except LineError:
                 assert rc == lib.FC_EILLEGAL
                 continue
@@ -142,8 +139,8 @@ def test_c_apply_move_agrees(lines):
 
 # --- solved deals ---------------------------------------------------------------------------------------
 
-def test_known_deals_have_verified_lines(lines):
-    for d, r in lines.items():
+def test_known_deals_have_verified_lines(shipped):
+    for d, r in shipped.items():
         assert r.verdict == "winnable" and r.how == "solver"
         assert 52 <= r.length <= 200
         path = verify_spec(r.start, r.moves)
@@ -153,7 +150,7 @@ def test_known_deals_have_verified_lines(lines):
         assert sum(1 for _c, _s, dst in r.moves if dst == HOME) == 52
 
 
-def test_solve_json_cli():
+def test_solve_json_cli(run):
     for d in SHIPPED:
         p = run("solve", "--deal", str(d), "--json")
         assert p.returncode == 0 and p.stderr == "", p.stderr
@@ -170,7 +167,7 @@ def test_solve_json_cli():
         assert obj["notation"].split() == [m["notation"] for m in obj["moves"]]
 
 
-def test_solve_plain_cli():
+def test_solve_plain_cli(run):
     p = run("solve", "--deal", "1941")
     assert p.returncode == 0 and p.stderr == ""
     out = p.stdout.splitlines()
@@ -186,13 +183,13 @@ def test_standard_notation_slots():
     pos = deals.ms_deal(1)
     c1, c2 = pos[0][0][-1], pos[0][1][-1]
     moves = [(c1, 0, CELL), (c2, 1, CELL)]
-    assert solve.standard_notation(pos, moves) == ["1a", "2b"]
+    assert lines.standard_notation(pos, moves) == ["1a", "2b"]
     moves.append((c1, CELL, 7))
     p2 = check_line(pos, moves[:2], need_won=False)
-    assert solve.standard_notation(pos, moves)[2] == "a8"
+    assert lines.standard_notation(pos, moves)[2] == "a8"
     c3 = p2[0][2][-1]
-    assert solve.standard_notation(pos, moves + [(c3, 2, CELL)])[3] == "3a"
-    objs = solve.move_objects(pos, moves)
+    assert lines.standard_notation(pos, moves + [(c3, 2, CELL)])[3] == "3a"
+    objs = lines.move_objects(pos, moves)
     assert objs[0] == {"card": card_name(c1), "from": "col 1", "to": "freecell", "notation": "1a"}
     assert objs[2]["from"] == "freecell" and objs[2]["to"] == "col 8"
 
@@ -219,8 +216,8 @@ def tampered(r):
     return out
 
 
-def test_corrupted_lines_rejected(lines):
-    r = lines[1]
+def test_corrupted_lines_rejected(shipped):
+    r = shipped[1]
     for what, bad in tampered(r).items():
         assert bad != r.moves
         with pytest.raises(LineError):
@@ -229,21 +226,21 @@ def test_corrupted_lines_rejected(lines):
             verify_spec(r.start, bad)
         if what != "from the wrong column":      # a code names the card and where it goes, not its source
             with pytest.raises(LineError):
-                codes_to_moves(r.start, solve.moves_to_codes(bad))
+                codes_to_moves(r.start, lines.moves_to_codes(bad))
 
 
 def test_a_fifth_free_cell_is_rejected():
-    r = solve.solve(deals.ms_deal(11982), cells=5)
+    r = solve.solve(deals.ms_deal(11982), Rules(cells=5))
     assert r.verdict == "winnable"
-    verify_spec(r.start, r.moves, cells=5)
+    verify_spec(r.start, r.moves, Rules(cells=5))
     with pytest.raises(LineError, match="free cell"):      # 11982 is unwinnable with 4 cells
-        check_line(r.start, r.moves, cells=4)
+        check_line(r.start, r.moves, STANDARD)
     with pytest.raises(LineError):
-        verify_spec(r.start, r.moves, cells=4)
+        verify_spec(r.start, r.moves, STANDARD)
 
 
 def test_a_corrupted_solver_line_is_never_printed(monkeypatch, capsys):
-    real = solve.c_solve
+    real = search.solve_line
 
     def corrupt(*a, **k):
         status, codes, *rest = real(*a, **k)
@@ -252,7 +249,7 @@ def test_a_corrupted_solver_line_is_never_printed(monkeypatch, capsys):
         del codes[20]                              # ... and one lost
         return (status, codes, *rest)
 
-    monkeypatch.setattr(solve, "c_solve", corrupt)
+    monkeypatch.setattr(search, "solve_line", corrupt)
     with pytest.raises(LineError, match="internal error"):
         solve.solve(deals.ms_deal(1))
     rc = cli.main(["solve", "--deal", "1"])
@@ -263,8 +260,8 @@ def test_a_corrupted_solver_line_is_never_printed(monkeypatch, capsys):
 
 # --- positions in progress ------------------------------------------------------------------------------
 
-def test_solve_a_position_in_progress(lines, tmp_path):
-    r = lines[617]
+def test_solve_a_position_in_progress(run, shipped, tmp_path):
+    r = shipped[617]
     pos = check_line(r.start, r.moves[:40], need_won=False)
     assert pos[1] or any(pos[2])
     text = format_position(pos)
@@ -314,7 +311,7 @@ def test_won_and_stuck_positions():
     assert r.verdict == "unwinnable"
 
 
-def test_bad_positions_one_line_errors(tmp_path):
+def test_bad_positions_one_line_errors(run, assert_one_line_error, tmp_path):
     text = format_position(deals.ms_deal(1))
     f = tmp_path / "dup.txt"
     f.write_text(text.replace("\n", " AH\n", 1))
@@ -341,13 +338,13 @@ def test_bad_positions_one_line_errors(tmp_path):
 
 # --- 11982 --------------------------------------------------------------------------------------------------
 
-def test_11982_unwinnable_unknown_and_five_cells():
+def test_11982_unwinnable_unknown_and_five_cells(run):
     r = solve.solve(deals.ms_deal(11982))
     assert r.verdict == "unwinnable" and r.enumerated == 84767 and r.how == "enumeration"
     assert r.moves is None and r.length is None
     r = solve.solve(deals.ms_deal(11982), max_states=1000)
     assert r.verdict == "unknown"
-    r = solve.solve(deals.ms_deal(11982), foundation_return=True)
+    r = solve.solve(deals.ms_deal(11982), Rules(foundation_return=True))
     assert r.verdict == "unwinnable" and r.enumerated == 94851
     p = run("solve", "--deal", "11982")
     assert p.returncode == 0 and "unwinnable \u2014 all 84,767 reachable positions" in p.stdout
@@ -360,22 +357,22 @@ def test_11982_unwinnable_unknown_and_five_cells():
     assert obj["verdict"] == "winnable" and obj["rules"] == {"cells": 5, "foundation_return": False}
     places = {"freecell": CELL, "foundation": HOME, **{f"col {i + 1}": i for i in range(8)}}
     moves = [(parse_card(m["card"]), places[m["from"]], places[m["to"]]) for m in obj["moves"]]
-    verify_spec(deals.ms_deal(11982), moves, cells=5)
+    verify_spec(deals.ms_deal(11982), moves, Rules(cells=5))
 
 
 def test_foundation_return_lines():
-    r = solve.solve(deals.ms_deal(1), foundation_return=True)
+    r = solve.solve(deals.ms_deal(1), Rules(foundation_return=True))
     assert r.verdict == "winnable"
-    verify_spec(r.start, r.moves, foundation_return=True)
+    verify_spec(r.start, r.moves, Rules(foundation_return=True))
 
 
 # --- the C side ------------------------------------------------------------------------------------------
 
 def test_best_first_enumerates_the_canonical_autoplay_set():
     from solver._fc import ffi, lib
-    rules = search.Rules(autoplay="safe", canonical=True)
+    rules = Rules(autoplay="safe", canonical=True)
     err = ffi.new("int *")
-    s = lib.fc_search_new(search.pos_to_c(deals.ms_deal(11982)), rules.to_c(), 0, 1, lib.FC_ORDER_BEST, err)
+    s = lib.fc_search_new(search.pos_to_c(deals.ms_deal(11982)), search._rules_c(rules), 0, 1, lib.FC_ORDER_BEST, err)
     assert s != ffi.NULL
     try:
         assert lib.fc_search_run(s, 0) == lib.FC_DONE
@@ -388,21 +385,21 @@ def test_lines_of_other_searches_and_shortening():
     # a depth-first explore's line (read back by matching successors), then shortened
     res = search.explore(deals.ms_deal(3))
     assert res.won
-    codes = solve._line_of_search(res.search, res.won_index)
+    codes = res.search.moves_to(res.won_index)
     res.close()
     moves, _ = codes_to_moves(deals.ms_deal(3), codes)
     assert len(moves) > 300
-    short = solve.shorten_codes(deals.ms_deal(3), codes, level=1)
+    short = search.shorten_line(deals.ms_deal(3), codes, STANDARD, 1)
     assert len(short) < len(codes)
     verify_spec(deals.ms_deal(3), codes_to_moves(deals.ms_deal(3), short)[0])
     # with autoplay and canonical order, DFS (matching) and best-first (stored moves) lines replay too
-    rules = search.Rules(autoplay="safe", canonical=True)
+    rules = Rules(autoplay="safe", canonical=True)
     r = solve.solve(deals.ms_deal(2))
     mid = check_line(r.start, r.moves[:70], need_won=False)      # breadth first needs a nearer start
     for order, start in (("dfs", deals.ms_deal(2)), ("bfs", mid)):
         s = search.Search(start, rules, max_states=3_000_000, order=order)
         assert s.run() == "won"
-        codes = solve._line_of_search(s, s.stats().won_index)
+        codes = s.moves_to(s.stats().won_index)
         verify_spec(start, codes_to_moves(start, codes)[0])
         s.close()
 
@@ -410,10 +407,10 @@ def test_lines_of_other_searches_and_shortening():
 def test_many_deals_small_cells_and_lengths():
     for d in range(100, 130):
         for cells in (3, 4, 6):
-            r = solve.solve(deals.ms_deal(d), cells=cells, max_states=200_000, strict=cells != 4)
+            r = solve.solve(deals.ms_deal(d), Rules(cells=cells), max_states=200_000, strict=cells != 4)
             assert r.verdict in ("winnable", "unwinnable", "unknown")
             if r.verdict == "winnable":
-                check_line(r.start, r.moves, cells=cells)
+                check_line(r.start, r.moves, Rules(cells=cells))
             if cells == 4:
                 assert r.verdict == "winnable" and r.length <= 200
 
@@ -439,26 +436,26 @@ def test_shipped_win_modules(deal):
     assert "winnable_of_check solution_ok" in text
     idx = solution_of(text)
     assert f"a winning line of {len(idx)} single-card moves" in text
-    assert render.check_win(spec.STANDARD, spec.ms_deal(deal), idx)
-    assert not render.check_win(spec.STANDARD, spec.ms_deal(deal), idx[:-1])
+    assert lines.check_win(spec.STANDARD, spec.ms_deal(deal), idx)
+    assert not lines.check_win(spec.STANDARD, spec.ms_deal(deal), idx[:-1])
 
 
-def test_solve_lean_renders(tmp_path):
-    p = run("solve", "--deal", "1941", "--lean", "--lean-dir", str(tmp_path), "--json")
-    assert p.returncode == 0, p.stderr
-    obj = json.loads(p.stdout)
-    path = Path(obj["lean"])
-    assert path == tmp_path / "WinDeal1941.lean"
-    text = path.read_text(encoding="utf-8")
+def test_prove_win_renders(run, tmp_path):
+    # certgen prove-win: the line is solved, replayed in Python, and rendered (Lean itself is not run
+    # for modules written outside the library's folder: exit 3)
+    p = run("prove-win", "--deal", "1941", "--lean-dir", str(tmp_path), module="certgen")
+    assert p.returncode == 3, p.stdout + p.stderr
+    text = (tmp_path / "WinDeal1941.lean").read_text(encoding="utf-8")
     assert "freecell_1941_winnable" in text and "sorry" not in text
-    from certgen import render
-    assert render.check_win(spec.STANDARD, spec.ms_deal(1941), solution_of(text))
-    # a position renders with the start written out, and the rules in the statement
-    p = run("solve", "--deal", "11982", "--cells", "5", "--lean", "--lean-dir", str(tmp_path))
-    assert p.returncode == 0 and (tmp_path / "WinDeal11982Cells5.lean").exists()
+    assert lines.check_win(spec.STANDARD, spec.ms_deal(1941), solution_of(text))
+    assert "NOTHING was checked by Lean" in p.stderr
+    # other rules: in the file name and in the statement
+    p = run("prove-win", "--deal", "11982", "--cells", "5", "--lean-dir", str(tmp_path), module="certgen")
+    assert p.returncode == 3 and (tmp_path / "WinDeal11982Cells5.lean").exists()
     text = (tmp_path / "WinDeal11982Cells5.lean").read_text(encoding="utf-8")
     assert "Reachable { cells := 5 } (msDeal 11982)" in text
-    assert_one_line_error(run("solve", "--deal", "11982", "--lean", "--lean-dir", str(tmp_path)))
+    p = run("prove-win", "--deal", "11982", "--lean-dir", str(tmp_path), module="certgen")
+    assert p.returncode == 1 and "nothing to prove: the verdict is unwinnable" in p.stdout
 
 
 @pytest.mark.slow

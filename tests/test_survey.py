@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from solver import deals, solve, survey
+from solver import deals, lines, solve, survey
 from solver.errors import FreecellError
+from solver.report import survey_summary
+from solver.rules import STANDARD
 
-from helpers import run
 
 ROOT = Path(__file__).resolve().parent.parent
 KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
-
-
 
 
 def test_parse_range():
@@ -43,7 +42,7 @@ def test_known_verdicts_and_lines():
     # the same lines, checked against spec.moves (strict)
     s2 = survey.survey(11980, 11984, strict=True)
     assert [r[:4] for r in s2.rows] == [r[:4] for r in s.rows]
-    line = s.summary()
+    line = survey_summary(s, STANDARD)
     assert line.startswith("deals 11980-11984: 4 winnable, 1 unwinnable (11982), 0 unknown in ")
     assert "lines: median" in line
 
@@ -60,7 +59,7 @@ def test_lines_are_verified_and_short():
     s = survey.survey(1, 40)
     assert all(r[1] == "winnable" and 52 <= r[3] <= 200 for r in s.rows)
     r = solve.solve(deals.ms_deal(7), shorten=solve.SURVEY_SHORTEN, strict=False)
-    solve.verify_spec(r.start, r.moves)
+    lines.verify_spec(r.start, r.moves)
 
 
 def test_unknown_under_a_small_limit():
@@ -69,7 +68,7 @@ def test_unknown_under_a_small_limit():
     assert all(r[3] is None for r in s.rows)
 
 
-def test_cli_csv_and_summary(tmp_path):
+def test_cli_csv_and_summary(run, tmp_path):
     out = tmp_path / "sub" / "s.csv"
     p = run("survey", "11980-11984", "--out", str(out))
     assert p.returncode == 0, p.stderr
@@ -89,7 +88,7 @@ def test_cli_csv_and_summary(tmp_path):
     assert int(row[11982][2]) > 84767        # the solver's own search, then the whole enumeration
 
 
-def test_cli_json_rules_and_errors():
+def test_cli_json_rules_and_errors(run):
     p = run("survey", "11982", "--cells", "5", "--json", "--jobs", "2")
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
@@ -136,7 +135,7 @@ def test_survey_1_32000():
     assert max(s.lengths()) <= 250
 
 
-def test_cli_out_errors_leave_nothing_behind(tmp_path):
+def test_cli_out_errors_leave_nothing_behind(run, tmp_path):
     # --out DIR left DIR.tmp behind (the CSV was written to path + ".tmp", then renamed).
     folder = tmp_path / "adir"
     folder.mkdir()

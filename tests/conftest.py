@@ -1,9 +1,12 @@
-"""What several test files share: running the command lines, and the one-line error contract."""
+"""What several test files share, as fixtures: running the command lines, the one-line error contract,
+and deal 11982 in Freecell Solver's board format."""
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,20 +24,20 @@ JS KS 3C 7C 7S 5H
 """
 
 
-def run(*args, stdin=None, module="solver", timeout=300):
+def _run(*args, stdin=None, module="solver", timeout=300, env=None):
     """`python -m solver ARGS` (or another module) in the checkout; text in and out."""
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    env = dict(os.environ if env is None else env, PYTHONIOENCODING="utf-8")
     return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, input=stdin,
                           capture_output=True, text=True, env=env, timeout=timeout)
 
 
-def run_json(*args):
-    p = run(*args, "--json")
+def _run_json(*args):
+    p = _run(*args, "--json")
     assert p.returncode == 0 and p.stderr == "", p.stderr
     return json.loads(p.stdout)
 
 
-def assert_one_line_error(p, message=None, code=2):
+def _one_line_error(p, message=None, code=2):
     """Bad input: exit `code`, exactly one line `error: …` on stderr, no traceback, nothing on stdout.
     Returns the line."""
     assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
@@ -46,3 +49,23 @@ def assert_one_line_error(p, message=None, code=2):
         assert lines[0] == "error: " + message
     assert p.stdout == ""
     return lines[0]
+
+
+@pytest.fixture
+def run():
+    return _run
+
+
+@pytest.fixture
+def run_json():
+    return _run_json
+
+
+@pytest.fixture
+def assert_one_line_error():
+    return _one_line_error
+
+
+@pytest.fixture
+def deal11982_board():
+    return DEAL11982_BOARD

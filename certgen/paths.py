@@ -1,0 +1,22 @@
+"""Where things are in the checkout: the one module that knows its folders and files."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEMPLATES = os.path.join(ROOT, "certgen", "templates")        # the jinja2 templates of the Lean files
+LEAN_SRC = os.path.join(ROOT, "lean")                         # the Lean library (lakefile.lean: srcDir)
+SPEC_LEAN = os.path.join(LEAN_SRC, "FreeCell", "Spec.lean")
+CERT_LEAN = os.path.join(LEAN_SRC, "FreeCell", "Cert.lean")
+DECODE_LEAN = os.path.join(LEAN_SRC, "FreeCell", "Decode.lean")
+GENERATED = os.path.join(LEAN_SRC, "FreeCell", "Generated")   # rendered modules: FreeCell.Generated.*
+AUDIT_FILE = os.path.join(LEAN_SRC, "Audit.lean")
+SPEC_PY = os.path.join(ROOT, "solver", "spec.py")
+OUT = os.path.join(ROOT, "out")                               # certificates and standalone files
+KNOWN_TABLE = os.path.join(ROOT, "docs", "KNOWN.md")
+SPEC_MD = os.path.join(ROOT, "docs", "SPEC.md")
+INSTALL_LEAN = os.path.join(ROOT, "scripts", "install_lean.sh")
+
+
+def shown(path):
+    """A path as people read it: relative to the checkout when it lies inside it."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path

@@ -1,0 +1,231 @@
+"""The pipelines behind ``python -m certgen``: build, check, render, lake build, audit; prove (all of them
+for one start), prove-known (the eight known unsolvable deals) and prove-win (a winning line).
+
+Each takes values (a solver.source.Source, solver.rules.Rules, paths) and reports its steps through
+``say`` (one line a step; the steps that can take more than a second show a progress bar when
+``progress``). In ``prove`` the certificate is written, read back from the file once, its positions
+decoded once (certgen/members.py), checked, and rendered from one context: the certificate text is
+encoded once for the module and the standalone file. Every step's wall time is kept in ``phases``
+(scripts/bench.py prints them).
+
+Exit statuses of the prove commands: 0 Lean checked the theorem; 1 a negative answer (not unwinnable,
+the Python check failed, `lake build` failed); 3 Lean is not available (lake.NOT_AVAILABLE).
+"""
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional
+
+from solver import report, search
+from solver.lines import step_indices
+from solver.rules import STANDARD, Rules
+from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, judge, solve
+from solver.source import Source, load
+
+from . import certificate, checker, known, lake, members, render
+from .paths import AUDIT_FILE, GENERATED, shown
+
+
+class _Clock:
+    """Wall time per phase: ``with clock("check"): ...``."""
+
+    def __init__(self, phases):
+        self.phases = phases
+        self.name = None
+
+    def __call__(self, name):
+        self.name = name
+        return self
+
+    def __enter__(self):
+        self.t = time.perf_counter()
+
+    def __exit__(self, *exc):
+        self.phases[self.name] = self.phases.get(self.name, 0.0) + time.perf_counter() - self.t
+
+
+@dataclass
+class Built:
+    """What ``build`` did: the verdict, its sentence, the certificate (None unless unwinnable)."""
+    verdict: str
+    summary: str
+    states: int
+    cert: Optional[certificate.Certificate]
+    path: str
+    phases: Dict[str, float] = field(default_factory=dict)
+
+
+def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
+          progress: bool = False) -> Built:
+    """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
+    unwinnable."""
+    phases = {}
+    clock = _Clock(phases)
+    max_states = max_states or search.EXPLORE_LIMIT
+    with clock("search"):
+        result = search.explore(source.position, rules, max_states=max_states, progress=progress)
+    try:
+        verdict, line = judge(source.position, result, rules)
+        summary = report.explore_summary(source.name, verdict, result, rules, max_states,
+                                         None if line is None else len(line) - 1)
+        cert = None
+        if verdict == "unwinnable":
+            with clock("write"):
+                info = {"max_home": result.max_home, "verdict": verdict,
+                        "search_seconds": round(float(result.seconds), 4)}
+                cert = certificate.make(source.to_header(), rules.to_dict(), source.position, result.records(),
+                                        info)
+                certificate.write(out_path, cert)
+        return Built(verdict, summary, result.states, cert, out_path, phases)
+    finally:
+        result.close()
+
+
+def built_words(b: Built) -> str:
+    if b.cert is None:
+        return "no certificate written: a certificate needs the whole reachable set and no won position"
+    return f"certificate: {shown(b.path)} ({os.path.getsize(b.path):,} bytes)"
+
+
+@dataclass
+class Prepared:
+    """Steps 1-3 of ``prove`` for one start: the certificate, the check, the module."""
+    source: Source
+    rules: Rules
+    cert_path: str
+    cert: Optional[certificate.Certificate] = None
+    check: Optional[checker.CheckResult] = None
+    module: Optional[str] = None           # the Lean module (lake target) when rendered
+    theorem: Optional[str] = None
+    phases: Dict[str, float] = field(default_factory=dict)
+    verdict: str = "unknown"
+
+
+def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
+            progress: bool = False, say: Callable = print) -> Prepared:
+    """Explore, write the certificate, read it back, check it (the Python transliteration of the spec),
+    render the module and the standalone file. Everything is named after ``source.stem(rules)``."""
+    stem = source.stem(rules)
+    os.makedirs(out_dir, exist_ok=True)
+    p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
+    clock = _Clock(p.phases)
+    say("1/4 explore: the C core enumerates the reachable positions")
+    b = build(source, rules, p.cert_path, max_states, progress)
+    p.phases.update(b.phases)
+    p.verdict = b.verdict
+    say(b.summary)
+    say(built_words(b))
+    if b.cert is None:
+        say(f"nothing to prove: the verdict is {b.verdict}"
+            + (" (try `make prove-win`)" if b.verdict == "winnable" else ""))
+        return p
+    say("2/4 check: the independent Python checker (the transliterated Lean spec)")
+    with clock("read"):
+        p.cert = certificate.read(p.cert_path)          # what the file holds, not what was meant to be written
+    with clock("decode"):
+        try:
+            m = members.decode(p.cert, progress)
+        except members.StartMismatch:
+            m = None                                     # the checker reports it as an invalid certificate
+    with clock("check"):
+        p.check = checker.check(p.cert, progress, members=m)
+    say("  " + checker.report(p.check))
+    if not p.check.ok:
+        return p
+    say("3/4 render: Lean files")
+    with clock("render"):
+        paths = render.render_certificate(p.cert, lean_dir, os.path.join(out_dir, f"{stem}.lean"), members=m)
+    for path in paths:
+        say(f"  wrote {shown(path)}")
+    p.module, p.theorem = render.module_name(p.cert), render.theorem_name(p.cert)
+    return p
+
+
+def finish(targets: List[str], theorems: List[str], lean_dir: str, say: Callable = print, step: str = "4/4",
+           kept: str = "the Python check says valid, the certificate and Lean files are kept") -> int:
+    """The last step of every prove command: lake build, and plain words on what Lean did (or did not)."""
+    say(f"{step} lean: lake build " + " ".join(targets))
+    if os.path.abspath(lean_dir) != GENERATED:
+        status, words = lake.NOT_AVAILABLE, (f"the modules were written to {lean_dir}, outside the library's "
+                                             f"folder {shown(GENERATED)}, so lake build was not run")
+    else:
+        status, words = lake.build(targets, say)
+    if status == lake.NOT_AVAILABLE:
+        print(f"{words}: {kept}, and NOTHING was checked by Lean.", file=sys.stderr)
+    elif status == 1:
+        say(f"{words}: NOT proven")
+    else:
+        for t in theorems:
+            say(f"proven by Lean: {t}")
+    return status
+
+
+def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
+          progress: bool = False, say: Callable = print) -> int:
+    """The whole pipeline for one start: explore, certificate, Python check, render, lake build."""
+    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say)
+    if p.module is None:
+        return 1
+    return finish([p.module], [p.theorem], lean_dir, say)
+
+
+def prove_known(out_dir: str, lean_dir: str, table: str, max_states: Optional[int] = None,
+                progress: bool = False, say: Callable = print) -> int:
+    """Every deal of 1..1,000,000 known to be unsolvable, under the standard rules: certificates, Python
+    checks, Lean modules, the table (docs/KNOWN.md), then one `lake build` for all of them."""
+    rows, done = [], []
+    for deal in known.KNOWN:
+        say(f"== deal {deal}")
+        t0 = time.perf_counter()
+        p = prepare(load(deal=deal), STANDARD, out_dir, lean_dir, max_states, progress, say)
+        if p.module is None:
+            say(f"deal {deal}: no proof could be prepared")
+            return 1
+        rows.append(known.row(deal, p.cert, p.cert_path, p.check, time.perf_counter() - t0))
+        done.append(p)
+    known.write_table(rows, table)
+    say(f"wrote {shown(table)}")
+    return finish([p.module for p in done], [p.theorem for p in done], lean_dir, say)
+
+
+def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[int] = None,
+              say: Callable = print) -> int:
+    """Solve (the C solver; the line is replayed against spec.moves in Python), render the Win module, lake
+    build it. 0 proven by Lean; 1 no verified winning line, or lake build failed; 3 Lean is not
+    available (the verified line's module is kept)."""
+    say("1/3 solve: the C solver finds a line; Python replays it against spec.moves")
+    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
+    say("  " + report.solve_summary(source.name, r))
+    if r.verdict != "winnable":
+        say(f"nothing to prove: the verdict is {r.verdict}"
+            + (" (try `make prove`)" if r.verdict == "unwinnable" else ""))
+        return 1
+    say("2/3 render: the Lean module")
+    stem = "Win" + source.stem(rules)
+    path = render.render_win(step_indices(rules.spec(), r.path[0], r.path[1:]), lean_dir, rules=rules,
+                             deal=source.deal, start=r.path[0], stem=stem,
+                             label=None if source.deal is not None else source.name)
+    say(f"  wrote {shown(path)}")
+    module = render.win_module(stem)
+    return finish([module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"], lean_dir, say,
+                  step="3/3", kept="the line is verified in Python and the Lean module is written")
+
+
+def audit(say: Callable = print) -> int:
+    """`#print axioms` on every generated theorem: Lean's three standard axioms plus native_decide's own."""
+    path = render.render_audit()
+    say(f"wrote {shown(path)}")
+    status, words = lake.build([], say)
+    if status != 0:
+        print(f"{words}: no axioms were printed, nothing was audited by Lean.", file=sys.stderr)
+        return status
+    proc = lake.env_lean(AUDIT_FILE)
+    sys.stdout.write(proc.stdout)
+    found = render.check_axioms_output(proc.stdout)
+    bad = {k: v for k, v in found.items() if v}
+    if proc.returncode != 0 or not found or bad:
+        say(f"audit failed: {bad or proc.stderr.strip() or 'no theorems printed'}")
+        return 1
+    say(f"audit: {len(found)} theorems depend only on propext, Classical.choice, Quot.sound and native_decide")
+    return 0

@@ -1,0 +1,203 @@
+"""The command-line kit both command lines (``python -m solver``, ``python -m certgen``) are built from:
+the parser, the argument types, the source and rules flags, and the runner that turns every error into
+one line.
+
+Start-up time matters (the whole ``explore --deal 11982`` process has a budget of 0.08 s): this module
+imports only argparse, os, sys and the light model modules.
+
+Errors: every user error is a :class:`solver.errors.FreecellError`, printed as ``error: <message>`` on
+stderr with exit status 2 (argparse usage errors too); an :class:`solver.errors.InternalError` (a bug a
+check caught) and running out of memory are one line with exit status 1; Ctrl-C exits with 130.
+"""
+import argparse
+import contextlib
+import os
+import sys
+
+from . import source as sources
+from .cards import parse_card
+from .errors import FreecellError, InternalError
+from .numbers import whole_number
+from .rules import MAX_CELLS, Rules
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's formatter without its ``import shutil`` (2 ms of start-up: argparse builds a formatter
+    for every add_argument call just to check it); the width is found the same way, with os alone."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        if width is None:
+            try:
+                width = int(os.environ.get("COLUMNS", ""))
+            except ValueError:
+                width = 0
+            if width <= 0:
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns
+                except (AttributeError, ValueError, OSError):
+                    width = 80
+            width = max(width, 40) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+# --- argument types (a bad value is a FreecellError: one line, exit 2) -----------------------------------
+
+def cells_arg(text):
+    return whole_number(text, "--cells", 0, MAX_CELLS)
+
+
+def max_states_arg(text):
+    return whole_number(text, "--max-states", 1, separators=True, max_digits=18)
+
+
+def jobs_arg(text):
+    return whole_number(text, "--jobs", 1, 256)
+
+
+def card_arg(text):
+    try:
+        return parse_card(text)
+    except FreecellError as exc:
+        raise FreecellError(f"--exposed: {exc}") from None
+
+
+# --- flags ---------------------------------------------------------------------------------------------
+
+def add_source_args(p, positional=False):
+    """Where the start comes from: --deal N (or a positional N), --board FILE, --code CODE."""
+    g = p.add_argument_group("where the position comes from (give exactly one)")
+    if positional:
+        g.add_argument("number", nargs="?", metavar="N",
+                       help="Microsoft / FreeCell Pro deal number, 1..2147483647")
+    g.add_argument("--deal", metavar="N", help=argparse.SUPPRESS if positional else
+                   "Microsoft / FreeCell Pro deal number, 1..2147483647")
+    g.add_argument("--board", metavar="FILE",
+                   help="a board or position in Freecell Solver's text format ('-' for stdin)")
+    g.add_argument("--code", metavar="CODE",
+                   help="a SiggySoft deal code, e.g. SOL1-freecell-cells=4-N1 (-N<n>, -C<n>, -S<seed>)")
+
+
+def add_rules_args(p, counting=False):
+    """--cells and --foundation-return (the spec's rules); with ``counting``, the counting mode too."""
+    g = p.add_argument_group("rules")
+    g.add_argument("--cells", metavar="K", type=cells_arg,
+                   help="number of free cells, 0..8 (default 4, or the code's)")
+    g.add_argument("--foundation-return", action="store_true",
+                   help="allow a foundation's top card back onto a column")
+    if counting:
+        g.add_argument("--canonical", action="store_true",
+                       help="counting mode: count positions up to the order of the columns")
+        g.add_argument("--autoplay", choices=("none", "safe"), default="none",
+                       help="counting mode: 'safe' plays cards to the foundations automatically when it is "
+                            "safe (aces and twos always; seed 004's rule); default none (the spec)")
+
+
+def add_limit_args(p, what="stop after K positions (verdict unknown)", json=True):
+    """--max-states K, --no-progress, and (``json``) --json."""
+    p.add_argument("--max-states", metavar="K", type=max_states_arg, help=what)
+    if json:
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_command(sub, name, func, help, description=None, source=False, rules=False, counting=False, limit=None,
+                json=True):
+    """A subcommand calling ``func(args)``, with the shared flags it asks for: the source (``source``),
+    the rules (``rules``; ``counting`` adds the counting mode), --max-states/--no-progress (``limit``: the
+    help of --max-states) and --json (``json``, with ``limit``)."""
+    p = sub.add_parser(name, help=help, description=description)
+    if source:
+        add_source_args(p)
+    if rules:
+        add_rules_args(p, counting)
+    if limit:
+        add_limit_args(p, limit, json)
+    p.set_defaults(func=func)
+    return p
+
+
+# --- from the parsed arguments to values ---------------------------------------------------------------
+
+def source_of(args):
+    """The Source the flags name (read once: a board on stdin can be read only once)."""
+    number = getattr(args, "number", None)
+    if number is not None and args.deal is not None:
+        raise FreecellError("give the deal number once: N or --deal N")
+    return sources.load(number if number is not None else args.deal, args.board, args.code)
+
+
+def rules_of(args, src=None):
+    """The Rules of the flags, for the start ``src`` (a code's cells=K; the free-cell cards must fit)."""
+    kw = {"foundation_return": bool(args.foundation_return),
+          "autoplay": getattr(args, "autoplay", None) or "none", "canonical": bool(getattr(args, "canonical", False))}
+    if src is None:
+        return Rules(cells=4 if args.cells is None else args.cells, **kw)
+    return src.rules(cells=args.cells, **kw)
+
+
+def progress_of(args):
+    """A progress bar only for people: not with --json or --no-progress, and only on a terminal."""
+    return not getattr(args, "json", False) and not getattr(args, "no_progress", False) and sys.stderr.isatty()
+
+
+def fail(message):
+    raise FreecellError(message)
+
+
+@contextlib.contextmanager
+def writing(path):
+    """An output that cannot be written is one line: ``cannot write PATH: <reason>``."""
+    try:
+        yield
+    except OSError as exc:
+        raise FreecellError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# --- the runner ----------------------------------------------------------------------------------------
+
+def _error(message, status):
+    sys.stdout.flush()
+    print(f"error: {message}", file=sys.stderr)
+    return status
+
+
+def run(parser, argv=None):
+    """Parse and dispatch to ``args.func(args)``; every error becomes one line ``error: …`` on stderr."""
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return args.func(args)
+    except FreecellError as exc:
+        return _error(exc, 2)
+    except InternalError as exc:
+        return _error(exc, 1)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except OSError:
+                pass
+            return 1
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _error(f"{where}{exc.strerror or exc}", 2)
+    except MemoryError:
+        # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
+        return _error("out of memory: stopped before an answer, so nothing is claimed (a search: try a "
+                      "smaller --max-states)", 1)
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,73 @@
+"""The rules a search runs under: one value for the whole project.
+
+``cells`` (0..8, default 4) and ``foundation_return`` (default False) are the spec's parameters (Lean's
+``Rules``, ``solver.spec.Rules``); ``autoplay`` and ``canonical`` are the C core's counting mode
+(automatic moves to the foundations, positions counted up to the order of the columns), off by default.
+Certificates and Lean theorems exist for the spec rules only.
+
+Forms: ``to_dict()`` (--json output and certificate headers: the spec's two keys, plus the counting keys
+only when a counting mode is on), ``from_dict()``, ``spec()`` (the transliterated spec's value), and
+``stem()`` (the part of a file or Lean module name that says which rules).
+"""
+from dataclasses import dataclass, replace
+
+from .errors import FreecellError
+
+MAX_CELLS = 8                                            # FC_MAX_CELLS (solver/fc.h; a test keeps them equal)
+AUTOPLAY = ("none", "safe", "horne", "twos", "all")      # the FC_AUTOPLAY_* modes, by name
+
+
+@dataclass(frozen=True)
+class Rules:
+    cells: int = 4
+    foundation_return: bool = False
+    autoplay: str = "none"
+    canonical: bool = False
+
+    def __post_init__(self):
+        if isinstance(self.cells, bool) or not isinstance(self.cells, int) or not 0 <= self.cells <= MAX_CELLS:
+            raise FreecellError(f"cells must be a whole number from 0 to {MAX_CELLS}, got {self.cells!r}")
+        if self.autoplay not in AUTOPLAY:
+            raise FreecellError(f"autoplay must be one of {', '.join(AUTOPLAY)}, got {self.autoplay!r}")
+        if not isinstance(self.foundation_return, bool) or not isinstance(self.canonical, bool):
+            raise FreecellError("foundation_return and canonical are True or False")
+
+    @property
+    def counting(self) -> bool:
+        """A counting mode (automatic moves or column order) is on: not the spec's rules."""
+        return self.autoplay != "none" or self.canonical
+
+    def plain(self) -> "Rules":
+        """The same spec parameters without the counting mode."""
+        return replace(self, autoplay="none", canonical=False)
+
+    def to_dict(self) -> dict:
+        d = {"cells": self.cells, "foundation_return": self.foundation_return}
+        if self.counting:
+            d.update(autoplay=self.autoplay, canonical=self.canonical)
+        return d
+
+    @classmethod
+    def from_dict(cls, d) -> "Rules":
+        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical"})
+        if unknown:
+            raise FreecellError(f"unknown rules: {', '.join(map(str, unknown))}")
+        return cls(**d)
+
+    def spec(self):
+        """The spec's value (solver.spec.Rules); the counting modes have none."""
+        if self.counting:
+            raise FreecellError("the spec rules have no automatic moves and no column-order counting")
+        from .spec import Rules as SpecRules        # spec imports typing: not on the start-up path
+        return SpecRules(cells=self.cells, foundation_return=self.foundation_return)
+
+    def stem(self) -> str:
+        """"" for the standard rules, else e.g. "Cells5", "FoundationReturn", "Cells1FoundationReturn"."""
+        if self.counting:
+            raise FreecellError("certificates and Lean modules need the plain spec rules "
+                                "(no --canonical/--autoplay)")
+        return (f"Cells{self.cells}" if self.cells != 4 else "") + \
+               ("FoundationReturn" if self.foundation_return else "")
+
+
+STANDARD = Rules()

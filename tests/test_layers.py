@@ -1,0 +1,88 @@
+"""The layering of the packages, read from their import statements (anywhere in a module, functions too):
+
+  * solver/ is the engine and never imports certgen;
+  * only the binding, solver/search.py, imports the compiled C core (solver._fc);
+  * certgen imports solver's public modules, never the engine's command line (solver.cli);
+  * imports inside functions only where start-up time needs them (`python -m solver deal` and `explore`
+    must not pay for json, tqdm, hashlib, the C core, ...), each listed here with its reason.
+"""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def imports(path):
+    """(absolute module name, line, the function it is in or None) of every import in a module file."""
+    package = path.parent.name
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+
+    def visit(node, func):
+        for child in ast.iter_child_nodes(node):
+            f = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+            if isinstance(child, ast.Import):
+                out.extend((a.name, child.lineno, func) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    base = package + ("." + base if base else "")
+                out.append((base, child.lineno, func))
+                out.extend((f"{base}.{a.name}", child.lineno, func) for a in child.names)
+            visit(child, f)
+    visit(tree, None)
+    return out
+
+
+def modules(package):
+    return sorted((ROOT / package).glob("*.py"))
+
+
+def offending(package, bad, allowed_files=()):
+    return [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in modules(package) if p.name not in allowed_files
+            for name, line, _ in imports(p) if bad(name)]
+
+
+def test_the_import_reader_sees_every_form(tmp_path):
+    # the rules below are only as good as the reader: it must see relative, absolute and nested imports
+    pkg = tmp_path / "solver"
+    pkg.mkdir()
+    f = pkg / "m.py"
+    f.write_text("import certgen.render\nfrom ._fc import lib\n\ndef g():\n    from . import _fc\n"
+                 "    from solver.cli import main\n")
+    names = {(n, fn) for n, _, fn in imports(f)}
+    assert {("certgen.render", None), ("solver._fc", None), ("solver._fc", "g"), ("solver.cli", "g")} <= names
+
+
+def test_the_engine_never_imports_certgen():
+    assert offending("solver", lambda n: n == "certgen" or n.startswith("certgen.")) == []
+
+
+def test_only_the_binding_imports_the_c_core():
+    assert offending("solver", lambda n: n.startswith("solver._fc"), allowed_files=("search.py",)) == []
+    assert offending("certgen", lambda n: n.startswith("solver._fc")) == []
+
+
+def test_certgen_never_imports_the_engines_command_line():
+    assert offending("certgen", lambda n: n in ("solver.cli", "solver.__main__") or n.startswith("solver.cli.")) == []
+
+
+# Imports inside functions, and why (everything else is imported at the top of its module).
+LAZY = {
+    ("solver/cli.py", "cmd_explore"): "the C core and the replay machinery: not for `deal`",
+    ("solver/cli.py", "cmd_analyze"): "the C core, svg: not for `deal`",
+    ("solver/cli.py", "cmd_solve"): "the C core: not for `deal`",
+    ("solver/cli.py", "cmd_survey"): "the C core, multiprocessing: not for `deal`",
+    ("solver/progress.py", "bar"): "tqdm: only when a bar is shown",
+    ("solver/report.py", "write_json"): "json: only with --json",
+    ("solver/report.py", "analysis_picture"): "svg (xml.sax, urllib): only with --svg",
+    ("solver/rules.py", "spec"): "solver.spec (typing): not for `deal` or `explore`",
+    ("solver/source.py", "stem"): "hashlib: not for `deal`",
+    ("solver/source.py", "load"): "solver.siggysoft (hashlib): only for --code",
+}
+
+
+def test_imports_inside_functions_are_the_listed_ones():
+    found = {(str(p.relative_to(ROOT)), func) for pkg in ("solver", "certgen") for p in modules(pkg)
+             for _, _, func in imports(p) if func is not None}
+    assert found == set(LAZY)
