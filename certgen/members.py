@@ -80,11 +80,6 @@ class Decoder:
         return tuple.__new__(spec.State, (tuple(map(self._cols.__getitem__, parts[:8])), cells, home))
 
 
-def from_p64(rec: bytes) -> spec.State:
-    """One P64 record as a spec State."""
-    return Decoder().state(rec)
-
-
 @dataclass
 class Members:
     rules: Rules

@@ -12,7 +12,6 @@ AUDIT_FILE = os.path.join(LEAN_SRC, "Audit.lean")
 SPEC_PY = os.path.join(ROOT, "solver", "spec.py")
 OUT = os.path.join(ROOT, "out")                               # certificates and standalone files
 KNOWN_TABLE = os.path.join(ROOT, "docs", "KNOWN.md")
-SPEC_MD = os.path.join(ROOT, "docs", "SPEC.md")
 INSTALL_LEAN = os.path.join(ROOT, "scripts", "install_lean.sh")
 
 

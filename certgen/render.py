@@ -35,7 +35,7 @@ from solver.rules import STANDARD, Rules
 from solver.source import Source
 
 from .members import Members, decode
-from .paths import AUDIT_FILE, GENERATED, LEAN_SRC, TEMPLATES
+from .paths import AUDIT_FILE, CERT_LEAN, DECODE_LEAN, GENERATED, SPEC_LEAN, TEMPLATES
 
 LEAN_VERSION = "4.35.0"
 GENERATOR = "freecell-proof certgen"
@@ -298,24 +298,20 @@ def write_mutant(states, start, rules=STANDARD, deal=None, lean_dir=None, stem=N
     return write_module(cert_context(states, start, rules, deal, stem, label, mutation=mutation), lean_dir)
 
 
-def standalone_text(ctx: Dict, file_name: str, lean_src: Optional[str] = None) -> str:
-    src = lean_src or LEAN_SRC
+def standalone_text(ctx: Dict, file_name: str) -> str:
     return render_text(
-        "Standalone.lean.j2", file_name=file_name,
-        spec_text=_read(os.path.join(src, "FreeCell", "Spec.lean")),
-        cert_lean_text=_strip_imports(_read(os.path.join(src, "FreeCell", "Cert.lean"))),
-        decode_lean_text=_strip_imports(_read(os.path.join(src, "FreeCell", "Decode.lean"))),
+        "Standalone.lean.j2", file_name=file_name, spec_text=_read(SPEC_LEAN),
+        cert_lean_text=_strip_imports(_read(CERT_LEAN)), decode_lean_text=_strip_imports(_read(DECODE_LEAN)),
         **ctx)
 
 
-def write_standalone_ctx(ctx: Dict, out_path: str, lean_src: Optional[str] = None) -> str:
-    return write_atomic(out_path, standalone_text(ctx, os.path.basename(out_path), lean_src))
+def write_standalone_ctx(ctx: Dict, out_path: str) -> str:
+    return write_atomic(out_path, standalone_text(ctx, os.path.basename(out_path)))
 
 
 def write_standalone(states, start, out_path, rules=STANDARD, deal=None, stem=None, label=None,
-                     mutation=None, lean_src=None) -> str:
-    ctx = cert_context(states, start, rules, deal, stem, label, mutation=mutation)
-    return write_standalone_ctx(ctx, out_path, lean_src)
+                     mutation=None) -> str:
+    return write_standalone_ctx(cert_context(states, start, rules, deal, stem, label, mutation=mutation), out_path)
 
 
 def win_context(indices: Sequence[int], start: spec.State, rules: Rules = STANDARD,

@@ -92,21 +92,6 @@ def _start_columns(start):
     return [bytes(c + 1 for c in col) for col in start[0]]
 
 
-def frozen_prefixes(blobs, start, canonical=False):
-    """Per start column, the length of the longest bottom part that every P64 record agrees with.
-
-    ``blobs`` yields bytes objects holding whole 64-byte records. Records in the spec's fixed column
-    order are compared column i with start column i; with ``canonical`` the column of a record that
-    continues start column i is the one with the same bottom card (bottom cards differ between
-    columns, so there is at most one)."""
-    return _pass(blobs, start, canonical, None)[0]
-
-
-def count_exposed(blobs, card):
-    """Records showing ``card`` on top of a column."""
-    return _pass(blobs, None, False, card)[1]
-
-
 def _pass(blobs, start, canonical, card):
     """One pass over the records: (frozen prefix lengths or None, exposed count or None)."""
     do_frozen = start is not None

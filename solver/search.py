@@ -333,7 +333,7 @@ def _line_buffer():
     return _LINE_BUFFER[0]
 
 
-def solve_line(position, rules, max_states=0, shorten=0, weights=None):
+def solve_line(position, rules, max_states=0, shorten=0):
     """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
     canonical). Returns (status, codes or None, states, expanded, found_len); status "won", "done" (the
     solver's own space ran out: not a proof) or "limit"."""
@@ -341,9 +341,6 @@ def solve_line(position, rules, max_states=0, shorten=0, weights=None):
     opts.max_states = max_states or 0
     opts.shorten = shorten
     opts.supermoves = 1
-    if weights is not None:
-        opts.use_weights = 1
-        opts.weights = list(weights) + [0] * (lib.FC_NWEIGHTS - len(weights))
     res = ffi.new("fc_solve_result *")
     buf = _line_buffer()
     n = lib.fc_solve(pos_to_c(position), _rules_c(rules), opts, buf, MAX_LINE, res)

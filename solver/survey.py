@@ -100,10 +100,10 @@ class Survey:
         return write_atomic(path, buf.getvalue())
 
 
-def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False, strict=False, shorten=None):
+def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False, strict=False):
     """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes."""
     settings = {"rules": rules, "max_states": max_states or solve.DEFAULT_MAX_STATES,
-                "shorten": solve.SURVEY_SHORTEN if shorten is None else shorten, "strict": bool(strict)}
+                "shorten": solve.SURVEY_SHORTEN, "strict": bool(strict)}
     n = last - first + 1
     rows = []
     t0 = time.perf_counter()

@@ -4,7 +4,7 @@ the cards that never move outlined in gold inside a dashed fence, and a title li
 
     from solver import svg
     text = svg.render(position, title="FreeCell #11982 \u2014 unwinnable: ...", frozen={card: (col, depth)})
-    svg.write("docs/examples/11982.svg", text)     # atomically: a temporary file, then os.replace
+    svg.write("docs/examples/11982.svg", text)     # atomically (solver/atomic.py)
 
 Plain standard library; the output is one self-contained SVG 1.1 document (no scripts, no external
 fonts or images; card faces use the suit symbols of the text font).
