@@ -15,6 +15,7 @@ from typing import Tuple
 
 from solver import packed, spec
 from solver.errors import FreecellError
+from solver.numbers import digits
 
 from .certificate import Certificate
 from .members import rules_of, start_of
@@ -28,9 +29,9 @@ def parse_kind(text: str) -> Tuple[str, int]:
     if text in ("deal", "first-successor", "last-successor", "add-won"):
         return text, 0
     if text.startswith("random:"):
-        k = text[len("random:"):]
-        if k.isdigit() and int(k) > 0:
-            return "random", int(k)
+        k = digits(text[len("random:"):])
+        if k is not None and k > 0:
+            return "random", k
     raise FreecellError(f"unknown mutation {text!r}: use deal, first-successor, last-successor, random:K or add-won")
 
 

@@ -356,7 +356,7 @@ def certificate_context(cert, mutant: bool = False, members: Optional[Members] =
     """The template context of a certificate (its positions decoded once: certgen/members.py)."""
     m = members if members is not None else decode(cert)
     label = cert.label() if m.deal is None else None
-    return cert_context(m.states, m.start, Rules.from_dict(cert.rules), m.deal, cert_stem(cert, mutant), label,
+    return cert_context(m.states, m.start, m.rules, m.deal, cert_stem(cert, mutant), label,
                         mutation=_mutation_text(cert) if mutant else None)
 
 

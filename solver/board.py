@@ -25,9 +25,9 @@ import sys
 
 from .cards import SUITS, card, card_name, parse_card, parse_rank, rank_name, shown
 from .errors import FreecellError
+from .rules import MAX_CELLS as MAX_FREECELLS
 
 NCOLS = 8
-MAX_FREECELLS = 8
 _FOUND_ORDER = (2, 0, 1, 3)     # fc-solve prints the foundations as H C D S
 _FOUND_WORDS = ("foundations:", "founds:")
 _CELL_WORDS = ("freecells:", "fc:")

@@ -24,13 +24,13 @@ from . import deals
 from .cards import card
 from .errors import FreecellError
 from .numbers import whole_number
+from .rules import MAX_CELLS
 
 NUMBERED_DOMAIN = b"SiggySoft Solitaire numbered deal v1"
 STREAM_DOMAIN = b"SiggySoft Solitaire deal stream v1"
 SEED_BYTES = 64
 SEED_CHARS = 103            # 512 bits in base32 (5 bits a character), unpadded
 MAX_NUMBERED = 1_000_000    # the app numbers deals 1 to 1,000,000
-MAX_CELLS = 8
 
 #: The fresh deck of one pack: spades A..K, hearts A..K, diamonds A..K, clubs A..K (card indices).
 FRESH_DECK = tuple(card(r, s) for s in (3, 2, 1, 0) for r in range(1, 14))
