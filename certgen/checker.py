@@ -26,6 +26,7 @@ from .members import Members, StartMismatch, decode
 
 PARALLEL_FROM = 20_000      # members from which the check is split over processes
 SLICES = 32                 # slices of the members per check (a progress step each)
+MAX_JOBS = 8
 
 
 @dataclass
@@ -73,6 +74,7 @@ def _check_slice(bounds):
 
 def _slices(n, jobs):
     """(lo, hi) bounds, in order, and the processes to run them (None: in this process)."""
+    jobs = min(jobs, MAX_JOBS)
     if jobs <= 1 or n < PARALLEL_FROM:
         return [(0, n)], None
     if "fork" not in mp.get_all_start_methods():
@@ -100,8 +102,9 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     _WORK.update(states=m.states, skip=m.states.index(m.start))
     gc.freeze()     # the decoded set is long-lived: no collection scans it (and forked workers share its pages)
-    bounds, pool = _slices(n, jobs) if failure is None else ([], None)
+    pool = None
     try:
+        bounds, pool = _slices(n, jobs) if failure is None else ([], None)
         with bar(progress, total=n, unit=" states", desc="check") as b:
             results = pool.imap(_check_slice, bounds) if pool is not None else map(_check_slice, bounds)
             for (lo, hi), (c, k, failure) in zip(bounds, results):

@@ -128,7 +128,7 @@ def cmd_survey(args):
         report.write_json({
             "first": first, "last": last, "rules": rules.to_dict(), "jobs": args.jobs, "max_states": max_states,
             "counts": s.counts, "seconds": round(s.seconds, 3), "unwinnable": s.deals_with("unwinnable"),
-            "unknown": s.deals_with("unknown"), "csv": args.out, "length": s.length_stats()})
+            "unknown": s.deals_with("unknown"), "length": s.length_stats(), "csv": args.out})
     else:
         report.write(report.survey_summary(s, rules) + (f"\ncsv: {args.out}" if args.out else "") + "\n")
     return 0

@@ -26,8 +26,8 @@ from .rules import Rules
 
 @dataclass(frozen=True)
 class Source:
-    kind: str                      # "ms", "code" or "board"
-    position: tuple                # the start Position (cols, cells, home)
+    kind: str                   # "ms", "code" or "board"
+    position: tuple             # the start Position (cols, cells, home)
     deal: int | None = None     # the Microsoft deal number (a deal, or a -C<n> code)
     code: str | None = None     # the canonical deal code
     path: str | None = None     # the board file ("-": stdin)

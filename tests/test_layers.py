@@ -67,6 +67,10 @@ def test_certgen_never_imports_the_engines_command_line():
     assert offending("certgen", lambda n: n in ("solver.cli", "solver.__main__") or n.startswith("solver.cli.")) == []
 
 
+def test_certgen_imports_only_public_names_of_the_engine():
+    assert offending("certgen", lambda n: n.startswith("solver.") and "._" in n) == []
+
+
 # Imports inside functions, and why (everything else is imported at the top of its module).
 LAZY = {
     ("solver/cli.py", "cmd_explore"): "the C core and the replay machinery: not for `deal`",
