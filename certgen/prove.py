@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from solver import report, search
-from solver.lines import step_indices
+from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
-from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, judge, solve
+from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
 from . import certificate, checker, known, lake, members, render
@@ -58,7 +58,7 @@ class Built:
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
           progress: bool = False) -> Built:
-    """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
+    """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
     unwinnable."""
     phases = {}
     clock = _Clock(phases)

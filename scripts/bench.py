@@ -156,7 +156,7 @@ def bench_prove_process():
 def bench_big():
     from solver import deals, search
     from solver.rules import STANDARD
-    from solver.solve import judge
+    from solver.lines import judge
     t = time.perf_counter()
     r = search.explore(deals.ms_deal(1), max_states=2_000_000, order="bfs")
     wall = time.perf_counter() - t

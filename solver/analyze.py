@@ -25,13 +25,13 @@ Definitions (over the set R of positions reachable from the start under the rule
 Nothing is claimed from a partial enumeration (the ``max_states`` limit): the verdict is then
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
 own (every card has moved, so none is frozen, and 52 cards reach the foundations), once a line to it has
-replayed under the spec rules (solver.solve.judge).
+replayed under the spec rules (solver.lines.judge).
 """
 from . import search
 from .cards import card_name
 from .errors import FreecellError
 from .rules import STANDARD
-from .solve import judge
+from .lines import judge
 
 DEFAULT_MAX_STATES = 5_000_000
 CHUNK = 1 << 20          # records exported from the C core per pass step

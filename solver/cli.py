@@ -45,7 +45,7 @@ def cmd_explore(args):
     if args.out is not None:
         fail(MOVED["out"])
     from . import search
-    from .solve import judge
+    from .lines import judge
     src = source_of(args)
     rules = rules_of(args, src)
     max_states = args.max_states or search.EXPLORE_LIMIT

@@ -17,7 +17,7 @@ module replays); :func:`replay` and :func:`check_win` are the Python twins of Le
 
 The verdict rule (:func:`verdict`, used by explore, analyze, solve, survey and certgen alike):
 "winnable" only with a line that replays to a won position under the spec rules, "unwinnable" only after
-a complete enumeration without a won position, else "unknown". solver.solve.judge applies it to a search.
+a complete enumeration without a won position, else "unknown". :func:`judge` applies it to a search.
 """
 from . import spec
 from .cards import card_name, is_red
@@ -42,6 +42,28 @@ def verdict(won, complete, line=None) -> str:
     if won:
         return "winnable" if line is not None else "unknown"
     return "unwinnable" if complete else "unknown"
+
+
+def judge(start, result, rules: Rules):
+    """The verdict of a search result (solver.search.ExploreResult or alike: ``won``, ``complete``,
+    ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
+    States, start first, or None). In the spec rules the search's own line to its first won position is
+    replayed against ``spec.moves``; in a counting mode (its steps include automatic moves and reordered
+    columns) the solver finds a line under the plain rules, verified the same way."""
+    line = None
+    if result.won and rules.counting:
+        from .solve import solve            # solve imports this module
+        line = solve(start, rules.plain()).path
+    elif result.won:
+        line = [spec.from_position(p) for p in result.winning_line() or ()]
+        try:
+            if not line or line[0] != spec.from_position(start) or not spec.won(line[-1]):
+                line = None
+            else:
+                step_indices(rules.spec(), line[0], line[1:])
+        except LineError:
+            line = None
+    return verdict(result.won, result.complete, line), line
 
 
 # --- legality: one replay for moves and move codes -----------------------------------------------------

@@ -262,7 +262,7 @@ class Search:
 
 
 class ExploreResult:
-    """What explore() found (the C core's word: the verdict is solver.solve.judge's). ``states``: distinct positions stored; ``max_home``: most cards on the
+    """What explore() found (the C core's word: the verdict is solver.lines.judge's). ``states``: distinct positions stored; ``max_home``: most cards on the
     foundations in any of them; ``won``: a won position was reached; ``complete``: every reachable
     position was enumerated (the set is closed under moves); ``status``: "done", "won" or "limit";
     ``seconds``: time in the C core. The search stays available (``records()``, ``search``) until

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import lines, search, spec
+from . import lines, search
 from .lines import LineError, codes_to_moves, verify_spec
 from .rules import STANDARD, Rules
 
@@ -107,23 +107,3 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                        found_len=found if verdict == "winnable" else None, enumerated=enumerated, how=how,
                        max_states=max_states, path=path)
 
-
-def judge(start, result, rules: Rules):
-    """The verdict of a search result (solver.search.ExploreResult or alike: ``won``, ``complete``,
-    ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
-    States, start first, or None). In the spec rules the search's own line to its first won position is
-    replayed against ``spec.moves``; in a counting mode (its steps include automatic moves and reordered
-    columns) the solver finds a line under the plain rules, verified the same way."""
-    line = None
-    if result.won and rules.counting:
-        line = solve(start, rules.plain()).path
-    elif result.won:
-        line = [spec.from_position(p) for p in result.winning_line() or ()]
-        try:
-            if not line or line[0] != spec.from_position(start) or not spec.won(line[-1]):
-                line = None
-            else:
-                lines.step_indices(rules.spec(), line[0], line[1:])
-        except LineError:
-            line = None
-    return lines.verdict(result.won, result.complete, line), line

@@ -13,26 +13,40 @@ starts never share an output name:
 Sources are read once (a board on stdin can be read only once). ``to_header()`` / ``from_header()`` are
 the certificate header's ``source`` map (docs/CERTIFICATE.md).
 """
-from __future__ import annotations      # the annotations stay text: no `typing` on the start-up path
-
-from dataclasses import dataclass, field
-
 from . import deals
 from .board import read_board_arg
 from .errors import FreecellError
 from .packed import pack
 from .rules import Rules
 
+_FIELDS = ("kind", "position", "deal", "code", "path", "cells")
 
-@dataclass(frozen=True)
+
 class Source:
-    kind: str                   # "ms", "code" or "board"
-    position: tuple             # the start Position (cols, cells, home)
-    deal: int | None = None     # the Microsoft deal number (a deal, or a -C<n> code)
-    code: str | None = None     # the canonical deal code
-    path: str | None = None     # the board file ("-": stdin)
-    cells: int | None = None    # the free cells the source prescribes (a code's cells=K)
-    extra: dict = field(default_factory=dict, compare=False)   # more for --json (order, seed)
+    """``kind``: "ms", "code" or "board"; ``position``: the start Position (cols, cells, home); ``deal``:
+    the Microsoft deal number (a deal, or a -C<n> code); ``code``: the canonical deal code; ``path``: the
+    board file ("-": stdin); ``cells``: the free cells the source prescribes (a code's cells=K);
+    ``extra``: more for --json (order, seed). A frozen value: equal starts from equal sources are equal."""
+    __slots__ = _FIELDS + ("extra",)
+
+    def __init__(self, kind, position, deal=None, code=None, path=None, cells=None, extra=None):
+        for name, value in zip(self.__slots__, (kind, position, deal, code, path, cells, extra or {})):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Source is a value: make a new one")
+
+    def _key(self):
+        return tuple(getattr(self, f) for f in _FIELDS)
+
+    def __eq__(self, other):
+        return isinstance(other, Source) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"Source({self.kind!r}, {self.tag!r})"
 
     # -- names ------------------------------------------------------------------------------------------
 
@@ -66,7 +80,7 @@ class Source:
 
     # -- rules ------------------------------------------------------------------------------------------
 
-    def rules(self, cells: int | None = None, foundation_return: bool = False, autoplay: str = "none",
+    def rules(self, cells=None, foundation_return: bool = False, autoplay: str = "none",
               canonical: bool = False) -> Rules:
         """The rules: ``cells`` as asked, else the source's own (a code's cells=K), else 4; they must agree,
         and the position's free-cell cards must fit."""

@@ -9,11 +9,9 @@ import random
 
 import pytest
 
-import dataclasses
-
 from solver import deals, packed, rules as rules_mod, search, spec
 from solver.errors import FreecellError
-from solver.solve import judge
+from solver.lines import judge
 from solver.packed import pack as pack_p64, unpack as unpack_p64
 from solver.rules import Rules
 
@@ -417,7 +415,9 @@ def test_wrapper_input_checks():
     with pytest.raises(IndexError):
         s.p64(1)
     assert Rules(autoplay="safe").counting and Rules() == rules_mod.STANDARD
-    assert dataclasses.replace(Rules(cells=5), cells=4) == Rules()
+    assert Rules(cells=5)._replace(cells=4) == Rules() and hash(Rules(cells=5).plain()) == hash(Rules(cells=5))
+    with pytest.raises(FreecellError):
+        Rules()._replace(cells=9)
     with pytest.raises(FreecellError):
         Rules(autoplay=True)
 

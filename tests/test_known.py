@@ -8,7 +8,7 @@ import pytest
 from certgen import certificate, checker, known, render
 from certgen.known import KNOWN
 from solver import deals, search, siggysoft, spec
-from solver.solve import judge
+from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -77,6 +77,7 @@ LAZY = {
     ("solver/cli.py", "cmd_analyze"): "the C core, svg: not for `deal`",
     ("solver/cli.py", "cmd_solve"): "the C core: not for `deal`",
     ("solver/cli.py", "cmd_survey"): "the C core, multiprocessing: not for `deal`",
+    ("solver/lines.py", "judge"): "solver.solve imports solver.lines; a counting-mode win only",
     ("solver/progress.py", "bar"): "tqdm: only when a bar is shown",
     ("solver/report.py", "write_json"): "json: only with --json",
     ("solver/report.py", "analysis_picture"): "svg (xml.sax, urllib): only with --svg",
