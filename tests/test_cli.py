@@ -317,18 +317,24 @@ def test_explore_board_equals_deal(run, deal11982_board):
 
 # --- start-up cost ----------------------------------------------------------------------------------
 
-def test_cli_imports_stay_cheap():
-    """`python -m solver deal N` must not pay for json, tqdm, hashlib, cffi, the C core or certgen."""
+def _loaded_after(argv, modules):
     code = ("import sys, io, contextlib\n"
             "from solver.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    assert main(['deal', '11982']) == 0\n"
-            "heavy = ['json', 'tqdm', 'hashlib', 'cffi', 'solver.search', 'solver._fc', 'certgen', 'msgpack',\n"
-            "         'jinja2', 'solver.siggysoft']\n"
-            "print(' '.join(m for m in heavy if m in sys.modules))\n")
+            f"    assert main({argv!r}) == 0\n"
+            f"print(' '.join(m for m in {modules!r} if m in sys.modules))\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == ""
+    return p.stdout.split()
+
+
+def test_cli_imports_stay_cheap():
+    """`python -m solver deal N` must not pay for json, tqdm, hashlib, cffi, the C core or certgen, nor for
+    dataclasses or typing; `explore` pays for the C core and the spec, not for the solver, tqdm or json."""
+    heavy = ["json", "tqdm", "hashlib", "cffi", "solver.search", "solver._fc", "certgen", "msgpack", "jinja2",
+             "solver.siggysoft", "dataclasses", "typing"]
+    assert _loaded_after(["deal", "11982"], heavy) == []
+    assert _loaded_after(["explore", "--deal", "11982"], heavy) == ["solver.search", "solver._fc", "typing"]
 
 
 # --- QA regressions --------------------------------------------------------------------------------------
