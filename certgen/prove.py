@@ -11,6 +11,7 @@ encoded once for the module and the standalone file. Every step's wall time is k
 Exit statuses of the prove commands: 0 Lean checked the theorem; 1 a negative answer (not unwinnable,
 the Python check failed, `lake build` failed); 3 Lean is not available (lake.NOT_AVAILABLE).
 """
+import contextlib
 import os
 import sys
 import time
@@ -27,22 +28,14 @@ from . import certificate, checker, known, lake, members, render
 from .paths import AUDIT_FILE, GENERATED, shown
 
 
-class _Clock:
-    """Wall time per phase: ``with clock("check"): ...``."""
-
-    def __init__(self, phases):
-        self.phases = phases
-        self.name = None
-
-    def __call__(self, name):
-        self.name = name
-        return self
-
-    def __enter__(self):
-        self.t = time.perf_counter()
-
-    def __exit__(self, *exc):
-        self.phases[self.name] = self.phases.get(self.name, 0.0) + time.perf_counter() - self.t
+@contextlib.contextmanager
+def _timed(phases, name):
+    """Add the wall time of the ``with`` block to ``phases[name]``."""
+    t = time.perf_counter()
+    try:
+        yield
+    finally:
+        phases[name] = phases.get(name, 0.0) + time.perf_counter() - t
 
 
 @dataclass
@@ -61,9 +54,8 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
     unwinnable."""
     phases = {}
-    clock = _Clock(phases)
     max_states = max_states or search.EXPLORE_LIMIT
-    with clock("search"):
+    with _timed(phases, "search"):
         result = search.explore(source.position, rules, max_states=max_states, progress=progress)
     try:
         verdict, line = judge(source.position, result, rules)
@@ -71,7 +63,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
                                          None if line is None else len(line) - 1)
         cert = None
         if verdict == "unwinnable":
-            with clock("write"):
+            with _timed(phases, "write"):
                 info = {"max_home": result.max_home, "verdict": verdict,
                         "search_seconds": round(float(result.seconds), 4)}
                 cert = certificate.make(source.to_header(), rules.to_dict(), source.position, result.records(),
@@ -109,7 +101,6 @@ def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_state
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
-    clock = _Clock(p.phases)
     say("1/4 explore: the C core enumerates the reachable positions")
     b = build(source, rules, p.cert_path, max_states, progress)
     p.phases.update(b.phases)
@@ -121,20 +112,20 @@ def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_state
             + (" (try `make prove-win`)" if b.verdict == "winnable" else ""))
         return p
     say("2/4 check: the independent Python checker (the transliterated Lean spec)")
-    with clock("read"):
+    with _timed(p.phases, "read"):
         p.cert = certificate.read(p.cert_path)          # what the file holds, not what was meant to be written
-    with clock("decode"):
+    with _timed(p.phases, "decode"):
         try:
             m = members.decode(p.cert, progress)
         except members.StartMismatch:
             m = None                                     # the checker reports it as an invalid certificate
-    with clock("check"):
+    with _timed(p.phases, "check"):
         p.check = checker.check(p.cert, progress, members=m)
     say("  " + checker.report(p.check))
     if not p.check.ok:
         return p
     say("3/4 render: Lean files")
-    with clock("render"):
+    with _timed(p.phases, "render"):
         paths = render.render_certificate(p.cert, lean_dir, os.path.join(out_dir, f"{stem}.lean"), members=m)
     for path in paths:
         say(f"  wrote {shown(path)}")
