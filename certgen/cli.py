@@ -37,7 +37,9 @@ def build_certificate(args, out_path, quiet=False, src=None):
     result, certificate or None). ``src``: the start position when the caller has already read it (a
     board on stdin can be read only once)."""
     from solver import search
+    from solver.atomic import check_not_input
     from . import certificate
+    check_not_input(out_path, getattr(args, "board", None))
     if src is None:
         src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
@@ -54,7 +56,8 @@ def build_certificate(args, out_path, quiet=False, src=None):
     if not quiet:
         from solver.cli import explore_summary
         say(explore_summary(src.label, verdict, result, rules, max_states))
-        say(f"certificate: {out_path} ({os.path.getsize(out_path):,} bytes)" if cert else
+        size = f" ({os.path.getsize(out_path):,} bytes)" if os.path.isfile(out_path) else ""
+        say(f"certificate: {out_path}{size}" if cert else
             "no certificate written: a certificate needs the whole reachable set and no won position")
     return verdict, result, cert
 
@@ -101,6 +104,8 @@ def cmd_mutate(args):
     from . import certificate, mutate
     if (args.delete is None) == (not args.add_won):
         raise FreecellError("give exactly one of --delete KIND and --add-won")
+    from solver.atomic import check_not_input
+    check_not_input(args.out, args.cert)
     cert = certificate.read(args.cert)
     kind = "add-won" if args.add_won else args.delete
     mutant, changed = mutate.mutate(cert, kind, seed=args.seed)
@@ -113,7 +118,9 @@ def cmd_mutate(args):
 # --- render and prove ---------------------------------------------------------------------------------
 
 def cmd_render(args):
+    from solver.atomic import check_not_input
     from . import certificate
+    check_not_input(args.standalone, args.cert)
     cert = certificate.read(args.cert)
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
