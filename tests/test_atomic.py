@@ -104,7 +104,7 @@ def test_a_certificate_to_stdout_is_a_readable_certificate(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "unwinnable" in p.stderr
     p = run("check", str(tmp_path / "c.cert"), module="certgen")
-    assert p.returncode == 0 and p.stdout.startswith("valid: "), p.stdout + p.stderr
+    assert p.returncode == 0 and p.stdout.startswith("valid for deal 7 "), p.stdout + p.stderr
 
 
 def test_a_directory_is_one_line(tmp_path):
