@@ -52,5 +52,8 @@ prove-known: setup
 
 # A winning line for deal N (solver, replay-verified in Python) rendered as a Lean theorem
 # `∃ s, Reachable … (msDeal N) s ∧ Won s`, then lake build (exit 3: Lean not available).
+# The module goes to out/ unless it ships in lean/FreeCell/Generated (#1, #617, #1941) or
+# LEAN_DIR=lean/FreeCell/Generated asks for the library folder (where lake builds it).
+LEAN_DIR ?=
 prove-win: setup
-	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS)
+	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS) $(if $(LEAN_DIR),--lean-dir $(LEAN_DIR))
