@@ -16,6 +16,7 @@ import sys
 
 PROG = "python -m solver"
 MAX_CELLS = 8
+INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
 EXPLORE_MAX_STATES = 50_000_000  # explore's default limit (about 2.6 GB): a huge set ends as unknown, not OOM
 
 
@@ -759,4 +760,5 @@ def run(parser, argv=None):
               "smaller --max-states)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
         return 130

@@ -46,6 +46,14 @@ def _init(settings):
     _SETTINGS.update(settings)
 
 
+def _worker_init(settings):
+    """A worker of the pool ignores Ctrl-C: the parent sees it, stops the pool and says so in one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(settings)
+
+
 def solve_deal(n):
     """One deal under the settings given to _init: (deal, verdict, states, length, seconds)."""
     from . import deals, solve
@@ -140,8 +148,15 @@ def survey(first, last, jobs=1, cells=4, foundation_return=False, max_states=Non
             import multiprocessing as mp
             chunk = max(1, min(256, n // (jobs * 32) or 1))
             chunks = [range(a, min(a + chunk, last + 1)) for a in range(first, last + 1, chunk)]
+            import signal
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-            with ctx.Pool(jobs, initializer=_init, initargs=(settings,)) as pool:
+            # Forked workers inherit SIG_IGN for SIGINT from the start (no window before _worker_init).
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(settings,))
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            with pool:
                 for part in pool.imap(_solve_chunk, chunks):
                     rows.extend(part)
                     if bar is not None:
