@@ -26,9 +26,10 @@ def parse_range(text):
     a, sep, b = t.partition("-")
     if not sep:
         b = a
-    a, b = a.strip().replace(",", "").replace("_", ""), b.strip().replace(",", "").replace("_", "")
+    a, b = a.strip(), b.strip()
     if not (a.isascii() and a.isdigit() and b.isascii() and b.isdigit() and len(a) <= 12 and len(b) <= 12):
-        raise FreecellError(f"range must be A-B with whole numbers, e.g. 1-32000, got {text!r}")
+        raise FreecellError(f"range must be A-B with whole numbers written with digits only, e.g. 1-32000, "
+                            f"got {text!r}")
     a, b = int(a), int(b)
     if not 1 <= a <= b <= MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {MAX_DEAL}, got {text!r}")
