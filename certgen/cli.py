@@ -89,14 +89,15 @@ def cmd_info(args):
     cert = certificate.read(args.cert)
     obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
            "states": cert.states,
-           "bytes": os.path.getsize(args.cert), "info": cert.info}
-    obj["bytes_per_state"] = round(obj["bytes"] / max(1, cert.states), 2)
+           "bytes": os.path.getsize(args.cert) if os.path.isfile(args.cert) else None, "info": cert.info}
+    obj["bytes_per_state"] = round(obj["bytes"] / max(1, cert.states), 2) if obj["bytes"] is not None else None
     if args.json:
         import json
         say(json.dumps(obj))
     else:
-        say(f"{cert.subject()}: {cert.states:,} states, {obj['bytes']:,} bytes "
-            f"({obj['bytes_per_state']} bytes/state)")
+        size = (f", {obj['bytes']:,} bytes ({obj['bytes_per_state']} bytes/state)" if obj["bytes"] is not None
+                else "")
+        say(f"{cert.subject()}: {cert.states:,} states{size}")
     return 0
 
 
