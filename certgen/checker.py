@@ -40,6 +40,9 @@ class CheckResult:
     missing: Optional[spec.State] = None
     parent: Optional[spec.State] = None
     won_state: Optional[spec.State] = None
+    subject: str = ""             # what was checked: the start (deal, code or board digest) and the rules
+    start: Optional[dict] = None  # the start for --json: {"deal": N} | {"code": …} | {"board": …}, "digest"
+    rules: Optional[dict] = None
 
 
 def describe(s: spec.State) -> str:
@@ -88,14 +91,15 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
     """Check ``cert`` (its positions ``members`` when already decoded: certgen/members.py). ``jobs``:
     processes for a large certificate (default: the CPUs this process may use)."""
     n = cert.states
+    named = {"subject": cert.subject(), "start": cert.start_json(), "rules": dict(cert.rules)}
     try:
         m = members if members is not None else decode(cert, progress)
     except StartMismatch as e:
-        return CheckResult(False, n, 0, 0, "start-mismatch", str(e))
+        return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
     member_set = set(m.states)
     if m.start not in member_set:
         return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
-                           missing=m.start)
+                           missing=m.start, **named)
     _WORK.update(rules=m.rules.spec(), states=[m.start], members=member_set, skip=None)
     checked, looked, failure = _check_slice((0, 1))
     if jobs is None:
@@ -120,25 +124,28 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
             pool.join()
     if failure is None:
         return CheckResult(True, n, checked, looked, None,
-                           f"valid: {n} states; the start position is in the set, every one of the {looked} "
-                           f"successors of its members is in it, and none of them is won")
+                           f"valid for {named['subject']}: {n:,} state{'' if n == 1 else 's'}; the start position "
+                           f"is in the set, every one of the {looked:,} successors of its members is in it, and "
+                           f"none of them is won", **named)
     kind, state, parent = failure
     if kind == "won":
         return CheckResult(False, n, checked, looked, "won", "the certificate contains a won position",
-                           won_state=state)
+                           won_state=state, **named)
     return CheckResult(False, n, checked, looked, "successor", "a successor of a member is not in the certificate",
-                       missing=state, parent=parent)
+                       missing=state, parent=parent, **named)
 
 
 def report(res: CheckResult) -> str:
-    """The checker's verdict in plain words; one line (two for a missing successor)."""
+    """The checker's verdict in plain words, naming what was checked; one line (two for a missing
+    successor)."""
     if res.ok:
         return res.message
+    head = f"invalid for {res.subject}: " if res.subject else "invalid: "
     if res.failure == "successor":
-        return (f"invalid: {res.message}: missing {describe(res.missing)}\n"
+        return (f"{head}{res.message}: missing {describe(res.missing)}\n"
                 f"  reached in one move from the member {describe(res.parent)}")
     if res.failure == "won":
-        return f"invalid: {res.message}: {describe(res.won_state)}"
+        return f"{head}{res.message}: {describe(res.won_state)}"
     if res.failure == "start":
-        return f"invalid: {res.message}: {describe(res.missing)}"
-    return f"invalid: {res.message}"
+        return f"{head}{res.message}: {describe(res.missing)}"
+    return f"{head}{res.message}"

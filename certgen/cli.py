@@ -9,13 +9,13 @@ the Python check's result is reported, but nothing was proven by Lean.
 """
 import os
 
+from solver.atomic import check_not_input
 from solver.cliargs import Parser, add_command, progress_of, rules_of, run, source_of, writing
 from solver.errors import FreecellError
-from solver.report import rules_words, write, write_json
-from solver.rules import Rules
+from solver.report import write, write_json
 
 from . import certificate, checker, mutate, prove, render
-from .paths import GENERATED, KNOWN_TABLE, OUT
+from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
 
@@ -37,8 +37,9 @@ def cmd_check(args):
     cert = certificate.read(args.cert)
     res = checker.check(cert, progress=progress_of(args))
     if args.json:
-        write_json({"certificate": args.cert, "valid": res.ok, "states": res.states, "checked": res.checked,
-                    "successors": res.successors, "failure": res.failure, "message": checker.report(res)})
+        write_json({"certificate": args.cert, "valid": res.ok, "start": res.start, "rules": res.rules,
+                    "states": res.states, "checked": res.checked, "successors": res.successors,
+                    "failure": res.failure, "message": checker.report(res)})
     else:
         say(checker.report(res))
     return 0 if res.ok else 1
@@ -46,31 +47,34 @@ def cmd_check(args):
 
 def cmd_info(args):
     cert = certificate.read(args.cert)
-    size = os.path.getsize(args.cert)
-    obj = {"certificate": args.cert, "source": cert.source, "rules": cert.rules, "states": cert.states,
-           "bytes": size, "info": cert.info, "bytes_per_state": round(size / max(1, cert.states), 2)}
+    size = os.path.getsize(args.cert) if os.path.isfile(args.cert) else None   # None: a pipe or a device
+    obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
+           "states": cert.states, "bytes": size, "info": cert.info,
+           "bytes_per_state": None if size is None else round(size / max(1, cert.states), 2)}
     if args.json:
         write_json(obj)
     else:
-        rules = rules_words(Rules.from_dict(cert.rules)).strip(" ()") or "standard rules"
-        write(f"{cert.label()}: {cert.states:,} states, {rules}, {size:,} bytes "
-              f"({obj['bytes_per_state']} bytes/state)\n")
+        size_words = "" if size is None else f", {size:,} bytes ({obj['bytes_per_state']} bytes/state)"
+        write(f"{cert.subject()}: {cert.states:,} states{size_words}\n")
     return 0
 
 
 def cmd_mutate(args):
     if (args.delete is None) == (not args.add_won):
         raise FreecellError("give exactly one of --delete KIND and --add-won")
+    if args.delete == "add-won":
+        raise FreecellError("add-won deletes nothing: use --add-won")
+    check_not_input(args.out, args.cert)
     kind = "add-won" if args.add_won else args.delete
     mutant, changed = mutate.mutate(certificate.read(args.cert), kind, seed=args.seed)
     with writing(args.out):
         certificate.write(args.out, mutant)
-    verb = "added" if args.add_won else "deleted"
-    say(f"{args.out}: {kind}: {verb} {len(changed)} state(s); {mutant.states:,} states")
+    say(f"{args.out}: {kind}: {mutate.change_words(kind, changed)}; {mutant.states:,} states")
     return 0
 
 
 def cmd_render(args):
+    check_not_input(args.standalone, args.cert)
     cert = certificate.read(args.cert)
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
@@ -152,8 +156,11 @@ def build_parser():
     _dirs(k)
     k.add_argument("--table", default=KNOWN_TABLE, help="the table to write")
     add_command(sub, "audit", cmd_audit, "#print axioms for every generated theorem (needs Lean)")
-    _dirs(add_command(sub, "prove-win", cmd_prove_win,
-                      "solve, check the line in Python, render the Win module, lake build", **start), out=False)
+    w = add_command(sub, "prove-win", cmd_prove_win, "solve, check the line in Python, render the Win module, "
+                    "lake build", **start)
+    w.add_argument("--lean-dir", default=None,
+                   help=f"where the module goes (default: {shown(GENERATED)} for the modules shipped there, "
+                        f"else out/; lake builds only modules in {shown(GENERATED)})")
     return p
 
 

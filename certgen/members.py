@@ -1,9 +1,9 @@
 """A certificate's positions as spec States (solver/spec.py), decoded once: the checker checks them and the
 renderer writes them, from the same list.
 
-The start position is regenerated from the deal number when the header names one (never taken on
-trust: a header whose start differs is a :class:`StartMismatch`). Decoding is tolerant: a record that is
-not a valid position still decodes to some State, and the check then fails on it.
+The start position is regenerated from the deal number or the deal code when the header names one (never
+taken on trust: a header whose start differs is a :class:`StartMismatch`). The records were checked to be
+positions by the certificate reader (certgen/certificate.py) as they were inflated.
 
 The decoded positions are :class:`State` values: spec States in every respect (a subclass; equality and
 hashing are the tuple's, so a State equals the spec.State of the same position) but for one thing, the
@@ -14,7 +14,7 @@ tests/test_certgen.py compares ``spec.moves`` on both kinds.
 from dataclasses import dataclass
 from typing import List, Optional
 
-from solver import packed, spec
+from solver import packed, siggysoft, spec
 from solver.errors import FreecellError
 from solver.progress import bar
 from solver.rules import Rules
@@ -47,14 +47,24 @@ def deal_of(cert: Certificate) -> Optional[int]:
 
 
 def start_of(cert: Certificate) -> spec.State:
-    """The start position, regenerated from the deal number when there is one (not taken on trust)."""
+    """The start position, regenerated from the deal number or the deal code when there is one (not
+    taken on trust): a header whose source does not generate its start is refused."""
     header_start = spec.from_position(packed.unpack(cert.start))
+    src = cert.source
     deal = deal_of(cert)
-    if deal is not None:
-        s0 = spec.ms_deal(deal)
-        if s0 != header_start:
-            raise StartMismatch(f"the header's start position is not msDeal {deal}")
-        return s0
+    if deal is not None and spec.ms_deal(deal) != header_start:
+        raise StartMismatch(f"the header's start position is not msDeal {deal}")
+    if "code" in src:
+        try:
+            dc = siggysoft.parse_code(src["code"])
+        except FreecellError as e:
+            raise StartMismatch(f"the header's deal code is not one: {e}") from None
+        if spec.from_position(dc.position) != header_start or \
+                (deal is not None and (dc.kind, dc.number) != ("C", deal)):
+            raise StartMismatch(f"the header's start position is not the one of the deal code {src['code']}")
+        if dc.cells != cert.rules["cells"]:
+            raise StartMismatch(f"the header's rules have {cert.rules['cells']} free cells, its deal code "
+                                f"{src['code']} says cells={dc.cells}")
     return header_start
 
 

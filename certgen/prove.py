@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from solver import report, search
+from solver.atomic import check_not_input
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
 from . import certificate, checker, known, lake, members, render
-from .paths import AUDIT_FILE, GENERATED, shown
+from .paths import AUDIT_FILE, GENERATED, OUT, shown
 
 
 @contextlib.contextmanager
@@ -54,6 +55,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
     unwinnable."""
     phases = {}
+    check_not_input(out_path, source.path)
     max_states = max_states or search.EXPLORE_LIMIT
     with _timed(phases, "search"):
         result = search.explore(source.position, rules, max_states=max_states, progress=progress)
@@ -77,7 +79,8 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
 def built_words(b: Built) -> str:
     if b.cert is None:
         return "no certificate written: a certificate needs the whole reachable set and no won position"
-    return f"certificate: {shown(b.path)} ({os.path.getsize(b.path):,} bytes)"
+    size = f" ({os.path.getsize(b.path):,} bytes)" if os.path.isfile(b.path) else ""   # not for a device
+    return f"certificate: {shown(b.path)}{size}"
 
 
 @dataclass
@@ -138,8 +141,9 @@ def finish(targets: List[str], theorems: List[str], lean_dir: str, say: Callable
     """The last step of every prove command: lake build, and plain words on what Lean did (or did not)."""
     say(f"{step} lean: lake build " + " ".join(targets))
     if os.path.abspath(lean_dir) != GENERATED:
-        status, words = lake.NOT_AVAILABLE, (f"the modules were written to {lean_dir}, outside the library's "
-                                             f"folder {shown(GENERATED)}, so lake build was not run")
+        status, words = lake.NOT_AVAILABLE, (f"the modules were written to {shown(lean_dir)}, outside the "
+                                             f"library's folder {shown(GENERATED)}, so lake build was not run "
+                                             f"(--lean-dir {shown(GENERATED)} builds them)")
     else:
         status, words = lake.build(targets, say)
     if status == lake.NOT_AVAILABLE:
@@ -177,7 +181,14 @@ def prove_known(out_dir: str, lean_dir: str, table: str, max_states: Optional[in
         done.append(p)
     known.write_table(rows, table)
     say(f"wrote {shown(table)}")
+    say(f"wrote {shown(known.write_timings(rows, os.path.join(out_dir, 'known-timings.csv')))}")
     return finish([p.module for p in done], [p.theorem for p in done], lean_dir, say)
+
+
+def win_lean_dir(stem: str) -> str:
+    """Where prove-win writes without --lean-dir: the library folder when the module ships there (its
+    file exists: #1, #617, #1941), else out/, so that scratch output stays out of tracked folders."""
+    return GENERATED if os.path.exists(os.path.join(GENERATED, stem + ".lean")) else OUT
 
 
 def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[int] = None,
@@ -194,6 +205,7 @@ def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[
         return 1
     say("2/3 render: the Lean module")
     stem = "Win" + source.stem(rules)
+    lean_dir = lean_dir or win_lean_dir(stem)
     path = render.render_win(step_indices(rules.spec(), r.path[0], r.path[1:]), lean_dir, rules=rules,
                              deal=source.deal, start=r.path[0], stem=stem,
                              label=None if source.deal is not None else source.name)

@@ -68,6 +68,9 @@ def cmd_explore(args):
 
 def cmd_analyze(args):
     from .analyze import DEFAULT_MAX_STATES, analyze
+    if args.svg is not None:
+        from .atomic import check_not_input
+        check_not_input(args.svg, args.board)
     src = source_of(args)
     rules = rules_of(args, src)
     a = analyze(src.position, rules, exposed=args.exposed, max_states=args.max_states or DEFAULT_MAX_STATES,

@@ -7,7 +7,8 @@ imports only argparse, os, sys and the light model modules.
 
 Errors: every user error is a :class:`solver.errors.FreecellError`, printed as ``error: <message>`` on
 stderr with exit status 2 (argparse usage errors too); an :class:`solver.errors.InternalError` (a bug a
-check caught) and running out of memory are one line with exit status 1; Ctrl-C exits with 130.
+check caught) and running out of memory are one line with exit status 1; Ctrl-C is one line
+(``INTERRUPTED``) and exit status 130.
 """
 import argparse
 import contextlib
@@ -19,6 +20,8 @@ from .cards import parse_card
 from .errors import FreecellError, InternalError
 from .numbers import whole_number
 from .rules import MAX_CELLS, Rules
+
+INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
 
 
 class Formatter(argparse.HelpFormatter):
@@ -200,4 +203,6 @@ def run(parser, argv=None):
         return _error("out of memory: stopped before an answer, so nothing is claimed (a search: try a "
                       "smaller --max-states)", 1)
     except KeyboardInterrupt:
+        sys.stdout.flush()
+        print(INTERRUPTED, file=sys.stderr)
         return 130

@@ -39,7 +39,7 @@ _ERRORS = {lib.FC_ENOMEM: "out of memory", lib.FC_EBADPOS: "not a valid position
            lib.FC_EBADRULES: "rules out of range", lib.FC_EENCODE: "internal: position not encodable",
            lib.FC_ERANGE: "index out of range", lib.FC_EILLEGAL: "an illegal move"}
 
-CHUNK = 1 << 16                 # states expanded per C call when a progress bar is shown
+CHUNK = 1 << 16                 # states expanded per C call: a bar moves, and Ctrl-C is seen, between calls
 EXPLORE_LIMIT = 50_000_000      # explore's default limit (about 2.6 GB): a huge set ends as unknown, not OOM
 
 
@@ -309,14 +309,19 @@ def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=
     found while ``max_states`` are already stored (complete=False: verdict unknown). ``progress`` shows a
     tqdm bar on stderr. ``order`` "dfs" (default: finds wins sooner) or "bfs" (shortest lines); the set
     of a complete enumeration is the same either way.
+
+    The C core runs in slices of CHUNK expansions, with or without a bar: Python's Ctrl-C
+    (KeyboardInterrupt) is raised between two slices, a few milliseconds after the signal, not at the
+    end of a search that may take minutes.
     """
     s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order)
-    if not progress:
-        return ExploreResult(s, s.run(0))
-    with bar(True, total=max_states, unit=" states", unit_scale=True, desc="explore") as b:
+    with bar(progress, total=max_states, unit=" states", unit_scale=True, desc="explore") as b:
+        done = 0
         while True:
             status = s.run(CHUNK)
-            b.update(len(s) - b.n)
+            n = len(s)
+            b.update(n - done)
+            done = n
             if status != "running":
                 return ExploreResult(s, status)
 

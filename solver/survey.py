@@ -13,6 +13,7 @@ line, empty unless winnable), seconds (wall time of that deal, solving and check
 import csv
 import io
 import multiprocessing as mp
+import signal
 import statistics
 import time
 
@@ -31,9 +32,10 @@ def parse_range(text):
     """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**31-1; a one-line error otherwise."""
     t = str(text).strip()
     a, sep, b = t.partition("-")
-    a, b = digits(a, separators=True, max_digits=12), digits(b if sep else a, separators=True, max_digits=12)
+    a, b = digits(a, max_digits=12), digits(b if sep else a, max_digits=12)
     if a is None or b is None:
-        raise FreecellError(f"range must be A-B with whole numbers, e.g. 1-32000, got {text!r}")
+        raise FreecellError(f"range must be A-B with whole numbers written with digits only, e.g. 1-32000, "
+                            f"got {text!r}")
     if not 1 <= a <= b <= deals.MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {text!r}")
     if b - a + 1 > MAX_RANGE:
@@ -48,6 +50,13 @@ _SETTINGS = {}
 def _init(settings):
     _SETTINGS.clear()
     _SETTINGS.update(settings)
+
+
+def _worker_init(settings):
+    """A worker of the pool ignores Ctrl-C: the parent sees it, stops the pool and says so in one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(settings)
 
 
 def solve_deal(n):
@@ -117,7 +126,13 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
             chunk = max(1, min(256, n // (jobs * 32) or 1))
             chunks = [range(a, min(a + chunk, last + 1)) for a in range(first, last + 1, chunk)]
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-            with ctx.Pool(jobs, initializer=_init, initargs=(settings,)) as pool:
+            # Forked workers inherit SIG_IGN for SIGINT from the start (no window before _worker_init).
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(settings,))
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            with pool:
                 for part in pool.imap(_solve_chunk, chunks):
                     rows.extend(part)
                     b.update(len(part))
