@@ -6,12 +6,20 @@ DEAL   ?= 11982
 RULES  ?=
 OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
+FCCHECK := build/fccheck
 
 .PHONY: setup test test-slow explore prove prove-win prove-known audit bench clean
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
-setup: $(VENV)/.setup-stamp
+# Also the independent fast checker build/fccheck (checker/fccheck.c, zlib); without a C compiler or
+# zlib it is skipped with a note, and `certgen check` uses the Python checker.
+setup: $(VENV)/.setup-stamp $(FCCHECK)
+
+$(FCCHECK): checker/fccheck.c
+	@mkdir -p build
+	@$(CC) -O2 -std=c99 -Wall -Wextra -o $@.tmp checker/fccheck.c -lz && mv $@.tmp $@ || \
+	  { rm -f $@.tmp $@; echo "note: build/fccheck not built (no C compiler or zlib); certgen check uses the Python checker" >&2; }
 
 $(VENV)/.setup-stamp: pyproject.toml setup.py $(CSRC)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)

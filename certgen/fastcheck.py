@@ -1,0 +1,104 @@
+"""The independent fast checker, checker/fccheck.c (built by `make setup` into build/fccheck), run from
+Python: `certgen check` uses it when it is built, and keeps certgen/checker.py as the reference
+(`--reference`). docs/TRUST.md says what trusting it means.
+
+It shares no code with the search core or with this package: its own certificate reader (msgpack,
+SHA-256, zlib), its own P64 decoding, its own `moves` from lean/FreeCell/Spec.lean. Exit status 0 valid,
+1 invalid (one line naming the first failure), 2 a damaged or unreadable file (one line `error: …`).
+"""
+import json
+import os
+import struct
+import subprocess
+from dataclasses import dataclass
+from typing import List, Optional
+
+from solver.errors import FreecellError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join(ROOT, "checker", "fccheck.c")
+BINARY = os.path.join(ROOT, "build", "fccheck")
+P64 = 64
+
+
+def binary() -> Optional[str]:
+    """The built checker, or None: not built (no C compiler or zlib), or older than its source (run
+    `make setup`). FCCHECK in the environment names another binary."""
+    path = os.environ.get("FCCHECK") or BINARY
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return None
+    if path == BINARY and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(path):
+        return None
+    return path
+
+
+def why_not() -> str:
+    """Why binary() is None, in a few words."""
+    if os.path.isfile(BINARY) and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(BINARY):
+        return "build/fccheck is older than checker/fccheck.c (run make setup)"
+    return "build/fccheck is not built (make setup builds it; it needs a C compiler and zlib)"
+
+
+@dataclass
+class FastResult:
+    ok: bool
+    states: int
+    checked: int             # members whose successors were checked before the verdict
+    successors: int          # successor positions looked up
+    failure: Optional[str]   # None | "start" | "successor" | "won" | "start-mismatch"
+    message: str             # the one line: "valid: …" or "invalid: …"
+    read_seconds: float      # reading: checksum, header, inflation, record checks
+    check_seconds: float     # the three fence conditions
+
+
+def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastResult:
+    """Run the fast checker on the certificate at `path`. A damaged or unreadable file raises
+    FreecellError with the checker's one line (without its `error: `)."""
+    exe = exe or binary()
+    if exe is None:
+        raise FreecellError(f"no fast checker: {why_not()}")
+    args = [exe, "--json"] + (["--progress"] if progress else []) + [path]
+    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE)
+    if proc.returncode == 2:
+        err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        line = err[-1] if err else "the fast checker refused the file"
+        raise FreecellError(line[len("error: "):] if line.startswith("error: ") else line)
+    if proc.returncode not in (0, 1):
+        raise FreecellError(f"the fast checker stopped with exit status {proc.returncode} on {path}")
+    obj = json.loads(proc.stdout.decode("utf-8"))
+    return FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
+                      successors=obj["successors"], failure=obj["failure"], message=obj["message"],
+                      read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"])
+
+
+def successors(records: List[bytes], cells: int = 4, foundation_return: bool = False,
+               exe: Optional[str] = None) -> List[List[bytes]]:
+    """For each P64 record, its successors by the fast checker's `moves`, in its order (the debug mode
+    `fccheck --successors`, for comparing with solver.spec.moves)."""
+    exe = exe or binary()
+    if exe is None:
+        raise FreecellError(f"no fast checker: {why_not()}")
+    args = [exe, "--successors", "--cells", str(cells)] + (["--foundation-return"] if foundation_return else [])
+    proc = subprocess.run(args, input=b"".join(records), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise FreecellError(proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}")
+    out, pos, data = [], 0, proc.stdout
+    for _ in records:
+        (n,) = struct.unpack_from("<H", data, pos)
+        pos += 2
+        out.append([data[pos + P64 * k: pos + P64 * (k + 1)] for k in range(n)])
+        pos += P64 * n
+    if pos != len(data):
+        raise FreecellError("fccheck --successors: output does not match its input")
+    return out
+
+
+def deal_record(deal: int, exe: Optional[str] = None) -> bytes:
+    """The P64 record of msDeal `deal` by the fast checker's own deal generator."""
+    exe = exe or binary()
+    if exe is None:
+        raise FreecellError(f"no fast checker: {why_not()}")
+    proc = subprocess.run([exe, "--deal", str(deal)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0 or len(proc.stdout) != P64:
+        raise FreecellError(proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}")
+    return proc.stdout
