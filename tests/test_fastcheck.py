@@ -1,0 +1,296 @@
+"""The independent fast checker (checker/fccheck.c via certgen/fastcheck.py): its `moves` against the
+transliterated spec on thousands of positions, its deal generator against spec.ms_deal, its verdicts
+against the Python checker (the reference), every single deletion refused, and damaged files refused
+with exit status 2 and one line."""
+import hashlib
+import os
+import random
+import subprocess
+import sys
+import zlib
+
+import msgpack
+import pytest
+
+from certgen import certificate, checker, fastcheck, mutate
+from helpers import build_certificate as build
+from solver import deals, packed, spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXE = fastcheck.binary()
+pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
+
+
+def encode_v2(cert, level=9) -> bytes:
+    """Certificate format version 2 as BRIEF.md specifies it (until certgen/certificate.py writes it)."""
+    body = zlib.compress(b"".join(cert.records), level)
+    header = msgpack.packb({"source": cert.source, "rules": cert.rules, "start": cert.start,
+                            "states": len(cert.records), "encoding": "p64-sorted-zlib", "info": cert.info},
+                           use_bin_type=True)
+    return v2_file(header, body)
+
+
+def v2_file(header: bytes, body: bytes, **top) -> bytes:
+    obj = {"format": "freecell-proof-certificate", "version": 2, "header": header, "body": body,
+           "sha256": hashlib.sha256(header + body).hexdigest()}
+    obj.update(top)
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def run_fccheck(tmp_path, data: bytes, name="c.cert"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return subprocess.run([EXE, str(path)], capture_output=True, text=True)
+
+
+def fast(tmp_path, cert, name="c.cert"):
+    path = tmp_path / name
+    path.write_bytes(encode_v2(cert, level=1))
+    return fastcheck.check(str(path))
+
+
+@pytest.fixture(scope="module")
+def small_certs():
+    """Whole reachable sets under fewer free cells: 585 + 83 + 448 + 436 + 278 + 464 + 85 states. Deal 3
+    with one free cell sends up to 7 cards home, so there foundation returns matter."""
+    rules = [(11982, 2, False), (11982, 1, False), (3, 1, False), (4, 1, False), (7, 0, False), (3, 1, True),
+             (6, 1, False)]
+    return [build(deal, cells, fr) for deal, cells, fr in rules]
+
+
+# -- the rules: successors and the deal, against solver/spec.py ----------------------------------------
+
+def p64(state) -> bytes:
+    return packed.pack(spec.to_position(state))
+
+
+def walk(rules, start, rng, steps):
+    """A random walk from `start`."""
+    s, out = start, []
+    for _ in range(steps):
+        out.append(s)
+        nxt = spec.moves(rules, s)
+        if not nxt:
+            break
+        s = rng.choice(nxt)
+    return out
+
+
+def winning_path(deal, rules):
+    """The positions of a winning line (the solver's, replayed by the spec), deal to won."""
+    from solver import solve
+    res = solve.solve(deals.ms_deal(deal), cells=rules.cells, foundation_return=rules.foundation_return)
+    assert res.verdict == "winnable"
+    return solve.spec_path(deals.ms_deal(deal), res.moves, rules.cells, rules.foundation_return)
+
+
+def test_successors_equal_the_spec_on_thousands_of_positions(cert11982):
+    """Positions near the deal (a sample of 11982's reachable set, random walks under many rules) and
+    far from it (along winning lines to the end, and random walks off them: cards home, empty columns,
+    foundation returns)."""
+    rng = random.Random(15)
+    cases = [(spec.Rules(), [checker.from_p64(r) for r in rng.sample(cert11982.records, 2500)])]
+    for k, deal in enumerate([1, 2, 5, 617, 1941, 24795893, 2147483647]):
+        for cells, fr in [(4, False), (4, True), (k % 9, k % 2 == 0), (8, True), (0, False)]:
+            r = spec.Rules(cells=cells, foundation_return=fr)
+            cases.append((r, walk(r, spec.ms_deal(deal), rng, 100)))
+    for deal, r in [(1, spec.Rules()), (2, spec.Rules(foundation_return=True)), (617, spec.Rules(cells=4)), (3, spec.Rules(cells=3)),
+                    (1941, spec.Rules(cells=5, foundation_return=True))]:
+        path = winning_path(deal, r)
+        cases.append((r, path))
+        for s in path[::6]:
+            cases.append((r, walk(r, s, rng, 25)))
+            cases.append((spec.Rules(cells=r.cells, foundation_return=not r.foundation_return), walk(r, s, rng, 10)))
+    total = compared = 0
+    for r, states in cases:
+        got = fastcheck.successors([p64(s) for s in states], r.cells, r.foundation_return)
+        for s, succ in zip(states, got):
+            want = [p64(t) for t in spec.moves(r, s)]
+            assert succ == want, checker.describe(s)  # the same positions in the same order
+            total += len(want)
+            compared += 1
+    assert compared >= 5000 and total >= 30000
+    homes = [sum(s.home) for r, states in cases for s in states]
+    assert max(homes) == 52 and sum(h >= 26 for h in homes) >= 500
+    assert sum(1 for r, states in cases if r.foundation_return for s in states if sum(s.home) > 0) >= 500
+
+
+def test_deal_generator_equals_the_spec():
+    for n in list(range(1, 61)) + [617, 11982, 24795893, 219837216, 1000000, 2147483647]:
+        assert fastcheck.deal_record(n) == p64(spec.ms_deal(n)), n
+
+
+# -- verdicts: the same as the Python checker -----------------------------------------------------------
+
+def test_11982_valid_with_the_same_line_as_the_python_checker(tmp_path, cert11982):
+    res = fast(tmp_path, cert11982)
+    ref = checker.check(cert11982)
+    assert res.ok and ref.ok
+    assert res.message == ref.message == (
+        "valid: 84767 states; the start position is in the set, every one of the 314366 successors of "
+        "its members is in it, and none of them is won")
+    assert res.states == res.checked == 84767 and res.successors == ref.successors == 314366
+
+
+def test_small_certificates_and_rules_agree_with_python(tmp_path, small_certs):
+    for cert in small_certs:
+        res, ref = fast(tmp_path, cert), checker.check(cert)
+        assert res.ok and ref.ok and res.message == ref.message
+
+
+def test_every_single_deletion_is_refused_on_small_certificates(tmp_path, small_certs):
+    """The reachable set is the least fence: without any one of its members it is no fence."""
+    tried = 0
+    for cert in small_certs:
+        start = checker.start_of(cert)
+        for rec in cert.records:
+            mutant = certificate.Certificate(cert.source, cert.rules, cert.start,
+                                             [r for r in cert.records if r != rec], {})
+            res = fast(tmp_path, mutant)
+            gone = checker.describe(checker.from_p64(rec))
+            assert not res.ok
+            if checker.from_p64(rec) == start:
+                assert res.failure == "start" and res.message.endswith(gone)
+            else:
+                assert res.failure == "successor" and f"missing {gone} reached" in res.message
+            tried += 1
+    assert tried == sum(c.states for c in small_certs) == 2379
+
+
+def test_deletions_on_11982_are_refused(tmp_path, cert11982):
+    for seed in range(8):
+        mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
+        res = fast(tmp_path, mutant)
+        assert not res.ok and res.failure == "successor"
+        assert f"missing {checker.describe(checker.from_p64(changed[0]))} reached" in res.message
+    for kind in ("deal", "first-successor", "last-successor"):
+        mutant, _ = mutate.mutate(cert11982, kind)
+        res = fast(tmp_path, mutant)
+        assert not res.ok and res.failure == ("start" if kind == "deal" else "successor")
+
+
+@pytest.mark.slow
+def test_many_deletions_on_11982(tmp_path, cert11982):
+    rng = random.Random(1198)
+    for rec in rng.sample(cert11982.records, 100):
+        mutant = certificate.Certificate(cert11982.source, cert11982.rules, cert11982.start,
+                                         [r for r in cert11982.records if r != rec], {})
+        res = fast(tmp_path, mutant)
+        assert not res.ok and checker.describe(checker.from_p64(rec)) in res.message
+
+
+def test_an_added_won_state_is_refused(tmp_path, small_certs):
+    for cert in small_certs[:3]:
+        mutant, _ = mutate.mutate(cert, "add-won")
+        res, ref = fast(tmp_path, mutant), checker.check(mutant)
+        assert not res.ok and res.failure == ref.failure == "won"
+        assert res.message == "invalid: the certificate contains a won position: " \
+                              "[cols: - / - / - / - / - / - / - / - | cells: - | home: 13 13 13 13]"
+
+
+def test_a_start_that_is_not_the_deal_is_invalid(tmp_path, small_certs):
+    cert = small_certs[0]
+    other = certificate.Certificate({"kind": "ms", "deal": 11983}, cert.rules, cert.start, cert.records, {})
+    res, ref = fast(tmp_path, other), checker.check(other)
+    assert not res.ok and res.failure == ref.failure == "start-mismatch"
+    assert res.message == "invalid: the header's start position is not msDeal 11983"
+
+
+def test_a_board_start_is_taken_from_the_header(tmp_path, small_certs):
+    cert = small_certs[2]
+    board = certificate.Certificate({"kind": "board", "name": "x"}, cert.rules, cert.start, cert.records, {})
+    assert fast(tmp_path, board).ok
+    # a start outside the set: a successor of the deal stands in for it
+    s1 = spec.moves(checker.rules_of(cert), checker.start_of(cert))[0]
+    away = certificate.Certificate({"kind": "code", "code": "SOL1-x"}, cert.rules,
+                                   p64(spec.State(s1.cols, s1.cells, s1.home)),
+                                   [r for r in cert.records if r != p64(s1)], {})
+    res = fast(tmp_path, away)
+    assert not res.ok and res.failure == "start"
+
+
+# -- damaged files: exit 2, one line ---------------------------------------------------------------------
+
+def _header(cert, **change):
+    h = {"source": cert.source, "rules": cert.rules, "start": cert.start, "states": len(cert.records),
+         "encoding": "p64-sorted-zlib", "info": {}}
+    h.update(change)
+    return msgpack.packb({k: v for k, v in h.items() if v is not None}, use_bin_type=True)
+
+
+def damaged(cert):
+    body = zlib.compress(b"".join(cert.records), 9)
+    good = encode_v2(cert)
+    top = msgpack.unpackb(good, raw=False)
+    flipped = bytearray(body)
+    flipped[len(flipped) // 2] ^= 0xFF
+    recs = list(cert.records)
+    dup_card = bytearray(recs[5])
+    dup_card[0] = dup_card[1]
+    unsorted_cells = bytearray(packed.pack((((0, 1, 2),) + ((),) * 7, (9, 5), (0, 0, 0, 0))))
+    unsorted_cells[11], unsorted_cells[12] = unsorted_cells[12], unsorted_cells[11]
+    v1 = msgpack.packb({"header": {"format": "freecell-proof-certificate", "version": 1, "source": cert.source,
+                                   "rules": cert.rules, "start": cert.start, "states": len(recs),
+                                   "encoding": "p64-sorted-zlib", "body_sha256": hashlib.sha256(body).hexdigest(),
+                                   "info": {}}, "body": body}, use_bin_type=True)
+    return {
+        "empty": (b"", "corrupt or truncated"),
+        "not msgpack": (b"\xc1garbage", "corrupt or truncated"),
+        "truncated": (good[: len(good) // 2], "corrupt or truncated"),
+        "extra bytes": (good + b"\x00", "extra data"),
+        "foreign map": (msgpack.packb({"hello": 1}), "unknown key"),
+        "foreign format": (msgpack.packb(dict(top, format="something-else"), use_bin_type=True),
+                           "format 'something-else'"),
+        "version 1": (v1, "version 1; this tool reads version 2: rebuild"),
+        "version 3": (msgpack.packb(dict(top, version=3), use_bin_type=True), "version 3"),
+        "flipped body byte": (msgpack.packb(dict(top, body=bytes(flipped)), use_bin_type=True), "checksum mismatch"),
+        "wrong checksum": (msgpack.packb(dict(top, sha256="0" * 64), use_bin_type=True), "checksum mismatch"),
+        "body not zlib": (v2_file(_header(cert), b"not zlib" * 1000), "does not decompress"),
+        "body cut short": (v2_file(_header(cert), body[:-9]), "does not decompress"),
+        "fewer states": (v2_file(_header(cert, states=len(recs) - 1), body), "more than the header's"),
+        "more states": (v2_file(_header(cert, states=len(recs) + 1), body), "expected"),
+        "zip bomb": (v2_file(_header(cert, states=1), zlib.compress(bytes(64 << 20), 9)), "more than the header's"),
+        "count the body cannot hold": (v2_file(_header(cert, states=10 ** 12), body), "cannot hold"),
+        "unsorted records": (v2_file(_header(cert), zlib.compress(b"".join(recs[1:2] + recs[:1] + recs[2:]))),
+                             "not sorted and distinct"),
+        "a record twice": (v2_file(_header(cert, states=len(recs) + 1),
+                                   zlib.compress(b"".join(recs[:1] + recs)), ), "not sorted and distinct"),
+        "a card twice": (v2_file(_header(cert), zlib.compress(b"".join(sorted(recs[:5] + [bytes(dup_card)] + recs[6:])))),
+                         "not a canonical P64 position"),
+        "unsorted free cells": (v2_file(_header(cert, states=len(recs) + 1),
+                                        zlib.compress(b"".join(sorted(recs + [bytes(unsorted_cells)])))),
+                                "not a canonical P64 position"),
+        "other encoding": (v2_file(_header(cert, encoding="p64-lz4"), body), "unknown body encoding 'p64-lz4'"),
+        "deal 0": (v2_file(_header(cert, source={"kind": "ms", "deal": 0}), body), "deal 0"),
+        "deal 'abc'": (v2_file(_header(cert, source={"kind": "ms", "deal": "abc"}), body), "deal 'abc'"),
+        "deal missing": (v2_file(_header(cert, source={"kind": "ms"}), body), "deal None"),
+        "other kind": (v2_file(_header(cert, source={"kind": "elsewhere"}), body), "kind 'elsewhere'"),
+        "cells True": (v2_file(_header(cert, rules={"cells": True, "foundation_return": False}), body), "bad rules"),
+        "cells 9": (v2_file(_header(cert, rules={"cells": 9, "foundation_return": False}), body), "bad rules"),
+        "info a list": (v2_file(_header(cert, info=[1, 2]), body), "bad info"),
+        "no start": (v2_file(_header(cert, start=None), body), "lacks source, rules or start"),
+        "short start": (v2_file(_header(cert, start=cert.start[:60]), body), "bad start position"),
+        "header not a map": (v2_file(msgpack.packb([1, 2]), body), "bad header"),
+    }
+
+
+@pytest.mark.parametrize("case", [
+    "empty", "not msgpack", "truncated", "extra bytes", "foreign map", "foreign format", "version 1",
+    "version 3", "flipped body byte", "wrong checksum", "body not zlib", "body cut short", "fewer states",
+    "more states", "zip bomb", "count the body cannot hold", "unsorted records", "a record twice",
+    "a card twice", "unsorted free cells", "other encoding", "deal 0", "deal 'abc'", "deal missing",
+    "other kind", "cells True", "cells 9", "info a list", "no start", "short start", "header not a map"])
+def test_damaged_files_exit_2_with_one_line(tmp_path, small_certs, case):
+    data, expected = damaged(small_certs[2])[case]
+    p = run_fccheck(tmp_path, data)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stdout == "" and p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {tmp_path / 'c.cert'}: ")
+    assert expected in p.stderr, p.stderr
+
+
+def test_a_missing_file_and_bad_arguments(tmp_path):
+    p = subprocess.run([EXE, str(tmp_path / "nope.cert")], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.startswith("error: cannot read certificate") and p.stderr.count("\n") == 1
+    for args in ([], ["--nonsense"], ["a", "b"], ["--deal", "0"], ["--cells", "9", "--successors"]):
+        p = subprocess.run([EXE, *args], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr.startswith("error: usage: fccheck") and p.stderr.count("\n") == 1
