@@ -465,14 +465,15 @@ static inline int cmp64(const unsigned char *x, const unsigned char *y) {
 }
 
 /* found[q] = is keys[q] among the n sorted records, for q < nk. A successor usually lies near its parent
-   in the sorted order (the moves that leave the first columns alone keep a long common prefix): when
-   recs[near[q] - WINDOW] <= keys[q] <= recs[near[q] + WINDOW], the search is confined to those records,
-   which the scan of the parents has just brought into the cache; else it spans all n. The nk binary
-   searches run side by side, one level at a time, so that their memory reads overlap (each probe of the
-   next level is prefetched). A search keeps the number of leading words the key shares with both ends
-   of its range: every record in between shares them too, so they are not compared again. */
+   in the sorted order (the moves that leave the first columns alone keep a long common prefix), so each
+   search first compares the key with the records WINDOW places either side of the parent near[q]: most
+   keys fall between them, among records that the scan of the parents has just brought into the cache;
+   the others are searched among all (the first levels of those searches probe the same few records). The searches run
+   side by side, one level at a time, so that their memory reads overlap (each probe of the next level
+   is prefetched). A search keeps the number of leading words the key shares with both ends of its
+   range: every record in between shares them too, so they are not compared again. */
 #define WINDOW 256
-typedef struct { size_t lo, len; int lo_words, hi_words; } Range;
+typedef struct { size_t lo, len; int lo_words, hi_words; } Range; /* the key is in recs(lo, lo + len) */
 
 /* The first word (0..7) where record x and the key (as 8 big-endian words) differ, from word w on;
    8 if they are equal. *less: x < key. */
@@ -485,38 +486,57 @@ static inline int diff(const unsigned char *x, const uint64_t *key, int w, int *
     return 8;
 }
 
-static void members(const unsigned char *recs, size_t n, const unsigned char *keys, const uint64_t *near, int nk,
-                    Range *rg, uint64_t (*kw)[8], unsigned char *found) {
-    int q, w, active = 1;
+/* Confine the search for a key to the records WINDOW places around i, if it lies between them: 1; 2 when
+   it is one of those two; 0 when it lies outside. */
+static int window(const unsigned char *recs, size_t n, size_t i, const uint64_t *kw, Range *r) {
+    size_t lo = i > WINDOW ? i - WINDOW : 0, hi = n - 1 - i > WINDOW ? i + WINDOW : n - 1;
+    int less_l, less_h, wl = diff(recs + P64 * lo, kw, 0, &less_l), wh;
+    if (wl == 8) return 2;
+    if (!less_l) return 0;
+    wh = diff(recs + P64 * hi, kw, 0, &less_h);
+    if (wh == 8) return 2;
+    if (less_h) return 0;
+    r->lo = lo; r->len = hi - lo; r->lo_words = wl; r->hi_words = wh;
+    return 1;
+}
+
+static void members(const unsigned char *recs, size_t n, const unsigned char *keys, const uint64_t *near,
+                    int nk, Range *rg, uint64_t (*kw)[8], int *act, unsigned char *found) {
+    int q, w, k, na = 0;
+    if (n == 0) { memset(found, 0, (size_t)nk); return; }
     for (q = 0; q < nk; q++) {
-        size_t i = (size_t)near[q], lo = i > WINDOW ? i - WINDOW : 0, hi = n - i > WINDOW ? i + WINDOW : n - 1;
-        int wl, wh, less_l, less_h;
+        Range *r = &rg[q];
+        int got;
         for (w = 0; w < 8; w++) kw[q][w] = be64(keys + P64 * q + 8 * w);
         found[q] = 0;
-        rg[q].lo = 0; rg[q].len = n; rg[q].lo_words = rg[q].hi_words = 0;
-        if (n == 0) continue;
-        wl = diff(recs + P64 * lo, kw[q], 0, &less_l);
-        wh = diff(recs + P64 * hi, kw[q], 0, &less_h);
-        if (wl == 8 || wh == 8) { found[q] = 1; rg[q].len = 0; }
-        else if (less_l && !less_h) { rg[q].lo = lo; rg[q].len = hi - lo; rg[q].lo_words = wl; rg[q].hi_words = wh; }
+        got = near[q] < n ? window(recs, n, (size_t)near[q], kw[q], r) : 0;
+        if (got == 2) { found[q] = 1; continue; }
+        if (!got) { r->lo = 0; r->len = n; r->lo_words = r->hi_words = 0; found[q] = 2; } /* recs[0] at the end */
+        act[na++] = q;
     }
-    while (active) { /* the key, if present, is in recs[lo + 1 .. lo + len) or is recs[lo] when lo == 0 */
-        active = 0;
-        for (q = 0; q < nk; q++) {
-            Range *r = &rg[q];
-            size_t half = r->len / 2;
-            int less, start = r->lo_words < r->hi_words ? r->lo_words : r->hi_words;
-            if (half == 0) continue;
+    while (na) { /* one level of each active search */
+        for (k = 0; k < na; k++) {
+            Range *r;
+            size_t half;
+            int less, start;
+            q = act[k];
+            r = &rg[q];
+            half = r->len / 2;
+            start = r->lo_words < r->hi_words ? r->lo_words : r->hi_words;
+            if (half == 0) { /* the range is empty: done */
+                found[q] = found[q] == 2 && r->lo == 0 && cmp64(recs, keys + P64 * q) == 0;
+                act[k--] = act[--na];
+                continue;
+            }
             w = diff(recs + P64 * (r->lo + half), kw[q], start, &less);
-            if (w == 8) { found[q] = 1; r->len = 0; continue; }
-            if (less) { r->lo += half; r->len -= half; r->lo_words = w; }
-            else { r->len = half; r->hi_words = w; }
+            if (w == 8) { found[q] = 1; act[k--] = act[--na]; continue; }
+            r->lo += less ? half : 0;
+            r->len = less ? r->len - half : half;
+            r->lo_words = less ? w : r->lo_words;
+            r->hi_words = less ? r->hi_words : w;
             PREFETCH(recs + P64 * (r->lo + r->len / 2));
-            active = 1;
         }
     }
-    for (q = 0; q < nk; q++)
-        if (!found[q] && rg[q].lo == 0 && n) found[q] = cmp64(recs, keys + P64 * q) == 0;
 }
 
 /* ---- the certificate file ------------------------------------------------------------------------ */
@@ -731,12 +751,13 @@ static void read_cert(const char *path, Cert *ct) {
     read_header(hdr.ptr, (size_t)hdr.len, ct, &enc);
     ct->recs = inflate_body(body.ptr, (size_t)body.len, ct->states);
     free(data);
-    for (n = 0; n < ct->states; n++) {
-        Pos p;
-        const unsigned char *rec = ct->recs + P64 * n;
-        if (n && memcmp(rec - P64, rec, P64) >= 0) die("records are not sorted and distinct");
-        if (!parse(rec, &p, 0)) die("record %llu is not a canonical P64 position", (unsigned long long)n);
-    }
+    for (n = 1; n < ct->states; n++) /* each record is parsed (and refused if not canonical) by check */
+        if (memcmp(ct->recs + P64 * (n - 1), ct->recs + P64 * n, P64) >= 0) die("records are not sorted and distinct");
+}
+
+/* Record i as a position; a record that is not canonical makes the file damaged. */
+static void member_at(const Cert *ct, uint64_t i, Pos *s) {
+    if (!parse(ct->recs + P64 * i, s, 0)) die("record %llu is not a canonical P64 position", (unsigned long long)i);
 }
 
 /* ---- the check ----------------------------------------------------------------------------------- */
@@ -761,6 +782,7 @@ static int check(const char *path, int json, int show_progress) {
     static unsigned char keys[(BATCH + MAXMOVES) * P64], found[BATCH + MAXMOVES];
     static Range rg[BATCH + MAXMOVES];
     static uint64_t kw[BATCH + MAXMOVES][8];
+    static int act[BATCH + MAXMOVES];
     static uint64_t parent[BATCH + MAXMOVES];
     static char msg[4096], d1[1024], d2[1024];
     unsigned char dealrec[P64];
@@ -778,7 +800,8 @@ static int check(const char *path, int json, int show_progress) {
         }
     }
     if (!failure) { /* 1. the start position is in the set */
-        members(ct.recs, (size_t)ct.states, ct.start, &i, 1, rg, kw, found);
+        uint64_t among_all = ct.states;
+        members(ct.recs, (size_t)ct.states, ct.start, &among_all, 1, rg, kw, act, found);
         if (!found[0]) {
             failure = "start";
             describe(ct.start, d1);
@@ -791,7 +814,7 @@ static int check(const char *path, int json, int show_progress) {
         while (i < ct.states && nk < BATCH) {
             Pos s;
             int n, k;
-            layout(ct.recs + P64 * i, &s); /* checked by read_cert */
+            member_at(&ct, i, &s);
             if (won(&s)) { won_here = 1; break; } /* 3. no member is won */
             n = moves(&ct.rules, &s, keys + P64 * nk);
             for (k = 0; k < n; k++) parent[nk + k] = i;
@@ -799,7 +822,7 @@ static int check(const char *path, int json, int show_progress) {
             i++;
         }
         /* 2. every successor of every member is in the set */
-        members(ct.recs, (size_t)ct.states, keys, parent, nk, rg, kw, found);
+        members(ct.recs, (size_t)ct.states, keys, parent, nk, rg, kw, act, found);
         for (q = 0; q < nk && found[q]; q++) continue;
         if (q < nk) {
             failure = "successor";
@@ -821,6 +844,10 @@ static int check(const char *path, int json, int show_progress) {
         if (show_progress && (i >> 20) != ((i - (uint64_t)nk) >> 20)) progress(checked, ct.states, t1, 0);
     }
     if (show_progress) progress(checked, ct.states, t1, 1);
+    for (; i < ct.states; i++) { /* after a failure: a damaged file is still reported as damaged */
+        Pos s;
+        member_at(&ct, i, &s);
+    }
     if (!failure)
         snprintf(msg, sizeof msg, "valid: %llu states; the start position is in the set, every one of the %llu "
                  "successors of its members is in it, and none of them is won",
