@@ -46,14 +46,3 @@ def assert_one_line_error(p, message=None, code=2):
         assert lines[0] == "error: " + message
     assert p.stdout == ""
     return lines[0]
-
-
-def build_certificate(deal, cells=4, foundation_return=False):
-    """The certificate (in memory) of deal `deal`'s whole reachable set under the given rules."""
-    from certgen import certificate
-    from solver import deals, search
-    pos = deals.ms_deal(deal)
-    rules = {"cells": cells, "foundation_return": foundation_return}
-    res = search.explore(pos, search.Rules(**rules))
-    assert res.complete and not res.won
-    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(), {"max_home": res.max_home})

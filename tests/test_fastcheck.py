@@ -12,9 +12,10 @@ import zlib
 import msgpack
 import pytest
 
+from collections import deque
+
 from certgen import certificate, checker, fastcheck, mutate
-from helpers import build_certificate as build
-from solver import deals, packed, spec
+from solver import deals, packed, search, spec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = fastcheck.binary()
@@ -37,6 +38,33 @@ def v2_file(header: bytes, body: bytes, **top) -> bytes:
     return msgpack.packb(obj, use_bin_type=True)
 
 
+def p64(state) -> bytes:
+    return packed.pack(spec.to_position(state))
+
+
+def state_of(rec: bytes) -> spec.State:
+    return spec.from_position(packed.unpack(rec))
+
+
+def certificate_of(deal, records, cells=4, foundation_return=False):
+    return certificate.Certificate({"kind": "ms", "deal": deal}, {"cells": cells, "foundation_return": foundation_return},
+                                   p64(spec.ms_deal(deal)), sorted(records), {})
+
+
+def spec_reachable(deal, cells, foundation_return):
+    """Deal `deal`'s reachable set under the rules, by breadth-first search with spec.moves (small sets)."""
+    r = spec.Rules(cells=cells, foundation_return=foundation_return)
+    s0 = spec.ms_deal(deal)
+    seen, todo = {s0}, deque([s0])
+    while todo:
+        for t in spec.moves(r, todo.popleft()):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    assert not any(spec.won(s) for s in seen)
+    return certificate_of(deal, [p64(s) for s in seen], cells, foundation_return)
+
+
 def run_fccheck(tmp_path, data: bytes, name="c.cert"):
     path = tmp_path / name
     path.write_bytes(data)
@@ -50,19 +78,24 @@ def fast(tmp_path, cert, name="c.cert"):
 
 
 @pytest.fixture(scope="module")
+def cert11982():
+    """Deal 11982's whole reachable set (84,767 positions), enumerated by the C core."""
+    res = search.explore(deals.ms_deal(11982))
+    assert res.complete and not res.won
+    return certificate_of(11982, res.records())
+
+
+@pytest.fixture(scope="module")
 def small_certs():
-    """Whole reachable sets under fewer free cells: 585 + 83 + 448 + 436 + 278 + 464 + 85 states. Deal 3
-    with one free cell sends up to 7 cards home, so there foundation returns matter."""
+    """Whole reachable sets under fewer free cells, enumerated with spec.moves: 585 + 83 + 448 + 436 + 278
+    + 464 + 85 positions. Deal 3 with one free cell sends up to 7 cards home, so there foundation returns
+    matter."""
     rules = [(11982, 2, False), (11982, 1, False), (3, 1, False), (4, 1, False), (7, 0, False), (3, 1, True),
              (6, 1, False)]
-    return [build(deal, cells, fr) for deal, cells, fr in rules]
+    return [spec_reachable(deal, cells, fr) for deal, cells, fr in rules]
 
 
 # -- the rules: successors and the deal, against solver/spec.py ----------------------------------------
-
-def p64(state) -> bytes:
-    return packed.pack(spec.to_position(state))
-
 
 def walk(rules, start, rng, steps):
     """A random walk from `start`."""
@@ -76,31 +109,35 @@ def walk(rules, start, rng, steps):
     return out
 
 
-def winning_path(deal, rules):
-    """The positions of a winning line (the solver's, replayed by the spec), deal to won."""
-    from solver import solve
-    res = solve.solve(deals.ms_deal(deal), cells=rules.cells, foundation_return=rules.foundation_return)
-    assert res.verdict == "winnable"
-    return solve.spec_path(deals.ms_deal(deal), res.moves, rules.cells, rules.foundation_return)
+def random_state(rng, rules):
+    """Any position at all (not necessarily reachable): random foundation heights, the other cards dealt
+    at random to the free cells (sometimes more than the rules have) and to the columns (some empty)."""
+    home = tuple(rng.choice([0, 0, 1, 2, 5, 9, 12, 13, 13]) for _ in range(4))
+    rest = [spec.Card(rank, suit) for suit in range(4) for rank in range(home[suit] + 1, 14)]
+    rng.shuffle(rest)
+    ncells = min(len(rest), rng.choice([0, 1, rules.cells, rules.cells, rules.cells + 1]))
+    cells = tuple(sorted(rest[:ncells], key=spec.key))
+    cols = [[] for _ in range(8)]
+    for c in rest[ncells:]:
+        cols[rng.randrange(rng.randint(1, 8))].append(c)
+    rng.shuffle(cols)
+    return spec.State(tuple(tuple(col) for col in cols), cells, home)
 
 
 def test_successors_equal_the_spec_on_thousands_of_positions(cert11982):
-    """Positions near the deal (a sample of 11982's reachable set, random walks under many rules) and
-    far from it (along winning lines to the end, and random walks off them: cards home, empty columns,
-    foundation returns)."""
+    """Positions near the deal (a sample of 11982's reachable set, random walks under many rules) and any
+    positions at all (random foundation heights, cells and columns: cards home, empty columns, full
+    cells, foundation returns)."""
     rng = random.Random(15)
-    cases = [(spec.Rules(), [checker.from_p64(r) for r in rng.sample(cert11982.records, 2500)])]
+    cases = [(spec.Rules(), [state_of(r) for r in rng.sample(cert11982.records, 2500)])]
     for k, deal in enumerate([1, 2, 5, 617, 1941, 24795893, 2147483647]):
         for cells, fr in [(4, False), (4, True), (k % 9, k % 2 == 0), (8, True), (0, False)]:
             r = spec.Rules(cells=cells, foundation_return=fr)
             cases.append((r, walk(r, spec.ms_deal(deal), rng, 100)))
-    for deal, r in [(1, spec.Rules()), (2, spec.Rules(foundation_return=True)), (617, spec.Rules(cells=4)), (3, spec.Rules(cells=3)),
-                    (1941, spec.Rules(cells=5, foundation_return=True))]:
-        path = winning_path(deal, r)
-        cases.append((r, path))
-        for s in path[::6]:
-            cases.append((r, walk(r, s, rng, 25)))
-            cases.append((spec.Rules(cells=r.cells, foundation_return=not r.foundation_return), walk(r, s, rng, 10)))
+    for cells in range(9):
+        for fr in (False, True):
+            r = spec.Rules(cells=cells, foundation_return=fr)
+            cases.append((r, [random_state(rng, r) for _ in range(150)]))
     total = compared = 0
     for r, states in cases:
         got = fastcheck.successors([p64(s) for s in states], r.cells, r.foundation_return)
@@ -109,7 +146,7 @@ def test_successors_equal_the_spec_on_thousands_of_positions(cert11982):
             assert succ == want, checker.describe(s)  # the same positions in the same order
             total += len(want)
             compared += 1
-    assert compared >= 5000 and total >= 30000
+    assert compared >= 6500 and total >= 30000
     homes = [sum(s.home) for r, states in cases for s in states]
     assert max(homes) == 52 and sum(h >= 26 for h in homes) >= 500
     assert sum(1 for r, states in cases if r.foundation_return for s in states if sum(s.home) > 0) >= 500
@@ -142,14 +179,14 @@ def test_every_single_deletion_is_refused_on_small_certificates(tmp_path, small_
     """The reachable set is the least fence: without any one of its members it is no fence."""
     tried = 0
     for cert in small_certs:
-        start = checker.start_of(cert)
+        start = cert.start
         for rec in cert.records:
             mutant = certificate.Certificate(cert.source, cert.rules, cert.start,
                                              [r for r in cert.records if r != rec], {})
             res = fast(tmp_path, mutant)
-            gone = checker.describe(checker.from_p64(rec))
+            gone = checker.describe(state_of(rec))
             assert not res.ok
-            if checker.from_p64(rec) == start:
+            if rec == start:
                 assert res.failure == "start" and res.message.endswith(gone)
             else:
                 assert res.failure == "successor" and f"missing {gone} reached" in res.message
@@ -162,7 +199,7 @@ def test_deletions_on_11982_are_refused(tmp_path, cert11982):
         mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
         res = fast(tmp_path, mutant)
         assert not res.ok and res.failure == "successor"
-        assert f"missing {checker.describe(checker.from_p64(changed[0]))} reached" in res.message
+        assert f"missing {checker.describe(state_of(changed[0]))} reached" in res.message
     for kind in ("deal", "first-successor", "last-successor"):
         mutant, _ = mutate.mutate(cert11982, kind)
         res = fast(tmp_path, mutant)
@@ -176,7 +213,7 @@ def test_many_deletions_on_11982(tmp_path, cert11982):
         mutant = certificate.Certificate(cert11982.source, cert11982.rules, cert11982.start,
                                          [r for r in cert11982.records if r != rec], {})
         res = fast(tmp_path, mutant)
-        assert not res.ok and checker.describe(checker.from_p64(rec)) in res.message
+        assert not res.ok and checker.describe(state_of(rec)) in res.message
 
 
 def test_an_added_won_state_is_refused(tmp_path, small_certs):
@@ -201,9 +238,9 @@ def test_a_board_start_is_taken_from_the_header(tmp_path, small_certs):
     board = certificate.Certificate({"kind": "board", "name": "x"}, cert.rules, cert.start, cert.records, {})
     assert fast(tmp_path, board).ok
     # a start outside the set: a successor of the deal stands in for it
-    s1 = spec.moves(checker.rules_of(cert), checker.start_of(cert))[0]
+    s1 = spec.moves(spec.Rules(cells=1), spec.ms_deal(3))[0]
     away = certificate.Certificate({"kind": "code", "code": "SOL1-x"}, cert.rules,
-                                   p64(spec.State(s1.cols, s1.cells, s1.home)),
+                                   p64(s1),
                                    [r for r in cert.records if r != p64(s1)], {})
     res = fast(tmp_path, away)
     assert not res.ok and res.failure == "start"
