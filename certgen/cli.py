@@ -67,7 +67,12 @@ def cmd_build(args):
 # --- check, info, mutate ------------------------------------------------------------------------------
 
 def cmd_check(args):
-    from . import certificate, checker
+    from . import certificate, checker, fastcheck
+    # The fast checker (build/fccheck) when it is built; it reads certificate format version 2 only.
+    if not args.reference and certificate.VERSION >= 2 and fastcheck.binary():
+        res = fastcheck.check(args.cert, progress=_progress(args))
+        say(fastcheck.report(args.cert, res, args.json))
+        return 0 if res.ok else 1
     cert = certificate.read(args.cert)
     res = checker.check(cert, progress=_progress(args))
     if args.json:
@@ -332,8 +337,11 @@ def build_parser():
                    help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
     b.set_defaults(func=cmd_build)
 
-    c = sub.add_parser("check", help="check a certificate with the Python transliteration of the spec")
+    c = sub.add_parser("check", help="check a certificate: the fast checker (build/fccheck) when built, else "
+                       "the Python transliteration of the spec")
     c.add_argument("cert", metavar="CERT", help="the certificate file")
+    c.add_argument("--reference", action="store_true",
+                   help="use the reference checker (Python, the transliterated spec) even when build/fccheck is built")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
     c.set_defaults(func=cmd_check)

@@ -102,3 +102,13 @@ def deal_record(deal: int, exe: Optional[str] = None) -> bytes:
     if proc.returncode != 0 or len(proc.stdout) != P64:
         raise FreecellError(proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}")
     return proc.stdout
+
+
+def report(cert_path: str, res: FastResult, as_json: bool) -> str:
+    """What `certgen check` prints for a fast check: the checker's one line, or one JSON object (the
+    reference checker's keys, and `checker`)."""
+    if not as_json:
+        return res.message
+    return json.dumps({"certificate": cert_path, "valid": res.ok, "states": res.states, "checked": res.checked,
+                       "successors": res.successors, "failure": res.failure, "message": res.message,
+                       "checker": "fast"})

@@ -331,3 +331,35 @@ def test_a_missing_file_and_bad_arguments(tmp_path):
     for args in ([], ["--nonsense"], ["a", "b"], ["--deal", "0"], ["--cells", "9", "--successors"]):
         p = subprocess.run([EXE, *args], capture_output=True, text=True)
         assert p.returncode == 2 and p.stderr.startswith("error: usage: fccheck") and p.stderr.count("\n") == 1
+
+
+# -- `certgen check` uses it ---------------------------------------------------------------------------
+
+def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, small_certs, monkeypatch, capsys):
+    import json
+    from certgen import cli
+    cert = small_certs[0]
+    written = tmp_path / "w.cert"
+    certificate.write(str(written), cert)  # the version the writer writes today
+    outs = []
+    for args in (["check", str(written)], ["check", "--reference", str(written)]):
+        assert cli.main(args) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] == "valid: 585 states; the start position is in the set, every one of the 1724 " \
+                                 "successors of its members is in it, and none of them is won\n"
+    # a version 2 file: the fast checker (until certificate.py writes version 2, `certgen check` keeps the
+    # Python checker for the files it writes; here it is told that it does)
+    monkeypatch.setattr(certificate, "VERSION", max(certificate.VERSION, 2))
+    v2 = tmp_path / "v2.cert"
+    v2.write_bytes(encode_v2(cert))
+    assert cli.main(["check", "--json", str(v2)]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["checker"] == "fast" and obj["valid"] and obj["states"] == 585 and obj["message"] == outs[0].strip()
+    mutant, _ = mutate.mutate(cert, "add-won")
+    v2.write_bytes(encode_v2(mutant))
+    assert cli.main(["check", str(v2)]) == 1
+    assert capsys.readouterr().out.startswith("invalid: the certificate contains a won position")
+    v2.write_bytes(encode_v2(cert)[:-100])
+    assert cli.main(["check", str(v2)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {v2}: not a readable certificate (corrupt or truncated msgpack)\n"
