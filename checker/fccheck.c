@@ -187,20 +187,48 @@ bytes:
 #undef NEED
 }
 
-/* Skip one whole value (maps and arrays with their contents). */
-static int mp_skip(Rd *r, int depth) {
-    Val v;
-    uint64_t k, n;
-    if (depth > 64 || !mp_read(r, &v)) return 0;
-    if (v.type != M_MAP && v.type != M_ARR) return 1;
-    n = v.type == M_MAP ? 2 * v.len : v.len;
-    for (k = 0; k < n; k++)
-        if (!mp_skip(r, depth + 1)) return 0;
+static int is_str(const Val *v, const char *s) {
+    return v->type == M_STR && v->len == strlen(s) && memcmp(v->ptr, s, v->len) == 0;
+}
+
+/* Read one whole value: its head in *v; *at: where its contents start (maps, arrays), which are skipped. */
+static int mp_value(Rd *r, Val *v, const unsigned char **at, int depth) {
+    uint64_t n;
+    if (depth > 64 || !mp_read(r, v)) return 0;
+    *at = r->p;
+    if (v->type != M_MAP && v->type != M_ARR) return 1;
+    for (n = v->type == M_MAP ? 2 * v->len : v->len; n; n--) {
+        Val inner;
+        const unsigned char *skip;
+        if (!mp_value(r, &inner, &skip, depth + 1)) return 0;
+    }
     return 1;
 }
 
-static int is_str(const Val *v, const char *s) {
-    return v->type == M_STR && v->len == strlen(s) && memcmp(v->ptr, s, v->len) == 0;
+/* A map's values for the keys names[0..n): found, the value's head, where its contents start. */
+typedef struct { int found; Val v; Rd in; } Field;
+
+/* Read the pairs of a map whose contents start at `at` (the map read whole before). Returns how many
+   keys are not among the names, or repeat one. */
+static int fields(const unsigned char *at, const unsigned char *end, uint64_t pairs, const char *const *names,
+                  int n, Field *out) {
+    Rd r = {at, end};
+    uint64_t i;
+    int k, other = 0;
+    for (k = 0; k < n; k++) out[k].found = 0;
+    for (i = 0; i < pairs; i++) {
+        Val key, v;
+        const unsigned char *in;
+        mp_value(&r, &key, &in, 1);
+        mp_value(&r, &v, &in, 1);
+        for (k = 0; k < n && !is_str(&key, names[k]); k++) continue;
+        if (k == n || out[k].found) { other++; continue; }
+        out[k].found = 1;
+        out[k].v = v;
+        out[k].in.p = in;
+        out[k].in.end = end;
+    }
+    return other;
 }
 
 /* A scalar as Python's repr would show it (for messages that name a bad header value). */
@@ -212,7 +240,18 @@ static const char *repr(const Val *v, char *buf, size_t size) {
         if (v->big) return "a number above 2**63";
         snprintf(buf, size, "%lld", (long long)v->i);
         return buf;
-    case M_STR: snprintf(buf, size, "'%.*s'", (int)(v->len < 40 ? v->len : 40), (const char *)v->ptr); return buf;
+    case M_STR: { /* quoted, control characters escaped (never a second line), at most 40 bytes shown */
+        size_t i, o = 1;
+        buf[0] = '\'';
+        for (i = 0; i < v->len && i < 40 && o + 6 < size; i++) {
+            unsigned char c = v->ptr[i];
+            if (c == '\\' || c == '\'') o += (size_t)sprintf(buf + o, "\\%c", c);
+            else if (c < 0x20 || c == 0x7f) o += (size_t)sprintf(buf + o, c == '\n' ? "\\n" : "\\x%02x", c);
+            else buf[o++] = (char)c;
+        }
+        snprintf(buf + o, size - o, "%s'", i < v->len ? "..." : "");
+        return buf;
+    }
     case M_BIN: return "bytes";
     case M_MAP: return "a map";
     case M_ARR: return "a list";
@@ -298,13 +337,14 @@ static void layout(const unsigned char *rec, Pos *s) {
     for (c = 0; c < 4; c++) s->home[c] = 13 - count[c];
 }
 
-/* Read a record into `s`. Returns 0 unless the record is canonical: every byte up to the free cells'
-   end is a card 1..52 or one of the 8 column terminators, no card twice, the free cells strictly
-   ascending, zeros after them. `sort_cells` accepts free cells in any order and sorts them (the header's
-   start record, as solver/packed.py's unpack accepts it). */
-static int parse(const unsigned char *rec, Pos *s, int sort_cells) {
+/* Read a record into `s`. Returns 0 unless it is a position (the rules of solver/packed.py): 8 column
+   ends; every other byte up to the free cells' end a card 1..52, no card twice; at most 8 free cells, in
+   ascending order, zeros after them; and the cards not in play are the lowest of their suits (the
+   foundations hold them), since the heights are derived from the cards in play. */
+static int parse(const unsigned char *rec, Pos *s) {
+    const uint64_t below_kings = ((uint64_t)1 << 49) - 2; /* bits 1..48: the cards of rank 1..12 */
     uint64_t seen = 0, over = 0;
-    int i, k, cards, zeros = 0;
+    int i, cards, zeros = 0;
     for (i = 0; i < P64; i += 8) /* a byte above 52: 0x80 set in (b & 0x7f) + (0x80 - 53), or in b */
         over |= ((le64(rec + i) & LOW7) + (0x80 - 53) * ONES) | le64(rec + i);
     if (over & 0x8080808080808080ull) return 0;
@@ -315,17 +355,13 @@ static int parse(const unsigned char *rec, Pos *s, int sort_cells) {
     if (zeros < 8) return 0; /* not 8 columns */
     layout(rec, s);
     cards = 52 - s->home[0] - s->home[1] - s->home[2] - s->home[3];
-    if (POPCOUNT(seen >> 1) != cards) return 0; /* a card twice */
-    if (s->cell0 - 8 + s->ncell != cards) return 0; /* a card after the free cells' end (a gap) */
-    for (k = s->cell0 + 1; k < s->cell0 + s->ncell; k++) {
-        unsigned char b = s->rec[k];
-        int j = k;
-        if (s->rec[k - 1] < b) continue;
-        if (!sort_cells) return 0;
-        while (j > s->cell0 && s->rec[j - 1] > b) { s->rec[j] = s->rec[j - 1]; j--; }
-        s->rec[j] = b;
-    }
-    return 1;
+    seen &= ~(uint64_t)1;
+    if (POPCOUNT(seen) != cards) return 0;                 /* a card twice */
+    if (s->cell0 - 8 + s->ncell != cards) return 0;         /* a card after the free cells' end (a gap) */
+    if (s->ncell > 8) return 0;
+    for (i = s->cell0 + 1; i < s->cell0 + s->ncell; i++)
+        if (rec[i - 1] >= rec[i]) return 0;                 /* free cells out of order */
+    return ((seen & below_kings) << 4 & ~seen) == 0;        /* card b in play, b + 4 (one higher) home */
 }
 
 /* The record of `s` after taking the byte at index `a` out (a < 0: nothing taken out; the card comes
@@ -570,85 +606,63 @@ static unsigned char *read_file(const char *path, size_t *size) {
     return data;
 }
 
-static void read_header(const unsigned char *p, size_t size, Cert *ct, const char **encoding_ok) {
-    Rd r = {p, p + size};
-    Val m, k, v;
-    uint64_t i, n;
-    int have_source = 0, have_rules = 0, have_start = 0, have_states = 0;
-    char buf[80];
-    *encoding_ok = NULL;
-    if (!mp_read(&r, &m) || m.type != M_MAP) die("bad header (not a msgpack map)");
-    for (i = 0; i < m.len; i++) {
-        if (!mp_read(&r, &k)) die("bad header (truncated)");
-        if (is_str(&k, "source")) {
-            Val sk, sv;
-            uint64_t j;
-            const char *kind = NULL;
-            Val deal = {M_NIL, 0, 0, NULL, 0};
-            if (!mp_read(&r, &v) || v.type != M_MAP) die("header lacks source, rules or start");
-            for (j = 0; j < v.len; j++) {
-                if (!mp_read(&r, &sk)) die("bad header (truncated)");
-                if (is_str(&sk, "kind")) {
-                    if (!mp_read(&r, &sv)) die("bad header (truncated)");
-                    kind = is_str(&sv, "ms") ? "ms" : is_str(&sv, "code") ? "code" : is_str(&sv, "board") ? "board" : NULL;
-                    if (!kind) die("bad source in header: kind %s", repr(&sv, buf, sizeof buf));
-                } else if (is_str(&sk, "deal")) {
-                    if (!mp_read(&r, &deal)) die("bad header (truncated)");
-                    if (deal.type == M_MAP || deal.type == M_ARR) die("bad source in header: deal is not a number");
-                } else if (!mp_skip(&r, 0)) die("bad header (truncated)");
-            }
-            if (!kind) die("bad source in header: kind None");
-            if (!strcmp(kind, "ms")) {
-                if (deal.type != M_INT || deal.big || deal.i < 1 || deal.i > 2147483647)
-                    die("bad source in header: deal %s (a deal number is 1..2147483647)", repr(&deal, buf, sizeof buf));
-                ct->deal = deal.i;
-            }
-            have_source = 1;
-        } else if (is_str(&k, "rules")) {
-            Val rk, rv;
-            uint64_t j;
-            int cells = -1, fr = -1;
-            if (!mp_read(&r, &v) || v.type != M_MAP) die("header lacks source, rules or start");
-            for (j = 0; j < v.len; j++) {
-                if (!mp_read(&r, &rk)) die("bad header (truncated)");
-                if (is_str(&rk, "cells") || is_str(&rk, "foundation_return")) {
-                    int is_cells = is_str(&rk, "cells");
-                    if (!mp_read(&r, &rv)) die("bad header (truncated)");
-                    if (is_cells && rv.type == M_INT && !rv.big && rv.i >= 0 && rv.i <= 8) cells = (int)rv.i;
-                    else if (!is_cells && rv.type == M_BOOL) fr = (int)rv.i;
-                    else die("bad rules in header: %s %s", is_cells ? "cells" : "foundation_return", repr(&rv, buf, sizeof buf));
-                } else if (!mp_skip(&r, 0)) die("bad header (truncated)");
-            }
-            if (cells < 0 || fr < 0) die("bad rules in header: cells (0..8) or foundation_return (true/false) missing");
-            ct->rules.cells = cells;
-            ct->rules.foundation_return = fr;
-            have_rules = 1;
-        } else if (is_str(&k, "start")) {
-            Pos s;
-            if (!mp_read(&r, &v) || v.type != M_BIN) die("header lacks source, rules or start");
-            if (v.len != P64) die("bad start position in header: packed position has %llu bytes, expected 64", (unsigned long long)v.len);
-            if (!parse(v.ptr, &s, 1)) die("bad start position in header: not a P64 position");
-            memcpy(ct->start, s.rec, P64); /* canonical: free cells sorted */
-            have_start = 1;
-        } else if (is_str(&k, "states")) {
-            if (!mp_read(&r, &v) || v.type != M_INT || v.big || v.i < 0) die("bad header: states is not a count");
-            ct->states = (uint64_t)v.i;
-            have_states = 1;
-        } else if (is_str(&k, "encoding")) {
-            if (!mp_read(&r, &v)) die("bad header (truncated)");
-            if (!is_str(&v, "p64-sorted-zlib")) die("unknown body encoding %s", repr(&v, buf, sizeof buf));
-            *encoding_ok = "p64-sorted-zlib";
-        } else if (is_str(&k, "info")) {
-            if (!mp_read(&r, &v)) die("bad header (truncated)");
-            if (v.type != M_MAP && v.type != M_NIL) die("bad info in header (not a map)");
-            for (n = v.type == M_MAP ? 2 * v.len : 0; n; n--) /* informative only: skipped */
-                if (!mp_skip(&r, 0)) die("bad header (truncated)");
-        } else if (!mp_skip(&r, 0)) die("bad header (truncated)");
+/* A string of 1..300 characters (UTF-8), none of them a control character: a code or a board name. */
+static int printable(const Val *v) {
+    uint64_t i, chars = 0;
+    if (v->type != M_STR) return 0;
+    for (i = 0; i < v->len; i++) {
+        if (v->ptr[i] < 0x20 || v->ptr[i] == 0x7f) return 0;
+        chars += (v->ptr[i] & 0xc0) != 0x80;
     }
-    if (r.p != r.end) die("bad header (extra bytes after the map)");
-    if (!*encoding_ok) die("unknown body encoding None");
-    if (!have_source || !have_rules || !have_start) die("header lacks source, rules or start");
-    if (!have_states) die("bad header: no states count");
+    return chars >= 1 && chars <= 300;
+}
+
+static const char *const HEADER_KEYS[] = {"source", "rules", "start", "states", "encoding", "info"};
+enum { H_SOURCE, H_RULES, H_START, H_STATES, H_ENCODING, H_INFO };
+
+/* The header map: exactly its six keys; the rules, the source, the start position. */
+static void read_header(const unsigned char *p, size_t size, Cert *ct) {
+    static const char *const rule_keys[] = {"cells", "foundation_return"};
+    static const char *const src_keys[] = {"kind", "deal", "code", "name"}, *const kinds[] = {"ms", "code", "board"};
+    Rd r = {p, p + size};
+    Val m;
+    const unsigned char *at;
+    Field h[6], rule[2], src[4];
+    Pos s;
+    char buf[80];
+    int i;
+    if (!mp_value(&r, &m, &at, 0) || r.p != r.end) die("the header is not readable msgpack");
+    if (m.type != M_MAP || fields(at, r.end, m.len, HEADER_KEYS, 6, h) != 0 || !(h[0].found & h[1].found &
+        h[2].found & h[3].found & h[4].found & h[5].found))
+        die("the header must have exactly the keys source, rules, start, states, encoding, info");
+    if (!is_str(&h[H_ENCODING].v, "p64-sorted-zlib")) die("unknown body encoding %s", repr(&h[H_ENCODING].v, buf, sizeof buf));
+    if (h[H_STATES].v.type != M_INT || h[H_STATES].v.big || h[H_STATES].v.i < 0 || h[H_STATES].v.i > 2147483647)
+        die("bad state count in header: %s", repr(&h[H_STATES].v, buf, sizeof buf));
+    ct->states = (uint64_t)h[H_STATES].v.i;
+    if (h[H_SOURCE].v.type != M_MAP || h[H_RULES].v.type != M_MAP || h[H_START].v.type != M_BIN)
+        die("header lacks source, rules or start");
+    if (fields(h[H_RULES].in.p, r.end, h[H_RULES].v.len, rule_keys, 2, rule) != 0 || !rule[0].found ||
+        !rule[1].found || rule[0].v.type != M_INT || rule[0].v.big || rule[0].v.i < 0 || rule[0].v.i > 8 ||
+        rule[1].v.type != M_BOOL)
+        die("bad rules in header: cells (0..8) and foundation_return (true or false), nothing else");
+    ct->rules.cells = (int)rule[0].v.i;
+    ct->rules.foundation_return = (int)rule[1].v.i;
+    fields(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len, src_keys, 4, src); /* other keys: informative */
+    for (i = 0; i < 3 && !(src[0].found && is_str(&src[0].v, kinds[i])); i++) continue;
+    if (i == 3) die("bad source in header: kind %s", src[0].found ? repr(&src[0].v, buf, sizeof buf) : "None");
+    if (i == 0) {
+        if (!src[1].found || src[1].v.type != M_INT || src[1].v.big || src[1].v.i < 1 || src[1].v.i > 2147483647)
+            die("bad source in header: deal %s (a deal number is 1..2147483647)", src[1].found ? repr(&src[1].v, buf, sizeof buf) : "None");
+        ct->deal = src[1].v.i;
+    }
+    if ((i == 1 || src[2].found) && !(src[2].found && printable(&src[2].v)))
+        die("bad source in header: code %s", src[2].found ? repr(&src[2].v, buf, sizeof buf) : "None");
+    if (i == 2 && src[3].found && !printable(&src[3].v))
+        die("bad source in header: board name %s (one printable line)", repr(&src[3].v, buf, sizeof buf));
+    if (h[H_INFO].v.type != M_MAP) die("bad info in header (not a map)");
+    if (h[H_START].v.len != P64) die("bad start position in header: %llu bytes, expected 64", (unsigned long long)h[H_START].v.len);
+    if (!parse(h[H_START].v.ptr, &s)) die("bad start position in header: not a position");
+    memcpy(ct->start, h[H_START].v.ptr, P64);
 }
 
 /* Inflate the body into states x 64 bytes, streaming, never writing past that bound. */
@@ -679,85 +693,74 @@ static unsigned char *inflate_body(const unsigned char *body, size_t blen, uint6
         rc = inflate(&z, Z_NO_FLUSH);
         used = (size_t)(z.next_in - body);
         if (full && z.avail_out < sizeof extra)
-            die("body holds more than the header's %llu states", (unsigned long long)states);
+            die("body holds more than %llu bytes, expected %llu states of 64 bytes", (unsigned long long)want,
+                (unsigned long long)states);
         if (!full) done = (size_t)(z.next_out - out);
         if (rc != Z_OK) break; /* Z_STREAM_END, or the stream is damaged or ended early (Z_BUF_ERROR) */
     }
     inflateEnd(&z);
+    if (rc == Z_BUF_ERROR) die("body is truncated (the file is damaged)");
     if (rc != Z_STREAM_END) die("body does not decompress (the file is damaged)");
-    if (used != blen) die("body does not decompress (bytes after the compressed stream)");
+    if (used != blen) die("bytes after the end of the compressed body");
     if (done != want)
         die("body holds %llu bytes, expected %llu states of 64 bytes", (unsigned long long)done, (unsigned long long)states);
     return out;
 }
 
+static const char *const TOP_KEYS[] = {"format", "version", "header", "body", "sha256"};
+enum { T_FORMAT, T_VERSION, T_HEADER, T_BODY, T_SHA256 };
+#define REBUILD "rebuild it with this version (`python -m certgen build`)"
+
+/* The file: one map of exactly five keys; format, version and checksum first, then the header, then the
+   body, inflated. The records are parsed (each must be a position) as they are checked. */
 static void read_cert(const char *path, Cert *ct) {
     size_t size;
     unsigned char *data = read_file(path, &size);
     Rd r = {data, data + size};
-    Val m, k, v, hdr = {0}, body = {0}, sha = {0};
-    int have_format = 0, have_version = 0, have_hdr = 0, have_body = 0, have_sha = 0, v1 = 0;
-    uint64_t i, n;
+    Val m;
+    const unsigned char *at;
+    Field t[5], *hdr = &t[T_HEADER], *body = &t[T_BODY], *sha = &t[T_SHA256];
+    int other, k;
     char hex[65], buf[80];
-    const char *enc;
+    uint64_t n;
     Sha s;
     memset(ct, 0, sizeof *ct);
-    if (!mp_read(&r, &m) || m.type != M_MAP) die("not a readable certificate (corrupt or truncated msgpack)");
-    for (i = 0; i < m.len; i++) {
-        if (!mp_read(&r, &k)) die("not a readable certificate (corrupt or truncated msgpack)");
-        if (is_str(&k, "format")) {
-            if (!mp_read(&r, &v)) die("not a readable certificate (corrupt or truncated msgpack)");
-            if (!is_str(&v, "freecell-proof-certificate")) die("not a freecell-proof certificate (format %s)", repr(&v, buf, sizeof buf));
-            have_format++;
-        } else if (is_str(&k, "version")) {
-            if (!mp_read(&r, &v)) die("not a readable certificate (corrupt or truncated msgpack)");
-            if (v.type != M_INT || v.big || v.i != 2)
-                die("certificate format version %s; this tool reads version 2", repr(&v, buf, sizeof buf));
-            have_version++;
-        } else if (is_str(&k, "header")) {
-            if (!mp_read(&r, &hdr)) die("not a readable certificate (corrupt or truncated msgpack)");
-            if (hdr.type == M_MAP) { /* version 1 kept the header as a map */
-                v1 = 1;
-                for (n = 2 * hdr.len; n; n--)
-                    if (!mp_skip(&r, 0)) die("not a readable certificate (corrupt or truncated msgpack)");
-            }
-            have_hdr++;
-        } else if (is_str(&k, "body")) {
-            if (!mp_read(&r, &body)) die("not a readable certificate (corrupt or truncated msgpack)");
-            have_body++;
-        } else if (is_str(&k, "sha256")) {
-            if (!mp_read(&r, &sha)) die("not a readable certificate (corrupt or truncated msgpack)");
-            have_sha++;
-        } else {
-            if (!mp_skip(&r, 0)) die("not a readable certificate (corrupt or truncated msgpack)");
-            die("not a freecell-proof certificate (unknown key)");
-        }
-    }
+    if (!mp_value(&r, &m, &at, 0)) die("not a readable certificate (corrupt or truncated msgpack)");
     if (r.p != r.end) die("not a readable certificate (corrupt or truncated msgpack: extra data)");
-    if (v1 && !have_version)
-        die("certificate format version 1; this tool reads version 2: rebuild it (python -m certgen build)");
-    if (!have_format) die("not a freecell-proof certificate (no format)");
-    if (!have_version) die("certificate format version None; this tool reads version 2");
-    if (have_format > 1 || have_version > 1 || have_hdr > 1 || have_body > 1 || have_sha > 1)
-        die("not a freecell-proof certificate (a key twice)");
-    if (!have_hdr || hdr.type != M_BIN) die("not a freecell-proof certificate (no header)");
-    if (!have_body || body.type != M_BIN) die("no body");
-    if (!have_sha || sha.type != M_STR || sha.len != 64) die("no sha256 (or not 64 hex digits)");
+    if (m.type != M_MAP) die("not a freecell-proof certificate (not a map)");
+    other = fields(at, r.end, m.len, TOP_KEYS, 5, t);
+    if (!t[T_FORMAT].found && hdr->found && hdr->v.type == M_MAP) { /* version 1: a header map with format */
+        Field old[2];
+        fields(hdr->in.p, r.end, hdr->v.len, TOP_KEYS, 2, old);
+        if (old[0].found && is_str(&old[0].v, "freecell-proof-certificate"))
+            die("certificate format version %s, which has no checksum over its header; this tool reads version 2: "
+                REBUILD, old[1].found ? repr(&old[1].v, buf, sizeof buf) : "None");
+    }
+    if (!t[T_FORMAT].found || !is_str(&t[T_FORMAT].v, "freecell-proof-certificate"))
+        die("not a freecell-proof certificate (format %s)", t[T_FORMAT].found ? repr(&t[T_FORMAT].v, buf, sizeof buf) : "None");
+    if (!t[T_VERSION].found || t[T_VERSION].v.type != M_INT || t[T_VERSION].v.big || t[T_VERSION].v.i != 2)
+        die("certificate format version %s; this tool reads version 2%s",
+            t[T_VERSION].found ? repr(&t[T_VERSION].v, buf, sizeof buf) : "None",
+            t[T_VERSION].found && t[T_VERSION].v.type == M_INT && t[T_VERSION].v.i < 2 ? ": " REBUILD : "");
+    for (k = 0; k < 5; k++) other += !t[k].found;
+    if (other) die("the file's map must have exactly the keys format, version, header, body, sha256");
+    if (hdr->v.type != M_BIN || body->v.type != M_BIN || sha->v.type != M_STR) die("header and body must be bytes and sha256 text");
     sha_init(&s);
-    sha_update(&s, hdr.ptr, (size_t)hdr.len);
-    sha_update(&s, body.ptr, (size_t)body.len);
+    sha_update(&s, hdr->v.ptr, (size_t)hdr->v.len);
+    sha_update(&s, body->v.ptr, (size_t)body->v.len);
     sha_hex(&s, hex);
-    if (memcmp(hex, sha.ptr, 64) != 0) die("checksum mismatch (the file is damaged)");
-    read_header(hdr.ptr, (size_t)hdr.len, ct, &enc);
-    ct->recs = inflate_body(body.ptr, (size_t)body.len, ct->states);
+    if (sha->v.len != 64 || memcmp(hex, sha->v.ptr, 64) != 0) die("checksum mismatch (the file is damaged)");
+    read_header(hdr->v.ptr, (size_t)hdr->v.len, ct);
+    ct->recs = inflate_body(body->v.ptr, (size_t)body->v.len, ct->states);
     free(data);
-    for (n = 1; n < ct->states; n++) /* each record is parsed (and refused if not canonical) by check */
-        if (memcmp(ct->recs + P64 * (n - 1), ct->recs + P64 * n, P64) >= 0) die("records are not sorted and distinct");
+    for (n = 1; n < ct->states; n++) /* each record is parsed (and refused if it is no position) by check */
+        if (memcmp(ct->recs + P64 * (n - 1), ct->recs + P64 * n, P64) >= 0)
+            die("records are not sorted and distinct (record %llu)", (unsigned long long)n + 1);
 }
 
 /* Record i as a position; a record that is not canonical makes the file damaged. */
 static void member_at(const Cert *ct, uint64_t i, Pos *s) {
-    if (!parse(ct->recs + P64 * i, s, 0)) die("record %llu is not a canonical P64 position", (unsigned long long)i);
+    if (!parse(ct->recs + P64 * i, s)) die("record %llu is not a position", (unsigned long long)i + 1);
 }
 
 /* ---- the check ----------------------------------------------------------------------------------- */
@@ -874,7 +877,7 @@ static int successors(const Rules *r) {
         Pos s;
         int n;
         unsigned char cnt[2];
-        if (!parse(rec, &s, 0)) die("not a canonical P64 position");
+        if (!parse(rec, &s)) die("not a position");
         n = moves(r, &s, succ);
         cnt[0] = (unsigned char)(n & 0xff);
         cnt[1] = (unsigned char)(n >> 8);

@@ -115,7 +115,7 @@ def random_state(rng, rules):
     home = tuple(rng.choice([0, 0, 1, 2, 5, 9, 12, 13, 13]) for _ in range(4))
     rest = [spec.Card(rank, suit) for suit in range(4) for rank in range(home[suit] + 1, 14)]
     rng.shuffle(rest)
-    ncells = min(len(rest), rng.choice([0, 1, rules.cells, rules.cells, rules.cells + 1]))
+    ncells = min(len(rest), 8, rng.choice([0, 1, rules.cells, rules.cells, rules.cells + 1]))
     cells = tuple(sorted(rest[:ncells], key=spec.key))
     cols = [[] for _ in range(8)]
     for c in rest[ncells:]:
@@ -262,10 +262,17 @@ def damaged(cert):
     flipped = bytearray(body)
     flipped[len(flipped) // 2] ^= 0xFF
     recs = list(cert.records)
+
+    def with_records(extra):
+        rs = sorted(recs + [bytes(r) for r in extra])
+        return v2_file(_header(cert, states=len(rs)), zlib.compress(b"".join(rs)))
+
     dup_card = bytearray(recs[5])
     dup_card[0] = dup_card[1]
     unsorted_cells = bytearray(packed.pack((((0, 1, 2),) + ((),) * 7, (9, 5), (0, 0, 0, 0))))
     unsorted_cells[11], unsorted_cells[12] = unsorted_cells[12], unsorted_cells[11]
+    nine_cells = packed.pack((((),) * 8, tuple(range(9)), (0, 0, 0, 0)))     # cards 0..8 in 9 free cells
+    above_home = packed.pack((((4,),) + ((),) * 7, (), (0, 0, 0, 0)))      # 2C in play, AC home
     v1 = msgpack.packb({"header": {"format": "freecell-proof-certificate", "version": 1, "source": cert.source,
                                    "rules": cert.rules, "start": cert.start, "states": len(recs),
                                    "encoding": "p64-sorted-zlib", "body_sha256": hashlib.sha256(body).hexdigest(),
@@ -275,48 +282,62 @@ def damaged(cert):
         "not msgpack": (b"\xc1garbage", "corrupt or truncated"),
         "truncated": (good[: len(good) // 2], "corrupt or truncated"),
         "extra bytes": (good + b"\x00", "extra data"),
-        "foreign map": (msgpack.packb({"hello": 1}), "unknown key"),
+        "not a map": (msgpack.packb([1, 2]), "not a map"),
+        "foreign map": (msgpack.packb({"hello": 1}), "format None"),
         "foreign format": (msgpack.packb(dict(top, format="something-else"), use_bin_type=True),
                            "format 'something-else'"),
-        "version 1": (v1, "version 1; this tool reads version 2: rebuild"),
-        "version 3": (msgpack.packb(dict(top, version=3), use_bin_type=True), "version 3"),
+        "version 1": (v1, "version 1, which has no checksum over its header; this tool reads version 2: rebuild"),
+        "version 3": (msgpack.packb(dict(top, version=3), use_bin_type=True), "version 3; this tool reads version 2"),
+        "another key": (msgpack.packb(dict(top, note="hi"), use_bin_type=True), "exactly the keys"),
+        "no checksum": (msgpack.packb({k: v for k, v in top.items() if k != "sha256"}, use_bin_type=True),
+                        "exactly the keys"),
         "flipped body byte": (msgpack.packb(dict(top, body=bytes(flipped)), use_bin_type=True), "checksum mismatch"),
         "wrong checksum": (msgpack.packb(dict(top, sha256="0" * 64), use_bin_type=True), "checksum mismatch"),
+        "short checksum": (msgpack.packb(dict(top, sha256="0"), use_bin_type=True), "checksum mismatch"),
         "body not zlib": (v2_file(_header(cert), b"not zlib" * 1000), "does not decompress"),
-        "body cut short": (v2_file(_header(cert), body[:-9]), "does not decompress"),
-        "fewer states": (v2_file(_header(cert, states=len(recs) - 1), body), "more than the header's"),
+        "body cut short": (v2_file(_header(cert), body[:-9]), "truncated"),
+        "bytes after the body": (v2_file(_header(cert), body + b"more"), "bytes after the end of the compressed body"),
+        "fewer states": (v2_file(_header(cert, states=len(recs) - 1), body), "body holds more than"),
         "more states": (v2_file(_header(cert, states=len(recs) + 1), body), "expected"),
-        "zip bomb": (v2_file(_header(cert, states=1), zlib.compress(bytes(64 << 20), 9)), "more than the header's"),
-        "count the body cannot hold": (v2_file(_header(cert, states=10 ** 12), body), "cannot hold"),
+        "zip bomb": (v2_file(_header(cert, states=1), zlib.compress(bytes(64 << 20), 9)), "body holds more than"),
+        "count the body cannot hold": (v2_file(_header(cert, states=2 ** 31 - 1), body), "cannot hold"),
+        "count too large": (v2_file(_header(cert, states=2 ** 31), body), "bad state count"),
         "unsorted records": (v2_file(_header(cert), zlib.compress(b"".join(recs[1:2] + recs[:1] + recs[2:]))),
-                             "not sorted and distinct"),
-        "a record twice": (v2_file(_header(cert, states=len(recs) + 1),
-                                   zlib.compress(b"".join(recs[:1] + recs)), ), "not sorted and distinct"),
+                             "not sorted and distinct (record 2)"),
+        "a record twice": (v2_file(_header(cert, states=len(recs) + 1), zlib.compress(b"".join(recs[:1] + recs))),
+                           "not sorted and distinct (record 2)"),
         "a card twice": (v2_file(_header(cert), zlib.compress(b"".join(sorted(recs[:5] + [bytes(dup_card)] + recs[6:])))),
-                         "not a canonical P64 position"),
-        "unsorted free cells": (v2_file(_header(cert, states=len(recs) + 1),
-                                        zlib.compress(b"".join(sorted(recs + [bytes(unsorted_cells)])))),
-                                "not a canonical P64 position"),
+                         "is not a position"),
+        "unsorted free cells": (with_records([unsorted_cells]), "is not a position"),
+        "nine free cells": (with_records([nine_cells]), "is not a position"),
+        "a card above its foundation": (with_records([above_home]), "is not a position"),
         "other encoding": (v2_file(_header(cert, encoding="p64-lz4"), body), "unknown body encoding 'p64-lz4'"),
         "deal 0": (v2_file(_header(cert, source={"kind": "ms", "deal": 0}), body), "deal 0"),
         "deal 'abc'": (v2_file(_header(cert, source={"kind": "ms", "deal": "abc"}), body), "deal 'abc'"),
         "deal missing": (v2_file(_header(cert, source={"kind": "ms"}), body), "deal None"),
         "other kind": (v2_file(_header(cert, source={"kind": "elsewhere"}), body), "kind 'elsewhere'"),
+        "a code with a newline": (v2_file(_header(cert, source={"kind": "code", "code": "SOL1\nx"}), body),
+                                  "bad source in header: code"),
         "cells True": (v2_file(_header(cert, rules={"cells": True, "foundation_return": False}), body), "bad rules"),
         "cells 9": (v2_file(_header(cert, rules={"cells": 9, "foundation_return": False}), body), "bad rules"),
+        "another rule": (v2_file(_header(cert, rules=dict(cert.rules, autoplay=True)), body), "bad rules"),
         "info a list": (v2_file(_header(cert, info=[1, 2]), body), "bad info"),
-        "no start": (v2_file(_header(cert, start=None), body), "lacks source, rules or start"),
+        "another header key": (v2_file(_header(cert, note="hi"), body), "exactly the keys"),
+        "no start": (v2_file(_header(cert, start=None), body), "exactly the keys"),
         "short start": (v2_file(_header(cert, start=cert.start[:60]), body), "bad start position"),
-        "header not a map": (v2_file(msgpack.packb([1, 2]), body), "bad header"),
+        "header not a map": (v2_file(msgpack.packb([1, 2]), body), "exactly the keys"),
+        "header not msgpack": (v2_file(b"\xc1", body), "the header is not readable msgpack"),
     }
 
 
 @pytest.mark.parametrize("case", [
-    "empty", "not msgpack", "truncated", "extra bytes", "foreign map", "foreign format", "version 1",
-    "version 3", "flipped body byte", "wrong checksum", "body not zlib", "body cut short", "fewer states",
-    "more states", "zip bomb", "count the body cannot hold", "unsorted records", "a record twice",
-    "a card twice", "unsorted free cells", "other encoding", "deal 0", "deal 'abc'", "deal missing",
-    "other kind", "cells True", "cells 9", "info a list", "no start", "short start", "header not a map"])
+    "empty", "not msgpack", "truncated", "extra bytes", "not a map", "foreign map", "foreign format", "version 1",
+    "version 3", "another key", "no checksum", "flipped body byte", "wrong checksum", "short checksum",
+    "body not zlib", "body cut short", "bytes after the body", "fewer states", "more states", "zip bomb",
+    "count the body cannot hold", "count too large", "unsorted records", "a record twice", "a card twice",
+    "unsorted free cells", "nine free cells", "a card above its foundation", "other encoding", "deal 0",
+    "deal 'abc'", "deal missing", "other kind", "a code with a newline", "cells True", "cells 9", "another rule",
+    "info a list", "another header key", "no start", "short start", "header not a map", "header not msgpack"])
 def test_damaged_files_exit_2_with_one_line(tmp_path, small_certs, case):
     data, expected = damaged(small_certs[2])[case]
     p = run_fccheck(tmp_path, data)
