@@ -29,7 +29,7 @@
 #endif
 
 #define P64 64
-#define MAXMOVES 1024 /* 8 columns x 10 targets + 52 cells x 9 + 4 foundations x 8 bounds it */
+#define MAXMOVES 192 /* successors of a position: at most 8 columns x 10 + 8 cells x 9 + 4 foundations x 8 */
 
 /* ---- errors: one line, exit 2 -------------------------------------------------------------------- */
 
@@ -318,7 +318,7 @@ static uint64_t scan(const unsigned char *rec, int count[4]) {
     return zeros;
 }
 
-/* The layout of a record already known to be canonical (see parse). */
+/* The layout of a record already known to be a position (see parse). */
 static void layout(const unsigned char *rec, Pos *s) {
     int c, count[4];
     uint64_t zeros = scan(rec, count), after;
@@ -775,7 +775,7 @@ static void progress(uint64_t done, uint64_t total, double t0, int last) {
     double t = now() - t0;
     fprintf(stderr, "\rcheck: %llu/%llu states (%.0f%%), %.2f M states/s   ", (unsigned long long)done,
             (unsigned long long)total, total ? 100.0 * done / total : 100.0, t > 0 ? done / t / 1e6 : 0.0);
-    if (last) fprintf(stderr, "\r%60s\r", "");
+    if (last) fprintf(stderr, "\r%79s\r", "");
 }
 
 #define BATCH 64 /* successors searched side by side (at least; a member's successors stay together) */
@@ -816,6 +816,7 @@ static int check(const char *path, int json, int show_progress) {
     while (!failure && i < ct.states) {
         /* the members i, i+1, … in order until BATCH successors are gathered or a member is won */
         int nk = 0, q, won_here = 0;
+        uint64_t first = i;
         while (i < ct.states && nk < BATCH) {
             Pos s;
             int n, k;
@@ -846,7 +847,7 @@ static int check(const char *path, int json, int show_progress) {
             describe(ct.recs + P64 * i, d1);
             snprintf(msg, sizeof msg, "invalid: the certificate contains a won position: %s", d1);
         }
-        if (show_progress && (i >> 20) != ((i - (uint64_t)nk) >> 20)) progress(checked, ct.states, t1, 0);
+        if (show_progress && (i >> 20) != (first >> 20)) progress(checked, ct.states, t1, 0);
     }
     if (show_progress) progress(checked, ct.states, t1, 1);
     for (; i < ct.states; i++) { /* after a failure: a damaged file is still reported as damaged */
@@ -875,8 +876,9 @@ static int check(const char *path, int json, int show_progress) {
 static int successors(const Rules *r) {
     static unsigned char succ[MAXMOVES * P64];
     unsigned char rec[P64];
+    size_t got;
     g_name = "stdin";
-    while (fread(rec, 1, P64, stdin) == P64) {
+    while ((got = fread(rec, 1, P64, stdin)) == P64) {
         Pos s;
         int n;
         unsigned char cnt[2];
@@ -887,6 +889,7 @@ static int successors(const Rules *r) {
         fwrite(cnt, 1, 2, stdout);
         fwrite(succ, P64, (size_t)n, stdout);
     }
+    if (got) die("%llu bytes at the end: not a whole record", (unsigned long long)got);
     return 0;
 }
 
