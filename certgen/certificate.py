@@ -1,12 +1,15 @@
-"""The certificate file: a msgpack map holding a header and the set of positions (docs/CERTIFICATE.md).
+"""The certificate file, format version 2 (docs/CERTIFICATE.md): one msgpack map
+``{format, version, header, body, sha256}``.
 
 A certificate claims to be a *fence*: a set of positions that contains the start position, is closed
 under the rules' moves and contains no won position. This module only stores and loads it; whether the
 claim holds is for certgen.checker (Python) and FreeCell.Cert (Lean) to decide.
 
-Body: the positions as P64 records (solver/packed.py), sorted and distinct, concatenated and compressed
-with zlib. The header carries the SHA-256 of the (compressed) body, so a damaged file is refused before
-any record is read.
+``header`` is the msgpack encoding of the header map (source, rules, start, states, encoding, info);
+``body`` is zlib over the positions as P64 records (solver/packed.py), sorted and distinct; ``sha256``
+covers the header bytes followed by the body bytes, so a damaged header or body is refused before
+anything in it is used. The body is inflated in a streaming way, never past the ``states × 64`` bytes
+the header declares, and every record is checked to be a position, in order, as it arrives.
 """
 import hashlib
 import zlib
@@ -18,8 +21,13 @@ from solver.atomic import write_atomic
 from solver.errors import FreecellError
 
 FORMAT = "freecell-proof-certificate"
-VERSION = 1
+VERSION = 2
 ENCODING = "p64-sorted-zlib"
+TOP_KEYS = ("format", "version", "header", "body", "sha256")
+HEADER_KEYS = ("source", "rules", "start", "states", "encoding", "info")
+MAX_STATES = 2 ** 31 - 1        # the C core's limit on stored positions
+MAX_DEAL = 2 ** 31 - 1
+_CHUNK = 1 << 20                # bytes inflated at a time
 
 
 @dataclass
@@ -40,6 +48,33 @@ class Certificate:
             return f"deal {src['deal']}"
         return src.get("name") or src.get("code") or src.get("kind", "position")
 
+    def start_digest(self) -> str:
+        """The first 12 hex digits of the SHA-256 of the start record: names a board's position."""
+        return hashlib.sha256(self.start).hexdigest()[:12]
+
+    def subject(self) -> str:
+        """What a proof from this certificate is about, in words: the start (deal number, deal code, or
+        board name and the digest of its position) and the rules."""
+        from .render import rules_text
+        from solver import spec
+        src = self.source
+        if src.get("kind") == "ms":
+            start = f"deal {src['deal']}"
+        elif src.get("kind") == "code":
+            start = f"the deal code {src['code']}"
+        else:
+            start = f"the board {src.get('name') or 'position'} (start position {self.start_digest()})"
+        rules = spec.Rules(cells=self.rules["cells"], foundation_return=self.rules["foundation_return"])
+        return f"{start} under {rules_text(rules)}"
+
+    def start_json(self) -> Dict:
+        """The start for --json: {"deal": N} | {"code": CODE} | {"board": NAME}, with the digest."""
+        src = self.source
+        out = {"deal": src["deal"]} if src.get("kind") == "ms" else (
+            {"code": src["code"]} if src.get("kind") == "code" else {"board": src.get("name")})
+        out["digest"] = self.start_digest()
+        return out
+
 
 def source_for(deal=None, code=None, board_name=None, board_text=None) -> Dict:
     if deal is not None:
@@ -55,29 +90,36 @@ def make(source, rules, start_pos, records, info=None) -> Certificate:
                        records=recs, info=dict(info or {}))
 
 
+def _digest(header: bytes, body: bytes) -> str:
+    h = hashlib.sha256(header)
+    h.update(body)
+    return h.hexdigest()
+
+
 def encode(cert: Certificate) -> bytes:
     import msgpack
+    header = {"source": cert.source, "rules": cert.rules, "start": cert.start, "states": len(cert.records),
+              "encoding": ENCODING, "info": cert.info}
+    try:
+        hbytes = msgpack.packb(header, use_bin_type=True)
+    except (OverflowError, TypeError, ValueError) as e:   # e.g. a number msgpack cannot hold
+        raise FreecellError(f"cannot store the certificate header: {e}") from None
     body = zlib.compress(b"".join(cert.records), 9)
-    header = {
-        "format": FORMAT,
-        "version": VERSION,
-        "source": cert.source,
-        "rules": cert.rules,
-        "start": cert.start,
-        "states": len(cert.records),
-        "encoding": ENCODING,
-        "body_sha256": hashlib.sha256(body).hexdigest(),
-        "info": cert.info,
-    }
-    return msgpack.packb({"header": header, "body": body}, use_bin_type=True)
+    return msgpack.packb({"format": FORMAT, "version": VERSION, "header": hbytes, "body": body,
+                          "sha256": _digest(hbytes, body)}, use_bin_type=True)
 
 
 def write(path: str, cert: Certificate) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over `path`."""
+    """Write atomically (solver/atomic.py): a temporary file in the same folder, then renamed over `path`."""
     write_atomic(path, encode(cert))
 
 
+REBUILD = "rebuild it with this version (`python -m certgen build`)"
+
+
 def decode(data: bytes, name: str = "certificate") -> Certificate:
+    """Read a version 2 certificate: format, version and checksum first, then the header, then the body,
+    inflated a piece at a time. Every problem is one FreecellError line naming `name`."""
     import msgpack
 
     def bad(why):
@@ -87,50 +129,114 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
         top = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as e:  # msgpack raises several types for damaged input
         raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
-    if not isinstance(top, dict) or not isinstance(top.get("header"), dict):
-        raise bad("not a freecell-proof certificate (no header)")
-    h = top["header"]
-    if h.get("format") != FORMAT:
-        raise bad(f"not a freecell-proof certificate (format {h.get('format')!r})")
-    if h.get("version") != VERSION:
-        raise bad(f"certificate format version {h.get('version')!r}; this tool reads version {VERSION}")
-    if h.get("encoding") != ENCODING:
-        raise bad(f"unknown body encoding {h.get('encoding')!r}")
-    body = top.get("body")
-    if not isinstance(body, bytes):
-        raise bad("no body")
-    if hashlib.sha256(body).hexdigest() != h.get("body_sha256"):
-        raise bad("body checksum mismatch (the file is damaged)")
+    if not isinstance(top, dict):
+        raise bad("not a freecell-proof certificate (not a map)")
+    old = top.get("header")
+    if "format" not in top and isinstance(old, dict) and old.get("format") == FORMAT:
+        raise bad(f"certificate format version {old.get('version')!r}, which has no checksum over its "
+                  f"header; this tool reads version {VERSION}: {REBUILD}")
+    if top.get("format") != FORMAT:
+        raise bad(f"not a freecell-proof certificate (format {top.get('format')!r})")
+    if top.get("version") != VERSION:
+        raise bad(f"certificate format version {top.get('version')!r}; this tool reads version {VERSION}"
+                  + (f": {REBUILD}" if isinstance(top.get("version"), int) and top["version"] < VERSION else ""))
+    if set(top) != set(TOP_KEYS):
+        raise bad(f"the file's map has the keys {sorted(map(str, top))}, expected {list(TOP_KEYS)}")
+    hbytes, body, digest = top["header"], top["body"], top["sha256"]
+    if not isinstance(hbytes, bytes) or not isinstance(body, bytes) or not isinstance(digest, str):
+        raise bad("header and body must be bytes and sha256 text")
+    if _digest(hbytes, body) != digest:
+        raise bad("checksum mismatch (the file is damaged)")
     try:
-        raw = zlib.decompress(body)
-    except zlib.error:
-        raise bad("body does not decompress (the file is damaged)") from None
-    n = h.get("states")
-    if not isinstance(n, int) or len(raw) != n * packed.SIZE:
-        raise bad(f"body holds {len(raw)} bytes, expected {n} states of {packed.SIZE} bytes")
-    records = [raw[i:i + packed.SIZE] for i in range(0, len(raw), packed.SIZE)]
-    if any(records[i] >= records[i + 1] for i in range(len(records) - 1)):
-        raise bad("records are not sorted and distinct")
-    source, rules, start = h.get("source"), h.get("rules"), h.get("start")
+        h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False)
+    except Exception as e:
+        raise bad(f"the header is not readable msgpack ({type(e).__name__})") from None
+    if not isinstance(h, dict) or set(h) != set(HEADER_KEYS):
+        raise bad(f"the header must have exactly the keys {list(HEADER_KEYS)}")
+    if h["encoding"] != ENCODING:
+        raise bad(f"unknown body encoding {h['encoding']!r}")
+    n = h["states"]
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_STATES:
+        raise bad(f"bad state count in header: {n!r}")
+    source, rules, start = h["source"], h["rules"], h["start"]
     if not isinstance(source, dict) or not isinstance(rules, dict) or not isinstance(start, bytes):
         raise bad("header lacks source, rules or start")
-    cells = rules.get("cells")
-    if not isinstance(cells, int) or isinstance(cells, bool) or not 0 <= cells <= 8 \
-            or not isinstance(rules.get("foundation_return"), bool):
-        raise bad(f"bad rules in header: {rules!r}")
-    kind = source.get("kind")
-    if kind not in ("ms", "code", "board"):
-        raise bad(f"bad source in header: kind {kind!r}")
-    deal = source.get("deal")
-    if kind == "ms" and (not isinstance(deal, int) or isinstance(deal, bool) or not 1 <= deal <= 2**31 - 1):
-        raise bad(f"bad source in header: deal {deal!r} (a deal number is 1..2147483647)")
-    if not isinstance(h.get("info") or {}, dict):
+    _check_rules(rules, bad)
+    _check_source(source, bad)
+    if not isinstance(h["info"], dict):
         raise bad("bad info in header (not a map)")
     try:
         packed.unpack(start)
     except FreecellError as e:
         raise bad(f"bad start position in header: {e}") from None
-    return Certificate(source=source, rules=rules, start=start, records=records, info=h.get("info") or {})
+    records = _inflate(body, n, bad)
+    return Certificate(source=source, rules=rules, start=start, records=records, info=h["info"])
+
+
+def _check_rules(rules, bad):
+    cells = rules.get("cells")
+    if set(rules) != {"cells", "foundation_return"} or not isinstance(cells, int) or isinstance(cells, bool) \
+            or not 0 <= cells <= 8 or not isinstance(rules.get("foundation_return"), bool):
+        raise bad(f"bad rules in header: {rules!r}")
+
+
+def _printable(text, limit=300):
+    return isinstance(text, str) and 0 < len(text) <= limit and text.isprintable()
+
+
+def _check_source(source, bad):
+    kind = source.get("kind")
+    if kind not in ("ms", "code", "board"):
+        raise bad(f"bad source in header: kind {kind!r}")
+    deal = source.get("deal")
+    if kind == "ms" and (not isinstance(deal, int) or isinstance(deal, bool) or not 1 <= deal <= MAX_DEAL):
+        raise bad(f"bad source in header: deal {deal!r} (a deal number is 1..{MAX_DEAL})")
+    if (kind == "code" or "code" in source) and not _printable(source.get("code")):
+        raise bad(f"bad source in header: code {source.get('code')!r}")
+    if kind == "board" and "name" in source and not _printable(source["name"]):
+        raise bad(f"bad source in header: board name {source['name']!r} (one printable line)")
+
+
+def _inflate(body, states, bad) -> List[bytes]:
+    """The body's records: inflated a piece at a time, never past states × 64 bytes, each record checked
+    to be a position and greater than the one before, so a damaged or hostile body (a zip bomb) is
+    refused as soon as it shows."""
+    size = packed.SIZE
+    limit = states * size
+    problem = packed.validator()
+    d = zlib.decompressobj()
+    records, prev, pending, produced = [], b"", b"", 0
+    data = body
+    try:
+        while True:
+            chunk = d.decompress(data, _CHUNK)
+            data = d.unconsumed_tail
+            produced += len(chunk)
+            if produced > limit:
+                raise bad(f"body holds more than {limit:,} bytes, expected {states} states of {size} bytes")
+            buf = pending + chunk if pending else chunk
+            end = len(buf) - len(buf) % size
+            for i in range(0, end, size):
+                rec = buf[i:i + size]
+                if rec <= prev:
+                    raise bad(f"records are not sorted and distinct (record {len(records) + 1})")
+                why = problem(rec)
+                if why is not None:
+                    raise bad(f"record {len(records) + 1} is not a position ({why})")
+                records.append(rec)
+                prev = rec
+            pending = buf[end:]
+            if d.eof or (not chunk and not data):
+                break
+    except zlib.error:
+        raise bad("body does not decompress (the file is damaged)") from None
+    if not d.eof:
+        raise bad("body is truncated (the file is damaged)")
+    if d.unused_data:
+        raise bad("bytes after the end of the compressed body")
+    if produced != limit:
+        raise bad(f"body holds {produced:,} bytes, expected {states} states of {size} bytes")
+    return records
 
 
 def read(path: str) -> Certificate:

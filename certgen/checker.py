@@ -30,6 +30,9 @@ class CheckResult:
     missing: Optional[spec.State] = None
     parent: Optional[spec.State] = None
     won_state: Optional[spec.State] = None
+    subject: str = ""             # what was checked: the start (deal, code or board digest) and the rules
+    start: Optional[dict] = None  # the start for --json: {"deal": N} | {"code": …} | {"board": …}, "digest"
+    rules: Optional[dict] = None
 
 
 def rules_of(cert: Certificate) -> spec.Rules:
@@ -41,13 +44,23 @@ class StartMismatch(FreecellError, ValueError):
 
 
 def start_of(cert: Certificate) -> spec.State:
-    """The start position, regenerated from the deal number when there is one (not taken on trust)."""
+    """The start position, regenerated from the deal number or the deal code when there is one (not
+    taken on trust): a header whose source does not generate its start is refused."""
     header_start = spec.from_position(packed.unpack(cert.start))
-    if cert.source.get("kind") == "ms":
-        s0 = spec.ms_deal(int(cert.source["deal"]))
+    src = cert.source
+    if src.get("kind") == "ms":
+        s0 = spec.ms_deal(int(src["deal"]))
         if s0 != header_start:
-            raise StartMismatch(f"the header's start position is not msDeal {cert.source['deal']}")
-        return s0
+            raise StartMismatch(f"the header's start position is not msDeal {src['deal']}")
+    if "code" in src:
+        from solver import siggysoft
+        try:
+            dc = siggysoft.parse_code(src["code"])
+        except FreecellError as e:
+            raise StartMismatch(f"the header's deal code is not one: {e}") from None
+        if spec.from_position(dc.position) != header_start or \
+                (src.get("kind") == "ms" and (dc.kind, dc.number) != ("C", src["deal"])):
+            raise StartMismatch(f"the header's start position is not the one of the deal code {src['code']}")
     return header_start
 
 
@@ -62,8 +75,8 @@ _SUIT_OF_BYTE = bytes.maketrans(bytes(range(1, 53)), bytes((i % 4) + 1 for i in 
 
 
 def from_p64(rec: bytes) -> spec.State:
-    """A P64 record as a spec State (the fast path of packed.unpack + spec.from_position; a record
-    that is not a valid position still decodes to some State, and the check then simply fails)."""
+    """A P64 record as a spec State (the fast path of packed.unpack + spec.from_position, for records
+    the certificate reader has already checked to be positions)."""
     parts = rec.split(b"\0", 8)
     cards = spec.CARDS
     cols = tuple(tuple(cards[b - 1] for b in reversed(p) if 0 < b <= 52) for p in parts[:8])
@@ -77,10 +90,11 @@ def from_p64(rec: bytes) -> spec.State:
 def check(cert: Certificate, progress: bool = False) -> CheckResult:
     r = rules_of(cert)
     n = cert.states
+    named = {"subject": cert.subject(), "start": cert.start_json(), "rules": dict(cert.rules)}
     try:
         s0 = start_of(cert)
     except ValueError as e:
-        return CheckResult(False, n, 0, 0, "start-mismatch", str(e))
+        return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
     members = {from_p64(rec) for rec in cert.records}
     bar = None
     if progress:
@@ -89,7 +103,7 @@ def check(cert: Certificate, progress: bool = False) -> CheckResult:
     try:
         if s0 not in members:
             return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
-                               missing=s0)
+                               missing=s0, **named)
         visited = {s0}
         order = deque([s0])
         rest = iter(members)
@@ -104,12 +118,13 @@ def check(cert: Certificate, progress: bool = False) -> CheckResult:
                 visited.add(s)
             if spec.won(s):
                 return CheckResult(False, n, checked, looked, "won", "the certificate contains a won position",
-                                   won_state=s)
+                                   won_state=s, **named)
             for t in spec.moves(r, s):
                 looked += 1
                 if t not in members:
                     return CheckResult(False, n, checked, looked, "successor",
-                                       "a successor of a member is not in the certificate", missing=t, parent=s)
+                                       "a successor of a member is not in the certificate", missing=t, parent=s,
+                                       **named)
                 if t not in visited:
                     visited.add(t)
                     order.append(t)
@@ -117,22 +132,25 @@ def check(cert: Certificate, progress: bool = False) -> CheckResult:
             if bar is not None and checked % 4096 == 0:
                 bar.update(4096)
         return CheckResult(True, n, checked, looked, None,
-                           f"valid: {n} states; the start position is in the set, every one of the {looked} "
-                           f"successors of its members is in it, and none of them is won")
+                           f"valid for {named['subject']}: {n:,} state{'' if n == 1 else 's'}; the start position is in the set, every "
+                           f"one of the {looked:,} successors of its members is in it, and none of them is won",
+                           **named)
     finally:
         if bar is not None:
             bar.close()
 
 
 def report(res: CheckResult) -> str:
-    """The checker's verdict in plain words; one line (two for a missing successor)."""
+    """The checker's verdict in plain words, naming what was checked; one line (two for a missing
+    successor)."""
     if res.ok:
         return res.message
+    head = f"invalid for {res.subject}: " if res.subject else "invalid: "
     if res.failure == "successor":
-        return (f"invalid: {res.message}: missing {describe(res.missing)}\n"
+        return (f"{head}{res.message}: missing {describe(res.missing)}\n"
                 f"  reached in one move from the member {describe(res.parent)}")
     if res.failure == "won":
-        return f"invalid: {res.message}: {describe(res.won_state)}"
+        return f"{head}{res.message}: {describe(res.won_state)}"
     if res.failure == "start":
-        return f"invalid: {res.message}: {describe(res.missing)}"
-    return f"invalid: {res.message}"
+        return f"{head}{res.message}: {describe(res.missing)}"
+    return f"{head}{res.message}"

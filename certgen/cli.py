@@ -37,7 +37,9 @@ def build_certificate(args, out_path, quiet=False, src=None):
     result, certificate or None). ``src``: the start position when the caller has already read it (a
     board on stdin can be read only once)."""
     from solver import search
+    from solver.atomic import check_not_input
     from . import certificate
+    check_not_input(out_path, getattr(args, "board", None))
     if src is None:
         src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
@@ -54,7 +56,8 @@ def build_certificate(args, out_path, quiet=False, src=None):
     if not quiet:
         from solver.cli import explore_summary
         say(explore_summary(src.label, verdict, result, rules, max_states))
-        say(f"certificate: {out_path} ({os.path.getsize(out_path):,} bytes)" if cert else
+        size = f" ({os.path.getsize(out_path):,} bytes)" if os.path.isfile(out_path) else ""
+        say(f"certificate: {out_path}{size}" if cert else
             "no certificate written: a certificate needs the whole reachable set and no won position")
     return verdict, result, cert
 
@@ -77,7 +80,8 @@ def cmd_check(args):
     res = checker.check(cert, progress=_progress(args))
     if args.json:
         import json
-        say(json.dumps({"certificate": args.cert, "valid": res.ok, "states": res.states,
+        say(json.dumps({"certificate": args.cert, "valid": res.ok, "start": res.start, "rules": res.rules,
+                        "states": res.states,
                         "checked": res.checked, "successors": res.successors, "failure": res.failure,
                         "message": checker.report(res)}))
     else:
@@ -88,16 +92,15 @@ def cmd_check(args):
 def cmd_info(args):
     from . import certificate
     cert = certificate.read(args.cert)
-    obj = {"certificate": args.cert, "source": cert.source, "rules": cert.rules, "states": cert.states,
+    obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
+           "states": cert.states,
            "bytes": os.path.getsize(args.cert), "info": cert.info}
     obj["bytes_per_state"] = round(obj["bytes"] / max(1, cert.states), 2)
     if args.json:
         import json
         say(json.dumps(obj))
     else:
-        from solver.cli import _rules_words
-        rules = _rules_words(cert.rules).strip(" ()") or "standard rules"
-        say(f"{cert.label()}: {cert.states:,} states, {rules}, {obj['bytes']:,} bytes "
+        say(f"{cert.subject()}: {cert.states:,} states, {obj['bytes']:,} bytes "
             f"({obj['bytes_per_state']} bytes/state)")
     return 0
 
@@ -106,19 +109,24 @@ def cmd_mutate(args):
     from . import certificate, mutate
     if (args.delete is None) == (not args.add_won):
         raise FreecellError("give exactly one of --delete KIND and --add-won")
+    if args.delete == "add-won":
+        raise FreecellError("add-won deletes nothing: use --add-won")
+    from solver.atomic import check_not_input
+    check_not_input(args.out, args.cert)
     cert = certificate.read(args.cert)
     kind = "add-won" if args.add_won else args.delete
     mutant, changed = mutate.mutate(cert, kind, seed=args.seed)
     certificate.write(args.out, mutant)
-    verb = "added" if args.add_won else "deleted"
-    say(f"{args.out}: {kind}: {verb} {len(changed)} state(s); {mutant.states:,} states")
+    say(f"{args.out}: {kind}: {mutate.change_words(kind, changed)}; {mutant.states:,} states")
     return 0
 
 
 # --- render and prove ---------------------------------------------------------------------------------
 
 def cmd_render(args):
+    from solver.atomic import check_not_input
     from . import certificate
+    check_not_input(args.standalone, args.cert)
     cert = certificate.read(args.cert)
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "

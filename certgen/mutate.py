@@ -19,6 +19,7 @@ from solver.errors import FreecellError
 from .certificate import Certificate
 from .checker import rules_of, start_of
 
+
 def won_record() -> bytes:
     """The won position: no card in a column or a cell, every foundation up to the king."""
     return packed.pack((((),) * 8, (), (13, 13, 13, 13)))
@@ -34,9 +35,14 @@ def parse_kind(text: str) -> Tuple[str, int]:
     raise FreecellError(f"unknown mutation {text!r}: use deal, first-successor, last-successor, random:K or add-won")
 
 
+MAX_SEED = 2 ** 64 - 1    # the seed is stored in the mutant's header (msgpack holds up to 2^64-1)
+
+
 def mutate(cert: Certificate, kind: str, seed: int = 0) -> Tuple[Certificate, list]:
     """The mutated certificate and the P64 records deleted (or added)."""
     what, k = parse_kind(kind)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise FreecellError(f"--seed must be a whole number from 0 to 2^64-1, got {seed!r}")
     records = list(cert.records)
     members = set(records)
     if what == "add-won":
@@ -68,3 +74,11 @@ def mutate(cert: Certificate, kind: str, seed: int = 0) -> Tuple[Certificate, li
     info = dict(cert.info)
     info["mutation"] = {"kind": kind, "seed": seed, "changed": len(changed)}
     return Certificate(source=cert.source, rules=cert.rules, start=cert.start, records=records, info=info), changed
+
+
+def change_words(kind: str, changed: list) -> str:
+    """"added 1 won state" or "deleted 3 states": what a mutation did, in words."""
+    n = len(changed)
+    if parse_kind(kind)[0] == "add-won":
+        return f"added {n} won state" + ("" if n == 1 else "s")
+    return f"deleted {n} state" + ("" if n == 1 else "s")

@@ -205,7 +205,8 @@ def mutation_stem(info: Dict) -> str:
     kind = str(m.get("kind", "mutated"))
     stem = _camel(kind)
     if kind.startswith("random"):
-        stem += f"Seed{int(m.get('seed', 0))}"
+        seed = m.get("seed", 0)
+        stem += f"Seed{seed}" if isinstance(seed, int) and seed >= 0 else ""
     return stem
 
 
@@ -279,10 +280,19 @@ def _start_context(start: spec.State, deal: Optional[int]) -> Dict:
     return {"start_lean": "start", "start_def": state_lean(start)}
 
 
+def comment_safe(text: str) -> str:
+    """Text from a certificate's header as it may appear inside a Lean comment or docstring: one line of
+    printable characters, with no comment delimiter (`-/`, `/-`) that could end or open one."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    while "-/" in text or "/-" in text:
+        text = text.replace("-/", "- /").replace("/-", "/ -")
+    return text
+
+
 def _title(deal: Optional[int], label: Optional[str]) -> str:
     if deal is not None:
         return f"Microsoft FreeCell deal #{int(deal)}"
-    return f"The position {label}" if label else "The position `start`"
+    return f"The position {comment_safe(label)}" if label else "The position `start`"
 
 
 def _strip_imports(text: str) -> str:
@@ -418,7 +428,7 @@ def _mutation_text(cert) -> str:
     text = str(m.get("kind", "unknown"))
     if text.startswith("random"):
         text += f", seed {m.get('seed', 0)}"
-    return text
+    return comment_safe(text)
 
 
 def render_deal(cert, lean_dir: Optional[str] = None) -> str:

@@ -1,29 +1,109 @@
-"""Atomic writes: every output file (certificates, Lean modules, tables, pictures) is written to a
-temporary file in the same folder, flushed and synced, then renamed over the target, so a crash or a
-bad run never leaves a half-written file behind."""
+"""Writing the output files (certificates, Lean modules, tables, pictures, CSV) without losing anything.
+
+- A regular file, or a path that does not exist yet, is replaced atomically: the data goes to a temporary
+  file in the same folder, flushed and synced, then renamed over the target, so a crash or a bad run never
+  leaves a half-written file behind. A symbolic link to a regular file stays a link: the file it points to
+  is replaced.
+- Anything else that exists -- a device (`/dev/null`, `/dev/full`), a FIFO, a terminal, or a path reached
+  through `/dev` or `/proc` such as `/dev/stdout` -- is written in place (opened and streamed); renaming a
+  file over it would replace the special file itself. Errors (e.g. a full disk) are raised as OSError
+  naming the path.
+- `-` is standard output. Once a command's data went there, its messages for people go to standard
+  error (``sys.stdout`` is pointed at ``sys.stderr``), so they do not end up inside the data.
+
+:func:`check_not_input` refuses an output that is one of the command's inputs (same resolved path, or
+the same file through another name), before anything is written.
+"""
+import errno
 import os
+import stat
+import sys
 import tempfile
+
+from .errors import FreecellError
+
+STDOUT = "-"
 
 
 def write_atomic(path: str, data) -> str:
-    """Write `data` (bytes, or str as UTF-8) to `path` atomically; return `path`."""
+    """Write `data` (bytes, or str as UTF-8) to `path` as the module docstring says; return `path`."""
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if path == STDOUT:
+        _write_stdout(payload)
+        return path
     try:
-        return _write_atomic(path, data)
+        if _in_place(path):
+            _write_in_place(path, payload)
+        else:
+            _write_atomic(os.path.realpath(path), payload)
     except OSError as exc:
         # Name the file the user asked for, not the temporary one (`--out DIR` fails at the rename).
-        raise OSError(exc.errno, exc.strerror or str(exc), path) from None
+        raise _named(exc, path) from None
+    return path
 
 
-def _write_atomic(path, data):
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+def _named(exc, path):
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        why = "no space left on the device (disk full)"
+    return OSError(exc.errno, why, path)
+
+
+def _in_place(path) -> bool:
+    """True when `path` exists and is not a regular file, or is reached through /dev or /proc."""
     try:
+        st = os.stat(path)
+    except OSError:
+        return False                # a new path (or one the write itself will report on)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    # A regular file behind /dev/stdout or /proc/self/fd/1 (the shell's redirection): the shell holds
+    # it open, so it is written in place like the terminal or pipe it usually is.
+    p = os.path.abspath(path)
+    for _ in range(40):
+        if p.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+    return False
+
+
+def _write_in_place(path, payload):
+    with open(path, "wb") as f:     # truncating a device or a FIFO is harmless
+        f.write(payload)
+        f.flush()
+
+
+def _write_stdout(payload):
+    out = sys.stdout
+    try:
+        out.flush()
+        out.buffer.write(payload)
+        out.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise _named(exc, "standard output") from None
+    sys.stdout = sys.stderr         # the data owns standard output now; messages go to stderr
+
+
+def _write_atomic(path, payload):
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)      # keep the permissions of the file replaced
+    except OSError:
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
+        mode = 0o666 & ~umask                          # mkstemp makes 0600; give the usual permissions
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.write(payload)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -34,3 +114,31 @@ def _write_atomic(path, data):
             pass
         raise
     return path
+
+
+def _same_file(a, b) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_input(out_path, *inputs, what="output"):
+    """Raise FreecellError (one line, before anything is written) when `out_path` would replace one of
+    `inputs`. `None` and `-` (standard input/output) are skipped, and so is an output that is written in
+    place (a device, `/dev/stdout`): it replaces no file."""
+    if out_path is None or out_path == STDOUT:
+        return
+    try:
+        if _in_place(out_path):
+            return
+    except OSError:
+        return                      # a directory: the write reports it
+    for inp in inputs:
+        if inp is None or inp == STDOUT:
+            continue
+        if _same_file(out_path, inp):
+            raise FreecellError(f"the {what} {out_path} is the input {inp}: writing it would destroy the "
+                                f"input; choose another file")

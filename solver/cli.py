@@ -270,6 +270,8 @@ def _rules_of(args, search, cells):
 def cmd_explore(args):
     if args.out is not None and (args.canonical or (args.autoplay or "none") != "none"):
         _fail(CERT_NEEDS_SPEC)
+    from .atomic import check_not_input
+    check_not_input(args.out, args.board)
     src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
     max_states = _max_states_arg(args.max_states) if args.max_states is not None else EXPLORE_MAX_STATES
@@ -428,6 +430,8 @@ def svg_for(src, a, rules_dict):
 
 
 def cmd_analyze(args):
+    from .atomic import check_not_input
+    check_not_input(args.svg, args.board)
     src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
     exposed = _exposed_arg(args.exposed) if args.exposed is not None else None

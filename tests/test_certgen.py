@@ -1,4 +1,5 @@
 """Certificates: round trip, clean refusals of damaged files, the independent checker, and mutations."""
+import hashlib
 import os
 import random
 import subprocess
@@ -54,28 +55,51 @@ def test_round_trip_and_size(tmp_path, cert11982):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp")]  # nothing half-written left
 
 
+def reencode(good: bytes, top_changes=None, body=None, checksum=True, **header_changes) -> bytes:
+    """A certificate with some header fields (or top-level keys, or the body) changed; the checksum is
+    recomputed, as someone forging a file would, unless checksum=False."""
+    top = msgpack.unpackb(good, raw=False)
+    h = msgpack.unpackb(top["header"], raw=False)
+    h.update(header_changes)
+    top["header"] = msgpack.packb(h, use_bin_type=True)
+    if body is not None:
+        top["body"] = body
+    if checksum:
+        top["sha256"] = hashlib.sha256(top["header"] + top["body"]).hexdigest()
+    top.update(top_changes or {})
+    return msgpack.packb(top, use_bin_type=True)
+
+
+def version1(good: bytes) -> bytes:
+    """The same certificate in the old format 1 (header map inside, checksum over the body only)."""
+    top = msgpack.unpackb(good, raw=False)
+    h = msgpack.unpackb(top["header"], raw=False)
+    h.update(format=certificate.FORMAT, version=1, body_sha256=hashlib.sha256(top["body"]).hexdigest())
+    return msgpack.packb({"header": h, "body": top["body"]}, use_bin_type=True)
+
+
 def damaged_files(good: bytes):
     top = msgpack.unpackb(good, raw=False)
-    def with_header(**kw):
-        t = {"header": dict(top["header"], **kw), "body": top["body"]}
-        return msgpack.packb(t, use_bin_type=True)
     body = bytearray(top["body"])
     body[len(body) // 2] ^= 0xFF
     return {
         "truncated": (good[: len(good) // 2], "corrupt or truncated"),
         "empty": (b"", "corrupt or truncated"),
         "not msgpack": (b"\xc1garbage", "corrupt or truncated"),
-        "foreign map": (msgpack.packb({"hello": 1}), "no header"),
-        "foreign format": (with_header(format="something-else"), "format 'something-else'"),
-        "newer version": (with_header(version=2), "version 2"),
-        "flipped body byte": (msgpack.packb({"header": top["header"], "body": bytes(body)}, use_bin_type=True),
-                              "checksum mismatch"),
-        "wrong count": (with_header(states=5), "expected 5 states"),
+        "foreign map": (msgpack.packb({"hello": 1}), "format None"),
+        "foreign format": (reencode(good, {"format": "something-else"}), "format 'something-else'"),
+        "newer version": (reencode(good, {"version": 3}), "version 3"),
+        "version 1": (version1(good), "version 1, which has no checksum over its header.*rebuild it"),
+        "extra key": (reencode(good, {"note": "hi"}), "expected \\['format'"),
+        "flipped body byte": (reencode(good, body=bytes(body), checksum=False), "checksum mismatch"),
+        "wrong count": (reencode(good, states=5), "expected 5 states"),
+        "count too high": (reencode(good, states=586), "expected 586 states"),
     }
 
 
 @pytest.mark.parametrize("case", ["truncated", "empty", "not msgpack", "foreign map", "foreign format",
-                                  "newer version", "flipped body byte", "wrong count"])
+                                  "newer version", "version 1", "extra key", "flipped body byte", "wrong count",
+                                  "count too high"])
 def test_damaged_files_are_refused_with_one_line(tmp_path, case, small_certs):
     good = certificate.encode(small_certs[0])
     data, expected = damaged_files(good)[case]
@@ -102,7 +126,9 @@ def test_checker_accepts_11982(cert11982):
     assert res.ok, checker.report(res)
     assert res.states == res.checked == 84767
     assert res.successors > 84767
-    assert checker.report(res).startswith("valid: 84767 states")
+    assert checker.report(res).startswith(
+        "valid for deal 11982 under the standard rules (4 free cells, nothing back from the foundations): "
+        "84,767 states")
 
 
 def test_checker_refuses_a_start_that_is_not_the_deal(small_certs):
@@ -175,13 +201,15 @@ def test_mutate_and_check_commands(tmp_path, small_certs):
     good = tmp_path / "good.cert"
     certificate.write(str(good), small_certs[0])
     proc = run("-m", "certgen", "check", str(good))
-    assert proc.returncode == 0 and proc.stdout.startswith("valid: 585 states"), proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("valid for deal 11982 under the rules with 2 free cells and nothing back from "
+                                  "the foundations: 585 states")
     for kind in ("deal", "first-successor", "last-successor", "random:3"):
         bad = tmp_path / f"{kind.replace(':', '')}.cert"
         proc = run("-m", "certgen", "mutate", str(good), "--delete", kind, "--seed", "7", "--out", str(bad))
         assert proc.returncode == 0, proc.stderr
         proc = run("-m", "certgen", "check", str(bad))
-        assert proc.returncode == 1 and proc.stdout.startswith("invalid: "), proc.stdout
+        assert proc.returncode == 1 and proc.stdout.startswith("invalid for deal 11982 "), proc.stdout
     proc = run("-m", "certgen", "mutate", str(good), "--delete", "nonsense", "--out", str(tmp_path / "x"))
     assert proc.returncode == 2 and proc.stderr.startswith("error: unknown mutation 'nonsense'")
     assert not (tmp_path / "x").exists()
@@ -197,15 +225,8 @@ def _one_line_error(proc, code=2):
 
 
 def _with_header(good: bytes, source=None, rules=None, info=None):
-    top = msgpack.unpackb(good, raw=False)
-    h = top["header"]
-    if source is not None:
-        h["source"] = source
-    if rules is not None:
-        h["rules"] = rules
-    if info is not None:
-        h["info"] = info
-    return msgpack.packb(top, use_bin_type=True)
+    changes = {k: v for k, v in (("source", source), ("rules", rules), ("info", info)) if v is not None}
+    return reencode(good, **changes)
 
 
 @pytest.mark.parametrize("field,value,expected", [
@@ -233,7 +254,9 @@ def test_a_start_that_is_not_the_deal_is_one_line_for_mutate_and_render(tmp_path
     path = tmp_path / "other.cert"
     path.write_bytes(_with_header(certificate.encode(small_certs[-1]), source={"kind": "ms", "deal": 1}))
     proc = run("-m", "certgen", "check", str(path))
-    assert proc.returncode == 1 and proc.stdout.startswith("invalid: the header's start position is not msDeal 1")
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("invalid for deal 1 under the rules with 0 free cells and nothing back from the "
+                                  "foundations: the header's start position is not msDeal 1")
     for args in (["mutate", "--delete", "deal", "--out", str(tmp_path / "m.cert")],
                  ["mutate", "--delete", "first-successor", "--out", str(tmp_path / "m.cert")],
                  ["render", "--lean-dir", str(tmp_path / "lean")]):
@@ -265,7 +288,8 @@ def test_info_speaks_plain_words(tmp_path, small_certs):
     certificate.write(str(good), small_certs[0])
     proc = run("-m", "certgen", "info", str(good))
     assert proc.returncode == 0
-    assert proc.stdout.startswith("deal 11982: 585 states, 2 free cells, ") and "{" not in proc.stdout
+    assert proc.stdout.startswith("deal 11982 under the rules with 2 free cells and nothing back from the "
+                                  "foundations: 585 states, ") and "{" not in proc.stdout
 
 
 def test_prove_reads_a_board_on_stdin_once(tmp_path):
@@ -276,7 +300,7 @@ def test_prove_reads_a_board_on_stdin_once(tmp_path):
     proc = run("-m", "certgen", "prove", "--board", "-", "--cells", "0", "--out-dir", str(tmp_path / "out"),
                "--lean-dir", str(tmp_path / "lean"), input=format_position(board), env=env)
     assert proc.returncode == 3, proc.stdout + proc.stderr  # 3: Lean is not available
-    assert "valid: 1 states" in proc.stdout
+    assert " (start position " in proc.stdout and ": 1 state; " in proc.stdout
     assert sorted(os.listdir(tmp_path / "out")) == ["BoardPositionCells0.cert", "BoardPositionCells0.lean"]
 
 
