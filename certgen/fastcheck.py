@@ -3,8 +3,10 @@ Python: `certgen check` uses it when it is built, and keeps certgen/checker.py a
 (`--reference`). docs/TRUST.md says what trusting it means.
 
 It shares no code with the search core or with this package: its own certificate reader (msgpack,
-SHA-256, zlib), its own P64 decoding, its own `moves` from lean/FreeCell/Spec.lean. Exit status 0 valid,
-1 invalid (one line naming the first failure), 2 a damaged or unreadable file (one line `error: …`).
+SHA-256, zlib), its own P64 decoding, its own `msDeal` and its own `moves` from lean/FreeCell/Spec.lean.
+Exit status 0 valid, 1 invalid (one line naming the first failure), 2 a damaged or unreadable file (one
+line `error: …`). One check is left to Python: that a SiggySoft deal code in the header generates the
+start position (SHA-512 streams; certgen.checker.start_of), done here before the verdict is given.
 """
 import json
 import os
@@ -46,7 +48,10 @@ class FastResult:
     checked: int             # members whose successors were checked before the verdict
     successors: int          # successor positions looked up
     failure: Optional[str]   # None | "start" | "successor" | "won" | "start-mismatch"
-    message: str             # the one line: "valid: …" or "invalid: …"
+    message: str             # the one line: "valid for …" or "invalid for …"
+    source: dict             # the header's source, rules and start record
+    rules: dict
+    start: bytes
     read_seconds: float      # reading: checksum, header, inflation, order of the records
     check_seconds: float     # each record parsed, the three fence conditions (wall time)
     check_cpu_seconds: float  # the same in processor time (less sensitive to a busy machine)
@@ -67,10 +72,23 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
     if proc.returncode not in (0, 1):
         raise FreecellError(f"the fast checker stopped with exit status {proc.returncode} on {path}")
     obj = json.loads(proc.stdout.decode("utf-8"))
-    return FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
-                      successors=obj["successors"], failure=obj["failure"], message=obj["message"],
-                      read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
-                      check_cpu_seconds=obj["check_cpu_seconds"])
+    res = FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
+                     successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
+                     source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
+                     read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
+                     check_cpu_seconds=obj["check_cpu_seconds"])
+    if "code" in res.source and res.failure != "start-mismatch":
+        from . import checker
+        try:
+            checker.start_of(_header_only(res))
+        except checker.StartMismatch as e:  # as the Python checker: before any other verdict
+            res.ok, res.failure, res.message = False, "start-mismatch", f"invalid for {obj['subject']}: {e}"
+    return res
+
+
+def _header_only(res: FastResult):
+    from .certificate import Certificate
+    return Certificate(source=res.source, rules=res.rules, start=res.start, records=[])
 
 
 def successors(records: List[bytes], cells: int = 4, foundation_return: bool = False,
@@ -111,6 +129,7 @@ def report(cert_path: str, res: FastResult, as_json: bool) -> str:
     reference checker's keys, and `checker`)."""
     if not as_json:
         return res.message
-    return json.dumps({"certificate": cert_path, "valid": res.ok, "states": res.states, "checked": res.checked,
+    return json.dumps({"certificate": cert_path, "valid": res.ok, "start": _header_only(res).start_json(),
+                       "rules": res.rules, "states": res.states, "checked": res.checked,
                        "successors": res.successors, "failure": res.failure, "message": res.message,
                        "checker": "fast"})

@@ -337,31 +337,31 @@ static void layout(const unsigned char *rec, Pos *s) {
     for (c = 0; c < 4; c++) s->home[c] = 13 - count[c];
 }
 
-/* Read a record into `s`. Returns 0 unless it is a position (the rules of solver/packed.py): 8 column
-   ends; every other byte up to the free cells' end a card 1..52, no card twice; at most 8 free cells, in
-   ascending order, zeros after them; and the cards not in play are the lowest of their suits (the
-   foundations hold them), since the heights are derived from the cards in play. */
-static int parse(const unsigned char *rec, Pos *s) {
+/* Read a record into `s`. Returns NULL when it is a position, else what is wrong, in the words and the
+   order of solver/packed.py's validator: 8 column ends; the free cells (the bytes after the eighth end)
+   without a gap, zeros after them; every other byte a card 1..52, no card twice; at most 8 free cells,
+   in ascending order; the cards not in play the lowest of their suits (the foundations hold them, the
+   heights being derived from the cards in play). */
+static const char *parse(const unsigned char *rec, Pos *s) {
     const uint64_t below_kings = ((uint64_t)1 << 49) - 2; /* bits 1..48: the cards of rank 1..12 */
     uint64_t seen = 0, over = 0;
-    int i, cards, zeros = 0;
+    int i, zeros = 0;
+    for (i = 0; i < P64; i++) zeros += rec[i] == 0;
+    if (zeros < 8) return "fewer than 8 column ends";
+    layout(rec, s);
+    if (s->cell0 - 8 + s->ncell != P64 - zeros) return "a gap in the free cells"; /* a byte after them */
     for (i = 0; i < P64; i += 8) /* a byte above 52: 0x80 set in (b & 0x7f) + (0x80 - 53), or in b */
         over |= ((le64(rec + i) & LOW7) + (0x80 - 53) * ONES) | le64(rec + i);
-    if (over & 0x8080808080808080ull) return 0;
-    for (i = 0; i < P64; i++) {
-        seen |= (uint64_t)1 << rec[i];
-        zeros += rec[i] == 0;
-    }
-    if (zeros < 8) return 0; /* not 8 columns */
-    layout(rec, s);
-    cards = 52 - s->home[0] - s->home[1] - s->home[2] - s->home[3];
+    if (over & 0x8080808080808080ull) return "a byte that is no card, or a card twice";
+    for (i = 0; i < P64; i++) seen |= (uint64_t)1 << rec[i];
     seen &= ~(uint64_t)1;
-    if (POPCOUNT(seen) != cards) return 0;                 /* a card twice */
-    if (s->cell0 - 8 + s->ncell != cards) return 0;         /* a card after the free cells' end (a gap) */
-    if (s->ncell > 8) return 0;
+    if (POPCOUNT(seen) != P64 - zeros) return "a byte that is no card, or a card twice";
+    if (s->ncell > 8) return "more than 8 free cells, or free cells out of order";
     for (i = s->cell0 + 1; i < s->cell0 + s->ncell; i++)
-        if (rec[i - 1] >= rec[i]) return 0;                 /* free cells out of order */
-    return ((seen & below_kings) << 4 & ~seen) == 0;        /* card b in play, b + 4 (one higher) home */
+        if (rec[i - 1] >= rec[i]) return "more than 8 free cells, or free cells out of order";
+    if ((seen & below_kings) << 4 & ~seen) /* card b in play, b + 4 (one rank higher) home */
+        return "a card in play above a card of its suit on the foundation";
+    return NULL;
 }
 
 /* The record of `s` after taking the byte at index `a` out (a < 0: nothing taken out; the card comes
@@ -579,8 +579,10 @@ static void members(const unsigned char *recs, size_t n, const unsigned char *ke
 
 typedef struct {
     Rules rules;
-    unsigned char start[P64]; /* canonical: free cells sorted */
-    long long deal;           /* 0 unless source.kind == "ms" */
+    unsigned char start[P64];
+    int kind;                 /* the source: 0 "ms" (a Microsoft deal number), 1 "code", 2 "board" */
+    long long deal;           /* the deal number (kind 0) */
+    char code[1300], name[1300]; /* the source's deal code and board name, "" when absent */
     uint64_t states;
     unsigned char *recs;      /* states x 64 bytes, sorted and distinct */
 } Cert;
@@ -629,6 +631,7 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
     const unsigned char *at;
     Field h[6], rule[2], src[4];
     Pos s;
+    const char *why;
     char buf[80];
     int i;
     if (!mp_value(&r, &m, &at, 0) || r.p != r.end) die("the header is not readable msgpack");
@@ -655,13 +658,16 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
             die("bad source in header: deal %s (a deal number is 1..2147483647)", src[1].found ? repr(&src[1].v, buf, sizeof buf) : "None");
         ct->deal = src[1].v.i;
     }
+    ct->kind = i;
     if ((i == 1 || src[2].found) && !(src[2].found && printable(&src[2].v)))
         die("bad source in header: code %s", src[2].found ? repr(&src[2].v, buf, sizeof buf) : "None");
     if (i == 2 && src[3].found && !printable(&src[3].v))
         die("bad source in header: board name %s (one printable line)", repr(&src[3].v, buf, sizeof buf));
+    if (src[2].found) memcpy(ct->code, src[2].v.ptr, (size_t)src[2].v.len); /* printable: at most 1200 bytes */
+    if (i == 2 && src[3].found) memcpy(ct->name, src[3].v.ptr, (size_t)src[3].v.len);
     if (h[H_INFO].v.type != M_MAP) die("bad info in header (not a map)");
     if (h[H_START].v.len != P64) die("bad start position in header: %llu bytes, expected 64", (unsigned long long)h[H_START].v.len);
-    if (!parse(h[H_START].v.ptr, &s)) die("bad start position in header: not a position");
+    if ((why = parse(h[H_START].v.ptr, &s)) != NULL) die("bad start position in header: packed position: %s", why);
     memcpy(ct->start, h[H_START].v.ptr, P64);
 }
 
@@ -760,7 +766,8 @@ static void read_cert(const char *path, Cert *ct) {
 
 /* Record i as a position; a record that is not canonical makes the file damaged. */
 static void member_at(const Cert *ct, uint64_t i, Pos *s) {
-    if (!parse(ct->recs + P64 * i, s)) die("record %llu is not a position", (unsigned long long)i + 1);
+    const char *why = parse(ct->recs + P64 * i, s);
+    if (why) die("record %llu is not a position (%s)", (unsigned long long)i + 1, why);
 }
 
 /* ---- the check ----------------------------------------------------------------------------------- */
@@ -778,6 +785,53 @@ static void progress(uint64_t done, uint64_t total, double t0, int last) {
     if (last) fprintf(stderr, "\r%79s\r", "");
 }
 
+/* n with thousands separators, as Python's f"{n:,}". */
+static const char *commas(uint64_t n, char *buf) {
+    char digits[24];
+    int len = sprintf(digits, "%llu", (unsigned long long)n), i, o = 0;
+    for (i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* What the check is about, in the words of certgen/certificate.py's subject(): the start (the deal, the
+   deal code, or the board's name and the first 12 hex digits of the SHA-256 of its start record) and
+   the rules. */
+static void subject(const Cert *ct, char *out) {
+    int cells = ct->rules.cells;
+    char *p = out;
+    if (ct->kind == 0) p += sprintf(p, "deal %lld", ct->deal);
+    else if (ct->kind == 1) p += sprintf(p, "the deal code %s", ct->code);
+    else {
+        Sha s;
+        char hex[65];
+        sha_init(&s);
+        sha_update(&s, ct->start, P64);
+        sha_hex(&s, hex);
+        p += sprintf(p, "the board %s (start position %.12s)", ct->name[0] ? ct->name : "position", hex);
+    }
+    if (cells == 4 && !ct->rules.foundation_return)
+        sprintf(p, " under the standard rules (4 free cells, nothing back from the foundations)");
+    else
+        sprintf(p, " under the rules with %d free cell%s and %s", cells, cells == 1 ? "" : "s",
+                ct->rules.foundation_return ? "foundation returns allowed" : "nothing back from the foundations");
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped (the text is UTF-8 already). */
+static void json_str(const char *text) {
+    putchar('"');
+    for (; *text; text++) {
+        unsigned char c = (unsigned char)*text;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
 #define BATCH 64 /* successors searched side by side (at least; a member's successors stay together) */
 
 static int check(const char *path, int json, int show_progress) {
@@ -787,7 +841,7 @@ static int check(const char *path, int json, int show_progress) {
     static uint64_t kw[BATCH + MAXMOVES][8];
     static int act[BATCH + MAXMOVES];
     static uint64_t parent[BATCH + MAXMOVES];
-    static char msg[4096], d1[1024], d2[1024];
+    static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
     unsigned char dealrec[P64];
     uint64_t i = 0, looked = 0, checked = 0;
     const char *failure = NULL;
@@ -797,11 +851,12 @@ static int check(const char *path, int json, int show_progress) {
     read_cert(path, &ct);
     t1 = now();
     c1 = clock();
+    subject(&ct, about);
     if (ct.deal) { /* the start position is regenerated from the deal number, not taken on trust */
         ms_deal((uint32_t)ct.deal, dealrec);
         if (memcmp(dealrec, ct.start, P64) != 0) {
             failure = "start-mismatch";
-            snprintf(msg, sizeof msg, "invalid: the header's start position is not msDeal %lld", ct.deal);
+            snprintf(msg, sizeof msg, "invalid for %s: the header's start position is not msDeal %lld", about, ct.deal);
         }
     }
     if (!failure) { /* 1. the start position is in the set */
@@ -810,7 +865,7 @@ static int check(const char *path, int json, int show_progress) {
         if (!found[0]) {
             failure = "start";
             describe(ct.start, d1);
-            snprintf(msg, sizeof msg, "invalid: the start position is not in the certificate: %s", d1);
+            snprintf(msg, sizeof msg, "invalid for %s: the start position is not in the certificate: %s", about, d1);
         }
     }
     while (!failure && i < ct.states) {
@@ -836,8 +891,8 @@ static int check(const char *path, int json, int show_progress) {
             checked = parent[q];
             describe(keys + P64 * q, d1);
             describe(ct.recs + P64 * parent[q], d2);
-            snprintf(msg, sizeof msg, "invalid: a successor of a member is not in the certificate: missing %s "
-                     "reached in one move from the member %s", d1, d2);
+            snprintf(msg, sizeof msg, "invalid for %s: a successor of a member is not in the certificate: missing "
+                     "%s reached in one move from the member %s", about, d1, d2);
             break;
         }
         looked += (uint64_t)nk;
@@ -845,7 +900,7 @@ static int check(const char *path, int json, int show_progress) {
         if (won_here) {
             failure = "won";
             describe(ct.recs + P64 * i, d1);
-            snprintf(msg, sizeof msg, "invalid: the certificate contains a won position: %s", d1);
+            snprintf(msg, sizeof msg, "invalid for %s: the certificate contains a won position: %s", about, d1);
         }
         if (show_progress && (i >> 20) != (first >> 20)) progress(checked, ct.states, t1, 0);
     }
@@ -855,17 +910,29 @@ static int check(const char *path, int json, int show_progress) {
         member_at(&ct, i, &s);
     }
     if (!failure)
-        snprintf(msg, sizeof msg, "valid: %llu states; the start position is in the set, every one of the %llu "
-                 "successors of its members is in it, and none of them is won",
-                 (unsigned long long)ct.states, (unsigned long long)looked);
-    if (json)
-        printf("{\"valid\": %s, \"states\": %llu, \"checked\": %llu, \"successors\": %llu, "
-               "\"failure\": %s%s%s, \"message\": \"%s\", \"read_seconds\": %.4f, \"check_seconds\": %.4f, "
-               "\"check_cpu_seconds\": %.4f}\n",
-               failure ? "false" : "true", (unsigned long long)ct.states,
-               (unsigned long long)checked, (unsigned long long)looked, failure ? "\"" : "",
-               failure ? failure : "null", failure ? "\"" : "", msg, t1 - t0, now() - t1, (double)(clock() - c1) / CLOCKS_PER_SEC);
-    else
+        snprintf(msg, sizeof msg, "valid for %s: %s state%s; the start position is in the set, every one of the "
+                 "%s successors of its members is in it, and none of them is won", about, commas(ct.states, n1),
+                 ct.states == 1 ? "" : "s", commas(looked, n2));
+    if (json) { /* and the source and start, for what certgen/fastcheck.py checks itself (deal codes) */
+        int k;
+        printf("{\"valid\": %s, \"states\": %llu, \"checked\": %llu, \"successors\": %llu, \"failure\": ",
+               failure ? "false" : "true", (unsigned long long)ct.states, (unsigned long long)checked,
+               (unsigned long long)looked);
+        json_str(failure ? failure : "");
+        printf(", \"message\": ");
+        json_str(msg);
+        printf(", \"subject\": ");
+        json_str(about);
+        printf(", \"source\": {\"kind\": \"%s\"", ct.kind == 0 ? "ms" : ct.kind == 1 ? "code" : "board");
+        if (ct.kind == 0) printf(", \"deal\": %lld", ct.deal);
+        if (ct.code[0]) { printf(", \"code\": "); json_str(ct.code); }
+        if (ct.name[0]) { printf(", \"name\": "); json_str(ct.name); }
+        printf("}, \"rules\": {\"cells\": %d, \"foundation_return\": %s}, \"start\": \"", ct.rules.cells,
+               ct.rules.foundation_return ? "true" : "false");
+        for (k = 0; k < P64; k++) printf("%02x", ct.start[k]);
+        printf("\", \"read_seconds\": %.4f, \"check_seconds\": %.4f, \"check_cpu_seconds\": %.4f}\n", t1 - t0,
+               now() - t1, (double)(clock() - c1) / CLOCKS_PER_SEC);
+    } else
         printf("%s\n", msg);
     free(ct.recs);
     return failure ? 1 : 0;
@@ -882,7 +949,8 @@ static int successors(const Rules *r) {
         Pos s;
         int n;
         unsigned char cnt[2];
-        if (!parse(rec, &s)) die("not a position");
+        const char *why = parse(rec, &s);
+        if (why) die("not a position (%s)", why);
         n = moves(r, &s, succ);
         cnt[0] = (unsigned char)(n & 0xff);
         cnt[1] = (unsigned char)(n >> 8);

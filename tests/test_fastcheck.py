@@ -16,22 +16,15 @@ from collections import deque
 
 from certgen import certificate, checker, fastcheck, mutate
 from solver import deals, packed, search, spec
+from solver.errors import FreecellError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = fastcheck.binary()
 pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
 
 
-def encode_v2(cert, level=9) -> bytes:
-    """Certificate format version 2 as BRIEF.md specifies it (until certgen/certificate.py writes it)."""
-    body = zlib.compress(b"".join(cert.records), level)
-    header = msgpack.packb({"source": cert.source, "rules": cert.rules, "start": cert.start,
-                            "states": len(cert.records), "encoding": "p64-sorted-zlib", "info": cert.info},
-                           use_bin_type=True)
-    return v2_file(header, body)
-
-
 def v2_file(header: bytes, body: bytes, **top) -> bytes:
+    """A certificate file (format version 2) made by hand from its header and body bytes."""
     obj = {"format": "freecell-proof-certificate", "version": 2, "header": header, "body": body,
            "sha256": hashlib.sha256(header + body).hexdigest()}
     obj.update(top)
@@ -73,8 +66,17 @@ def run_fccheck(tmp_path, data: bytes, name="c.cert"):
 
 def fast(tmp_path, cert, name="c.cert"):
     path = tmp_path / name
-    path.write_bytes(encode_v2(cert, level=1))
+    certificate.write(str(path), cert)
     return fastcheck.check(str(path))
+
+
+def one_line(ref) -> str:
+    """The Python checker's verdict on one line (it writes a missing successor's member on a second)."""
+    return checker.report(ref).replace("\n  reached", " reached")
+
+
+STANDARD = "the standard rules (4 free cells, nothing back from the foundations)"
+TWO_CELLS = "the rules with 2 free cells and nothing back from the foundations"
 
 
 @pytest.fixture(scope="module")
@@ -164,8 +166,8 @@ def test_11982_valid_with_the_same_line_as_the_python_checker(tmp_path, cert1198
     ref = checker.check(cert11982)
     assert res.ok and ref.ok
     assert res.message == ref.message == (
-        "valid: 84767 states; the start position is in the set, every one of the 314366 successors of "
-        "its members is in it, and none of them is won")
+        f"valid for deal 11982 under {STANDARD}: 84,767 states; the start position is in the set, every one of "
+        f"the 314,366 successors of its members is in it, and none of them is won")
     assert res.states == res.checked == 84767 and res.successors == ref.successors == 314366
 
 
@@ -221,8 +223,17 @@ def test_an_added_won_state_is_refused(tmp_path, small_certs):
         mutant, _ = mutate.mutate(cert, "add-won")
         res, ref = fast(tmp_path, mutant), checker.check(mutant)
         assert not res.ok and res.failure == ref.failure == "won"
-        assert res.message == "invalid: the certificate contains a won position: " \
-                              "[cols: - / - / - / - / - / - / - / - | cells: - | home: 13 13 13 13]"
+        assert res.message == one_line(ref)
+        assert res.message.endswith("the certificate contains a won position: "
+                                    "[cols: - / - / - / - / - / - / - / - | cells: - | home: 13 13 13 13]")
+
+
+def test_a_single_deletion_is_reported_like_the_python_checker(tmp_path, small_certs):
+    cert = small_certs[0]
+    for kind in ("deal", "last-successor"):
+        mutant, _ = mutate.mutate(cert, kind)
+        res, ref = fast(tmp_path, mutant), checker.check(mutant)
+        assert not res.ok and res.failure == ref.failure and res.message == one_line(ref)
 
 
 def test_a_start_that_is_not_the_deal_is_invalid(tmp_path, small_certs):
@@ -230,20 +241,31 @@ def test_a_start_that_is_not_the_deal_is_invalid(tmp_path, small_certs):
     other = certificate.Certificate({"kind": "ms", "deal": 11983}, cert.rules, cert.start, cert.records, {})
     res, ref = fast(tmp_path, other), checker.check(other)
     assert not res.ok and res.failure == ref.failure == "start-mismatch"
-    assert res.message == "invalid: the header's start position is not msDeal 11983"
+    assert res.message == one_line(ref) == \
+        f"invalid for deal 11983 under {TWO_CELLS}: the header's start position is not msDeal 11983"
 
 
-def test_a_board_start_is_taken_from_the_header(tmp_path, small_certs):
-    cert = small_certs[2]
-    board = certificate.Certificate({"kind": "board", "name": "x"}, cert.rules, cert.start, cert.records, {})
-    assert fast(tmp_path, board).ok
+def test_boards_and_deal_codes(tmp_path, small_certs):
+    """A board's start is taken from the header; a deal code's start must be the code's (checked in Python
+    by certgen/fastcheck.py, with solver/siggysoft.py, as by the Python checker)."""
+    cert = small_certs[2]  # deal 3, one free cell
+    for source in ({"kind": "board", "name": "x"}, {"kind": "code", "code": "SOL1-freecell-cells=1-C3"},
+                   {"kind": "ms", "deal": 3, "code": "SOL1-freecell-cells=1-C3"}):
+        c = certificate.Certificate(source, cert.rules, cert.start, cert.records, {})
+        res, ref = fast(tmp_path, c), checker.check(c)
+        assert res.ok and ref.ok and res.message == ref.message
+    for source in ({"kind": "code", "code": "SOL1-freecell-cells=1-C4"}, {"kind": "code", "code": "SOL1-x"},
+                   {"kind": "ms", "deal": 3, "code": "SOL1-freecell-cells=1-C4"}):
+        c = certificate.Certificate(source, cert.rules, cert.start, cert.records, {})
+        res, ref = fast(tmp_path, c), checker.check(c)
+        assert not res.ok and res.failure == ref.failure == "start-mismatch" and res.message == one_line(ref)
     # a start outside the set: a successor of the deal stands in for it
     s1 = spec.moves(spec.Rules(cells=1), spec.ms_deal(3))[0]
-    away = certificate.Certificate({"kind": "code", "code": "SOL1-x"}, cert.rules,
-                                   p64(s1),
+    away = certificate.Certificate({"kind": "board", "name": "y"}, cert.rules, p64(s1),
                                    [r for r in cert.records if r != p64(s1)], {})
-    res = fast(tmp_path, away)
-    assert not res.ok and res.failure == "start"
+    res, ref = fast(tmp_path, away), checker.check(away)
+    assert not res.ok and res.failure == ref.failure == "start" and res.message == one_line(ref)
+    assert res.message.startswith("invalid for the board y (start position ")
 
 
 # -- damaged files: exit 2, one line ---------------------------------------------------------------------
@@ -257,7 +279,7 @@ def _header(cert, **change):
 
 def damaged(cert):
     body = zlib.compress(b"".join(cert.records), 9)
-    good = encode_v2(cert)
+    good = certificate.encode(cert)
     top = msgpack.unpackb(good, raw=False)
     flipped = bytearray(body)
     flipped[len(flipped) // 2] ^= 0xFF
@@ -339,11 +361,14 @@ def damaged(cert):
     "deal 'abc'", "deal missing", "other kind", "a code with a newline", "cells True", "cells 9", "another rule",
     "info a list", "another header key", "no start", "short start", "header not a map", "header not msgpack"])
 def test_damaged_files_exit_2_with_one_line(tmp_path, small_certs, case):
+    """Refused by the fast checker (exit 2, one line) and by the Python reader alike."""
     data, expected = damaged(small_certs[2])[case]
     p = run_fccheck(tmp_path, data)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert p.stdout == "" and p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {tmp_path / 'c.cert'}: ")
     assert expected in p.stderr, p.stderr
+    with pytest.raises(FreecellError):
+        certificate.decode(data)
 
 
 def test_a_missing_file_and_bad_arguments(tmp_path):
@@ -356,31 +381,31 @@ def test_a_missing_file_and_bad_arguments(tmp_path):
 
 # -- `certgen check` uses it ---------------------------------------------------------------------------
 
-def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, small_certs, monkeypatch, capsys):
+def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, small_certs, capsys):
     import json
     from certgen import cli
     cert = small_certs[0]
-    written = tmp_path / "w.cert"
-    certificate.write(str(written), cert)  # the version the writer writes today
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), cert)
     outs = []
-    for args in (["check", str(written)], ["check", "--reference", str(written)]):
+    for args in (["check", str(path)], ["check", "--reference", str(path)]):
         assert cli.main(args) == 0
         outs.append(capsys.readouterr().out)
-    assert outs[0] == outs[1] == "valid: 585 states; the start position is in the set, every one of the 1724 " \
-                                 "successors of its members is in it, and none of them is won\n"
-    # a version 2 file: the fast checker (until certificate.py writes version 2, `certgen check` keeps the
-    # Python checker for the files it writes; here it is told that it does)
-    monkeypatch.setattr(certificate, "VERSION", max(certificate.VERSION, 2))
-    v2 = tmp_path / "v2.cert"
-    v2.write_bytes(encode_v2(cert))
-    assert cli.main(["check", "--json", str(v2)]) == 0
-    obj = json.loads(capsys.readouterr().out)
-    assert obj["checker"] == "fast" and obj["valid"] and obj["states"] == 585 and obj["message"] == outs[0].strip()
+    assert outs[0] == outs[1] == (f"valid for deal 11982 under {TWO_CELLS}: 585 states; the start position is in "
+                                  f"the set, every one of the 1,724 successors of its members is in it, and none "
+                                  f"of them is won\n")
+    jsons = []
+    for args in (["check", "--json", str(path)], ["check", "--json", "--reference", str(path)]):
+        assert cli.main(args) == 0
+        jsons.append(json.loads(capsys.readouterr().out))
+    assert jsons[0].pop("checker") == "fast" and "checker" not in jsons[1]
+    jsons[1]["checked"] = jsons[0]["checked"]  # the order of the visits differs, not the members
+    assert jsons[0] == jsons[1]
     mutant, _ = mutate.mutate(cert, "add-won")
-    v2.write_bytes(encode_v2(mutant))
-    assert cli.main(["check", str(v2)]) == 1
-    assert capsys.readouterr().out.startswith("invalid: the certificate contains a won position")
-    v2.write_bytes(encode_v2(cert)[:-100])
-    assert cli.main(["check", str(v2)]) == 2
-    err = capsys.readouterr().err
-    assert err == f"error: {v2}: not a readable certificate (corrupt or truncated msgpack)\n"
+    certificate.write(str(path), mutant)
+    assert cli.main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.startswith(f"invalid for deal 11982 under {TWO_CELLS}: the certificate contains "
+                                              f"a won position")
+    path.write_bytes(certificate.encode(cert)[:-100])
+    assert cli.main(["check", str(path)]) == 2
+    assert capsys.readouterr().err == f"error: {path}: not a readable certificate (corrupt or truncated msgpack)\n"
