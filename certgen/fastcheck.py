@@ -5,8 +5,10 @@ Python: `certgen check` uses it when it is built, and keeps certgen/checker.py a
 It shares no code with the search core or with this package: its own certificate reader (msgpack,
 SHA-256, zlib), its own P64 decoding, its own `msDeal` and its own `moves` from lean/FreeCell/Spec.lean.
 Exit status 0 valid, 1 invalid (one line naming the first failure), 2 a damaged or unreadable file (one
-line `error: …`). One check is left to Python: that a SiggySoft deal code in the header generates the
-start position (SHA-512 streams; certgen.checker.start_of), done here before the verdict is given.
+line `error: …`). Two checks of the header are left to Python and done here before the verdict is given:
+that a deal code or board name is printable in Python's full Unicode sense (fccheck refuses control
+characters only), and that a SiggySoft deal code generates the start position (SHA-512 streams;
+certgen.checker.start_of).
 """
 import json
 import os
@@ -77,8 +79,9 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
                      source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
                      read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
                      check_cpu_seconds=obj["check_cpu_seconds"])
+    from . import certificate, checker
+    certificate._check_source(res.source, lambda why: FreecellError(f"{path}: {why}"))
     if "code" in res.source and res.failure != "start-mismatch":
-        from . import checker
         try:
             checker.start_of(_header_only(res))
         except checker.StartMismatch as e:  # as the Python checker: before any other verdict

@@ -191,16 +191,41 @@ static int is_str(const Val *v, const char *s) {
     return v->type == M_STR && v->len == strlen(s) && memcmp(v->ptr, s, v->len) == 0;
 }
 
-/* Read one whole value: its head in *v; *at: where its contents start (maps, arrays), which are skipped. */
+/* Strict UTF-8 (no overlong forms, no surrogates, at most U+10FFFF), as Python decodes msgpack strings. */
+static int utf8(const unsigned char *p, uint64_t n) {
+    uint64_t i = 0;
+    while (i < n) {
+        unsigned c = p[i], k, j, cp;
+        if (c < 0x80) { i++; continue; }
+        if (c < 0xc2 || c > 0xf4) return 0; /* a stray continuation byte, an overlong lead, above U+10FFFF */
+        k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+        if (n - i <= k) return 0;
+        cp = c & (0x3fu >> k);
+        for (j = 1; j <= k; j++) {
+            if ((p[i + j] & 0xc0) != 0x80) return 0;
+            cp = cp << 6 | (p[i + j] & 0x3f);
+        }
+        if (cp < (k == 1 ? 0x80u : k == 2 ? 0x800u : 0x10000u) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+/* Read one whole value: its head in *v; *at: where its contents start (maps, arrays), which are skipped.
+   Refuses what Python's msgpack.unpackb(raw=False) refuses: a string that is not UTF-8, a map or a list
+   as a map's key. */
 static int mp_value(Rd *r, Val *v, const unsigned char **at, int depth) {
     uint64_t n;
     if (depth > 64 || !mp_read(r, v)) return 0;
+    if (v->type == M_STR && !utf8(v->ptr, v->len)) return 0;
     *at = r->p;
     if (v->type != M_MAP && v->type != M_ARR) return 1;
-    for (n = v->type == M_MAP ? 2 * v->len : v->len; n; n--) {
+    for (n = 0; n < (v->type == M_MAP ? 2 * v->len : v->len); n++) {
         Val inner;
         const unsigned char *skip;
         if (!mp_value(r, &inner, &skip, depth + 1)) return 0;
+        if (v->type == M_MAP && n % 2 == 0 && (inner.type == M_MAP || inner.type == M_ARR)) return 0;
     }
     return 1;
 }
@@ -208,8 +233,8 @@ static int mp_value(Rd *r, Val *v, const unsigned char **at, int depth) {
 /* A map's values for the keys names[0..n): found, the value's head, where its contents start. */
 typedef struct { int found; Val v; Rd in; } Field;
 
-/* Read the pairs of a map whose contents start at `at` (the map read whole before). Returns how many
-   keys are not among the names, or repeat one. */
+/* Read the pairs of a map whose contents start at `at` (the map read whole before). A key given twice
+   has its last value (as a Python dict). Returns how many keys are not among the names. */
 static int fields(const unsigned char *at, const unsigned char *end, uint64_t pairs, const char *const *names,
                   int n, Field *out) {
     Rd r = {at, end};
@@ -222,7 +247,7 @@ static int fields(const unsigned char *at, const unsigned char *end, uint64_t pa
         mp_value(&r, &key, &in, 1);
         mp_value(&r, &v, &in, 1);
         for (k = 0; k < n && !is_str(&key, names[k]); k++) continue;
-        if (k == n || out[k].found) { other++; continue; }
+        if (k == n) { other++; continue; }
         out[k].found = 1;
         out[k].v = v;
         out[k].in.p = in;
@@ -273,7 +298,7 @@ typedef struct {
     int end[8];  /* column c is rec[c ? end[c-1] + 1 : 0 .. end[c]), bottom to top; rec[end[c]] == 0 */
     int top[8];  /* column c's top card, 0 when it is empty */
     uint64_t empty, tops; /* bit c: column c is empty; bit b: card b is a column's top card */
-    unsigned char col_of[53]; /* the column of each top card (valid for the bits of tops) */
+    unsigned char col_of[64]; /* the column of each top card (valid for the bits of tops) */
     int cell0;   /* the free cells are rec[cell0 .. cell0 + ncell), ascending */
     int ncell;
     int home[4]; /* foundation height per suit */
@@ -328,8 +353,8 @@ static void layout(const unsigned char *rec, Pos *s) {
         s->end[c] = CTZ(zeros);
         s->top[c] = s->end[c] > (c ? s->end[c - 1] + 1 : 0) ? rec[s->end[c] - 1] : 0;
         s->empty |= (uint64_t)(s->top[c] == 0) << c;
-        s->tops |= (uint64_t)(s->top[c] != 0) << s->top[c];
-        s->col_of[s->top[c]] = (unsigned char)c;
+        s->tops |= (uint64_t)(s->top[c] != 0) << (s->top[c] & 63); /* & 63: parse calls this before it */
+        s->col_of[s->top[c] & 63] = (unsigned char)c;                /* has refused bytes above 52 */
     }
     s->cell0 = s->end[7] + 1; /* zeros now holds the 0 bytes after the columns */
     after = s->cell0 < P64 ? ~zeros >> s->cell0 : 0;

@@ -409,3 +409,18 @@ def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, s
     path.write_bytes(certificate.encode(cert)[:-100])
     assert cli.main(["check", str(path)]) == 2
     assert capsys.readouterr().err == f"error: {path}: not a readable certificate (corrupt or truncated msgpack)\n"
+
+
+def test_names_and_codes_python_does_not_print_are_refused(tmp_path, small_certs):
+    """fccheck refuses control characters in a deal code or board name; the rest of Python's idea of
+    printable (U+2028, a line separator, is not) is applied by certgen/fastcheck.py, so `certgen check`
+    refuses what the Python reader refuses."""
+    cert = small_certs[2]
+    for source, expected in (({"kind": "board", "name": "x\u2028y"}, "bad source in header: board name"),
+                             ({"kind": "code", "code": "SOL1\u2028"}, "bad source in header: code")):
+        path = tmp_path / "c.cert"
+        path.write_bytes(certificate.encode(certificate.Certificate(source, cert.rules, cert.start, cert.records)))
+        with pytest.raises(FreecellError, match=expected):
+            fastcheck.check(str(path))
+        with pytest.raises(FreecellError, match=expected):
+            certificate.read(str(path))
