@@ -217,7 +217,7 @@ static int utf8(const unsigned char *p, uint64_t n) {
    as a map's key. */
 static int mp_value(Rd *r, Val *v, const unsigned char **at, int depth) {
     uint64_t n;
-    if (depth > 64 || !mp_read(r, v)) return 0;
+    if (depth > 1024 || !mp_read(r, v)) return 0; /* Python's msgpack nests at most 1024 deep */
     if (v->type == M_STR && !utf8(v->ptr, v->len)) return 0;
     *at = r->p;
     if (v->type != M_MAP && v->type != M_ARR) return 1;
