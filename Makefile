@@ -12,8 +12,10 @@ FCCHECK := build/fccheck
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
-# Also the independent fast checker build/fccheck (checker/fccheck.c, zlib); without a C compiler or
-# zlib it is skipped with a note, and `certgen check` uses the Python checker.
+# Python 3.9 or newer. One line per step (pip's own output goes to $(VENV)/setup.log and is shown only
+# when it fails); a step that fails stops setup with an `error:` line and leaves no stamp, so the next
+# `make` runs setup again. Also the independent fast checker build/fccheck (checker/fccheck.c, zlib);
+# without a C compiler or zlib it is skipped with a note, and `certgen check` uses the Python checker.
 setup: $(VENV)/.setup-stamp $(FCCHECK)
 
 $(FCCHECK): checker/fccheck.c
@@ -21,10 +23,21 @@ $(FCCHECK): checker/fccheck.c
 	@$(CC) -O2 -std=c99 -Wall -Wextra -o $@.tmp checker/fccheck.c -lz && mv $@.tmp $@ || \
 	  { rm -f $@.tmp $@; echo "note: build/fccheck not built (no C compiler or zlib); certgen check uses the Python checker" >&2; }
 
-$(VENV)/.setup-stamp: pyproject.toml setup.py $(CSRC)
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install -q --disable-pip-version-check setuptools wheel 'cffi>=1.15'
-	@$(PY) -m pip install -q --disable-pip-version-check --no-build-isolation -e '.[test]'
+$(VENV)/.setup-stamp: pyproject.toml setup.py $(CSRC) scripts/check_setup.py
+	@rm -f $@
+	@echo "setup: checking $(PYTHON), its headers and a C compiler"
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) is not found: install Python 3.9 or newer, or give make setup PYTHON=..." >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null || { echo "error: Python 3.9 or newer is needed, $(PYTHON) is $$($(PYTHON) -c 'import sys; print(sys.version.split()[0])' 2>&1) (choose another: make setup PYTHON=python3.11)" >&2; exit 1; }
+	@$(PYTHON) scripts/check_setup.py
+	@test -x $(PY) || { echo "setup: creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "setup: upgrading pip and setuptools in $(VENV) (the ones a Python 3.9 venv comes with cannot install this package)"
+	@$(PY) -m pip install -q --disable-pip-version-check --upgrade pip 'setuptools>=64' wheel 'cffi>=1.15' \
+		>$(VENV)/setup.log 2>&1 || { cat $(VENV)/setup.log >&2; echo "error: pip could not upgrade pip and setuptools (its output is above and in $(VENV)/setup.log)" >&2; exit 1; }
+	@echo "setup: installing freecell-proof and its dependencies, compiling the C core"
+	@$(PY) -m pip install -q --disable-pip-version-check --no-build-isolation -e '.[test]' \
+		>$(VENV)/setup.log 2>&1 || { cat $(VENV)/setup.log >&2; echo "error: pip could not install freecell-proof (its output is above and in $(VENV)/setup.log)" >&2; exit 1; }
+	@echo "setup: checking the installation"
+	@$(PY) scripts/check_setup.py --installed
 	@touch $@
 
 test: setup
@@ -60,5 +73,8 @@ prove-known: setup
 
 # A winning line for deal N (solver, replay-verified in Python) rendered as a Lean theorem
 # `∃ s, Reachable … (msDeal N) s ∧ Won s`, then lake build (exit 3: Lean not available).
+# The module goes to out/ unless it ships in lean/FreeCell/Generated (#1, #617, #1941) or
+# LEAN_DIR=lean/FreeCell/Generated asks for the library folder (where lake builds it).
+LEAN_DIR ?=
 prove-win: setup
-	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS)
+	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS) $(if $(LEAN_DIR),--lean-dir $(LEAN_DIR))

@@ -63,7 +63,9 @@ class Certificate:
         elif src.get("kind") == "code":
             start = f"the deal code {src['code']}"
         else:
-            start = f"the board {src.get('name') or 'position'} (start position {self.start_digest()})"
+            name = src.get("name") or "position"
+            name = "from standard input" if name == "-" else name
+            start = f"the board {name} (start position {self.start_digest()})"
         rules = spec.Rules(cells=self.rules["cells"], foundation_return=self.rules["foundation_return"])
         return f"{start} under {rules_text(rules)}"
 
@@ -129,6 +131,11 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
         top = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as e:  # msgpack raises several types for damaged input
         raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+    return _from_top(top, bad)
+
+
+def _from_top(top, bad) -> Certificate:
+    import msgpack
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
     old = top.get("header")
@@ -240,12 +247,44 @@ def _inflate(body, states, bad) -> List[bytes]:
 
 
 def read(path: str) -> Certificate:
+    """Read and decode the certificate at `path`. A regular file is read whole; anything else (a FIFO,
+    a device) is read as a stream up to the end of its one msgpack object, so `/dev/zero` is refused at
+    its first byte instead of read forever."""
+    import os
+    import stat
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            if stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                data = f.read()
+            else:
+                return _read_stream(f, path)
     except OSError as e:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
     return decode(data, name=path)
+
+
+def _read_stream(f, name) -> Certificate:
+    import msgpack
+
+    def bad(why):
+        return FreecellError(f"{name}: {why}")
+
+    unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=False, max_buffer_size=2 ** 32 - 1)
+    try:
+        top = unpacker.unpack()
+    except OSError:
+        raise
+    except Exception as e:
+        raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+    if not isinstance(top, dict):
+        raise bad("not a freecell-proof certificate (not a map)")
+    try:
+        unpacker.unpack()
+    except msgpack.OutOfData:
+        return _from_top(top, bad)
+    except Exception:
+        pass
+    raise bad("bytes after the end of the certificate")
 
 
 def source_from_header(header) -> Dict:

@@ -61,6 +61,9 @@ def start_of(cert: Certificate) -> spec.State:
         if spec.from_position(dc.position) != header_start or \
                 (src.get("kind") == "ms" and (dc.kind, dc.number) != ("C", src["deal"])):
             raise StartMismatch(f"the header's start position is not the one of the deal code {src['code']}")
+        if dc.cells != cert.rules["cells"]:
+            raise StartMismatch(f"the header's rules have {cert.rules['cells']} free cells, its deal code "
+                                f"{src['code']} says cells={dc.cells}")
     return header_start
 
 

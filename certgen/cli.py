@@ -93,14 +93,15 @@ def cmd_info(args):
     cert = certificate.read(args.cert)
     obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
            "states": cert.states,
-           "bytes": os.path.getsize(args.cert), "info": cert.info}
-    obj["bytes_per_state"] = round(obj["bytes"] / max(1, cert.states), 2)
+           "bytes": os.path.getsize(args.cert) if os.path.isfile(args.cert) else None, "info": cert.info}
+    obj["bytes_per_state"] = round(obj["bytes"] / max(1, cert.states), 2) if obj["bytes"] is not None else None
     if args.json:
         import json
         say(json.dumps(obj))
     else:
-        say(f"{cert.subject()}: {cert.states:,} states, {obj['bytes']:,} bytes "
-            f"({obj['bytes_per_state']} bytes/state)")
+        size = (f", {obj['bytes']:,} bytes ({obj['bytes_per_state']} bytes/state)" if obj["bytes"] is not None
+                else "")
+        say(f"{cert.subject()}: {cert.states:,} states{size}")
     return 0
 
 
@@ -217,8 +218,9 @@ def finish(targets, theorems, lean_dir, step="4/4",
     """The last step of every prove command: lake build, and plain words on what Lean did (or did not)."""
     say(f"{step} lean: lake build " + " ".join(targets))
     if os.path.abspath(lean_dir) != LEAN_DIR:
-        status, words = 3, (f"the modules were written to {lean_dir}, outside the library's folder "
-                            f"{shown(LEAN_DIR)}, so lake build was not run")
+        status, words = 3, (f"the modules were written to {shown(lean_dir)}, outside the library's folder "
+                            f"{shown(LEAN_DIR)}, so lake build was not run (--lean-dir {shown(LEAN_DIR)} "
+                            f"builds them)")
     else:
         status, words = lean_build(targets)
     if status == 3:
@@ -260,6 +262,7 @@ def cmd_prove_known(args):
         theorems.append(render.theorem_name(cert))
     known.write_table(rows, args.table)
     say(f"wrote {shown(args.table)}")
+    say(f"wrote {shown(known.write_timings(rows, os.path.join(args.out_dir, 'known-timings.csv')))}")
     return finish(targets, theorems, args.lean_dir)
 
 
@@ -286,6 +289,18 @@ def cmd_audit(args):
 
 # --- prove-win: a winning line (solver.solve) -> Lean module -> lake build ------------------------------
 
+def win_lean_dir(deal, cells, foundation_return):
+    """Where prove-win writes without --lean-dir: the library folder when the module ships there (its
+    file exists: #1, #617, #1941), else out/, so that scratch output stays out of tracked folders."""
+    from solver import spec
+    from . import render
+    if deal is not None:
+        stem = "Win" + render.stem_of({"kind": "ms", "deal": deal}, spec.Rules(cells, foundation_return))
+        if os.path.exists(os.path.join(LEAN_DIR, stem + ".lean")):
+            return LEAN_DIR
+    return os.path.join(ROOT, "out")
+
+
 def cmd_prove_win(args):
     """Solve (the C solver; the line is replayed against spec.moves in Python), render the Win module, lake
     build it. Exit 0 proven by Lean; 1 no verified winning line, or lake build failed; 2 bad input; 3 Lean
@@ -311,11 +326,12 @@ def cmd_prove_win(args):
         return 1
     say("2/3 render: the Lean module")
     label = None if src.deal is not None else src.label
-    path = solvemod.render_lean(r, deal=src.deal, label=label, lean_dir=args.lean_dir)
+    lean_dir = args.lean_dir or win_lean_dir(src.deal, cells, fr)
+    path = solvemod.render_lean(r, deal=src.deal, label=label, lean_dir=lean_dir)
     say(f"  wrote {shown(path)}")
     target = f"{render.MODULE_PREFIX}.{os.path.splitext(os.path.basename(path))[0]}"
     theorem = f"{target}.{render.theorem_short_name(src.deal, 'winnable')}"
-    return finish([target], [theorem], args.lean_dir, step="3/3",
+    return finish([target], [theorem], lean_dir, step="3/3",
                   kept="the line is verified in Python and the Lean module is written")
 
 
@@ -397,7 +413,9 @@ def build_parser():
     w = sub.add_parser("prove-win", help="solve, check the line in Python, render the Win module, lake build")
     _add_source_args(w, positional=False)
     _add_rules(w)
-    w.add_argument("--lean-dir", default=LEAN_DIR, help="generated Lean modules (default %(default)s)")
+    w.add_argument("--lean-dir", default=None,
+                   help=f"where the module goes (default: {shown(LEAN_DIR)} for the modules shipped there, "
+                        f"else out/; lake builds only modules in {shown(LEAN_DIR)})")
     w.set_defaults(func=cmd_prove_win)
     return p
 

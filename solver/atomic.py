@@ -18,7 +18,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
 
 from .errors import FreecellError
 
@@ -91,6 +90,7 @@ def _write_stdout(payload):
 
 
 def _write_atomic(path, payload):
+    import tempfile     # here, not at the top: `explore` without --out must start fast
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     try:

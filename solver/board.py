@@ -79,6 +79,7 @@ def parse_board(text):
     """Parse a board or a full position; returns a Position ``(cols, cells, home)``."""
     if not isinstance(text, str):
         raise FreecellError("board: expected text")
+    text = text[1:] if text.startswith("\ufeff") else text   # a byte order mark (Windows editors write one)
     cols = []
     cells = None
     home = None
@@ -169,10 +170,16 @@ def read_board_arg(arg):
     """Read and parse the board in file ``arg`` (``-`` for stdin)."""
     import sys
     if arg == "-":
+        if sys.stdin is None:
+            raise FreecellError("board: there is no standard input to read")
         try:
             text = sys.stdin.read()
         except UnicodeDecodeError:
             raise FreecellError("board: standard input is not UTF-8 text") from None
+        except IsADirectoryError:
+            raise FreecellError("board: cannot read standard input: it is a directory") from None
+        except OSError as exc:
+            raise FreecellError(f"board: cannot read standard input: {exc.strerror or exc}") from None
         return parse_board(text)
     try:
         with open(arg, encoding="utf-8") as f:

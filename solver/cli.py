@@ -16,6 +16,7 @@ import sys
 
 PROG = "python -m solver"
 MAX_CELLS = 8
+INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
 EXPLORE_MAX_STATES = 50_000_000  # explore's default limit (about 2.6 GB): a huge set ends as unknown, not OOM
 
 
@@ -270,8 +271,9 @@ def _rules_of(args, search, cells):
 def cmd_explore(args):
     if args.out is not None and (args.canonical or (args.autoplay or "none") != "none"):
         _fail(CERT_NEEDS_SPEC)
-    from .atomic import check_not_input
-    check_not_input(args.out, args.board)
+    if args.out is not None:
+        from .atomic import check_not_input
+        check_not_input(args.out, args.board)
     src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
     max_states = _max_states_arg(args.max_states) if args.max_states is not None else EXPLORE_MAX_STATES
@@ -430,8 +432,9 @@ def svg_for(src, a, rules_dict):
 
 
 def cmd_analyze(args):
-    from .atomic import check_not_input
-    check_not_input(args.svg, args.board)
+    if args.svg is not None:
+        from .atomic import check_not_input
+        check_not_input(args.svg, args.board)
     src = load_source(args.deal, args.board, args.code)
     cells = _resolve_cells(args, src)
     exposed = _exposed_arg(args.exposed) if args.exposed is not None else None
@@ -759,4 +762,5 @@ def run(parser, argv=None):
               "smaller --max-states)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
         return 130

@@ -30,7 +30,7 @@ _ERRORS = {lib.FC_ENOMEM: "out of memory", lib.FC_EBADPOS: "not a valid position
            lib.FC_EBADRULES: "rules out of range", lib.FC_EENCODE: "internal: position not encodable",
            lib.FC_ERANGE: "index out of range"}
 
-CHUNK = 1 << 16       # states expanded per C call when a progress bar is shown
+CHUNK = 1 << 16       # states expanded per C call: a progress bar moves, and Ctrl-C is seen, between calls
 
 
 def _error(code, what=""):
@@ -349,23 +349,28 @@ def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=
     found while ``max_states`` are already stored (complete=False: verdict unknown). ``progress`` shows a
     tqdm bar on stderr. ``order`` "dfs" (default: finds wins sooner) or "bfs" (shortest lines); the set
     of a complete enumeration is the same either way.
+
+    The C core runs in slices of CHUNK expansions, with or without a bar: Python's Ctrl-C
+    (KeyboardInterrupt) is raised between two slices, a few milliseconds after the signal, not at the
+    end of a search that may take minutes.
     """
     s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order)
-    if not progress:
-        status = s.run(0)
-    else:
+    bar = None
+    if progress:
         from tqdm import tqdm
         bar = tqdm(total=max_states, unit=" states", unit_scale=True, desc="explore", leave=False,
                    mininterval=0.2)
-        try:
-            done = 0
-            while True:
-                status = s.run(CHUNK)
+    try:
+        done = 0
+        while True:
+            status = s.run(CHUNK)
+            if bar is not None:
                 n = len(s)
                 bar.update(n - done)
                 done = n
-                if status != "running":
-                    break
-        finally:
+            if status != "running":
+                break
+    finally:
+        if bar is not None:
             bar.close()
     return ExploreResult(s, status)

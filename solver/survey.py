@@ -26,9 +26,10 @@ def parse_range(text):
     a, sep, b = t.partition("-")
     if not sep:
         b = a
-    a, b = a.strip().replace(",", "").replace("_", ""), b.strip().replace(",", "").replace("_", "")
+    a, b = a.strip(), b.strip()
     if not (a.isascii() and a.isdigit() and b.isascii() and b.isdigit() and len(a) <= 12 and len(b) <= 12):
-        raise FreecellError(f"range must be A-B with whole numbers, e.g. 1-32000, got {text!r}")
+        raise FreecellError(f"range must be A-B with whole numbers written with digits only, e.g. 1-32000, "
+                            f"got {text!r}")
     a, b = int(a), int(b)
     if not 1 <= a <= b <= MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {MAX_DEAL}, got {text!r}")
@@ -44,6 +45,14 @@ _SETTINGS = {}
 def _init(settings):
     _SETTINGS.clear()
     _SETTINGS.update(settings)
+
+
+def _worker_init(settings):
+    """A worker of the pool ignores Ctrl-C: the parent sees it, stops the pool and says so in one line
+    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(settings)
 
 
 def solve_deal(n):
@@ -140,8 +149,15 @@ def survey(first, last, jobs=1, cells=4, foundation_return=False, max_states=Non
             import multiprocessing as mp
             chunk = max(1, min(256, n // (jobs * 32) or 1))
             chunks = [range(a, min(a + chunk, last + 1)) for a in range(first, last + 1, chunk)]
+            import signal
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-            with ctx.Pool(jobs, initializer=_init, initargs=(settings,)) as pool:
+            # Forked workers inherit SIG_IGN for SIGINT from the start (no window before _worker_init).
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(settings,))
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            with pool:
                 for part in pool.imap(_solve_chunk, chunks):
                     rows.extend(part)
                     if bar is not None:

@@ -2,6 +2,7 @@
 for what it is, and the format-2 checksum covers the header."""
 import hashlib
 import json
+import os
 import random
 import re
 import tracemalloc
@@ -99,6 +100,7 @@ def test_a_board_is_named_by_the_digest_of_its_position(deal7):
     ({"kind": "code", "code": "SOL1-freecell-cells=0-N1"}, "not the one of the deal code"),
     ({"kind": "ms", "deal": 7, "code": "SOL1-freecell-cells=0-C8"}, "not the one of the deal code"),
     ({"kind": "code", "code": "SOL9-x"}, "deal code is not one"),
+    ({"kind": "ms", "deal": 7, "code": "SOL1-freecell-cells=4-C7"}, "rules have 0 free cells, its deal code"),
 ])
 def test_a_source_that_does_not_generate_the_start_is_refused(tmp_path, deal7, source, expected):
     c = certificate.Certificate(source, deal7.rules, deal7.start, deal7.records)
@@ -254,3 +256,34 @@ def test_the_file_is_the_format_the_brief_fixes(deal7):
     assert sorted(h) == sorted(["source", "rules", "start", "states", "encoding", "info"])
     assert h["encoding"] == "p64-sorted-zlib" and h["states"] == deal7.states
     assert zlib.decompress(top["body"]) == b"".join(deal7.records)
+
+
+# -- reading from a pipe or a device ---------------------------------------------------------------------
+
+def test_a_certificate_is_read_from_a_pipe(tmp_path, deal7):
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", "/dev/stdin"], input=certificate.encode(deal7),
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith(b"valid for deal 7 "), p.stderr
+
+
+def test_an_endless_stream_is_refused_at_its_first_object(tmp_path):
+    # Like `certgen info /dev/zero` (which read forever): a FIFO fed 64 MiB of zero bytes.
+    import threading
+    fifo = tmp_path / "zeros"
+    os.mkfifo(fifo)
+
+    def feed():
+        try:
+            with open(fifo, "wb") as f:
+                for _ in range(64):
+                    f.write(bytes(1 << 20))
+        except BrokenPipeError:
+            pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    p = run("info", str(fifo), module="certgen", timeout=120)
+    t.join(30)
+    assert assert_one_line_error(p) == f"error: {fifo}: not a freecell-proof certificate (not a map)"

@@ -64,3 +64,82 @@ def test_a_code_start_is_written_out_literally_and_matches_the_code(tmp_path):
     cols = [tuple(spec.Card(int(r), int(s)) for r, s in LEAN_CARD.findall(l.split("--")[0])) for l in lines]
     assert tuple(cols) == spec.from_position(dc.position).cols
     assert "{ cells := 1 }" in text or "cells := 1" in text
+
+
+# -- issue 10, item 4: the tracked table is reproducible; scratch modules go to out/ ------------------------
+
+def _rows(deal_offset=0.0):
+    return [{"deal": d, "states": 1000 + i, "max_home": i, "bytes": 4600 + i, "search_seconds": 0.01 * i + deal_offset,
+             "check": "valid", "successors": 3000 + i, "seconds": 1.5 * i + deal_offset}
+            for i, d in enumerate(KNOWN)]
+
+
+def test_the_table_is_the_same_bytes_on_every_run(tmp_path):
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    known.write_table(_rows(0.0), str(a))
+    known.write_table(_rows(7.25), str(b))      # another run: other timings
+    assert a.read_bytes() == b.read_bytes()
+    assert not re.search(r"\d{4}-\d\d-\d\d|cores|Python \d", a.read_text())   # no date, no machine
+
+
+def test_the_tracked_table_is_what_write_table_writes(tmp_path):
+    rows = []
+    with open(os.path.join(ROOT, "docs", "KNOWN.md"), encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells[0].isdigit():
+                assert len(cells) == 7, line      # no timing columns
+                rows.append({"deal": int(cells[0]), "states": int(cells[1].replace(",", "")),
+                             "max_home": int(cells[2]), "bytes": int(cells[3].replace(",", "")),
+                             "check": cells[5], "successors": int(cells[6].replace(",", ""))})
+    path = tmp_path / "K.md"
+    known.write_table(rows, str(path))
+    assert path.read_bytes() == open(os.path.join(ROOT, "docs", "KNOWN.md"), "rb").read()
+
+
+def test_timings_go_to_a_csv(tmp_path):
+    path = known.write_timings(_rows(), str(tmp_path / "t.csv"))
+    lines = open(path).read().splitlines()
+    assert lines[0] == "deal,search_seconds,pipeline_seconds" and lines[1] == "11982,0.0000,0.00"
+
+
+@pytest.mark.slow
+def test_prove_known_reproduces_the_tracked_table(tmp_path):
+    import subprocess
+    import sys
+    table = tmp_path / "K.md"
+    p = subprocess.run([sys.executable, "-m", "certgen", "prove-known", "--out-dir", str(tmp_path / "o"),
+                        "--lean-dir", str(tmp_path / "l"), "--table", str(table)], cwd=ROOT, capture_output=True,
+                       text=True, env=dict(os.environ, LEAN_BOOTSTRAP="0"))
+    assert p.returncode == 3, p.stdout + p.stderr          # 3: not built by Lean (another --lean-dir)
+    assert table.read_bytes() == open(os.path.join(ROOT, "docs", "KNOWN.md"), "rb").read()
+    assert (tmp_path / "o" / "known-timings.csv").exists()
+
+
+def test_prove_win_keeps_scratch_modules_out_of_the_library_folder():
+    from certgen.cli import LEAN_DIR, win_lean_dir
+    out = os.path.join(ROOT, "out")
+    assert win_lean_dir(5, 4, False) == out
+    assert win_lean_dir(None, 4, False) == out
+    assert win_lean_dir(1, 5, False) == out                 # WinDeal1Cells5 does not ship
+    for deal in (1, 617, 1941):                              # these ship: re-rendered in place
+        assert win_lean_dir(deal, 4, False) == LEAN_DIR
+
+
+def test_prove_win_of_a_deal_not_shipped_writes_to_out(tmp_path):
+    import subprocess
+    import sys
+    from certgen.cli import LEAN_DIR
+    mine = os.path.join(ROOT, "out", "WinDeal5.lean")
+    existed = os.path.exists(mine)
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path), PATH=os.path.dirname(sys.executable))
+    try:
+        p = subprocess.run([sys.executable, "-m", "certgen", "prove-win", "--deal", "5"], cwd=ROOT,
+                           capture_output=True, text=True, env=env)
+        assert p.returncode == 3, p.stdout + p.stderr
+        assert "wrote out/WinDeal5.lean" in p.stdout
+        assert "--lean-dir lean/FreeCell/Generated builds them" in p.stderr
+        assert not os.path.exists(os.path.join(LEAN_DIR, "WinDeal5.lean"))
+    finally:
+        if not existed and os.path.exists(mine):
+            os.unlink(mine)

@@ -1,0 +1,60 @@
+"""Ctrl-C (issue 10, items 11 and 12): a long C search stops within moments of the signal, every command
+says one line and exits 130, and survey's workers print nothing and are gone."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from solver.cli import INTERRUPTED
+
+from helpers import ROOT
+
+WAIT = 3.0          # seconds before the signal: well inside each search (they run 20 s or more)
+
+
+def ctrl_c(module, *args, cwd=ROOT):
+    """Start `python -m module args` in its own process group, send SIGINT to the whole group (as a
+    terminal's Ctrl-C does) after WAIT seconds; return (process, stdout, stderr, seconds after the signal)."""
+    p = subprocess.Popen([sys.executable, "-m", module, *args], cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         # a shell's background job inherits SIGINT ignored; a terminal's does not
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(WAIT)
+    assert p.poll() is None, p.communicate()
+    t = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    return p, out, err, time.monotonic() - t
+
+
+def assert_interrupted(p, out, err, seconds):
+    assert p.returncode == 130, (p.returncode, out, err)
+    assert err == INTERRUPTED + "\n", err          # one line, no traceback (a worker's or the parent's)
+    assert out == ""
+    assert seconds < 5, seconds                     # the search saw the signal (it would run 20 s more)
+    with pytest.raises(ProcessLookupError):         # nothing of the process group is left running
+        os.killpg(p.pid, 0)
+
+
+@pytest.mark.parametrize("cmd", [
+    ("solver", "explore", "--deal", "5", "--max-states", "20000000", "--out", "x.cert"),
+    ("certgen", "build", "--deal", "5", "--max-states", "20000000", "--out", "x.cert"),
+    ("solver", "analyze", "--deal", "5", "--exposed", "QC", "--max-states", "20000000"),
+], ids=["explore", "build", "analyze"])
+def test_ctrl_c_stops_a_long_search_without_a_progress_bar(tmp_path, cmd):
+    assert_interrupted(*ctrl_c(*cmd, cwd=tmp_path))
+    assert os.listdir(tmp_path) == []               # no certificate, no temporary file
+
+
+def test_ctrl_c_stops_survey_with_two_jobs_in_one_line(tmp_path):
+    # --strict: the workers spend most of their time in Python, where a Ctrl-C they did not ignore shows
+    assert_interrupted(*ctrl_c("solver", "survey", "1-200000", "--jobs", "2", "--strict", "--out", "s.csv",
+                               cwd=tmp_path))
+    assert os.listdir(tmp_path) == []
