@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <time.h>
 #include <zlib.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -612,21 +613,39 @@ typedef struct {
     unsigned char *recs;      /* states x 64 bytes, sorted and distinct */
 } Cert;
 
+/* The file's bytes. A regular file is read whole; anything else (a FIFO, a device) only up to the end of
+   its one msgpack value, as certgen/certificate.py reads it, so that /dev/zero is refused at once. */
 static unsigned char *read_file(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
+    struct stat st;
     unsigned char *data = NULL;
     size_t cap = 0, n = 0, got;
+    int stream;
     if (!f) { fflush(stdout); fprintf(stderr, "error: cannot read certificate %s: ", path); perror(NULL); exit(2); }
-    do {
+    stream = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
+    for (;;) {
         if (n == cap) {
             unsigned char *d;
+            if (stream && cap >= ((size_t)1 << 32)) die("not a readable certificate (corrupt or truncated msgpack)");
             cap = cap ? cap * 2 : 1 << 20;
             if (!(d = realloc(data, cap))) die("out of memory reading the file");
             data = d;
         }
-        got = fread(data + n, 1, cap - n, f);
+        got = fread(data + n, 1, stream ? 1 : cap - n, f); /* a stream a byte at a time: never past the value */
         n += got;
-    } while (got);
+        if (stream && (!got || n < 64 || (n & (n - 1)) == 0)) { /* a whole value yet? */
+            Rd r = {data, data + n};
+            Val v;
+            const unsigned char *at;
+            if (mp_value(&r, &v, &at, 0)) { /* a map with bytes after it: refused (not a map: refused later) */
+                if (v.type == M_MAP && (r.p < data + n || fread(&v, 1, 1, f) == 1))
+                    die("bytes after the end of the certificate");
+                n = (size_t)(r.p - data);
+                break;
+            }
+        }
+        if (!got) break;
+    }
     if (ferror(f)) die("read error");
     fclose(f);
     *size = n;
@@ -836,7 +855,8 @@ static void subject(const Cert *ct, char *out) {
         sha_init(&s);
         sha_update(&s, ct->start, P64);
         sha_hex(&s, hex);
-        p += sprintf(p, "the board %s (start position %.12s)", ct->name[0] ? ct->name : "position", hex);
+        p += sprintf(p, "the board %s (start position %.12s)", !ct->name[0] ? "position" :
+                     strcmp(ct->name, "-") ? ct->name : "from standard input", hex);
     }
     if (cells == 4 && !ct->rules.foundation_return)
         sprintf(p, " under the standard rules (4 free cells, nothing back from the foundations)");

@@ -424,3 +424,15 @@ def test_names_and_codes_python_does_not_print_are_refused(tmp_path, small_certs
             fastcheck.check(str(path))
         with pytest.raises(FreecellError, match=expected):
             certificate.read(str(path))
+
+
+def test_a_stream_is_read_up_to_the_end_of_its_certificate(small_certs):
+    """A FIFO or a device is read only up to the end of its one msgpack value, as by the Python reader:
+    /dev/zero is refused at once, bytes after a certificate are refused, a whole one is checked."""
+    p = subprocess.run([EXE, "/dev/zero"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr == "error: /dev/zero: not a freecell-proof certificate (not a map)\n"
+    good = certificate.encode(small_certs[2])
+    for data, code, expected in ((good, 0, "valid for deal 3 under"), (good + b"x", 2, "bytes after the end"),
+                                 (good[:-5], 2, "corrupt or truncated")):
+        p = subprocess.run([EXE, "/dev/stdin"], input=data, capture_output=True, timeout=60)
+        assert p.returncode == code and expected.encode() in p.stdout + p.stderr, p
