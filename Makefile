@@ -6,6 +6,7 @@ DEAL   ?= 11982
 RULES  ?=
 OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
+FCCHECK := build/fccheck
 
 .PHONY: setup test test-slow explore prove prove-win prove-known audit bench clean
 
@@ -13,8 +14,14 @@ CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
 # Python 3.9 or newer. One line per step (pip's own output goes to $(VENV)/setup.log and is shown only
 # when it fails); a step that fails stops setup with an `error:` line and leaves no stamp, so the next
-# `make` runs setup again.
-setup: $(VENV)/.setup-stamp
+# `make` runs setup again. Also the independent fast checker build/fccheck (checker/fccheck.c, zlib);
+# without a C compiler or zlib it is skipped with a note, and `certgen check` uses the Python checker.
+setup: $(VENV)/.setup-stamp $(FCCHECK)
+
+$(FCCHECK): checker/fccheck.c
+	@mkdir -p build
+	@$(CC) -O2 -std=c99 -Wall -Wextra -o $@.tmp checker/fccheck.c -lz && mv $@.tmp $@ || \
+	  { rm -f $@.tmp $@; echo "note: build/fccheck not built (no C compiler or zlib); certgen check uses the Python checker" >&2; }
 
 $(VENV)/.setup-stamp: pyproject.toml setup.py $(CSRC) scripts/check_setup.py
 	@rm -f $@

@@ -160,7 +160,7 @@ def _from_top(top, bad) -> Certificate:
     if not isinstance(source, dict) or not isinstance(rules, dict) or not isinstance(start, bytes):
         raise bad("header lacks source, rules or start")
     _check_rules(rules, bad)
-    _check_source(source, bad)
+    check_source(source, bad)
     if not isinstance(h["info"], dict):
         raise bad("bad info in header (not a map)")
     try:
@@ -182,7 +182,7 @@ def _printable(text, limit=300):
     return isinstance(text, str) and 0 < len(text) <= limit and text.isprintable()
 
 
-def _check_source(source, bad):
+def check_source(source, bad):
     kind = source.get("kind")
     if kind not in ("ms", "code", "board"):
         raise bad(f"bad source in header: kind {kind!r}")

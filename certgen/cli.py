@@ -14,7 +14,7 @@ from solver.cliargs import Parser, add_command, progress_of, rules_of, run, sour
 from solver.errors import FreecellError
 from solver.report import write, write_json
 
-from . import certificate, checker, mutate, prove, render
+from . import certificate, checker, fastcheck, mutate, prove, render
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -34,6 +34,10 @@ def cmd_build(args):
 
 
 def cmd_check(args):
+    if not args.reference and fastcheck.binary():  # the fast checker (build/fccheck) when it is built
+        res = fastcheck.check(args.cert, progress=progress_of(args))
+        say(fastcheck.report(args.cert, res, args.json))
+        return 0 if res.ok else 1
     cert = certificate.read(args.cert)
     res = checker.check(cert, progress=progress_of(args))
     if args.json:
@@ -126,8 +130,11 @@ def build_parser():
     b.add_argument("--out", metavar="CERT", required=True,
                    help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
 
-    c = add_command(sub, "check", cmd_check, "check a certificate with the Python transliteration of the spec")
+    c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "
+                    "else the Python transliteration of the spec")
     _cert_arg(c)
+    c.add_argument("--reference", action="store_true",
+                   help="use the reference checker (Python, the transliterated spec) even when build/fccheck is built")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
 

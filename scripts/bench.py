@@ -14,7 +14,11 @@ In one run it measures
      independent Python checker), render (the module and the standalone file, the text encoded once),
   5. the whole `python -m certgen prove --deal 11982` process with Lean absent (LEAN_BOOTSTRAP=0, the
      files in a temporary folder): wall time, target 6 s,
-  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search).
+  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search),
+  7. the two certificate checkers on #11982's certificate: the fast checker (build/fccheck, the whole
+     process, and its check alone in wall and processor time) and the Python reference
+     (certgen/checker.py: reading the file, and the check), positions/s of both and the ratio; the same
+     verdict is required (--no-checkers skips this part, ~30 s).
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -168,6 +172,47 @@ def bench_big():
     return row
 
 
+def bench_checkers():
+    """Both certificate checkers on one certificate file of deal 11982, in one run."""
+    import tempfile
+    from certgen import certificate, checker, fastcheck
+    from solver import deals, search
+    start = deals.ms_deal(DEAL)
+    r = search.explore(start)
+    cert = certificate.make({"kind": "ms", "deal": DEAL}, {"cells": 4, "foundation_return": False}, start,
+                            r.records())
+    row = {"states": cert.states}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"D{DEAL}.cert")
+        certificate.write(path, cert)
+        row["bytes"] = os.path.getsize(path)
+        exe = fastcheck.binary()
+        if exe is None or certificate.VERSION < 2:
+            row["fast"] = {"available": False, "why": fastcheck.why_not() if exe is None else
+                           f"certificates here are format version {certificate.VERSION}; fccheck reads version 2"}
+        else:
+            t = time.perf_counter()
+            res = fastcheck.check(path, exe=exe)
+            wall = time.perf_counter() - t
+            row["fast"] = {"available": True, "valid": res.ok, "message": res.message, "process_wall": wall,
+                           "read_seconds": res.read_seconds, "check_seconds": res.check_seconds,
+                           "check_cpu_seconds": res.check_cpu_seconds,
+                           "states_per_s": cert.states / wall, "check_states_per_s": cert.states / res.check_seconds,
+                           "check_cpu_states_per_s": cert.states / res.check_cpu_seconds}
+        t = time.perf_counter()
+        back = certificate.read(path)
+        read = time.perf_counter() - t
+        t = time.perf_counter()
+        ref = checker.check(back)
+        check = time.perf_counter() - t
+    row["python"] = {"valid": ref.ok, "message": checker.report(ref), "read_seconds": read, "check_seconds": check,
+                     "states_per_s": cert.states / (read + check), "check_states_per_s": cert.states / check}
+    if row["fast"]["available"]:
+        row["same_verdict"] = row["fast"]["valid"] == ref.ok and row["fast"]["message"] == ref.message
+        row["ratio"] = row["fast"]["states_per_s"] / row["python"]["states_per_s"]
+    return row
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -178,6 +223,7 @@ def main(argv=None):
     ap.add_argument("--cli-runs", type=int, default=7, help="CLI process runs, default 7")
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
+    ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     args = ap.parse_args(argv)
 
     res = {"deal": DEAL, "c": bench_c(args.reps)}
@@ -191,6 +237,8 @@ def main(argv=None):
         res["prove"] = bench_prove_process()
     if args.big:
         res["big"] = bench_big()
+    if not args.no_checkers:
+        res["checkers"] = bench_checkers()
 
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=True))
@@ -227,6 +275,22 @@ def main(argv=None):
         print(f"  deal 1, max_states 2,000,000: {b['states']:,} states, status {b['status']} "
               f"(verdict {b['verdict']}), {b['seconds']:.2f} s, core memory {b['memory_mib']:.0f} MiB, "
               f"process max RSS {b['self_max_rss_mib']:.0f} MiB")
+    if "checkers" in res:
+        k = res["checkers"]
+        f, p = k["fast"], k["python"]
+        print(f"  certificate checkers on #{DEAL} ({k['states']:,} positions, {k['bytes']:,} bytes):")
+        if f["available"]:
+            print(f"    fast (build/fccheck): whole process {f['process_wall']:.3f} s = {f['states_per_s'] / 1e6:.2f} M "
+                  f"positions/s; its check {f['check_seconds']:.3f} s wall = {f['check_states_per_s'] / 1e6:.2f} M/s, "
+                  f"{f['check_cpu_seconds']:.3f} s processor = {f['check_cpu_states_per_s'] / 1e6:.2f} M/s "
+                  f"(target >= 1 M/s); read {f['read_seconds']:.3f} s")
+        else:
+            print(f"    fast (build/fccheck): not run: {f['why']}")
+        print(f"    Python reference: read {p['read_seconds']:.2f} s + check {p['check_seconds']:.2f} s = "
+              f"{p['states_per_s']:,.0f} positions/s (check alone {p['check_states_per_s']:,.0f}/s)")
+        if f["available"]:
+            print(f"    same verdict: {'yes' if k['same_verdict'] else 'NO'} ({p['message'][:40]}…); fast / Python = "
+                  f"{k['ratio']:,.0f}x")
     return 0
 
 

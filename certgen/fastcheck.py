@@ -1,0 +1,137 @@
+"""The independent fast checker, checker/fccheck.c (built by `make setup` into build/fccheck), run from
+Python: `certgen check` uses it when it is built, and keeps certgen/checker.py as the reference
+(`--reference`). docs/TRUST.md says what trusting it means.
+
+It shares no code with the search core or with this package: its own certificate reader (msgpack,
+SHA-256, zlib), its own P64 decoding, its own `msDeal` and its own `moves` from lean/FreeCell/Spec.lean.
+Exit status 0 valid, 1 invalid (one line naming the first failure), 2 a damaged or unreadable file (one
+line `error: …`). Two checks of the header are left to Python and done here before the verdict is given:
+that a deal code or board name is printable in Python's full Unicode sense (fccheck refuses control
+characters only), and that a SiggySoft deal code generates the start position (SHA-512 streams;
+certgen.members.start_of).
+"""
+import json
+import os
+import struct
+import subprocess
+from dataclasses import dataclass
+from typing import List, Optional
+
+from solver.errors import FreecellError
+
+from . import certificate, members
+from .paths import ROOT
+SOURCE = os.path.join(ROOT, "checker", "fccheck.c")
+BINARY = os.path.join(ROOT, "build", "fccheck")
+P64 = 64
+
+
+def binary() -> Optional[str]:
+    """The built checker, or None: not built (no C compiler or zlib), or older than its source (run
+    `make setup`). FCCHECK in the environment names another binary."""
+    path = os.environ.get("FCCHECK") or BINARY
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return None
+    if path == BINARY and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(path):
+        return None
+    return path
+
+
+def why_not() -> str:
+    """Why binary() is None, in a few words."""
+    if os.path.isfile(BINARY) and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(BINARY):
+        return "build/fccheck is older than checker/fccheck.c (run make setup)"
+    return "build/fccheck is not built (make setup builds it; it needs a C compiler and zlib)"
+
+
+@dataclass
+class FastResult:
+    ok: bool
+    states: int
+    checked: int             # members whose successors were checked before the verdict
+    successors: int          # successor positions looked up
+    failure: Optional[str]   # None | "start" | "successor" | "won" | "start-mismatch"
+    message: str             # the one line: "valid for …" or "invalid for …"
+    source: dict             # the header's source, rules and start record
+    rules: dict
+    start: bytes
+    read_seconds: float      # reading: checksum, header, inflation, order of the records
+    check_seconds: float     # each record parsed, the three fence conditions (wall time)
+    check_cpu_seconds: float  # the same in processor time (less sensitive to a busy machine)
+
+
+def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastResult:
+    """Run the fast checker on the certificate at `path`. A damaged or unreadable file raises
+    FreecellError with the checker's one line (without its `error: `)."""
+    exe = exe or binary()
+    if exe is None:
+        raise FreecellError(f"no fast checker: {why_not()}")
+    args = [exe, "--json"] + (["--progress"] if progress else []) + [path]
+    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE)
+    if proc.returncode == 2:
+        err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        line = err[-1] if err else "the fast checker refused the file"
+        raise FreecellError(line[len("error: "):] if line.startswith("error: ") else line)
+    if proc.returncode not in (0, 1):
+        raise FreecellError(f"the fast checker stopped with exit status {proc.returncode} on {path}")
+    obj = json.loads(proc.stdout.decode("utf-8"))
+    res = FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
+                     successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
+                     source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
+                     read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
+                     check_cpu_seconds=obj["check_cpu_seconds"])
+    certificate.check_source(res.source, lambda why: FreecellError(f"{path}: {why}"))
+    if "code" in res.source and res.failure != "start-mismatch":
+        try:
+            members.start_of(_header_only(res))
+        except members.StartMismatch as e:  # as the Python checker: before any other verdict
+            res.ok, res.failure, res.message = False, "start-mismatch", f"invalid for {obj['subject']}: {e}"
+    return res
+
+
+def _header_only(res: FastResult):
+    return certificate.Certificate(source=res.source, rules=res.rules, start=res.start, records=[])
+
+
+def successors(records: List[bytes], cells: int = 4, foundation_return: bool = False,
+               exe: Optional[str] = None) -> List[List[bytes]]:
+    """For each P64 record, its successors by the fast checker's `moves`, in its order (the debug mode
+    `fccheck --successors`, for comparing with solver.spec.moves)."""
+    exe = exe or binary()
+    if exe is None:
+        raise FreecellError(f"no fast checker: {why_not()}")
+    args = [exe, "--successors", "--cells", str(cells)] + (["--foundation-return"] if foundation_return else [])
+    proc = subprocess.run(args, input=b"".join(records), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise FreecellError(proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}")
+    out, pos, data = [], 0, proc.stdout
+    for _ in records:
+        (n,) = struct.unpack_from("<H", data, pos)
+        pos += 2
+        out.append([data[pos + P64 * k: pos + P64 * (k + 1)] for k in range(n)])
+        pos += P64 * n
+    if pos != len(data):
+        raise FreecellError("fccheck --successors: output does not match its input")
+    return out
+
+
+def deal_record(deal: int, exe: Optional[str] = None) -> bytes:
+    """The P64 record of msDeal `deal` by the fast checker's own deal generator."""
+    exe = exe or binary()
+    if exe is None:
+        raise FreecellError(f"no fast checker: {why_not()}")
+    proc = subprocess.run([exe, "--deal", str(deal)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0 or len(proc.stdout) != P64:
+        raise FreecellError(proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}")
+    return proc.stdout
+
+
+def report(cert_path: str, res: FastResult, as_json: bool) -> str:
+    """What `certgen check` prints for a fast check: the checker's one line, or one JSON object (the
+    reference checker's keys, and `checker`)."""
+    if not as_json:
+        return res.message
+    return json.dumps({"certificate": cert_path, "valid": res.ok, "start": _header_only(res).start_json(),
+                       "rules": res.rules, "states": res.states, "checked": res.checked,
+                       "successors": res.successors, "failure": res.failure, "message": res.message,
+                       "checker": "fast"})

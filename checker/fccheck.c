@@ -1,0 +1,1045 @@
+/* fccheck: the independent fast checker of freecell-proof certificates (format version 2).
+
+   It decides the three fence conditions of lean/FreeCell/Cert.lean's `checkCert`:
+     1. the start position is in the set;
+     2. every successor (Spec.lean's `moves`) of every member is in the set;
+     3. no member is won.
+   It shares no source with the search core (solver/fc.c, fc.h): the certificate reader (msgpack, SHA-256,
+   zlib inflation), the P64 decoding and `moves` are written here from docs/CERTIFICATE.md and
+   lean/FreeCell/Spec.lean. The records are sorted, so membership is a binary search in one buffer.
+
+   usage: fccheck [--json] [--progress] CERT          check a certificate
+          fccheck --successors [--cells K] [--foundation-return]
+                                                    P64 records on stdin; for each, a 2-byte little-endian
+                                                    count then its successors (P64, in Spec.lean's order)
+          fccheck --deal N                          the P64 record of msDeal N on stdout
+   Exit status: 0 valid, 1 invalid (one line naming the first failure), 2 a damaged or unreadable file,
+   or bad arguments (one line `error: …` on stderr). */
+#define _POSIX_C_SOURCE 200112L /* clock_gettime, posix_memalign */
+#define _DEFAULT_SOURCE         /* madvise, where there is one */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <time.h>
+#include <zlib.h>
+#include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#define P64 64
+#define MAXMOVES 192 /* successors of a position: at most 8 columns x 10 + 8 cells x 9 + 4 foundations x 8 */
+
+/* ---- errors: one line, exit 2 -------------------------------------------------------------------- */
+
+static const char *g_name = "certificate";
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "error: %s: ", g_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+/* ---- SHA-256 (FIPS 180-4) ------------------------------------------------------------------------ */
+
+typedef struct { uint32_t h[8]; uint64_t len; unsigned char buf[64]; size_t n; } Sha;
+
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define ROR(x, k) (((x) >> (k)) | ((x) << (32 - (k))))
+
+static void sha_block(Sha *s, const unsigned char *p) {
+    uint32_t w[64], a, b, c, d, e, f, g, h;
+    int i;
+    for (i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (i = 16; i < 64; i++) {
+        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    a = s->h[0]; b = s->h[1]; c = s->h[2]; d = s->h[3]; e = s->h[4]; f = s->h[5]; g = s->h[6]; h = s->h[7];
+    for (i = 0; i < 64; i++) {
+        uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
+        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    s->h[0] += a; s->h[1] += b; s->h[2] += c; s->h[3] += d; s->h[4] += e; s->h[5] += f; s->h[6] += g; s->h[7] += h;
+}
+
+static void sha_init(Sha *s) {
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, h0, sizeof h0);
+    s->len = 0;
+    s->n = 0;
+}
+
+static void sha_update(Sha *s, const unsigned char *p, size_t n) {
+    s->len += n;
+    if (s->n) {
+        while (n && s->n < 64) { s->buf[s->n++] = *p++; n--; }
+        if (s->n < 64) return;
+        sha_block(s, s->buf);
+        s->n = 0;
+    }
+    for (; n >= 64; p += 64, n -= 64) sha_block(s, p);
+    memcpy(s->buf, p, n);
+    s->n = n;
+}
+
+static void sha_hex(Sha *s, char out[65]) {
+    uint64_t bits = s->len * 8;
+    unsigned char pad = 0x80, zero = 0, lenb[8];
+    int i;
+    sha_update(s, &pad, 1);
+    while (s->n != 56) sha_update(s, &zero, 1);
+    for (i = 0; i < 8; i++) lenb[i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha_update(s, lenb, 8);
+    for (i = 0; i < 32; i++) sprintf(out + 2 * i, "%02x", (unsigned)(s->h[i / 4] >> (24 - 8 * (i % 4))) & 0xff);
+}
+
+/* ---- a minimal msgpack reader --------------------------------------------------------------------- */
+
+enum { M_NIL, M_BOOL, M_INT, M_STR, M_BIN, M_MAP, M_ARR, M_OTHER };
+
+typedef struct { const unsigned char *p, *end; } Rd;
+typedef struct {
+    int type;
+    int big;                  /* M_INT above INT64_MAX */
+    int64_t i;                /* M_INT, M_BOOL */
+    const unsigned char *ptr; /* M_STR, M_BIN: the bytes */
+    uint64_t len;             /* M_STR, M_BIN: bytes; M_MAP: pairs; M_ARR: items */
+} Val;
+
+static uint64_t be(const unsigned char *p, int n) {
+    uint64_t v = 0;
+    while (n--) v = v << 8 | *p++;
+    return v;
+}
+
+/* Read one value's head (and a string's or bin's bytes). 0 on truncation or an unused byte (0xc1). */
+static int mp_read(Rd *r, Val *v) {
+    unsigned b;
+    int n = 0;
+    uint64_t len = 0;
+    memset(v, 0, sizeof *v);
+    if (r->p >= r->end) return 0;
+    b = *r->p++;
+#define NEED(k) do { if ((uint64_t)(r->end - r->p) < (uint64_t)(k)) return 0; } while (0)
+    if (b <= 0x7f) { v->type = M_INT; v->i = b; return 1; }
+    if (b >= 0xe0) { v->type = M_INT; v->i = (int64_t)b - 256; return 1; }
+    if ((b & 0xf0) == 0x80) { v->type = M_MAP; v->len = b & 0x0f; return 1; }
+    if ((b & 0xf0) == 0x90) { v->type = M_ARR; v->len = b & 0x0f; return 1; }
+    if ((b & 0xe0) == 0xa0) { v->type = M_STR; len = b & 0x1f; goto bytes; }
+    switch (b) {
+    case 0xc0: v->type = M_NIL; return 1;
+    case 0xc2: case 0xc3: v->type = M_BOOL; v->i = b == 0xc3; return 1;
+    case 0xc4: case 0xc5: case 0xc6:
+        v->type = M_BIN; n = 1 << (b - 0xc4); NEED(n); len = be(r->p, n); r->p += n; goto bytes;
+    case 0xd9: case 0xda: case 0xdb:
+        v->type = M_STR; n = 1 << (b - 0xd9); NEED(n); len = be(r->p, n); r->p += n; goto bytes;
+    case 0xcc: case 0xcd: case 0xce: case 0xcf: {
+        uint64_t u;
+        n = 1 << (b - 0xcc); NEED(n); u = be(r->p, n); r->p += n;
+        v->type = M_INT; v->big = u > (uint64_t)INT64_MAX; v->i = (int64_t)(u & (uint64_t)INT64_MAX);
+        return 1;
+    }
+    case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
+        uint64_t u;
+        n = 1 << (b - 0xd0); NEED(n); u = be(r->p, n); r->p += n;
+        if (n < 8 && (u >> (8 * n - 1))) u |= ~(uint64_t)0 << (8 * n); /* sign-extend */
+        v->type = M_INT; v->i = (int64_t)u;
+        return 1;
+    }
+    case 0xca: NEED(4); r->p += 4; v->type = M_OTHER; return 1;
+    case 0xcb: NEED(8); r->p += 8; v->type = M_OTHER; return 1;
+    case 0xdc: case 0xdd:
+        n = b == 0xdc ? 2 : 4; NEED(n); v->type = M_ARR; v->len = be(r->p, n); r->p += n; return 1;
+    case 0xde: case 0xdf:
+        n = b == 0xde ? 2 : 4; NEED(n); v->type = M_MAP; v->len = be(r->p, n); r->p += n; return 1;
+    case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8: /* fixext 1..16 */
+        len = 1 + ((uint64_t)1 << (b - 0xd4)); v->type = M_OTHER; goto bytes;
+    case 0xc7: case 0xc8: case 0xc9: /* ext 8/16/32 */
+        n = 1 << (b - 0xc7); NEED(n); len = be(r->p, n) + 1; r->p += n; v->type = M_OTHER; goto bytes;
+    default: return 0; /* 0xc1: never used */
+    }
+bytes:
+    NEED(len);
+    v->ptr = r->p;
+    v->len = len;
+    r->p += len;
+    return 1;
+#undef NEED
+}
+
+static int is_str(const Val *v, const char *s) {
+    return v->type == M_STR && v->len == strlen(s) && memcmp(v->ptr, s, v->len) == 0;
+}
+
+/* Strict UTF-8 (no overlong forms, no surrogates, at most U+10FFFF), as Python decodes msgpack strings. */
+static int utf8(const unsigned char *p, uint64_t n) {
+    uint64_t i = 0;
+    while (i < n) {
+        unsigned c = p[i], k, j, cp;
+        if (c < 0x80) { i++; continue; }
+        if (c < 0xc2 || c > 0xf4) return 0; /* a stray continuation byte, an overlong lead, above U+10FFFF */
+        k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+        if (n - i <= k) return 0;
+        cp = c & (0x3fu >> k);
+        for (j = 1; j <= k; j++) {
+            if ((p[i + j] & 0xc0) != 0x80) return 0;
+            cp = cp << 6 | (p[i + j] & 0x3f);
+        }
+        if (cp < (k == 1 ? 0x80u : k == 2 ? 0x800u : 0x10000u) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}
+
+/* Read one whole value: its head in *v; *at: where its contents start (maps, arrays), which are skipped.
+   Refuses what Python's msgpack.unpackb(raw=False) refuses: a string that is not UTF-8, a map or a list
+   as a map's key. */
+static int mp_value(Rd *r, Val *v, const unsigned char **at, int depth) {
+    uint64_t n;
+    if (depth > 1024 || !mp_read(r, v)) return 0; /* Python's msgpack nests at most 1024 deep */
+    if (v->type == M_STR && !utf8(v->ptr, v->len)) return 0;
+    *at = r->p;
+    if (v->type != M_MAP && v->type != M_ARR) return 1;
+    for (n = 0; n < (v->type == M_MAP ? 2 * v->len : v->len); n++) {
+        Val inner;
+        const unsigned char *skip;
+        if (!mp_value(r, &inner, &skip, depth + 1)) return 0;
+        if (v->type == M_MAP && n % 2 == 0 && (inner.type == M_MAP || inner.type == M_ARR)) return 0;
+    }
+    return 1;
+}
+
+/* A map's values for the keys names[0..n): found, the value's head, where its contents start. */
+typedef struct { int found; Val v; Rd in; } Field;
+
+/* Read the pairs of a map whose contents start at `at` (the map read whole before). A key given twice
+   has its last value (as a Python dict). Returns how many keys are not among the names. */
+static int fields(const unsigned char *at, const unsigned char *end, uint64_t pairs, const char *const *names,
+                  int n, Field *out) {
+    Rd r = {at, end};
+    uint64_t i;
+    int k, other = 0;
+    for (k = 0; k < n; k++) out[k].found = 0;
+    for (i = 0; i < pairs; i++) {
+        Val key, v;
+        const unsigned char *in;
+        mp_value(&r, &key, &in, 1);
+        mp_value(&r, &v, &in, 1);
+        for (k = 0; k < n && !is_str(&key, names[k]); k++) continue;
+        if (k == n) { other++; continue; }
+        out[k].found = 1;
+        out[k].v = v;
+        out[k].in.p = in;
+        out[k].in.end = end;
+    }
+    return other;
+}
+
+/* A scalar as Python's repr would show it (for messages that name a bad header value). */
+static const char *repr(const Val *v, char *buf, size_t size) {
+    switch (v->type) {
+    case M_NIL: return "None";
+    case M_BOOL: return v->i ? "True" : "False";
+    case M_INT:
+        if (v->big) return "a number above 2**63";
+        snprintf(buf, size, "%lld", (long long)v->i);
+        return buf;
+    case M_STR: { /* quoted, control characters escaped (never a second line), at most 40 bytes shown */
+        size_t i, o = 1;
+        buf[0] = '\'';
+        for (i = 0; i < v->len && i < 40 && o + 6 < size; i++) {
+            unsigned char c = v->ptr[i];
+            if (c == '\\' || c == '\'') o += (size_t)sprintf(buf + o, "\\%c", c);
+            else if (c < 0x20 || c == 0x7f) o += (size_t)sprintf(buf + o, c == '\n' ? "\\n" : "\\x%02x", c);
+            else buf[o++] = (char)c;
+        }
+        snprintf(buf + o, size - o, "%s'", i < v->len ? "..." : "");
+        return buf;
+    }
+    case M_BIN: return "bytes";
+    case M_MAP: return "a map";
+    case M_ARR: return "a list";
+    default: return "a value of another type";
+    }
+}
+
+/* ---- cards and P64 records (docs/CERTIFICATE.md) --------------------------------------------------- */
+/* A card is its P64 byte b = key + 1, 1..52, where key = (rank - 1) * 4 + suit. A record lists columns
+   0..7, each bottom card first and ended by a 0 byte, then the free cells in ascending order, then zeros.
+   Foundation heights are not stored: a suit's height is 13 minus its cards in the columns and cells. */
+
+#define RANK(b) (((b) - 1) / 4 + 1)
+#define SUIT(b) (((b) - 1) % 4)
+
+/* A position: its record and where things are in it. */
+typedef struct {
+    unsigned char rec[P64];
+    int end[8];  /* column c is rec[c ? end[c-1] + 1 : 0 .. end[c]), bottom to top; rec[end[c]] == 0 */
+    int top[8];  /* column c's top card, 0 when it is empty */
+    uint64_t empty, tops; /* bit c: column c is empty; bit b: card b is a column's top card */
+    unsigned char col_of[64]; /* the column of each top card (valid for the bits of tops) */
+    int cell0;   /* the free cells are rec[cell0 .. cell0 + ncell), ascending */
+    int ncell;
+    int home[4]; /* foundation height per suit */
+} Pos;
+
+#if defined(__GNUC__)
+#define CTZ(x) __builtin_ctzll(x)
+#define POPCOUNT(x) __builtin_popcountll(x)
+#else
+static int CTZ(uint64_t x) { int n = 0; for (; !(x & 1); x >>= 1) n++; return n; }
+static int POPCOUNT(uint64_t x) { int n = 0; for (; x; x &= x - 1) n++; return n; }
+#endif
+
+static inline uint64_t le64(const unsigned char *p) {
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+#define ONES 0x0101010101010101ull
+#define LOW7 0x7f7f7f7f7f7f7f7full
+#define BYTES(v) ((int)(((v) * ONES) >> 56)) /* the sum of the bytes of v, each 0 or 1 */
+
+/* One pass over a record, eight bytes at a time: the 0 bytes (bit i set when rec[i] == 0) and the
+   cards of each suit. In a word x, 0x80 marks each 0 byte exactly in ~(((x & LOW7) + LOW7) | x | LOW7),
+   and a multiplication gathers the eight marks into one byte. Card b is of suit (b + 3) & 3, two bits
+   whose planes are counted (a 0 byte counts as suit 3 and is taken off). */
+static uint64_t scan(const unsigned char *rec, int count[4]) {
+    uint64_t zeros = 0;
+    int w, n0 = 0, n1 = 0, n2 = 0, n3 = 0, nz = 0;
+    for (w = 0; w < 8; w++) {
+        uint64_t x = le64(rec + 8 * w), z = ~(((x & LOW7) + LOW7) | x | LOW7) >> 7;
+        uint64_t suit = (x + 3 * ONES) & (3 * ONES), lo = suit & ONES, hi = suit >> 1 & ONES;
+        zeros |= (z * 0x0102040810204080ull >> 56) << (8 * w);
+        nz += BYTES(z);
+        n1 += BYTES(lo & ~hi);
+        n2 += BYTES(hi & ~lo);
+        n3 += BYTES(lo & hi);
+    }
+    n3 -= nz;
+    n0 = P64 - nz - n1 - n2 - n3;
+    count[0] = n0; count[1] = n1; count[2] = n2; count[3] = n3;
+    return zeros;
+}
+
+/* The layout of a record already known to be a position (see parse). */
+static void layout(const unsigned char *rec, Pos *s) {
+    int c, count[4];
+    uint64_t zeros = scan(rec, count), after;
+    memcpy(s->rec, rec, P64);
+    s->empty = s->tops = 0;
+    for (c = 0; c < 8; c++, zeros &= zeros - 1) { /* the first eight 0 bytes end the columns */
+        s->end[c] = CTZ(zeros);
+        s->top[c] = s->end[c] > (c ? s->end[c - 1] + 1 : 0) ? rec[s->end[c] - 1] : 0;
+        s->empty |= (uint64_t)(s->top[c] == 0) << c;
+        s->tops |= (uint64_t)(s->top[c] != 0) << (s->top[c] & 63); /* & 63: parse calls this before it */
+        s->col_of[s->top[c] & 63] = (unsigned char)c;                /* has refused bytes above 52 */
+    }
+    s->cell0 = s->end[7] + 1; /* zeros now holds the 0 bytes after the columns */
+    after = s->cell0 < P64 ? ~zeros >> s->cell0 : 0;
+    s->ncell = CTZ(~after);
+    for (c = 0; c < 4; c++) s->home[c] = 13 - count[c];
+}
+
+/* Read a record into `s`. Returns NULL when it is a position, else what is wrong, in the words and the
+   order of solver/packed.py's validator: 8 column ends; the free cells (the bytes after the eighth end)
+   without a gap, zeros after them; every other byte a card 1..52, no card twice; at most 8 free cells,
+   in ascending order; the cards not in play the lowest of their suits (the foundations hold them, the
+   heights being derived from the cards in play). */
+static const char *parse(const unsigned char *rec, Pos *s) {
+    const uint64_t below_kings = ((uint64_t)1 << 49) - 2; /* bits 1..48: the cards of rank 1..12 */
+    uint64_t seen = 0, over = 0;
+    int i, zeros = 0;
+    for (i = 0; i < P64; i++) zeros += rec[i] == 0;
+    if (zeros < 8) return "fewer than 8 column ends";
+    layout(rec, s);
+    if (s->cell0 - 8 + s->ncell != P64 - zeros) return "a gap in the free cells"; /* a byte after them */
+    for (i = 0; i < P64; i += 8) /* a byte above 52: 0x80 set in (b & 0x7f) + (0x80 - 53), or in b */
+        over |= ((le64(rec + i) & LOW7) + (0x80 - 53) * ONES) | le64(rec + i);
+    if (over & 0x8080808080808080ull) return "a byte that is no card, or a card twice";
+    for (i = 0; i < P64; i++) seen |= (uint64_t)1 << rec[i];
+    seen &= ~(uint64_t)1;
+    if (POPCOUNT(seen) != P64 - zeros) return "a byte that is no card, or a card twice";
+    if (s->ncell > 8) return "more than 8 free cells, or free cells out of order";
+    for (i = s->cell0 + 1; i < s->cell0 + s->ncell; i++)
+        if (rec[i - 1] >= rec[i]) return "more than 8 free cells, or free cells out of order";
+    if ((seen & below_kings) << 4 & ~seen) /* card b in play, b + 4 (one rank higher) home */
+        return "a card in play above a card of its suit on the foundation";
+    return NULL;
+}
+
+/* The record of `s` after taking the byte at index `a` out (a < 0: nothing taken out; the card comes
+   from its foundation) and putting `card` in before the byte at index `b` (b < 0: nowhere; the card
+   goes to its foundation). Indices are those of s->rec; at most 60 of the 64 bytes are ever used, so
+   the last byte is a 0 that may be dropped. */
+static inline void patch(const Pos *s, int a, int b, int card, unsigned char *out) {
+    const unsigned char *r = s->rec;
+    int i;
+    memcpy(out, r, P64);
+    if (b < 0) { for (i = a; i < P64 - 1; i++) out[i] = r[i + 1]; out[P64 - 1] = 0; }
+    else if (a < 0 || b <= a) { for (i = a < 0 ? P64 - 1 : a; i > b; i--) out[i] = r[i - 1]; out[b] = (unsigned char)card; }
+    else { for (i = a; i < b - 1; i++) out[i] = r[i + 1]; out[b - 1] = (unsigned char)card; }
+}
+
+/* ---- the rules, from lean/FreeCell/Spec.lean --------------------------------------------------------- */
+
+typedef struct { int cells; int foundation_return; } Rules;
+
+/* canStack c parent: one rank lower and the other colour. Read the other way: the k-th (k = 0, 1) card
+   that c may go onto is one rank higher, of the first or the second suit of the other colour (clubs 0
+   and spades 3 are black, diamonds 1 and hearts 2 red); none above a king. */
+static inline int stacks_on(int c, int k) {
+    static const int other[4][2] = {{1, 2}, {0, 3}, {0, 3}, {1, 2}};
+    return RANK(c) == 13 ? 0 : RANK(c) * 4 + other[SUIT(c)][k] + 1;
+}
+
+/* canHome home c: the next card of its suit. */
+static int can_home(const int home[4], int c) { return home[SUIT(c)] + 1 == RANK(c); }
+
+/* toCols s c src: `card` taken off at index `a` (from column `src`; src -1: from a free cell or, with
+   a -1, from a foundation), put onto each column j = 0..7, j != src, that is empty or whose top card it
+   stacks on: it goes in before that column's terminator. */
+static int to_cols(const Pos *s, int card, int a, int src, unsigned char *out) {
+    uint64_t targets = s->empty; /* bit j: column j */
+    int k, n = 0;
+    for (k = 0; k < 2; k++) {
+        int p = stacks_on(card, k);
+        if (p && (s->tops >> p & 1)) targets |= (uint64_t)1 << s->col_of[p];
+    }
+    if (src >= 0) targets &= ~((uint64_t)1 << src);
+    for (; targets; targets &= targets - 1) patch(s, a, s->end[CTZ(targets)], card, out + P64 * n++);
+    return n;
+}
+
+/* moves r s: every position one legal single-card move away from `s`, in Spec.lean's order: for each
+   card that can be taken off (the top card of columns 0..7, then each free cell's card), to its
+   foundation, onto the columns, then (from a column only) into a free cell; then, when the rules allow
+   it, each foundation's top card back onto the columns. Returns the count; out has room for MAXMOVES. */
+static int moves(const Rules *r, const Pos *s, unsigned char *out) {
+    int n = 0, i, k;
+    for (i = 0; i < 8; i++) { /* fromCols */
+        int a = s->end[i] - 1, card = s->top[i], below, k2;
+        if (card == 0) continue;
+        if (can_home(s->home, card)) patch(s, a, -1, card, out + P64 * n++);
+        n += to_cols(s, card, a, i, out + P64 * n);
+        if (s->ncell < r->cells) { /* into the free cells, kept sorted */
+            for (below = 0, k2 = 0; k2 < s->ncell; k2++) below += s->rec[s->cell0 + k2] < card;
+            patch(s, a, s->cell0 + below, card, out + P64 * n++);
+        }
+    }
+    for (k = 0; k < s->ncell; k++) { /* fromCells */
+        int a = s->cell0 + k, card = s->rec[a];
+        if (can_home(s->home, card)) patch(s, a, -1, card, out + P64 * n++);
+        n += to_cols(s, card, a, -1, out + P64 * n);
+    }
+    if (r->foundation_return) /* a foundation's top card back onto a column */
+        for (k = 0; k < 4; k++)
+            if (s->home[k] != 0) n += to_cols(s, (s->home[k] - 1) * 4 + k + 1, -1, -1, out + P64 * n);
+    return n;
+}
+
+/* won: every foundation up to the king. */
+static int won(const Pos *s) { return s->home[0] == 13 && s->home[1] == 13 && s->home[2] == 13 && s->home[3] == 13; }
+
+/* msDeal game: MSVC rand() draws from a fresh deck (A♣ A♦ A♥ A♠ 2♣ …), the drawn card's hole is filled
+   with the last card; card t of the order goes to column t % 8, later cards on top. */
+static void ms_deal(uint32_t game, unsigned char *out) {
+    unsigned char deck[52], order[52];
+    uint64_t seed = game;
+    int n, t, c, i = 0;
+    for (n = 0; n < 52; n++) deck[n] = (unsigned char)(n + 1);
+    for (n = 52, t = 0; n > 0; n--, t++) {
+        int j;
+        seed = (seed * 214013 + 2531011) % 2147483648u;
+        j = (int)((seed / 65536) % (uint64_t)n);
+        order[t] = deck[j];
+        deck[j] = deck[n - 1];
+    }
+    for (c = 0; c < 8; c++) {
+        for (t = c; t < 52; t += 8) out[i++] = order[t];
+        out[i++] = 0;
+    }
+    memset(out + i, 0, (size_t)(P64 - i));
+}
+
+/* A position in words, as certgen/checker.py's describe writes it (any 64 bytes: a successor need not
+   be a canonical record). */
+static void describe(const unsigned char *rec, char *buf) {
+    static const char ranks[] = "A23456789TJQK", suits[] = "CDHS";
+    int i = 0, c, first, home[4] = {13, 13, 13, 13};
+    char *p = buf + sprintf(buf, "[cols: ");
+    for (c = 0; c < 8; c++, i++) {
+        if (c) p += sprintf(p, " / ");
+        for (first = 1; i < P64 && rec[i]; i++, first = 0)
+            if (rec[i] <= 52) { p += sprintf(p, "%s%c%c", first ? "" : " ", ranks[RANK(rec[i]) - 1], suits[SUIT(rec[i])]); home[SUIT(rec[i])]--; }
+        if (first) *p++ = '-';
+    }
+    p += sprintf(p, " | cells: ");
+    for (first = 1; i < P64; i++)
+        if (rec[i] && rec[i] <= 52) { p += sprintf(p, "%s%c%c", first ? "" : " ", ranks[RANK(rec[i]) - 1], suits[SUIT(rec[i])]); home[SUIT(rec[i])]--; first = 0; }
+    if (first) *p++ = '-';
+    sprintf(p, " | home: %d %d %d %d]", home[0], home[1], home[2], home[3]);
+}
+
+/* ---- the sorted records: membership by binary search ---------------------------------------------- */
+
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
+static inline uint64_t be64(const unsigned char *p) {
+    return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 |
+           (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | (uint64_t)p[7];
+}
+
+/* memcmp's order on 64-byte records, eight bytes at a time. */
+static inline int cmp64(const unsigned char *x, const unsigned char *y) {
+    int w;
+    for (w = 0; w < P64; w += 8) {
+        uint64_t a = be64(x + w), b = be64(y + w);
+        if (a != b) return a < b ? -1 : 1;
+    }
+    return 0;
+}
+
+/* found[q] = is keys[q] among the n sorted records, for q < nk. A successor usually lies near its parent
+   in the sorted order (the moves that leave the first columns alone keep a long common prefix), so each
+   search first compares the key with the records WINDOW places either side of the parent near[q]: most
+   keys fall between them, among records that the scan of the parents has just brought into the cache;
+   the others are searched among all (the first levels of those searches probe the same few records). The searches run
+   side by side, one level at a time, so that their memory reads overlap (each probe of the next level
+   is prefetched). A search keeps the number of leading words the key shares with both ends of its
+   range: every record in between shares them too, so they are not compared again. */
+#define WINDOW 256
+typedef struct { size_t lo, len; int lo_words, hi_words; } Range; /* the key is in recs(lo, lo + len) */
+
+/* The first word (0..7) where record x and the key (as 8 big-endian words) differ, from word w on;
+   8 if they are equal. *less: x < key. */
+static inline int diff(const unsigned char *x, const uint64_t *key, int w, int *less) {
+    for (; w < 8; w++) {
+        uint64_t a = be64(x + 8 * w);
+        if (a != key[w]) { *less = a < key[w]; return w; }
+    }
+    *less = 0;
+    return 8;
+}
+
+/* Confine the search for a key to the records WINDOW places around i, if it lies between them: 1; 2 when
+   it is one of those two; 0 when it lies outside. */
+static int window(const unsigned char *recs, size_t n, size_t i, const uint64_t *kw, Range *r) {
+    size_t lo = i > WINDOW ? i - WINDOW : 0, hi = n - 1 - i > WINDOW ? i + WINDOW : n - 1;
+    int less_l, less_h, wl = diff(recs + P64 * lo, kw, 0, &less_l), wh;
+    if (wl == 8) return 2;
+    if (!less_l) return 0;
+    wh = diff(recs + P64 * hi, kw, 0, &less_h);
+    if (wh == 8) return 2;
+    if (less_h) return 0;
+    r->lo = lo; r->len = hi - lo; r->lo_words = wl; r->hi_words = wh;
+    return 1;
+}
+
+static void members(const unsigned char *recs, size_t n, const unsigned char *keys, const uint64_t *near,
+                    int nk, Range *rg, uint64_t (*kw)[8], int *act, unsigned char *found) {
+    int q, w, k, na = 0;
+    if (n == 0) { memset(found, 0, (size_t)nk); return; }
+    for (q = 0; q < nk; q++) {
+        Range *r = &rg[q];
+        int got;
+        for (w = 0; w < 8; w++) kw[q][w] = be64(keys + P64 * q + 8 * w);
+        found[q] = 0;
+        got = near[q] < n ? window(recs, n, (size_t)near[q], kw[q], r) : 0;
+        if (got == 2) { found[q] = 1; continue; }
+        if (!got) { r->lo = 0; r->len = n; r->lo_words = r->hi_words = 0; found[q] = 2; } /* recs[0] at the end */
+        act[na++] = q;
+    }
+    while (na) { /* one level of each active search */
+        for (k = 0; k < na; k++) {
+            Range *r;
+            size_t half;
+            int less, start;
+            q = act[k];
+            r = &rg[q];
+            half = r->len / 2;
+            start = r->lo_words < r->hi_words ? r->lo_words : r->hi_words;
+            if (half == 0) { /* the range is empty: done */
+                found[q] = found[q] == 2 && r->lo == 0 && cmp64(recs, keys + P64 * q) == 0;
+                act[k--] = act[--na];
+                continue;
+            }
+            w = diff(recs + P64 * (r->lo + half), kw[q], start, &less);
+            if (w == 8) { found[q] = 1; act[k--] = act[--na]; continue; }
+            r->lo += less ? half : 0;
+            r->len = less ? r->len - half : half;
+            r->lo_words = less ? w : r->lo_words;
+            r->hi_words = less ? r->hi_words : w;
+            PREFETCH(recs + P64 * (r->lo + r->len / 2));
+        }
+    }
+}
+
+/* ---- the certificate file ------------------------------------------------------------------------ */
+
+typedef struct {
+    Rules rules;
+    unsigned char start[P64];
+    int kind;                 /* the source: 0 "ms" (a Microsoft deal number), 1 "code", 2 "board" */
+    long long deal;           /* the deal number (kind 0) */
+    char code[1300], name[1300]; /* the source's deal code and board name, "" when absent */
+    uint64_t states;
+    unsigned char *recs;      /* states x 64 bytes, sorted and distinct */
+} Cert;
+
+/* The file's bytes. A regular file is read whole; anything else (a FIFO, a device) only up to the end of
+   its one msgpack value, as certgen/certificate.py reads it, so that /dev/zero is refused at once. */
+static unsigned char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    unsigned char *data = NULL;
+    size_t cap = 0, n = 0, got;
+    int stream;
+    if (!f) { fflush(stdout); fprintf(stderr, "error: cannot read certificate %s: ", path); perror(NULL); exit(2); }
+    stream = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
+    for (;;) {
+        if (n == cap) {
+            unsigned char *d;
+            if (stream && cap >= ((size_t)1 << 32)) die("not a readable certificate (corrupt or truncated msgpack)");
+            cap = cap ? cap * 2 : 1 << 20;
+            if (!(d = realloc(data, cap))) die("out of memory reading the file");
+            data = d;
+        }
+        got = fread(data + n, 1, stream ? 1 : cap - n, f); /* a stream a byte at a time: never past the value */
+        n += got;
+        if (stream && (!got || n < 64 || (n & (n - 1)) == 0)) { /* a whole value yet? */
+            Rd r = {data, data + n};
+            Val v;
+            const unsigned char *at;
+            if (mp_value(&r, &v, &at, 0)) { /* a map with bytes after it: refused (not a map: refused later) */
+                if (v.type == M_MAP && (r.p < data + n || fread(&v, 1, 1, f) == 1))
+                    die("bytes after the end of the certificate");
+                n = (size_t)(r.p - data);
+                break;
+            }
+        }
+        if (!got) break;
+    }
+    if (ferror(f)) die("read error");
+    fclose(f);
+    *size = n;
+    return data;
+}
+
+/* A string of 1..300 characters (UTF-8), none of them a control character: a code or a board name. */
+static int printable(const Val *v) {
+    uint64_t i, chars = 0;
+    if (v->type != M_STR) return 0;
+    for (i = 0; i < v->len; i++) {
+        if (v->ptr[i] < 0x20 || v->ptr[i] == 0x7f) return 0;
+        chars += (v->ptr[i] & 0xc0) != 0x80;
+    }
+    return chars >= 1 && chars <= 300;
+}
+
+static const char *const HEADER_KEYS[] = {"source", "rules", "start", "states", "encoding", "info"};
+enum { H_SOURCE, H_RULES, H_START, H_STATES, H_ENCODING, H_INFO };
+
+/* The header map: exactly its six keys; the rules, the source, the start position. */
+static void read_header(const unsigned char *p, size_t size, Cert *ct) {
+    static const char *const rule_keys[] = {"cells", "foundation_return"};
+    static const char *const src_keys[] = {"kind", "deal", "code", "name"}, *const kinds[] = {"ms", "code", "board"};
+    Rd r = {p, p + size};
+    Val m;
+    const unsigned char *at;
+    Field h[6], rule[2], src[4];
+    Pos s;
+    const char *why;
+    char buf[80];
+    int i;
+    if (!mp_value(&r, &m, &at, 0) || r.p != r.end) die("the header is not readable msgpack");
+    if (m.type != M_MAP || fields(at, r.end, m.len, HEADER_KEYS, 6, h) != 0 || !(h[0].found & h[1].found &
+        h[2].found & h[3].found & h[4].found & h[5].found))
+        die("the header must have exactly the keys source, rules, start, states, encoding, info");
+    if (!is_str(&h[H_ENCODING].v, "p64-sorted-zlib")) die("unknown body encoding %s", repr(&h[H_ENCODING].v, buf, sizeof buf));
+    if (h[H_STATES].v.type != M_INT || h[H_STATES].v.big || h[H_STATES].v.i < 0 || h[H_STATES].v.i > 2147483647)
+        die("bad state count in header: %s", repr(&h[H_STATES].v, buf, sizeof buf));
+    ct->states = (uint64_t)h[H_STATES].v.i;
+    if (h[H_SOURCE].v.type != M_MAP || h[H_RULES].v.type != M_MAP || h[H_START].v.type != M_BIN)
+        die("header lacks source, rules or start");
+    if (fields(h[H_RULES].in.p, r.end, h[H_RULES].v.len, rule_keys, 2, rule) != 0 || !rule[0].found ||
+        !rule[1].found || rule[0].v.type != M_INT || rule[0].v.big || rule[0].v.i < 0 || rule[0].v.i > 8 ||
+        rule[1].v.type != M_BOOL)
+        die("bad rules in header: cells (0..8) and foundation_return (true or false), nothing else");
+    ct->rules.cells = (int)rule[0].v.i;
+    ct->rules.foundation_return = (int)rule[1].v.i;
+    fields(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len, src_keys, 4, src); /* other keys: informative */
+    for (i = 0; i < 3 && !(src[0].found && is_str(&src[0].v, kinds[i])); i++) continue;
+    if (i == 3) die("bad source in header: kind %s", src[0].found ? repr(&src[0].v, buf, sizeof buf) : "None");
+    if (i == 0) {
+        if (!src[1].found || src[1].v.type != M_INT || src[1].v.big || src[1].v.i < 1 || src[1].v.i > 2147483647)
+            die("bad source in header: deal %s (a deal number is 1..2147483647)", src[1].found ? repr(&src[1].v, buf, sizeof buf) : "None");
+        ct->deal = src[1].v.i;
+    }
+    ct->kind = i;
+    if ((i == 1 || src[2].found) && !(src[2].found && printable(&src[2].v)))
+        die("bad source in header: code %s", src[2].found ? repr(&src[2].v, buf, sizeof buf) : "None");
+    if (i == 2 && src[3].found && !printable(&src[3].v))
+        die("bad source in header: board name %s (one printable line)", repr(&src[3].v, buf, sizeof buf));
+    if (src[2].found) memcpy(ct->code, src[2].v.ptr, (size_t)src[2].v.len); /* printable: at most 1200 bytes */
+    if (i == 2 && src[3].found) memcpy(ct->name, src[3].v.ptr, (size_t)src[3].v.len);
+    if (h[H_INFO].v.type != M_MAP) die("bad info in header (not a map)");
+    if (h[H_START].v.len != P64) die("bad start position in header: %llu bytes, expected 64", (unsigned long long)h[H_START].v.len);
+    if ((why = parse(h[H_START].v.ptr, &s)) != NULL) die("bad start position in header: packed position: %s", why);
+    memcpy(ct->start, h[H_START].v.ptr, P64);
+}
+
+/* Inflate the body into states x 64 bytes, streaming, never writing past that bound. */
+static unsigned char *inflate_body(const unsigned char *body, size_t blen, uint64_t states) {
+    z_stream z;
+    unsigned char *out, extra[256];
+    void *mem;
+    size_t want, done = 0, used = 0;
+    int rc;
+    /* deflate expands at most 1032:1: a count that the body cannot hold is refused before any work */
+    if (states > ((uint64_t)blen * 1032 + 1024) / P64 || states > (uint64_t)SIZE_MAX / P64)
+        die("a body of %llu bytes cannot hold %llu states", (unsigned long long)blen, (unsigned long long)states);
+    want = (size_t)states * P64;
+    if (posix_memalign(&mem, 1 << 21, want ? want : P64)) die("out of memory for %llu states", (unsigned long long)states);
+    out = mem; /* one cache line a record */
+#if defined(MADV_HUGEPAGE)
+    madvise(mem, want, MADV_HUGEPAGE); /* fewer TLB misses for the binary searches; a hint only */
+#endif
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) die("zlib cannot start");
+    for (;;) { /* avail_in and avail_out are 32-bit: at most 1 GiB a call */
+        int full = done == want;
+        size_t in_left = blen - used, out_left = want - done;
+        z.next_in = (unsigned char *)body + used;
+        z.avail_in = (uInt)(in_left > (1u << 30) ? 1u << 30 : in_left);
+        z.next_out = full ? extra : out + done;
+        z.avail_out = (uInt)(full ? sizeof extra : out_left > (1u << 30) ? 1u << 30 : out_left);
+        rc = inflate(&z, Z_NO_FLUSH);
+        used = (size_t)(z.next_in - body);
+        if (full && z.avail_out < sizeof extra)
+            die("body holds more than %llu bytes, expected %llu states of 64 bytes", (unsigned long long)want,
+                (unsigned long long)states);
+        if (!full) done = (size_t)(z.next_out - out);
+        if (rc != Z_OK) break; /* Z_STREAM_END, or the stream is damaged or ended early (Z_BUF_ERROR) */
+    }
+    inflateEnd(&z);
+    if (rc == Z_BUF_ERROR) die("body is truncated (the file is damaged)");
+    if (rc != Z_STREAM_END) die("body does not decompress (the file is damaged)");
+    if (used != blen) die("bytes after the end of the compressed body");
+    if (done != want)
+        die("body holds %llu bytes, expected %llu states of 64 bytes", (unsigned long long)done, (unsigned long long)states);
+    return out;
+}
+
+static const char *const TOP_KEYS[] = {"format", "version", "header", "body", "sha256"};
+enum { T_FORMAT, T_VERSION, T_HEADER, T_BODY, T_SHA256 };
+#define REBUILD "rebuild it with this version (`python -m certgen build`)"
+
+/* The file: one map of exactly five keys; format, version and checksum first, then the header, then the
+   body, inflated. The records are parsed (each must be a position) as they are checked. */
+static void read_cert(const char *path, Cert *ct) {
+    size_t size;
+    unsigned char *data = read_file(path, &size);
+    Rd r = {data, data + size};
+    Val m;
+    const unsigned char *at;
+    Field t[5], *hdr = &t[T_HEADER], *body = &t[T_BODY], *sha = &t[T_SHA256];
+    int other, k;
+    char hex[65], buf[80];
+    uint64_t n;
+    Sha s;
+    memset(ct, 0, sizeof *ct);
+    if (!mp_value(&r, &m, &at, 0)) die("not a readable certificate (corrupt or truncated msgpack)");
+    if (r.p != r.end) die("not a readable certificate (corrupt or truncated msgpack: extra data)");
+    if (m.type != M_MAP) die("not a freecell-proof certificate (not a map)");
+    other = fields(at, r.end, m.len, TOP_KEYS, 5, t);
+    if (!t[T_FORMAT].found && hdr->found && hdr->v.type == M_MAP) { /* version 1: a header map with format */
+        Field old[2];
+        fields(hdr->in.p, r.end, hdr->v.len, TOP_KEYS, 2, old);
+        if (old[0].found && is_str(&old[0].v, "freecell-proof-certificate"))
+            die("certificate format version %s, which has no checksum over its header; this tool reads version 2: "
+                REBUILD, old[1].found ? repr(&old[1].v, buf, sizeof buf) : "None");
+    }
+    if (!t[T_FORMAT].found || !is_str(&t[T_FORMAT].v, "freecell-proof-certificate"))
+        die("not a freecell-proof certificate (format %s)", t[T_FORMAT].found ? repr(&t[T_FORMAT].v, buf, sizeof buf) : "None");
+    if (!t[T_VERSION].found || t[T_VERSION].v.type != M_INT || t[T_VERSION].v.big || t[T_VERSION].v.i != 2)
+        die("certificate format version %s; this tool reads version 2%s",
+            t[T_VERSION].found ? repr(&t[T_VERSION].v, buf, sizeof buf) : "None",
+            t[T_VERSION].found && t[T_VERSION].v.type == M_INT && t[T_VERSION].v.i < 2 ? ": " REBUILD : "");
+    for (k = 0; k < 5; k++) other += !t[k].found;
+    if (other) die("the file's map must have exactly the keys format, version, header, body, sha256");
+    if (hdr->v.type != M_BIN || body->v.type != M_BIN || sha->v.type != M_STR) die("header and body must be bytes and sha256 text");
+    sha_init(&s);
+    sha_update(&s, hdr->v.ptr, (size_t)hdr->v.len);
+    sha_update(&s, body->v.ptr, (size_t)body->v.len);
+    sha_hex(&s, hex);
+    if (sha->v.len != 64 || memcmp(hex, sha->v.ptr, 64) != 0) die("checksum mismatch (the file is damaged)");
+    read_header(hdr->v.ptr, (size_t)hdr->v.len, ct);
+    ct->recs = inflate_body(body->v.ptr, (size_t)body->v.len, ct->states);
+    free(data);
+    for (n = 1; n < ct->states; n++) /* each record is parsed (and refused if it is no position) by check */
+        if (memcmp(ct->recs + P64 * (n - 1), ct->recs + P64 * n, P64) >= 0)
+            die("records are not sorted and distinct (record %llu)", (unsigned long long)n + 1);
+}
+
+/* Record i as a position; a record that is not canonical makes the file damaged. */
+static void member_at(const Cert *ct, uint64_t i, Pos *s) {
+    const char *why = parse(ct->recs + P64 * i, s);
+    if (why) die("record %llu is not a position (%s)", (unsigned long long)i + 1, why);
+}
+
+/* ---- the check ----------------------------------------------------------------------------------- */
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(uint64_t done, uint64_t total, double t0, int last) {
+    double t = now() - t0;
+    fprintf(stderr, "\rcheck: %llu/%llu states (%.0f%%), %.2f M states/s   ", (unsigned long long)done,
+            (unsigned long long)total, total ? 100.0 * done / total : 100.0, t > 0 ? done / t / 1e6 : 0.0);
+    if (last) fprintf(stderr, "\r%79s\r", "");
+}
+
+/* n with thousands separators, as Python's f"{n:,}". */
+static const char *commas(uint64_t n, char *buf) {
+    char digits[24];
+    int len = sprintf(digits, "%llu", (unsigned long long)n), i, o = 0;
+    for (i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* What the check is about, in the words of certgen/certificate.py's subject(): the start (the deal, the
+   deal code, or the board's name and the first 12 hex digits of the SHA-256 of its start record) and
+   the rules. */
+static void subject(const Cert *ct, char *out) {
+    int cells = ct->rules.cells;
+    char *p = out;
+    if (ct->kind == 0) p += sprintf(p, "deal %lld", ct->deal);
+    else if (ct->kind == 1) p += sprintf(p, "the deal code %s", ct->code);
+    else {
+        Sha s;
+        char hex[65];
+        sha_init(&s);
+        sha_update(&s, ct->start, P64);
+        sha_hex(&s, hex);
+        p += sprintf(p, "the board %s (start position %.12s)", !ct->name[0] ? "position" :
+                     strcmp(ct->name, "-") ? ct->name : "from standard input", hex);
+    }
+    if (cells == 4 && !ct->rules.foundation_return)
+        sprintf(p, " under the standard rules (4 free cells, nothing back from the foundations)");
+    else
+        sprintf(p, " under the rules with %d free cell%s and %s", cells, cells == 1 ? "" : "s",
+                ct->rules.foundation_return ? "foundation returns allowed" : "nothing back from the foundations");
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped (the text is UTF-8 already). */
+static void json_str(const char *text) {
+    putchar('"');
+    for (; *text; text++) {
+        unsigned char c = (unsigned char)*text;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+#define BATCH 64 /* successors searched side by side (at least; a member's successors stay together) */
+
+static int check(const char *path, int json, int show_progress) {
+    Cert ct;
+    static unsigned char keys[(BATCH + MAXMOVES) * P64], found[BATCH + MAXMOVES];
+    static Range rg[BATCH + MAXMOVES];
+    static uint64_t kw[BATCH + MAXMOVES][8];
+    static int act[BATCH + MAXMOVES];
+    static uint64_t parent[BATCH + MAXMOVES];
+    static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
+    unsigned char dealrec[P64];
+    uint64_t i = 0, looked = 0, checked = 0;
+    const char *failure = NULL;
+    double t0 = now(), t1;
+    clock_t c1;
+    g_name = path;
+    read_cert(path, &ct);
+    t1 = now();
+    c1 = clock();
+    subject(&ct, about);
+    if (ct.deal) { /* the start position is regenerated from the deal number, not taken on trust */
+        ms_deal((uint32_t)ct.deal, dealrec);
+        if (memcmp(dealrec, ct.start, P64) != 0) {
+            failure = "start-mismatch";
+            snprintf(msg, sizeof msg, "invalid for %s: the header's start position is not msDeal %lld", about, ct.deal);
+        }
+    }
+    if (!failure) { /* 1. the start position is in the set */
+        uint64_t among_all = ct.states;
+        members(ct.recs, (size_t)ct.states, ct.start, &among_all, 1, rg, kw, act, found);
+        if (!found[0]) {
+            failure = "start";
+            describe(ct.start, d1);
+            snprintf(msg, sizeof msg, "invalid for %s: the start position is not in the certificate: %s", about, d1);
+        }
+    }
+    while (!failure && i < ct.states) {
+        /* the members i, i+1, … in order until BATCH successors are gathered or a member is won */
+        int nk = 0, q, won_here = 0;
+        uint64_t first = i;
+        while (i < ct.states && nk < BATCH) {
+            Pos s;
+            int n, k;
+            member_at(&ct, i, &s);
+            if (won(&s)) { won_here = 1; break; } /* 3. no member is won */
+            n = moves(&ct.rules, &s, keys + P64 * nk);
+            for (k = 0; k < n; k++) parent[nk + k] = i;
+            nk += n;
+            i++;
+        }
+        /* 2. every successor of every member is in the set */
+        members(ct.recs, (size_t)ct.states, keys, parent, nk, rg, kw, act, found);
+        for (q = 0; q < nk && found[q]; q++) continue;
+        if (q < nk) {
+            failure = "successor";
+            looked += (uint64_t)q + 1;
+            checked = parent[q];
+            describe(keys + P64 * q, d1);
+            describe(ct.recs + P64 * parent[q], d2);
+            snprintf(msg, sizeof msg, "invalid for %s: a successor of a member is not in the certificate: missing "
+                     "%s reached in one move from the member %s", about, d1, d2);
+            break;
+        }
+        looked += (uint64_t)nk;
+        checked = i;
+        if (won_here) {
+            failure = "won";
+            describe(ct.recs + P64 * i, d1);
+            snprintf(msg, sizeof msg, "invalid for %s: the certificate contains a won position: %s", about, d1);
+        }
+        if (show_progress && (i >> 20) != (first >> 20)) progress(checked, ct.states, t1, 0);
+    }
+    if (show_progress) progress(checked, ct.states, t1, 1);
+    for (; i < ct.states; i++) { /* after a failure: a damaged file is still reported as damaged */
+        Pos s;
+        member_at(&ct, i, &s);
+    }
+    if (!failure)
+        snprintf(msg, sizeof msg, "valid for %s: %s state%s; the start position is in the set, every one of the "
+                 "%s successors of its members is in it, and none of them is won", about, commas(ct.states, n1),
+                 ct.states == 1 ? "" : "s", commas(looked, n2));
+    if (json) { /* and the source and start, for what certgen/fastcheck.py checks itself (deal codes) */
+        int k;
+        printf("{\"valid\": %s, \"states\": %llu, \"checked\": %llu, \"successors\": %llu, \"failure\": ",
+               failure ? "false" : "true", (unsigned long long)ct.states, (unsigned long long)checked,
+               (unsigned long long)looked);
+        json_str(failure ? failure : "");
+        printf(", \"message\": ");
+        json_str(msg);
+        printf(", \"subject\": ");
+        json_str(about);
+        printf(", \"source\": {\"kind\": \"%s\"", ct.kind == 0 ? "ms" : ct.kind == 1 ? "code" : "board");
+        if (ct.kind == 0) printf(", \"deal\": %lld", ct.deal);
+        if (ct.code[0]) { printf(", \"code\": "); json_str(ct.code); }
+        if (ct.name[0]) { printf(", \"name\": "); json_str(ct.name); }
+        printf("}, \"rules\": {\"cells\": %d, \"foundation_return\": %s}, \"start\": \"", ct.rules.cells,
+               ct.rules.foundation_return ? "true" : "false");
+        for (k = 0; k < P64; k++) printf("%02x", ct.start[k]);
+        printf("\", \"read_seconds\": %.4f, \"check_seconds\": %.4f, \"check_cpu_seconds\": %.4f}\n", t1 - t0,
+               now() - t1, (double)(clock() - c1) / CLOCKS_PER_SEC);
+    } else
+        printf("%s\n", msg);
+    free(ct.recs);
+    return failure ? 1 : 0;
+}
+
+/* ---- debug modes: successors of records on stdin; a deal's record ------------------------------------ */
+
+static int successors(const Rules *r) {
+    static unsigned char succ[MAXMOVES * P64];
+    unsigned char rec[P64];
+    size_t got;
+    g_name = "stdin";
+    while ((got = fread(rec, 1, P64, stdin)) == P64) {
+        Pos s;
+        int n;
+        unsigned char cnt[2];
+        const char *why = parse(rec, &s);
+        if (why) die("not a position (%s)", why);
+        n = moves(r, &s, succ);
+        cnt[0] = (unsigned char)(n & 0xff);
+        cnt[1] = (unsigned char)(n >> 8);
+        fwrite(cnt, 1, 2, stdout);
+        fwrite(succ, P64, (size_t)n, stdout);
+    }
+    if (got) die("%llu bytes at the end: not a whole record", (unsigned long long)got);
+    return 0;
+}
+
+static void usage(void) {
+    fprintf(stderr, "error: usage: fccheck [--json] [--progress] CERT | fccheck --successors [--cells K] "
+            "[--foundation-return] | fccheck --deal N\n");
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    int i, json = 0, prog = 0, succ = 0;
+    Rules r = {4, 0};
+    const char *path = NULL, *deal = NULL;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--progress")) prog = 1;
+        else if (!strcmp(argv[i], "--successors")) succ = 1;
+        else if (!strcmp(argv[i], "--foundation-return")) r.foundation_return = 1;
+        else if (!strcmp(argv[i], "--cells") && i + 1 < argc) {
+            char *end;
+            long k = strtol(argv[++i], &end, 10);
+            if (*end || k < 0 || k > 8) usage();
+            r.cells = (int)k;
+        } else if (!strcmp(argv[i], "--deal") && i + 1 < argc) deal = argv[++i];
+        else if (argv[i][0] == '-' || path) usage();
+        else path = argv[i];
+    }
+    if (succ) return path || deal ? (usage(), 2) : successors(&r);
+    if (deal) {
+        char *end;
+        long long n = strtoll(deal, &end, 10);
+        unsigned char rec[P64];
+        if (*end || n < 1 || n > 2147483647 || path) usage();
+        ms_deal((uint32_t)n, rec);
+        fwrite(rec, 1, P64, stdout);
+        return 0;
+    }
+    if (!path) usage();
+    return check(path, json, prog);
+}

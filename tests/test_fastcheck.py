@@ -1,0 +1,438 @@
+"""The independent fast checker (checker/fccheck.c via certgen/fastcheck.py): its `moves` against the
+transliterated spec on thousands of positions, its deal generator against spec.ms_deal, its verdicts
+against the Python checker (the reference), every single deletion refused, and damaged files refused
+with exit status 2 and one line."""
+import hashlib
+import os
+import random
+import subprocess
+import sys
+import zlib
+
+import msgpack
+import pytest
+
+from collections import deque
+
+from certgen import certificate, checker, fastcheck, mutate
+from solver import deals, packed, search, spec
+from solver.errors import FreecellError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXE = fastcheck.binary()
+pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
+
+
+def v2_file(header: bytes, body: bytes, **top) -> bytes:
+    """A certificate file (format version 2) made by hand from its header and body bytes."""
+    obj = {"format": "freecell-proof-certificate", "version": 2, "header": header, "body": body,
+           "sha256": hashlib.sha256(header + body).hexdigest()}
+    obj.update(top)
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def p64(state) -> bytes:
+    return packed.pack(spec.to_position(state))
+
+
+def state_of(rec: bytes) -> spec.State:
+    return spec.from_position(packed.unpack(rec))
+
+
+def certificate_of(deal, records, cells=4, foundation_return=False):
+    return certificate.Certificate({"kind": "ms", "deal": deal}, {"cells": cells, "foundation_return": foundation_return},
+                                   p64(spec.ms_deal(deal)), sorted(records), {})
+
+
+def spec_reachable(deal, cells, foundation_return):
+    """Deal `deal`'s reachable set under the rules, by breadth-first search with spec.moves (small sets)."""
+    r = spec.Rules(cells=cells, foundation_return=foundation_return)
+    s0 = spec.ms_deal(deal)
+    seen, todo = {s0}, deque([s0])
+    while todo:
+        for t in spec.moves(r, todo.popleft()):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    assert not any(spec.won(s) for s in seen)
+    return certificate_of(deal, [p64(s) for s in seen], cells, foundation_return)
+
+
+def run_fccheck(tmp_path, data: bytes, name="c.cert"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return subprocess.run([EXE, str(path)], capture_output=True, text=True)
+
+
+def fast(tmp_path, cert, name="c.cert"):
+    path = tmp_path / name
+    certificate.write(str(path), cert)
+    return fastcheck.check(str(path))
+
+
+def one_line(ref) -> str:
+    """The Python checker's verdict on one line (it writes a missing successor's member on a second)."""
+    return checker.report(ref).replace("\n  reached", " reached")
+
+
+STANDARD = "the standard rules (4 free cells, nothing back from the foundations)"
+TWO_CELLS = "the rules with 2 free cells and nothing back from the foundations"
+
+
+@pytest.fixture(scope="module")
+def cert11982():
+    """Deal 11982's whole reachable set (84,767 positions), enumerated by the C core."""
+    res = search.explore(deals.ms_deal(11982))
+    assert res.complete and not res.won
+    return certificate_of(11982, res.records())
+
+
+@pytest.fixture(scope="module")
+def small_certs():
+    """Whole reachable sets under fewer free cells, enumerated with spec.moves: 585 + 83 + 448 + 436 + 278
+    + 464 + 85 positions. Deal 3 with one free cell sends up to 7 cards home, so there foundation returns
+    matter."""
+    rules = [(11982, 2, False), (11982, 1, False), (3, 1, False), (4, 1, False), (7, 0, False), (3, 1, True),
+             (6, 1, False)]
+    return [spec_reachable(deal, cells, fr) for deal, cells, fr in rules]
+
+
+# -- the rules: successors and the deal, against solver/spec.py ----------------------------------------
+
+def walk(rules, start, rng, steps):
+    """A random walk from `start`."""
+    s, out = start, []
+    for _ in range(steps):
+        out.append(s)
+        nxt = spec.moves(rules, s)
+        if not nxt:
+            break
+        s = rng.choice(nxt)
+    return out
+
+
+def random_state(rng, rules):
+    """Any position at all (not necessarily reachable): random foundation heights, the other cards dealt
+    at random to the free cells (sometimes more than the rules have) and to the columns (some empty)."""
+    home = tuple(rng.choice([0, 0, 1, 2, 5, 9, 12, 13, 13]) for _ in range(4))
+    rest = [spec.Card(rank, suit) for suit in range(4) for rank in range(home[suit] + 1, 14)]
+    rng.shuffle(rest)
+    ncells = min(len(rest), 8, rng.choice([0, 1, rules.cells, rules.cells, rules.cells + 1]))
+    cells = tuple(sorted(rest[:ncells], key=spec.key))
+    cols = [[] for _ in range(8)]
+    for c in rest[ncells:]:
+        cols[rng.randrange(rng.randint(1, 8))].append(c)
+    rng.shuffle(cols)
+    return spec.State(tuple(tuple(col) for col in cols), cells, home)
+
+
+def test_successors_equal_the_spec_on_thousands_of_positions(cert11982):
+    """Positions near the deal (a sample of 11982's reachable set, random walks under many rules) and any
+    positions at all (random foundation heights, cells and columns: cards home, empty columns, full
+    cells, foundation returns)."""
+    rng = random.Random(15)
+    cases = [(spec.Rules(), [state_of(r) for r in rng.sample(cert11982.records, 2500)])]
+    for k, deal in enumerate([1, 2, 5, 617, 1941, 24795893, 2147483647]):
+        for cells, fr in [(4, False), (4, True), (k % 9, k % 2 == 0), (8, True), (0, False)]:
+            r = spec.Rules(cells=cells, foundation_return=fr)
+            cases.append((r, walk(r, spec.ms_deal(deal), rng, 100)))
+    for cells in range(9):
+        for fr in (False, True):
+            r = spec.Rules(cells=cells, foundation_return=fr)
+            cases.append((r, [random_state(rng, r) for _ in range(150)]))
+    total = compared = 0
+    for r, states in cases:
+        got = fastcheck.successors([p64(s) for s in states], r.cells, r.foundation_return)
+        for s, succ in zip(states, got):
+            want = [p64(t) for t in spec.moves(r, s)]
+            assert succ == want, checker.describe(s)  # the same positions in the same order
+            total += len(want)
+            compared += 1
+    assert compared >= 6500 and total >= 30000
+    homes = [sum(s.home) for r, states in cases for s in states]
+    assert max(homes) == 52 and sum(h >= 26 for h in homes) >= 500
+    assert sum(1 for r, states in cases if r.foundation_return for s in states if sum(s.home) > 0) >= 500
+
+
+def test_deal_generator_equals_the_spec():
+    for n in list(range(1, 61)) + [617, 11982, 24795893, 219837216, 1000000, 2147483647]:
+        assert fastcheck.deal_record(n) == p64(spec.ms_deal(n)), n
+
+
+# -- verdicts: the same as the Python checker -----------------------------------------------------------
+
+def test_11982_valid_with_the_same_line_as_the_python_checker(tmp_path, cert11982):
+    res = fast(tmp_path, cert11982)
+    ref = checker.check(cert11982)
+    assert res.ok and ref.ok
+    assert res.message == ref.message == (
+        f"valid for deal 11982 under {STANDARD}: 84,767 states; the start position is in the set, every one of "
+        f"the 314,366 successors of its members is in it, and none of them is won")
+    assert res.states == res.checked == 84767 and res.successors == ref.successors == 314366
+
+
+def test_small_certificates_and_rules_agree_with_python(tmp_path, small_certs):
+    for cert in small_certs:
+        res, ref = fast(tmp_path, cert), checker.check(cert)
+        assert res.ok and ref.ok and res.message == ref.message
+
+
+def test_every_single_deletion_is_refused_on_small_certificates(tmp_path, small_certs):
+    """The reachable set is the least fence: without any one of its members it is no fence."""
+    tried = 0
+    for cert in small_certs:
+        start = cert.start
+        for rec in cert.records:
+            mutant = certificate.Certificate(cert.source, cert.rules, cert.start,
+                                             [r for r in cert.records if r != rec], {})
+            res = fast(tmp_path, mutant)
+            gone = checker.describe(state_of(rec))
+            assert not res.ok
+            if rec == start:
+                assert res.failure == "start" and res.message.endswith(gone)
+            else:
+                assert res.failure == "successor" and f"missing {gone} reached" in res.message
+            tried += 1
+    assert tried == sum(c.states for c in small_certs) == 2379
+
+
+def test_deletions_on_11982_are_refused(tmp_path, cert11982):
+    for seed in range(8):
+        mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
+        res = fast(tmp_path, mutant)
+        assert not res.ok and res.failure == "successor"
+        assert f"missing {checker.describe(state_of(changed[0]))} reached" in res.message
+    for kind in ("deal", "first-successor", "last-successor"):
+        mutant, _ = mutate.mutate(cert11982, kind)
+        res = fast(tmp_path, mutant)
+        assert not res.ok and res.failure == ("start" if kind == "deal" else "successor")
+
+
+@pytest.mark.slow
+def test_many_deletions_on_11982(tmp_path, cert11982):
+    rng = random.Random(1198)
+    for rec in rng.sample(cert11982.records, 100):
+        mutant = certificate.Certificate(cert11982.source, cert11982.rules, cert11982.start,
+                                         [r for r in cert11982.records if r != rec], {})
+        res = fast(tmp_path, mutant)
+        assert not res.ok and checker.describe(state_of(rec)) in res.message
+
+
+def test_an_added_won_state_is_refused(tmp_path, small_certs):
+    for cert in small_certs[:3]:
+        mutant, _ = mutate.mutate(cert, "add-won")
+        res, ref = fast(tmp_path, mutant), checker.check(mutant)
+        assert not res.ok and res.failure == ref.failure == "won"
+        assert res.message == one_line(ref)
+        assert res.message.endswith("the certificate contains a won position: "
+                                    "[cols: - / - / - / - / - / - / - / - | cells: - | home: 13 13 13 13]")
+
+
+def test_a_single_deletion_is_reported_like_the_python_checker(tmp_path, small_certs):
+    cert = small_certs[0]
+    for kind in ("deal", "last-successor"):
+        mutant, _ = mutate.mutate(cert, kind)
+        res, ref = fast(tmp_path, mutant), checker.check(mutant)
+        assert not res.ok and res.failure == ref.failure and res.message == one_line(ref)
+
+
+def test_a_start_that_is_not_the_deal_is_invalid(tmp_path, small_certs):
+    cert = small_certs[0]
+    other = certificate.Certificate({"kind": "ms", "deal": 11983}, cert.rules, cert.start, cert.records, {})
+    res, ref = fast(tmp_path, other), checker.check(other)
+    assert not res.ok and res.failure == ref.failure == "start-mismatch"
+    assert res.message == one_line(ref) == \
+        f"invalid for deal 11983 under {TWO_CELLS}: the header's start position is not msDeal 11983"
+
+
+def test_boards_and_deal_codes(tmp_path, small_certs):
+    """A board's start is taken from the header; a deal code's start must be the code's (checked in Python
+    by certgen/fastcheck.py, with solver/siggysoft.py, as by the Python checker)."""
+    cert = small_certs[2]  # deal 3, one free cell
+    for source in ({"kind": "board", "name": "x"}, {"kind": "code", "code": "SOL1-freecell-cells=1-C3"},
+                   {"kind": "ms", "deal": 3, "code": "SOL1-freecell-cells=1-C3"}):
+        c = certificate.Certificate(source, cert.rules, cert.start, cert.records, {})
+        res, ref = fast(tmp_path, c), checker.check(c)
+        assert res.ok and ref.ok and res.message == ref.message
+    for source in ({"kind": "code", "code": "SOL1-freecell-cells=1-C4"}, {"kind": "code", "code": "SOL1-x"},
+                   {"kind": "ms", "deal": 3, "code": "SOL1-freecell-cells=1-C4"}):
+        c = certificate.Certificate(source, cert.rules, cert.start, cert.records, {})
+        res, ref = fast(tmp_path, c), checker.check(c)
+        assert not res.ok and res.failure == ref.failure == "start-mismatch" and res.message == one_line(ref)
+    # a start outside the set: a successor of the deal stands in for it
+    s1 = spec.moves(spec.Rules(cells=1), spec.ms_deal(3))[0]
+    away = certificate.Certificate({"kind": "board", "name": "y"}, cert.rules, p64(s1),
+                                   [r for r in cert.records if r != p64(s1)], {})
+    res, ref = fast(tmp_path, away), checker.check(away)
+    assert not res.ok and res.failure == ref.failure == "start" and res.message == one_line(ref)
+    assert res.message.startswith("invalid for the board y (start position ")
+
+
+# -- damaged files: exit 2, one line ---------------------------------------------------------------------
+
+def _header(cert, **change):
+    h = {"source": cert.source, "rules": cert.rules, "start": cert.start, "states": len(cert.records),
+         "encoding": "p64-sorted-zlib", "info": {}}
+    h.update(change)
+    return msgpack.packb({k: v for k, v in h.items() if v is not None}, use_bin_type=True)
+
+
+def damaged(cert):
+    body = zlib.compress(b"".join(cert.records), 9)
+    good = certificate.encode(cert)
+    top = msgpack.unpackb(good, raw=False)
+    flipped = bytearray(body)
+    flipped[len(flipped) // 2] ^= 0xFF
+    recs = list(cert.records)
+
+    def with_records(extra):
+        rs = sorted(recs + [bytes(r) for r in extra])
+        return v2_file(_header(cert, states=len(rs)), zlib.compress(b"".join(rs)))
+
+    dup_card = bytearray(recs[5])
+    dup_card[0] = dup_card[1]
+    unsorted_cells = bytearray(packed.pack((((0, 1, 2),) + ((),) * 7, (9, 5), (0, 0, 0, 0))))
+    unsorted_cells[11], unsorted_cells[12] = unsorted_cells[12], unsorted_cells[11]
+    nine_cells = packed.pack((((),) * 8, tuple(range(9)), (0, 0, 0, 0)))     # cards 0..8 in 9 free cells
+    above_home = packed.pack((((4,),) + ((),) * 7, (), (0, 0, 0, 0)))      # 2C in play, AC home
+    v1 = msgpack.packb({"header": {"format": "freecell-proof-certificate", "version": 1, "source": cert.source,
+                                   "rules": cert.rules, "start": cert.start, "states": len(recs),
+                                   "encoding": "p64-sorted-zlib", "body_sha256": hashlib.sha256(body).hexdigest(),
+                                   "info": {}}, "body": body}, use_bin_type=True)
+    return {
+        "empty": (b"", "corrupt or truncated"),
+        "not msgpack": (b"\xc1garbage", "corrupt or truncated"),
+        "truncated": (good[: len(good) // 2], "corrupt or truncated"),
+        "extra bytes": (good + b"\x00", "extra data"),
+        "not a map": (msgpack.packb([1, 2]), "not a map"),
+        "foreign map": (msgpack.packb({"hello": 1}), "format None"),
+        "foreign format": (msgpack.packb(dict(top, format="something-else"), use_bin_type=True),
+                           "format 'something-else'"),
+        "version 1": (v1, "version 1, which has no checksum over its header; this tool reads version 2: rebuild"),
+        "version 3": (msgpack.packb(dict(top, version=3), use_bin_type=True), "version 3; this tool reads version 2"),
+        "another key": (msgpack.packb(dict(top, note="hi"), use_bin_type=True), "exactly the keys"),
+        "no checksum": (msgpack.packb({k: v for k, v in top.items() if k != "sha256"}, use_bin_type=True),
+                        "exactly the keys"),
+        "flipped body byte": (msgpack.packb(dict(top, body=bytes(flipped)), use_bin_type=True), "checksum mismatch"),
+        "wrong checksum": (msgpack.packb(dict(top, sha256="0" * 64), use_bin_type=True), "checksum mismatch"),
+        "short checksum": (msgpack.packb(dict(top, sha256="0"), use_bin_type=True), "checksum mismatch"),
+        "body not zlib": (v2_file(_header(cert), b"not zlib" * 1000), "does not decompress"),
+        "body cut short": (v2_file(_header(cert), body[:-9]), "truncated"),
+        "bytes after the body": (v2_file(_header(cert), body + b"more"), "bytes after the end of the compressed body"),
+        "fewer states": (v2_file(_header(cert, states=len(recs) - 1), body), "body holds more than"),
+        "more states": (v2_file(_header(cert, states=len(recs) + 1), body), "expected"),
+        "zip bomb": (v2_file(_header(cert, states=1), zlib.compress(bytes(64 << 20), 9)), "body holds more than"),
+        "count the body cannot hold": (v2_file(_header(cert, states=2 ** 31 - 1), body), "cannot hold"),
+        "count too large": (v2_file(_header(cert, states=2 ** 31), body), "bad state count"),
+        "unsorted records": (v2_file(_header(cert), zlib.compress(b"".join(recs[1:2] + recs[:1] + recs[2:]))),
+                             "not sorted and distinct (record 2)"),
+        "a record twice": (v2_file(_header(cert, states=len(recs) + 1), zlib.compress(b"".join(recs[:1] + recs))),
+                           "not sorted and distinct (record 2)"),
+        "a card twice": (v2_file(_header(cert), zlib.compress(b"".join(sorted(recs[:5] + [bytes(dup_card)] + recs[6:])))),
+                         "is not a position"),
+        "unsorted free cells": (with_records([unsorted_cells]), "is not a position"),
+        "nine free cells": (with_records([nine_cells]), "is not a position"),
+        "a card above its foundation": (with_records([above_home]), "is not a position"),
+        "other encoding": (v2_file(_header(cert, encoding="p64-lz4"), body), "unknown body encoding 'p64-lz4'"),
+        "deal 0": (v2_file(_header(cert, source={"kind": "ms", "deal": 0}), body), "deal 0"),
+        "deal 'abc'": (v2_file(_header(cert, source={"kind": "ms", "deal": "abc"}), body), "deal 'abc'"),
+        "deal missing": (v2_file(_header(cert, source={"kind": "ms"}), body), "deal None"),
+        "other kind": (v2_file(_header(cert, source={"kind": "elsewhere"}), body), "kind 'elsewhere'"),
+        "a code with a newline": (v2_file(_header(cert, source={"kind": "code", "code": "SOL1\nx"}), body),
+                                  "bad source in header: code"),
+        "cells True": (v2_file(_header(cert, rules={"cells": True, "foundation_return": False}), body), "bad rules"),
+        "cells 9": (v2_file(_header(cert, rules={"cells": 9, "foundation_return": False}), body), "bad rules"),
+        "another rule": (v2_file(_header(cert, rules=dict(cert.rules, autoplay=True)), body), "bad rules"),
+        "info a list": (v2_file(_header(cert, info=[1, 2]), body), "bad info"),
+        "another header key": (v2_file(_header(cert, note="hi"), body), "exactly the keys"),
+        "no start": (v2_file(_header(cert, start=None), body), "exactly the keys"),
+        "short start": (v2_file(_header(cert, start=cert.start[:60]), body), "bad start position"),
+        "header not a map": (v2_file(msgpack.packb([1, 2]), body), "exactly the keys"),
+        "header not msgpack": (v2_file(b"\xc1", body), "the header is not readable msgpack"),
+    }
+
+
+@pytest.mark.parametrize("case", [
+    "empty", "not msgpack", "truncated", "extra bytes", "not a map", "foreign map", "foreign format", "version 1",
+    "version 3", "another key", "no checksum", "flipped body byte", "wrong checksum", "short checksum",
+    "body not zlib", "body cut short", "bytes after the body", "fewer states", "more states", "zip bomb",
+    "count the body cannot hold", "count too large", "unsorted records", "a record twice", "a card twice",
+    "unsorted free cells", "nine free cells", "a card above its foundation", "other encoding", "deal 0",
+    "deal 'abc'", "deal missing", "other kind", "a code with a newline", "cells True", "cells 9", "another rule",
+    "info a list", "another header key", "no start", "short start", "header not a map", "header not msgpack"])
+def test_damaged_files_exit_2_with_one_line(tmp_path, small_certs, case):
+    """Refused by the fast checker (exit 2, one line) and by the Python reader alike."""
+    data, expected = damaged(small_certs[2])[case]
+    p = run_fccheck(tmp_path, data)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stdout == "" and p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {tmp_path / 'c.cert'}: ")
+    assert expected in p.stderr, p.stderr
+    with pytest.raises(FreecellError):
+        certificate.decode(data)
+
+
+def test_a_missing_file_and_bad_arguments(tmp_path):
+    p = subprocess.run([EXE, str(tmp_path / "nope.cert")], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.startswith("error: cannot read certificate") and p.stderr.count("\n") == 1
+    for args in ([], ["--nonsense"], ["a", "b"], ["--deal", "0"], ["--cells", "9", "--successors"]):
+        p = subprocess.run([EXE, *args], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr.startswith("error: usage: fccheck") and p.stderr.count("\n") == 1
+
+
+# -- `certgen check` uses it ---------------------------------------------------------------------------
+
+def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, small_certs, capsys):
+    import json
+    from certgen import cli
+    cert = small_certs[0]
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), cert)
+    outs = []
+    for args in (["check", str(path)], ["check", "--reference", str(path)]):
+        assert cli.main(args) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] == (f"valid for deal 11982 under {TWO_CELLS}: 585 states; the start position is in "
+                                  f"the set, every one of the 1,724 successors of its members is in it, and none "
+                                  f"of them is won\n")
+    jsons = []
+    for args in (["check", "--json", str(path)], ["check", "--json", "--reference", str(path)]):
+        assert cli.main(args) == 0
+        jsons.append(json.loads(capsys.readouterr().out))
+    assert jsons[0].pop("checker") == "fast" and "checker" not in jsons[1]
+    jsons[1]["checked"] = jsons[0]["checked"]  # the order of the visits differs, not the members
+    assert jsons[0] == jsons[1]
+    mutant, _ = mutate.mutate(cert, "add-won")
+    certificate.write(str(path), mutant)
+    assert cli.main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.startswith(f"invalid for deal 11982 under {TWO_CELLS}: the certificate contains "
+                                              f"a won position")
+    path.write_bytes(certificate.encode(cert)[:-100])
+    assert cli.main(["check", str(path)]) == 2
+    assert capsys.readouterr().err == f"error: {path}: not a readable certificate (corrupt or truncated msgpack)\n"
+
+
+def test_names_and_codes_python_does_not_print_are_refused(tmp_path, small_certs):
+    """fccheck refuses control characters in a deal code or board name; the rest of Python's idea of
+    printable (U+2028, a line separator, is not) is applied by certgen/fastcheck.py, so `certgen check`
+    refuses what the Python reader refuses."""
+    cert = small_certs[2]
+    for source, expected in (({"kind": "board", "name": "x\u2028y"}, "bad source in header: board name"),
+                             ({"kind": "code", "code": "SOL1\u2028"}, "bad source in header: code")):
+        path = tmp_path / "c.cert"
+        path.write_bytes(certificate.encode(certificate.Certificate(source, cert.rules, cert.start, cert.records)))
+        with pytest.raises(FreecellError, match=expected):
+            fastcheck.check(str(path))
+        with pytest.raises(FreecellError, match=expected):
+            certificate.read(str(path))
+
+
+def test_a_stream_is_read_up_to_the_end_of_its_certificate(small_certs):
+    """A FIFO or a device is read only up to the end of its one msgpack value, as by the Python reader:
+    /dev/zero is refused at once, bytes after a certificate are refused, a whole one is checked."""
+    p = subprocess.run([EXE, "/dev/zero"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr == "error: /dev/zero: not a freecell-proof certificate (not a map)\n"
+    good = certificate.encode(small_certs[2])
+    for data, code, expected in ((good, 0, "valid for deal 3 under"), (good + b"x", 2, "bytes after the end"),
+                                 (good[:-5], 2, "corrupt or truncated")):
+        p = subprocess.run([EXE, "/dev/stdin"], input=data, capture_output=True, timeout=60)
+        assert p.returncode == code and expected.encode() in p.stdout + p.stderr, p
