@@ -166,7 +166,8 @@ def lean_build(targets):
     if lake is None:
         return 3, f"Lean is not available ({why})"
     import subprocess
-    proc = subprocess.run([lake, "build", *targets], cwd=ROOT)
+    from .render import lake_config_args
+    proc = subprocess.run([lake, *lake_config_args(), "build", *targets], cwd=ROOT)
     if proc.returncode != 0:
         return 1, f"lake build failed (exit {proc.returncode})"
     return 0, "lake build succeeded"
@@ -252,24 +253,9 @@ def cmd_prove_known(args):
 
 
 def cmd_audit(args):
-    """`#print axioms` on every generated theorem; Lean's three standard axioms plus native_decide's own."""
-    from . import render
-    path = render.render_audit()
-    say(f"wrote {shown(path)}")
-    status, words = lean_build([])
-    if status != 0:
-        print(f"{words}: no axioms were printed, nothing was audited by Lean.", file=sys.stderr)
-        return status
-    import subprocess
-    proc = subprocess.run([find_lake(), "env", "lean", path], cwd=ROOT, capture_output=True, text=True)
-    sys.stdout.write(proc.stdout)
-    found = render.check_axioms_output(proc.stdout)
-    bad = {k: v for k, v in found.items() if v}
-    if proc.returncode != 0 or not found or bad:
-        say(f"audit failed: {bad or proc.stderr.strip() or 'no theorems printed'}")
-        return 1
-    say(f"audit: {len(found)} theorems depend only on propext, Classical.choice, Quot.sound and native_decide")
-    return 0
+    """Re-render and compare every generated module, scan the library, then (with Lean) `#print axioms`."""
+    from . import audit
+    return audit.run(args.certs, say, lean_build, find_lake)
 
 
 # --- prove-win: a winning line (solver.solve) -> Lean module -> lake build ------------------------------
@@ -376,7 +362,9 @@ def build_parser():
     k.add_argument("--table", default=os.path.join(ROOT, "docs", "KNOWN.md"), help="the table to write")
     k.set_defaults(func=cmd_prove_known, deal=None, board=None, code=None, cells=None, foundation_return=False)
 
-    a = sub.add_parser("audit", help="#print axioms for every generated theorem (needs Lean)")
+    a = sub.add_parser("audit", help="re-render and compare the generated modules; #print axioms (needs Lean)")
+    a.add_argument("--certs", metavar="DIR", action="append",
+                   help="where the certificates of the Deal and Mutant modules are (repeatable; default out/)")
     a.set_defaults(func=cmd_audit)
 
     w = sub.add_parser("prove-win", help="solve, check the line in Python, render the Win module, lake build")
