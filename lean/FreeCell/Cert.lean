@@ -32,8 +32,8 @@ foundations. The hash set compares positions with the `BEq` that `DecidableEq` g
 function is a lawful hash; this one only has to spread the positions of a certificate
 (`scripts/hash_collisions.py` measures how often two of them share a hash). -/
 def hashState (s : State) : UInt64 :=
-  let h := s.cols.foldl (fun h col => mixHashNat h (columnHash col)) 0
-  let h := s.cells.foldl (fun h c => mixHashNat h c.key) h
+  let h := s.cols.foldl (fun (h : Nat) (col : List Card) => mixHashNat h (columnHash col)) 0
+  let h := s.cells.foldl (fun (h : Nat) (c : Card) => mixHashNat h c.key) h
   UInt64.ofNat (s.home.foldl mixHashNat h)
 
 instance : Hashable State := ⟨hashState⟩

@@ -41,7 +41,7 @@ def decodeCols : Nat → List (List Card) → List Char → List (List Card) × 
   | n, start :: starts, d :: cs =>
     let (top, n, rest) := takeCards n cs
     let bottom := start.drop (start.length - (d.toNat - 48))
-    let n := bottom.foldl (fun acc c => acc + suitWeight c) n
+    let n := bottom.foldl (fun (acc : Nat) (c : Card) => acc + suitWeight c) n
     let (cols, n, rest) := decodeCols n starts rest
     ((top ++ bottom) :: cols, n, rest)
   | n, _, cs => ([], n, cs)
