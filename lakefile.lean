@@ -17,7 +17,9 @@ open Lake DSL
 
 package «freecell-proof»
 
-/-- `some "1"` when Lake was run with `-K precompile=1`, `none` otherwise. -/
+/-- The value Lake was given with `-K precompile=…` (`some "1"` for what `make prove PRECOMPILE=1`
+passes), `none` when the option is absent. Any value turns precompilation on, even `0`: leave the
+option out (and pass `-R`) to turn it off. -/
 def precompileOpt : Option String := get_config? precompile
 
 @[default_target]
