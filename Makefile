@@ -50,15 +50,21 @@ explore: setup
 	$(PY) -m solver explore --deal $(DEAL)
 
 # explore -> certificate -> Python check -> render Lean -> lake build. Exit 3: Lean not available.
-# RULES=foundation-return and/or CELLS=K state stronger or other theorems.
+# RULES=foundation-return and/or CELLS=K state stronger or other theorems. PRECOMPILE=1 (for prove,
+# prove-known, prove-win, audit) runs `lake -R -K precompile=1 build`: the hand-written library is
+# compiled to native code that native_decide then calls (needs the C compiler Lean ships; docs/TRUST.md).
+PRECOMPILE ?=
+export FREECELL_PRECOMPILE = $(PRECOMPILE)
 CELLS  ?=
 RULEARGS = $(if $(filter-out foundation-return,$(RULES)),$(error error: RULES may only be foundation-return (or empty), got '$(RULES)'))$(if $(filter foundation-return,$(RULES)),--foundation-return) $(if $(CELLS),--cells $(CELLS))
 prove: setup
 	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)
 
-# #print axioms for every generated theorem (needs Lean); docs/TRUST.md gives the expected answer.
+# Re-render every generated module and compare, scan the library, then (needs Lean) #print axioms for
+# every generated theorem; docs/TRUST.md gives the expected answer. CERTS=DIR: where the certificates are.
+CERTS  ?= $(OUT)
 audit: setup
-	$(PY) -m certgen audit
+	$(PY) -m certgen audit --certs $(CERTS)
 
 bench: setup
 	$(PY) scripts/bench.py

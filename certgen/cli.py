@@ -14,7 +14,7 @@ from solver.cliargs import Parser, add_command, progress_of, rules_of, run, sour
 from solver.errors import FreecellError
 from solver.report import write, write_json
 
-from . import certificate, checker, fastcheck, mutate, prove, render
+from . import audit, certificate, checker, fastcheck, mutate, prove, render
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -99,7 +99,7 @@ def cmd_prove_known(args):
 
 
 def cmd_audit(args):
-    return prove.audit(say)
+    return audit.run(args.certs, say)
 
 
 def cmd_prove_win(args):
@@ -162,7 +162,9 @@ def build_parser():
                     "Lean modules, the table docs/KNOWN.md, then one `lake build`.", limit=limit, json=False)
     _dirs(k)
     k.add_argument("--table", default=KNOWN_TABLE, help="the table to write")
-    add_command(sub, "audit", cmd_audit, "#print axioms for every generated theorem (needs Lean)")
+    a = add_command(sub, "audit", cmd_audit, "re-render and compare the generated modules; #print axioms (needs Lean)")
+    a.add_argument("--certs", metavar="DIR", action="append",
+                   help="where the certificates of the Deal and Mutant modules are (repeatable; default out/)")
     w = add_command(sub, "prove-win", cmd_prove_win, "solve, check the line in Python, render the Win module, "
                     "lake build", **start)
     w.add_argument("--lean-dir", default=None,

@@ -41,10 +41,20 @@ def build(targets, say):
         lake, why = bootstrap(say)
     if lake is None:
         return NOT_AVAILABLE, f"Lean is not available ({why})"
-    proc = subprocess.run([lake, "build", *targets], cwd=ROOT)
+    proc = subprocess.run([lake, *config_args(), "build", *targets], cwd=ROOT)
     if proc.returncode != 0:
         return 1, f"lake build failed (exit {proc.returncode})"
     return 0, "lake build succeeded"
+
+
+def config_args(precompile=None):
+    """The options to put before `lake build`: `-R` makes Lake read lakefile.lean again (it keeps the
+    options of its last configuration otherwise), and `-K precompile=1` turns on `precompileModules`
+    for the hand-written library. `precompile=None`: from the environment variable
+    FREECELL_PRECOMPILE (`make prove PRECOMPILE=1` sets it)."""
+    if precompile is None:
+        precompile = os.environ.get("FREECELL_PRECOMPILE", "") not in ("", "0")
+    return ["-R", "-K", "precompile=1"] if precompile else ["-R"]
 
 
 def env_lean(path):

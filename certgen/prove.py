@@ -1,4 +1,4 @@
-"""The pipelines behind ``python -m certgen``: build, check, render, lake build, audit; prove (all of them
+"""The pipelines behind ``python -m certgen``: build, check, render, lake build; prove (all of them
 for one start), prove-known (the eight known unsolvable deals) and prove-win (a winning line).
 
 Each takes values (a solver.source.Source, solver.rules.Rules, paths) and reports its steps through
@@ -26,7 +26,7 @@ from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
 from . import certificate, checker, known, lake, members, render
-from .paths import AUDIT_FILE, GENERATED, OUT, shown
+from .paths import GENERATED, OUT, shown
 
 
 @contextlib.contextmanager
@@ -213,22 +213,3 @@ def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[
     module = render.win_module(stem)
     return finish([module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"], lean_dir, say,
                   step="3/3", kept="the line is verified in Python and the Lean module is written")
-
-
-def audit(say: Callable = print) -> int:
-    """`#print axioms` on every generated theorem: Lean's three standard axioms plus native_decide's own."""
-    path = render.render_audit()
-    say(f"wrote {shown(path)}")
-    status, words = lake.build([], say)
-    if status != 0:
-        print(f"{words}: no axioms were printed, nothing was audited by Lean.", file=sys.stderr)
-        return status
-    proc = lake.env_lean(AUDIT_FILE)
-    sys.stdout.write(proc.stdout)
-    found = render.check_axioms_output(proc.stdout)
-    bad = {k: v for k, v in found.items() if v}
-    if proc.returncode != 0 or not found or bad:
-        say(f"audit failed: {bad or proc.stderr.strip() or 'no theorems printed'}")
-        return 1
-    say(f"audit: {len(found)} theorems depend only on propext, Classical.choice, Quot.sound and native_decide")
-    return 0

@@ -1,4 +1,4 @@
-import FreeCell.Spec
+import FreeCell.Cert
 import Std.Data.HashSet
 
 /-!
@@ -8,8 +8,9 @@ The generated modules hold their positions as text, one position per line (`docs
 for each of the 8 columns a digit `k` and then letters, the column being those cards (top card
 first) followed by the bottom `k` cards of the start position's column; then optionally `|` and
 the free-cell cards. Card `i` (= `Card.key`) is the letter 'A' + i for i < 26, 'a' + (i - 26)
-after. The foundations hold whatever is in no column and no cell. Nothing here is trusted: a
-decoding error yields wrong positions, and wrong positions can only make `checkCert` fail.
+after. The foundations hold whatever is in no column and no cell: the decoder counts the cards of
+each suit as it reads them, in one pass over the text. Nothing here is trusted: a decoding error
+yields wrong positions, and wrong positions can only make `checkCert` fail.
 -/
 
 namespace FreeCell
@@ -19,44 +20,59 @@ def cardOfChar (ch : Char) : Card :=
   let i := if ch.isUpper then ch.toNat - 65 else ch.toNat - 97 + 26
   ⟨i / 4 + 1, i % 4⟩
 
-/-- The cards spelled by the letters at the head of `cs`, and what follows them. -/
-def takeCards : List Char → List Card × List Char
-  | ch :: cs =>
-    if ch.isAlpha then
-      let (cards, rest) := takeCards cs
-      (cardOfChar ch :: cards, rest)
-    else ([], ch :: cs)
-  | [] => ([], [])
+/-- What a card adds to the suit count: the decoder keeps the number of cards of suit `k` read so
+far as the base-64 digit of weight `64 ^ k` of a single number (a suit has 13 cards). -/
+def suitWeight (c : Card) : Nat := 64 ^ c.suit
 
-/-- The columns of one line, given the start position's columns; and the rest of the line. -/
-def decodeCols : List (List Card) → List Char → List (List Card) × List Char
-  | start :: starts, d :: cs =>
-    let (top, rest) := takeCards cs
-    let (cols, rest) := decodeCols starts rest
-    let k := d.toNat - 48
-    ((top ++ start.drop (start.length - k)) :: cols, rest)
-  | _, cs => ([], cs)
+/-- The cards spelled by the letters at the head of `cs`, the count `n` with them added, and what
+follows them. -/
+def takeCards : Nat → List Char → List Card × Nat × List Char
+  | n, ch :: cs =>
+    if ch.isAlpha then
+      let c := cardOfChar ch
+      let (cards, m, rest) := takeCards (n + suitWeight c) cs
+      (c :: cards, m, rest)
+    else ([], n, ch :: cs)
+  | n, [] => ([], n, [])
+
+/-- The columns of one line, given the start position's columns; the count with their cards
+added; and the rest of the line. -/
+def decodeCols : Nat → List (List Card) → List Char → List (List Card) × Nat × List Char
+  | n, start :: starts, d :: cs =>
+    let (top, n, rest) := takeCards n cs
+    let bottom := start.drop (start.length - (d.toNat - 48))
+    let n := bottom.foldl (fun (acc : Nat) (c : Card) => acc + suitWeight c) n
+    let (cols, n, rest) := decodeCols n starts rest
+    ((top ++ bottom) :: cols, n, rest)
+  | n, _, cs => ([], n, cs)
+
+/-- The foundations, given the suit count of the cards in the columns and cells: 13 minus the
+number of cards of each suit. -/
+def homeOfCount (n : Nat) : List Nat :=
+  [13 - n % 64, 13 - n / 64 % 64, 13 - n / 4096 % 64, 13 - n / 262144 % 64]
 
 /-- One line of the certificate text, as a position. -/
 def decodeState (s₀ : State) (line : List Char) : State :=
-  let (cols, rest) := decodeCols s₀.cols line
-  let cells := (takeCards (rest.drop 1)).1
-  let cards := cols.flatMap id ++ cells
-  { cols := cols, cells := cells,
-    home := (List.range 4).map fun k => 13 - (cards.filter fun c => c.suit == k).length }
+  let (cols, n, rest) := decodeCols 0 s₀.cols line
+  let (cells, n, _) := takeCards n (rest.drop 1)
+  { cols := cols, cells := cells, home := homeOfCount n }
 
-/-- Split at `'\n'` (tail-recursive: a certificate has tens of thousands of lines). -/
-def splitLines (cs : List Char) : List (List Char) :=
-  go cs [] []
-where
-  go : List Char → List Char → List (List Char) → List (List Char)
-    | [], cur, out => (cur.reverse :: out).reverse
-    | ch :: cs, cur, out =>
-      if ch == '\n' then go cs [] (cur.reverse :: out) else go cs (ch :: cur) out
+/-- Add the position on the line `cur` (its characters in reverse order) to `out`, unless the
+line is empty. -/
+def pushLine (s₀ : State) (cur : List Char) (out : List State) : List State :=
+  if cur.isEmpty then out else decodeState s₀ cur.reverse :: out
 
-/-- All positions of a certificate text (empty lines are skipped). -/
+/-- The positions of a certificate text, in one pass over its characters; `cur` is the current
+line so far, reversed. Tail-recursive: a certificate has millions of characters. -/
+def decodeChars (s₀ : State) : List Char → List Char → List State → List State
+  | [], cur, out => pushLine s₀ cur out
+  | ch :: cs, cur, out =>
+    if ch == '\n' then decodeChars s₀ cs [] (pushLine s₀ cur out)
+    else decodeChars s₀ cs (ch :: cur) out
+
+/-- All positions of a certificate text (empty lines are skipped; the order does not matter). -/
 def decodeCert (s₀ : State) (text : String) : List State :=
-  ((splitLines text.toList).filter fun l => !l.isEmpty).map (decodeState s₀)
+  decodeChars s₀ text.toList [] []
 
 /-- The certificate as a hash set, ready for `checkCert`. -/
 def certSet (s₀ : State) (text : String) : Std.HashSet State :=

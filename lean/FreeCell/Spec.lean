@@ -12,7 +12,7 @@ namespace FreeCell
 structure Card where
   rank : Nat
   suit : Nat
-deriving DecidableEq, Hashable, Repr
+deriving DecidableEq, Repr
 
 /-- Diamonds and hearts are red. -/
 def Card.red (c : Card) : Bool := c.suit == 1 || c.suit == 2
@@ -26,7 +26,7 @@ structure State where
   cols : List (List Card)
   cells : List Card
   home : List Nat
-deriving DecidableEq, Hashable, Repr
+deriving DecidableEq, Repr
 
 /-- The rules: how many free cells; may a foundation's top card come back onto a column? -/
 structure Rules where
