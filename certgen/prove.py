@@ -25,7 +25,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import certificate, checker, known, lake, members, render
+from . import certificate, checker, fastcheck, known, lake, members, render
 from .paths import GENERATED, OUT, shown
 
 
@@ -125,6 +125,13 @@ def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_state
     with _timed(p.phases, "check"):
         p.check = checker.check(p.cert, progress, members=m)
     say("  " + checker.report(p.check))
+    if fastcheck.binary():                               # a second opinion: the fast checker (build/fccheck)
+        with _timed(p.phases, "fastcheck"):
+            fast = fastcheck.check(p.cert_path)
+        say(f"  fast checker (build/fccheck): {fast.message}")
+        if fast.ok != p.check.ok:
+            say("  the two checkers disagree: NOT proven")
+            p.check.ok = False
     if not p.check.ok:
         return p
     say("3/4 render: Lean files")
