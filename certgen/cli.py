@@ -379,6 +379,14 @@ def build_parser():
     a = sub.add_parser("audit", help="#print axioms for every generated theorem (needs Lean)")
     a.set_defaults(func=cmd_audit)
 
+    q = sub.add_parser("prove-coq", help="the same theorem checked by Coq: explore, certificate (or winning line), "
+                       "Python check, Coq file, coqc (exit 3: no coqc)")
+    _add_source_args(q, positional=False)
+    _add_rules(q)
+    q.add_argument("--out-dir", default=os.path.join(ROOT, "out"), help="certificates and Coq files (in OUT_DIR/coq)")
+    from .coq import cmd_prove_coq
+    q.set_defaults(func=cmd_prove_coq)
+
     w = sub.add_parser("prove-win", help="solve, check the line in Python, render the Win module, lake build")
     _add_source_args(w, positional=False)
     _add_rules(w)
