@@ -248,13 +248,14 @@ def coq_dir(out_dir: str) -> str:
     return os.path.join(out_dir, "coq")
 
 
-def render_cert(cert, out_dir: str, mutant: bool = False, chunk_words: int = CHUNK_WORDS) -> Tuple[str, Dict]:
-    """Write <out_dir>/coq/<Stem>.v for a certificate (a mutant: the check must say false). Returns the
-    path and the template context."""
+def render_cert(cert, out_dir: str, mutant: bool = False, chunk_words: int = CHUNK_WORDS,
+                stem: Optional[str] = None) -> Tuple[str, Dict]:
+    """Write <out_dir>/coq/<Stem>.v for a certificate (`mutant`: a file proving that the check says
+    false). Returns the path and the template context."""
     from .render import _mutation_text, cert_stem
     inputs = cert_inputs(cert)
-    ctx = cert_context(inputs, cert_stem(cert, mutant=mutant), _mutation_text(cert) if mutant else None,
-                       chunk_words)
+    ctx = cert_context(inputs, stem or cert_stem(cert, mutant=mutant),
+                       _mutation_text(cert) if mutant else None, chunk_words)
     path = os.path.join(coq_dir(out_dir), ctx["name"] + ".v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_atomic(path, render_text("Deal.v.j2", **ctx))

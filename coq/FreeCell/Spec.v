@@ -53,6 +53,7 @@ Definition key (c : Card) : nat := (rank c - 1) * 4 + suit c.
 sorted by key; `home` is the height of each suit's foundation. *)
 Record State := state { cols : list (list Card); cells : list Card; home : list nat }.
 
+(** Lean's `{ s with cols := cs }`, `{ s with cells := cs }` and `{ s with home := h }`. *)
 Definition withCols (s : State) cs := state cs (cells s) (home s).
 Definition withCells (s : State) cs := state (cols s) cs (home s).
 Definition withHome (s : State) h := state (cols s) (cells s) h.
