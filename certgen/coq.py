@@ -245,7 +245,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
 
 
 def coq_dir(out_dir: str) -> str:
-    return os.path.join(out_dir, "coq")
+    return os.path.join(os.path.abspath(out_dir), "coq")
 
 
 def render_cert(cert, out_dir: str, mutant: bool = False, chunk_words: int = CHUNK_WORDS,

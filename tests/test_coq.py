@@ -247,12 +247,13 @@ def test_prove_coq_without_coqc_says_so(tmp_path):
 @needs_coqc
 def test_prove_coq_command(tmp_path):
     p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "11982", "--cells", "1",
-                        "--out-dir", str(tmp_path), "--no-progress"], cwd=ROOT, capture_output=True, text=True)
+                        "--out-dir", "o", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     last = p.stdout.strip().splitlines()[-1]
     assert last.startswith("proven by Coq: freecell_11982_unwinnable : forall s, Reachable (rules 1 false) "
                            "(msDeal 11982) s -> ~ Won s (coqc ")
     assert "valid: 83 states" in p.stdout
+    assert (tmp_path / "o" / "coq" / "Deal11982Cells1.v").exists() and (tmp_path / "o" / "coq" / "lib" / "Spec.vo").exists()
 
 
 @needs_coqc
