@@ -1,6 +1,6 @@
 """The Coq check: render a certificate (or a winning line) as a Coq file and have `coqc` check it.
 
-The Coq library is `coq/FreeCell/` (docs/TRUST.md, README "Coq"): `Spec.v` (trusted, the twin of
+The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here"): `Spec.v` (trusted, the twin of
 lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom) and
 `Decode.v` (untrusted: how the data below becomes positions, and the hash that files them). It is
 compiled into `<out>/coq/lib/` (never into the source tree) and reused while its sources and `coqc`
@@ -420,8 +420,9 @@ def _mib(kib: int) -> str:
 def prove_cert(cert, out_dir: str, coqc: Optional[str], progress: bool = False) -> Tuple[int, Optional[CoqRun]]:
     """Render a certificate's Coq file and run coqc on it. (exit status, run): 0 proven, 1 not, 3 no coqc."""
     path, ctx = render_cert(cert, out_dir)
+    n = len(ctx["chunks"])
     _say(f"  wrote {_shown(path)} ({ctx['state_count']:,} positions in {ctx['word_count']:,} integers, "
-         f"{len(ctx['chunks'])} arrays)")
+         f"{n} array{'' if n == 1 else 's'})")
     return _check_file(path, ctx, out_dir, coqc, progress, "forall s, Reachable {r} {s} s -> ~ Won s")
 
 

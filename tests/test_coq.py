@@ -165,6 +165,18 @@ def test_coq_moves_and_deals_agree_with_python(out):
 
 
 @needs_coqc
+def test_the_fence_lemmas_need_no_axiom(out):
+    path = os.path.join(out, "coq", "Lemmas.v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From FreeCell Require Import Spec Cert.\n"
+                + "".join(f"Print Assumptions {n}.\n" for n in
+                          ("cert_sound", "unwinnable_of_cert", "replay_reachable", "winnable_of_check")))
+    run = coqc_file(path, out)
+    assert run.ok and run.output.count(coq.CLOSED) == 4, run.output
+
+
+@needs_coqc
 @pytest.mark.parametrize("deal,cells,fr,theorem", [
     (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false) (msDeal 1) s -> ~ Won s"),
     (3, 1, True, "freecell_3_unwinnable : forall s, Reachable (rules 1 true) (msDeal 3) s -> ~ Won s"),

@@ -1,11 +1,14 @@
 (** * Decoding the certificate data, and the key of a position (untrusted)
 
-The generated files hold their positions as one array of Coq's primitive 63-bit integers, a stream
-of 6-bit symbols, ten to an integer (the lowest bits first). A position is, for each of the 8
-columns: `d`, the number of the start position's cards gone from the top of that column, then the
-cards now on top of the rest (top card first, card `i` written `i + 1`, `Card.key` order), then a
-0; then its free-cell cards (sorted by key) and a 0. The foundations hold whatever is in no column
-and no cell. `certgen/coq.py` writes this form from the certificate file.
+The generated files hold their positions in arrays of Coq's primitive 63-bit integers, each a
+stream of 6-bit symbols, ten to an integer (the lowest bits first), holding a whole number of
+positions. Each position is written against the one before it (the first against the start
+position): two symbols of mask (bit `i` for column `i`, bit 8 for the free cells: set when that
+part differs from the previous position's), then, for each column whose bit is set, `d` (how many
+of the start position's cards are gone from the top of that column), the cards now on top of the
+rest (top card first, card `i` written `i + 1`, `Card.key` order) and a 0; then, if bit 8 is set,
+the free-cell cards (sorted by key) and a 0. The foundations hold whatever is in no column and no
+cell. `certgen/coq.py` writes this form from the certificate file.
 
 Nothing here is trusted, and no proof mentions it: a decoding error yields wrong positions, wrong
 positions can only make `checkCert` fail, and `hashKey` only decides which bucket a position goes in
