@@ -7,7 +7,7 @@ RULES  ?=
 OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
 
-.PHONY: setup test test-slow explore prove prove-win prove-known audit bench clean
+.PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit bench clean
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
@@ -54,3 +54,8 @@ prove-known: setup
 # `∃ s, Reachable … (msDeal N) s ∧ Won s`, then lake build (exit 3: Lean not available).
 prove-win: setup
 	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS)
+
+# The same theorem checked by Coq (coqc, Debian package `coq`): explore -> certificate -> Python check ->
+# out/coq/<Stem>.v -> coqc; a winnable deal gets the winning line's `exists` theorem. Exit 3: no coqc.
+prove-coq: setup
+	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)

@@ -99,6 +99,11 @@ def cmd_prove_win(args):
     return prove.prove_win(src, rules_of(args, src), args.lean_dir, args.max_states, say)
 
 
+def cmd_prove_coq(args):
+    src = source_of(args)
+    return prove.prove_coq(src, rules_of(args, src), args.out_dir, args.max_states, progress_of(args), say)
+
+
 def _dirs(p, out=True):
     if out:
         p.add_argument("--out-dir", default=OUT, help="certificates and standalone files")
@@ -154,6 +159,9 @@ def build_parser():
     add_command(sub, "audit", cmd_audit, "#print axioms for every generated theorem (needs Lean)")
     _dirs(add_command(sub, "prove-win", cmd_prove_win,
                       "solve, check the line in Python, render the Win module, lake build", **start), out=False)
+    q = add_command(sub, "prove-coq", cmd_prove_coq, "the same theorem checked by Coq: explore, certificate (or "
+                    "winning line), Python check, Coq file, coqc (exit 3: no coqc)", **start)
+    q.add_argument("--out-dir", default=OUT, help="certificates and Coq files (in OUT_DIR/coq)")
     return p
 
 

@@ -14,7 +14,9 @@ In one run it measures
      independent Python checker), render (the module and the standalone file, the text encoded once),
   5. the whole `python -m certgen prove --deal 11982` process with Lean absent (LEAN_BOOTSTRAP=0, the
      files in a temporary folder): wall time, target 6 s,
-  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search).
+  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search),
+  7. with --coq, the certificate of deal 11982 checked by the independent Python checker and by Coq
+     (certgen/coq.py: render, then coqc; wall time and peak memory), and the ratio of the two.
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -168,6 +170,36 @@ def bench_big():
     return row
 
 
+def bench_coq():
+    """The Python checker and the Coq check (render + coqc) on the same certificate of deal 11982."""
+    import tempfile
+    from certgen import certificate, checker, coq
+    from solver import deals, search
+    coqc = coq.find_coqc()
+    if coqc is None:
+        return {"available": False, "error": "no coqc (Debian: apt-get install coq)"}
+    start = deals.ms_deal(DEAL)
+    r = search.explore(start)
+    cert = certificate.make({"kind": "ms", "deal": DEAL}, {"cells": 4, "foundation_return": False}, start,
+                            r.records())
+    r.close()
+    t = time.perf_counter()
+    res = checker.check(cert)
+    py_s = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as out:
+        err = coq.build_library(coqc, out)
+        if err:
+            return {"available": False, "error": err}
+        t = time.perf_counter()
+        path, ctx = coq.render_cert(cert, out)
+        render_s = time.perf_counter() - t
+        run = coq.run_coqc(coqc, path, out)
+    return {"available": True, "states": cert.states, "python_valid": res.ok, "python_seconds": py_s,
+            "render_seconds": render_s, "coq_ok": run.ok, "coqc_seconds": run.seconds,
+            "coqc_max_rss_mib": run.max_rss_kib / 1024, "words": ctx["word_count"],
+            "ratio": run.seconds / py_s}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -178,6 +210,7 @@ def main(argv=None):
     ap.add_argument("--cli-runs", type=int, default=7, help="CLI process runs, default 7")
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
+    ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
     args = ap.parse_args(argv)
 
     res = {"deal": DEAL, "c": bench_c(args.reps)}
@@ -191,6 +224,8 @@ def main(argv=None):
         res["prove"] = bench_prove_process()
     if args.big:
         res["big"] = bench_big()
+    if args.coq:
+        res["coq"] = bench_coq()
 
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=True))
@@ -227,6 +262,16 @@ def main(argv=None):
         print(f"  deal 1, max_states 2,000,000: {b['states']:,} states, status {b['status']} "
               f"(verdict {b['verdict']}), {b['seconds']:.2f} s, core memory {b['memory_mib']:.0f} MiB, "
               f"process max RSS {b['self_max_rss_mib']:.0f} MiB")
+    if "coq" in res:
+        q = res["coq"]
+        if not q["available"]:
+            print(f"  Coq not available: {q['error']}")
+        else:
+            print(f"  certificate of #{DEAL} ({q['states']:,} positions): Python checker "
+                  f"{'valid' if q['python_valid'] else 'INVALID'} in {q['python_seconds']:.1f} s; Coq: render "
+                  f"{q['render_seconds']:.1f} s ({q['words']:,} integers), coqc {'proved it' if q['coq_ok'] else 'FAILED'} "
+                  f"in {q['coqc_seconds']:.1f} s, peak {q['coqc_max_rss_mib']:.0f} MiB "
+                  f"(coqc / Python = {q['ratio']:.1f})")
     return 0
 
 
