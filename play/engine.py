@@ -1,0 +1,219 @@
+"""The one module of the web app that talks to the engine (``solver``) and the Lean side (``certgen``).
+
+Everything the app needs from them goes through the functions below, so that a change of their APIs
+is a change of this file only. Positions are the engine's plain tuples ``(cols, cells, home)``: eight
+columns of card indices bottom -> top, the free-cell cards (sorted), the four foundation heights in
+the order clubs, diamonds, hearts, spades. A single move is ``(card, src, dst)``: ``src``/``dst`` a
+column 0..7, :data:`CELL` or :data:`HOME`.
+
+What is trusted where:
+  * :func:`apply_move` is the rules: a move is legal when the spec's legality test accepts it AND the
+    position it gives is an element of ``spec.moves`` (solver/spec.py, the line-for-line transliteration
+    of lean/FreeCell/Spec.lean). Supermoves are sequences of such moves (play/moves.py).
+  * :func:`find_line` answers "winnable" only with a line that replays to a won position under
+    ``spec.moves`` (solver.solve, strict mode), "unwinnable" only after the spec enumeration of every
+    reachable position completed without a win, else "unknown".
+"""
+import hashlib
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from certgen import certificate, render
+from certgen.cli import KNOWN as KNOWN_UNSOLVABLE      # the eight deals of 1..1,000,000 known unsolvable
+from solver import analyze, board, cards, deals, search, siggysoft, solve, spec
+from solver.atomic import write_atomic          # every output file: a temporary file, then a rename
+from solver.errors import FreecellError
+
+__all__ = ["FreecellError", "IllegalMove", "CELL", "HOME", "MAX_DEAL", "MAX_CELLS", "Start", "start_from",
+           "card_name", "pretty_name", "parse_card", "is_red", "rank", "suit", "check_position",
+           "position_key", "can_stack", "can_home", "apply_move", "line_positions", "safe_autoplay", "find_line", "Line",
+           "analyse", "write_certificate", "write_lean", "unwinnable_statement", "winnable_statement",
+           "notation", "KNOWN_UNSOLVABLE", "write_atomic"]
+
+CELL = solve.CELL
+HOME = solve.HOME
+MAX_DEAL = deals.MAX_DEAL
+MAX_CELLS = board.MAX_FREECELLS
+
+card_name = cards.card_name          # 0..51 -> "TS"
+pretty_name = cards.pretty_name      # 0..51 -> "10♠"
+parse_card = cards.parse_card        # "TS", "10s", "Q♣" -> 0..51 (FreecellError otherwise)
+is_red = cards.is_red
+rank = cards.rank
+suit = cards.suit
+
+
+class IllegalMove(Exception):
+    """A move the rules refuse; the message says why in one line."""
+
+
+# --- where a game starts ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Start:
+    """A start position and where it came from. ``stem``: a file name for it (Deal11982, or a hash)."""
+    position: tuple
+    cells: int
+    label: str
+    deal: Optional[int] = None
+    code: Optional[str] = None
+    board_text: Optional[str] = None
+
+    @property
+    def source(self) -> str:
+        """How the certificate header names the source (solver.cli's convention)."""
+        if self.code is not None:
+            return self.code
+        if self.deal is not None:
+            return f"ms:{self.deal}"
+        return "board:pasted"
+
+    @property
+    def stem(self) -> str:
+        if self.deal is not None:            # a Microsoft deal (by number or by a -C code)
+            base = f"Deal{self.deal}"
+        else:
+            base = "Position" + hashlib.sha256(position_key(self.position, self.cells)).hexdigest()[:12]
+        return base + (f"Cells{self.cells}" if self.cells != 4 else "")
+
+
+def start_from(deal=None, code=None, board_text=None) -> Start:
+    """The start for exactly one of a deal number (1..2**31-1), a SiggySoft code, a board text.
+    FreecellError (one line) for bad input."""
+    if sum(x is not None for x in (deal, code, board_text)) != 1:
+        raise FreecellError("give exactly one of a deal number, a deal code or a board")
+    if deal is not None:
+        n = deals.parse_deal_number(deal)
+        return Start(deals.ms_deal(n), 4, f"deal #{n}", deal=n)
+    if code is not None:
+        dc = siggysoft.parse_code(code)
+        label = f"deal #{dc.number}" if dc.kind == "C" else dc.code
+        return Start(dc.position, dc.cells, label, deal=dc.number if dc.kind == "C" else None, code=dc.code)
+    pos = board.parse_board(board_text)
+    if len(pos[1]) > 4:
+        raise FreecellError(f"board: {len(pos[1])} cards in the free cells; pasted boards are played with 4")
+    return Start(pos, 4, "pasted board", board_text=board_text)
+
+
+def check_position(pos, cells) -> tuple:
+    """``pos`` if it is a valid position (each card once) with at most ``cells`` free-cell cards."""
+    board.validate_position(pos)
+    if len(pos[1]) > cells:
+        raise FreecellError(f"board: {len(pos[1])} cards in the free cells but the rules have {cells}")
+    return (tuple(tuple(c) for c in pos[0]), tuple(sorted(pos[1])), tuple(pos[2]))
+
+
+def position_key(pos, cells) -> bytes:
+    """A byte key of a position under the rules (P64 and the cell count)."""
+    return search.pack_p64(pos) + bytes([cells])
+
+
+# --- the rules ----------------------------------------------------------------------------------------
+
+def can_stack(c, parent) -> bool:
+    """Does card ``c`` go on ``parent`` in a column (spec.canStack)?"""
+    return spec.can_stack(spec.card_of_index(c), spec.card_of_index(parent))
+
+
+def can_home(c, home) -> bool:
+    """Does card ``c`` go on its foundation (spec.canHome)?"""
+    return spec.can_home(tuple(home), spec.card_of_index(c))
+
+
+def apply_move(pos, move, cells):
+    """The position after one single-card move, checked twice: by the replay check written from the
+    spec (solver.solve.apply_move) and by membership of the result in ``spec.moves``. IllegalMove
+    (with the reason) otherwise."""
+    try:
+        after = solve.apply_move(pos, move, cells)
+    except solve.LineError as exc:
+        raise IllegalMove(str(exc).split(": ", 1)[-1]) from None
+    rules = spec.Rules(cells=cells)
+    if spec.from_position(after) not in spec.moves(rules, spec.from_position(pos)):
+        raise IllegalMove(f"{pretty_name(move[0])}: the position it gives is not one of the spec's moves")
+    return after
+
+
+def line_positions(pos, moves, cells):
+    """The positions along a line ``find_line`` verified already, start excluded (the fast replay)."""
+    out = []
+    for m in moves:
+        pos = solve.apply_move(pos, m, cells)
+        out.append(pos)
+    return out
+
+
+def safe_autoplay(pos, cells):
+    """The position after the safe automatic moves of seed 004 (the C core's FC_AUTOPLAY_SAFE)."""
+    return search.autoplay(pos, search.Rules(cells=cells, autoplay="safe"))
+
+
+# --- lines, verdicts, certificates --------------------------------------------------------------------
+
+@dataclass
+class Line:
+    """``verdict``: "winnable" (``moves`` replays to a win under spec.moves), "unwinnable" (every position
+    reachable from the start enumerated, none won) or "unknown"; ``states``: positions the searches
+    stored; ``enumerated``: the spec enumeration's count when it ran; ``seconds``: wall time."""
+    verdict: str
+    moves: Optional[List[Tuple[int, int, int]]]
+    states: int
+    enumerated: Optional[int]
+    seconds: float
+
+
+def find_line(pos, cells, max_states) -> Line:
+    r = solve.solve(pos, cells=cells, max_states=max_states, strict=True)
+    return Line(r.verdict, r.moves, r.states, r.enumerated, r.seconds)
+
+
+def analyse(pos, cells, max_states):
+    """(verdict, states, max cards home, frozen cards as indices) of the whole reachable set."""
+    a = analyze.analyze(pos, search.Rules(cells=cells), max_states=max_states)
+    return a.verdict, a.states, a.max_home, (a.frozen_cards or [])
+
+
+def write_certificate(start: Start, path, max_states):
+    """Enumerate the start and write its certificate to ``path`` (atomically) when the enumeration is
+    complete and won nothing. Returns the number of positions, or None (not unwinnable)."""
+    rules = {"cells": start.cells, "foundation_return": False}
+    res = search.explore(start.position, search.Rules(cells=start.cells), max_states=max_states)
+    try:
+        if res.won or not res.complete:
+            return None
+        header = {"deal": start.deal, "source": start.source, "rules": rules, "position": start.position,
+                  "max_home": res.max_home, "verdict": "unwinnable"}
+        certificate.write_from_search(path, res, header)
+        return res.states
+    finally:
+        res.close()
+
+
+def write_lean(cert_path, out_path):
+    """The standalone Lean file (spec, check, decoder, data, theorem) of a certificate, atomically."""
+    render.render_standalone(certificate.read(cert_path), out_path)
+    return out_path
+
+
+def _lean_start(start: Start) -> str:
+    return f"(msDeal {start.deal})" if start.deal is not None else "start"
+
+
+def _rules_lean(start: Start) -> str:
+    return render.rules_lean(spec.Rules(cells=start.cells))
+
+
+def unwinnable_statement(start: Start) -> str:
+    """The Lean theorem a certificate of ``start`` proves (as certgen's templates write it)."""
+    return (f"theorem {render.theorem_short_name(start.deal)} : "
+            f"∀ s, Reachable {_rules_lean(start)} {_lean_start(start)} s → ¬ Won s")
+
+
+def winnable_statement(start: Start) -> str:
+    return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : "
+            f"∃ s, Reachable {_rules_lean(start)} {_lean_start(start)} s ∧ Won s")
+
+
+def notation(pos, moves, cells):
+    """Freecell Solver's standard notation of a line ("3a", "3h", "a1", "12", ...)."""
+    return solve.standard_notation(pos, moves, cells)
