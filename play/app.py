@@ -65,6 +65,8 @@ async def read_json(request: Request):
     except (UnicodeDecodeError, ValueError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
         raise wire.BadRequest(f"the request body is not JSON{where}") from None
+    except RecursionError:
+        raise wire.BadRequest("the request body is nested too deeply") from None
     if not isinstance(body, dict):
         raise wire.BadRequest("the request body must be a JSON object")
     return body
