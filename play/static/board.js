@@ -43,11 +43,15 @@ function drawCard(parent, name, x, y, w, opts) {
                       "data-pretty": pretty(name), transform: `translate(${x},${y})` }, parent);
   const colour = isRed(name) ? COLOURS.red : COLOURS.black;
   el("rect", { x: 0, y: 0, width: w, height: CARD_H, rx: RADIUS, fill: opts.frozen ? COLOURS.goldTint : COLOURS.face,
-               stroke: opts.frozen ? COLOURS.gold : COLOURS.edge, "stroke-width": opts.frozen ? 3 : 1 }, g);
+               stroke: COLOURS.edge, "stroke-width": 1 }, g);
   text(g, 7, 21, pretty(name), { fill: colour, "font-size": 18, "font-weight": "bold" });
   text(g, w / 2, CARD_H / 2 + 22, SUIT_CHARS[name[1]], { fill: colour, "font-size": w >= 70 ? 52 : 40,
        "text-anchor": "middle" });
   text(g, w - 7, CARD_H - 9, pretty(name), { fill: colour, "font-size": 14, "text-anchor": "end" });
+  if (opts.frozen) {        // the gold outline of the visible part, inside the card (as solver/svg.py draws it)
+    el("rect", { class: "frozen-outline", x: 1.5, y: 1.5, width: w - 3, height: (opts.visible || CARD_H) - 3, rx: 5,
+                 fill: "none", stroke: COLOURS.gold, "stroke-width": 3 }, g);
+  }
   if (opts.mark) {
     el("rect", { class: "mark " + opts.mark, x: -4, y: -4, width: w + 8, height: CARD_H + 8, rx: 9, fill: "none",
                  stroke: COLOURS.cyan, "stroke-width": 3, "stroke-dasharray": opts.mark === "hint" ? "6 4" : "none" }, g);
@@ -103,7 +107,9 @@ export function draw(svg, view) {
     el("rect", { class: "target", "data-place": "col", "data-index": i, x: x - GAP / 2, y: COLS_Y - 20,
                  width: CARD_W + GAP, height: height - COLS_Y + 20 }, svg);
     pos.cols[i].forEach((name, d) => {
-      const g = drawCard(svg, name, x, COLS_Y + d * step, CARD_W, { frozen: view.frozen.has(name), mark: mark(name) });
+      const top = d === pos.cols[i].length - 1;
+      const g = drawCard(svg, name, x, COLS_Y + d * step, CARD_W,
+                         { frozen: view.frozen.has(name), mark: mark(name), visible: top ? CARD_H : step });
       g.dataset.col = i; g.dataset.depth = d;
     });
     if (hintHere && pos.cols[i].length) {
@@ -112,7 +118,31 @@ export function draw(svg, view) {
                    fill: "none", stroke: COLOURS.cyan, "stroke-width": 2.5, "stroke-dasharray": "3 3" }, svg);
     }
   }
+  if (view.frozen.size) drawFences(svg, pos, view.frozen, step);
   return height;
+}
+
+// the dashed gold fence around the frozen cards of adjacent columns (solver/svg.py's _fence_path)
+function drawFences(svg, pos, frozen, step) {
+  const counts = pos.cols.map((col) => { let k = 0; while (k < col.length && frozen.has(col[k])) k++; return k; });
+  const pad = 7, padBelow = 4, top = COLS_Y - pad;
+  let i = 0;
+  while (i < 8) {
+    if (!counts[i]) { i++; continue; }
+    const group = [];
+    while (i < 8 && counts[i]) group.push(i++);
+    const first = group[0], last = group[group.length - 1];
+    const left = (j) => j === first ? colX(j) - pad : colX(j) - GAP / 2;
+    const right = (j) => j === last ? colX(j) + CARD_W + pad : colX(j) + CARD_W + GAP / 2;
+    const bottom = (j) => {
+      const k = counts[j], n = pos.cols[j].length;
+      return k === n ? COLS_Y + (k - 1) * step + CARD_H + pad : COLS_Y + k * step + padBelow;
+    };
+    const pts = [[left(first), top], [right(last), top]];
+    for (const j of group.slice().reverse()) pts.push([right(j), bottom(j)], [left(j), bottom(j)]);
+    el("path", { class: "fence", d: "M " + pts.map((p) => p.join(" ")).join(" L ") + " Z", fill: "none",
+                 stroke: COLOURS.gold, "stroke-width": 2, "stroke-dasharray": "7 5", "pointer-events": "none" }, svg);
+  }
 }
 
 // cards overlap less when a column grows long, so the table keeps a sane height

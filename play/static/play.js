@@ -437,6 +437,7 @@ async function loadVerdict(request, tries = 0) {
   if (v.verdict === "unwinnable") {
     game.frozen = new Set(v.frozen);
     render();
+    if (!game.moves) say(`Proven unwinnable: the ${v.frozen.length} cards in the gold fence never move, whatever you play.`);
     const frozen = v.frozen.length ? v.frozen.map(pretty).join(" ") : "none";
     panel("unwinnable", `
       <h2><span class="tag">Proven</span>unwinnable</h2>
