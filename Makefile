@@ -40,7 +40,7 @@ audit: setup
 	$(PY) -m certgen audit
 
 bench: setup
-	$(PY) scripts/bench.py
+	$(PY) scripts/bench.py --play
 
 # The FreeCell page with proofs on http://127.0.0.1:8000 (HOST=0.0.0.0 to open it to the network).
 HOST   ?= 127.0.0.1

@@ -9,7 +9,9 @@ In one run it measures
   3. the whole command-line process `python -m solver explore --deal 11982`, --cli-runs times: wall time
      and max RSS (via /usr/bin/time -v when present, else getrusage of the children); targets 0.08 s
      and 40 MiB,
-  4. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search).
+  4. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search),
+  5. with --play, the play page: first paint in headless Chromium and the hint times over deals of
+     1..32000 (scripts/bench_play.py; its options --hint-step, --hint-full, --difficulty pass through).
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -142,6 +144,9 @@ def main(argv=None):
     ap.add_argument("--py-full", action="store_true", help="let the Python search finish (~5 s)")
     ap.add_argument("--cli-runs", type=int, default=7, help="CLI process runs, default 7")
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
+    ap.add_argument("--play", action="store_true", help="also the play page (scripts/bench_play.py)")
+    import bench_play
+    bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
 
     res = {"deal": DEAL, "c": bench_c(args.reps)}
@@ -152,6 +157,8 @@ def main(argv=None):
     res["cli"] = bench_cli(args.cli_runs)
     if args.big:
         res["big"] = bench_big()
+    if args.play:
+        res["play"] = bench_play.run(args)
 
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=True))
@@ -181,6 +188,8 @@ def main(argv=None):
         print(f"  deal 1, max_states 2,000,000: {b['states']:,} states, status {b['status']} "
               f"(verdict {b['verdict']}), {b['seconds']:.2f} s, core memory {b['memory_mib']:.0f} MiB, "
               f"process max RSS {b['self_max_rss_mib']:.0f} MiB")
+    if "play" in res:
+        bench_play.report(res["play"])
     return 0
 
 

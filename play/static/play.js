@@ -65,6 +65,7 @@ function render() {
     : { pos: game.pos, cells: game.start.cells, slots: game.slots, frozen: game.frozen,
         selected: new Set(selectedRun()), hint: game.hint };
   draw(svg, view);
+  if (!render.marked) { performance.mark("freecell:first-board"); render.marked = true; }   // scripts/bench_play.py
   svg.classList.toggle("replay", !!sol);
   $("move-count").textContent = String(game.moves);
   $("undo").disabled = !game.past.length || !!sol;
@@ -359,8 +360,9 @@ async function refreshLegal() {
   if (seq !== legalSeq) return;
   game.legal = r.moves;
   $("legal-count").textContent = `(${r.moves.length})`;
-  $("legal-limit").textContent = `Up to ${r.limit} card${r.limit > 1 ? "s" : ""} can move at once now ` +
-    `(${r.limit_to_empty} to an empty column): ${r.free_cells} empty free cell${r.free_cells !== 1 ? "s" : ""}, ` +
+  $("legal-limit").textContent = `Up to ${r.limit} card${r.limit > 1 ? "s" : ""} can move at once now` +
+    (r.empty_columns ? ` (${r.limit_to_empty} to an empty column)` : "") +
+    `: ${r.free_cells} empty free cell${r.free_cells !== 1 ? "s" : ""}, ` +
     `${r.empty_columns} empty column${r.empty_columns !== 1 ? "s" : ""}.`;
   const list = $("legal-list");
   list.replaceChildren();
@@ -392,7 +394,7 @@ async function askHint() {
     const r = await api("/api/hint", { position: game.pos, cells: game.start.cells });
     if (asked !== game.pos) return;      // the player moved meanwhile
     $("hint-text").textContent = r.status === "move"
-      ? `${r.text} (a winning line of ${r.remaining} single-card moves from here, replayed under the rules on the server)`
+      ? `${r.text} It begins a winning line of ${r.remaining} single-card moves from here, replayed under the rules on the server.`
       : r.text;
     if (r.status === "move") {
       game.hint = { card: r.move.card, to: r.move.to };
