@@ -19,6 +19,7 @@ import threading
 from . import catalog, engine, wire
 
 VERDICT_MAX_STATES = 1_000_000     # positions each search of a verdict may store
+REMEMBERED = 2_000                 # verdicts kept in memory (the rest are read back from the disk cache)
 CACHE_VERSION = 1
 STEM = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
@@ -54,8 +55,14 @@ class Verdicts:
         if v.get("cache_version") != CACHE_VERSION or v.get("start") != wire.position_json(start.position) \
                 or v.get("verdict") == "unknown" and v.get("max_states", 0) < self.max_states:
             return None
-        self._memory[stem] = v
+        self._keep(stem, v)
         return v
+
+    def _keep(self, stem, v):
+        with self._guard:
+            self._memory[stem] = v
+            while len(self._memory) > REMEMBERED:
+                self._memory.pop(next(iter(self._memory)))
 
     def compute(self, start):
         """The verdict of ``start`` (blocking; runs in a worker thread). One computation per stem."""
@@ -64,7 +71,7 @@ class Verdicts:
             if v is None:
                 v = self._compute(start)
                 engine.write_atomic(os.path.join(self.folder(start.stem), "verdict.json"), json.dumps(v))
-                self._memory[start.stem] = v
+                self._keep(start.stem, v)
             return v
 
     def _compute(self, start):
