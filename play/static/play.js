@@ -185,7 +185,7 @@ async function autoplayNow() {
 function finish() {
   game.won = true;
   if (game.since) { game.elapsed += (Date.now() - game.since) / 1000; game.since = null; }
-  const secs = Math.round(game.elapsed);
+  const secs = Math.floor(game.elapsed);
   say(`You won ${game.start.label} in ${game.moves} moves and ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}.`, "good");
   saveRecord(secs);
   setBadges();
@@ -360,7 +360,7 @@ async function refreshLegal() {
   if (seq !== legalSeq) return;
   game.legal = r.moves;
   $("legal-count").textContent = `(${r.moves.length})`;
-  $("legal-limit").textContent = `Up to ${r.limit} card${r.limit > 1 ? "s" : ""} can move at once now` +
+  $("legal-limit").textContent = !r.moves.length ? "" : `Up to ${r.limit} card${r.limit > 1 ? "s" : ""} can move at once now` +
     (r.empty_columns ? ` (${r.limit_to_empty} to an empty column)` : "") +
     `: ${r.free_cells} empty free cell${r.free_cells !== 1 ? "s" : ""}, ` +
     `${r.empty_columns} empty column${r.empty_columns !== 1 ? "s" : ""}.`;
