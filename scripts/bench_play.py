@@ -155,7 +155,7 @@ def report(res):
             print(f"play page: not measured ({fp['why']})")
     h = res.get("hints")
     if h is not None:
-        which = "every deal" if h["step"] == 1 else f"every {h['step']}th deal"
+        which = "every deal" if h["step"] == 1 else f"one deal in {h['step']}"
         print(f"hints from the start of {which} of {h['first']}..{h['last']} ({h['deals']:,} deals; "
               f"{', '.join(f'{v:,} {k}' for k, v in sorted(h['statuses'].items()))}): median "
               f"{h['median'] * 1e3:.1f} ms, 99th percentile {h['p99'] * 1e3:.1f} ms (target < "
