@@ -25,10 +25,10 @@ from solver.atomic import write_atomic          # every output file: a temporary
 from solver.errors import FreecellError
 
 __all__ = ["FreecellError", "IllegalMove", "CELL", "HOME", "MAX_DEAL", "MAX_CELLS", "Start", "start_from",
-           "card_name", "pretty_name", "parse_card", "is_red", "rank", "suit", "check_position",
+           "card_name", "pretty_name", "parse_card", "rank", "check_position",
            "position_key", "can_stack", "can_home", "apply_move", "line_positions", "safe_autoplay", "find_line", "Line",
            "analyse", "write_certificate", "write_lean", "unwinnable_statement", "winnable_statement",
-           "notation", "KNOWN_UNSOLVABLE", "write_atomic"]
+           "KNOWN_UNSOLVABLE", "write_atomic"]
 
 CELL = solve.CELL
 HOME = solve.HOME
@@ -38,9 +38,7 @@ MAX_CELLS = board.MAX_FREECELLS
 card_name = cards.card_name          # 0..51 -> "TS"
 pretty_name = cards.pretty_name      # 0..51 -> "10♠"
 parse_card = cards.parse_card        # "TS", "10s", "Q♣" -> 0..51 (FreecellError otherwise)
-is_red = cards.is_red
 rank = cards.rank
-suit = cards.suit
 
 
 class IllegalMove(Exception):
@@ -212,8 +210,3 @@ def unwinnable_statement(start: Start) -> str:
 def winnable_statement(start: Start) -> str:
     return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : "
             f"∃ s, Reachable {_rules_lean(start)} {_lean_start(start)} s ∧ Won s")
-
-
-def notation(pos, moves, cells):
-    """Freecell Solver's standard notation of a line ("3a", "3h", "a1", "12", ...)."""
-    return solve.standard_notation(pos, moves, cells)
