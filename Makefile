@@ -7,7 +7,7 @@ RULES  ?=
 OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
 
-.PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit bench clean
+.PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit bench clean play screenshot
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
@@ -40,7 +40,17 @@ audit: setup
 	$(PY) -m certgen audit
 
 bench: setup
-	$(PY) scripts/bench.py
+	$(PY) scripts/bench.py --play
+
+# The FreeCell page with proofs on http://127.0.0.1:8000 (HOST=0.0.0.0 to open it to the network).
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+play: setup
+	$(PY) -m play serve --host $(HOST) --port $(PORT)
+
+# docs/examples/play-11982.png for the README: the browser test with a real (headless) Chromium.
+screenshot: setup
+	PLAY_SCREENSHOT=docs/examples/play-11982.png $(PY) -m pytest -q -rs tests/test_play_browser.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c $(OUT) .lake

@@ -16,7 +16,9 @@ In one run it measures
      files in a temporary folder): wall time, target 6 s,
   6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search),
   7. with --coq, the certificate of deal 11982 checked by the independent Python checker and by Coq
-     (certgen/coq.py: render, then coqc; wall time and peak memory), and the ratio of the two.
+     (certgen/coq.py: render, then coqc; wall time and peak memory), and the ratio of the two,
+  8. with --play, the play page: first paint in headless Chromium and the hint times over deals of
+     1..32000 (scripts/bench_play.py; its options --hint-step, --hint-full, --difficulty pass through).
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -211,6 +213,9 @@ def main(argv=None):
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
+    ap.add_argument("--play", action="store_true", help="also the play page (scripts/bench_play.py)")
+    import bench_play
+    bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
 
     res = {"deal": DEAL, "c": bench_c(args.reps)}
@@ -226,6 +231,8 @@ def main(argv=None):
         res["big"] = bench_big()
     if args.coq:
         res["coq"] = bench_coq()
+    if args.play:
+        res["play"] = bench_play.run(args)
 
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=True))
@@ -272,6 +279,8 @@ def main(argv=None):
                   f"{q['render_seconds']:.1f} s ({q['words']:,} integers), coqc {'proved it' if q['coq_ok'] else 'FAILED'} "
                   f"in {q['coqc_seconds']:.1f} s, peak {q['coqc_max_rss_mib']:.0f} MiB "
                   f"(coqc / Python = {q['ratio']:.1f})")
+    if "play" in res:
+        bench_play.report(res["play"])
     return 0
 
 
