@@ -8,7 +8,7 @@ OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
 FCCHECK := build/fccheck
 
-.PHONY: setup test test-slow explore prove prove-win prove-known audit bench clean
+.PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit bench clean play screenshot
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
@@ -67,7 +67,17 @@ audit: setup
 	$(PY) -m certgen audit --certs $(CERTS)
 
 bench: setup
-	$(PY) scripts/bench.py
+	$(PY) scripts/bench.py --play
+
+# The FreeCell page with proofs on http://127.0.0.1:8000 (HOST=0.0.0.0 to open it to the network).
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+play: setup
+	$(PY) -m play serve --host $(HOST) --port $(PORT)
+
+# docs/examples/play-11982.png for the README: the browser test with a real (headless) Chromium.
+screenshot: setup
+	PLAY_SCREENSHOT=docs/examples/play-11982.png $(PY) -m pytest -q -rs tests/test_play_browser.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c $(OUT) .lake
@@ -84,3 +94,9 @@ prove-known: setup
 LEAN_DIR ?=
 prove-win: setup
 	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS) $(if $(LEAN_DIR),--lean-dir $(LEAN_DIR))
+	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS)
+
+# The same theorem checked by Coq (coqc, Debian package `coq`): explore -> certificate -> Python check ->
+# out/coq/<Stem>.v -> coqc; a winnable deal gets the winning line's `exists` theorem. Exit 3: no coqc.
+prove-coq: setup
+	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)

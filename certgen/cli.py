@@ -107,6 +107,11 @@ def cmd_prove_win(args):
     return prove.prove_win(src, rules_of(args, src), args.lean_dir, args.max_states, say)
 
 
+def cmd_prove_coq(args):
+    src = source_of(args)
+    return prove.prove_coq(src, rules_of(args, src), args.out_dir, args.max_states, progress_of(args), say)
+
+
 def _dirs(p, out=True):
     if out:
         p.add_argument("--out-dir", default=OUT, help="certificates and standalone files")
@@ -170,6 +175,9 @@ def build_parser():
     w.add_argument("--lean-dir", default=None,
                    help=f"where the module goes (default: {shown(GENERATED)} for the modules shipped there, "
                         f"else out/; lake builds only modules in {shown(GENERATED)})")
+    q = add_command(sub, "prove-coq", cmd_prove_coq, "the same theorem checked by Coq: explore, certificate (or "
+                    "winning line), Python check, Coq file, coqc (exit 3: no coqc)", **start)
+    q.add_argument("--out-dir", default=OUT, help="certificates and Coq files (in OUT_DIR/coq)")
     return p
 
 

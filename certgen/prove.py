@@ -18,14 +18,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
-from solver import report, search
+from solver import report, search, spec
 from solver.atomic import check_not_input
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import certificate, checker, fastcheck, known, lake, members, render
+from . import certificate, checker, coq, fastcheck, known, lake, members, render
 from .paths import GENERATED, OUT, shown
 
 
@@ -220,3 +220,49 @@ def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[
     module = render.win_module(stem)
     return finish([module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"], lean_dir, say,
                   step="3/3", kept="the line is verified in Python and the Lean module is written")
+
+
+def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
+              progress: bool = False, say: Callable = print) -> int:
+    """The same theorem checked by Coq (certgen/coq.py): explore, certificate, Python check, Coq file, coqc;
+    for a winnable start, a winning line (the C solver, replayed against spec.moves in Python), its Coq
+    file, coqc. 0 proven by Coq; 1 not (unknown verdict, a failed check, coqc refused); 3 no coqc (the
+    Coq file is kept)."""
+    stem = source.stem(rules)
+    os.makedirs(out_dir, exist_ok=True)
+    coqc = coq.find_coqc()
+    say("1/4 explore: the C core enumerates the reachable positions")
+    b = build(source, rules, os.path.join(out_dir, f"{stem}.cert"), max_states, progress)
+    say(b.summary)
+    say(built_words(b))
+    if b.verdict == "winnable":
+        return _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say)
+    if b.cert is None:
+        say(f"nothing to prove: the verdict is {b.verdict}")
+        return 1
+    say("2/4 check: the independent Python checker (the transliterated spec)")
+    cert = certificate.read(b.path)                 # what the file holds, not what was meant to be written
+    t0 = time.perf_counter()
+    res = checker.check(cert, progress)
+    say(f"  {checker.report(res)} ({time.perf_counter() - t0:.1f} s)")
+    if not res.ok:
+        return 1
+    say("3/4 render: the Coq file")
+    return coq.prove_cert(cert, out_dir, coqc, progress, say)[0]
+
+
+def _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say) -> int:
+    say("2/4 solve: a short winning line (the C solver), replayed against spec.moves in Python")
+    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
+    say("  " + report.solve_summary(source.name, r))
+    if r.verdict != "winnable":
+        say(f"nothing to prove: the solver's verdict is {r.verdict}")
+        return 1
+    say("3/4 render: the Coq file")
+    start = r.path[0]
+    deal = source.deal if source.deal is not None and spec.ms_deal(source.deal) == start else None
+    path, ctx = coq.render_win(step_indices(rules.spec(), start, r.path[1:]), start, rules, out_dir, deal=deal,
+                               label=None if deal is not None else source.name, stem="Win" + source.stem(rules))
+    say(f"  wrote {shown(path)}")
+    return coq.check_file(path, ctx, out_dir, coqc, "exists s, Reachable {r} {s} s /\\ Won s", progress, say)[0]
+

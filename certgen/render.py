@@ -579,7 +579,7 @@ def write_shipped(lean_dir: Optional[str] = None) -> List[str]:
 
 # -- Certificate-level rendering (what certgen.prove calls) -------------------------------------------
 
-def _mutation_text(cert) -> str:
+def mutation_text(cert) -> str:
     m = (cert.info or {}).get("mutation") or {}
     text = str(m.get("kind", "unknown"))
     if text.startswith("random"):
@@ -592,7 +592,7 @@ def certificate_context(cert, mutant: bool = False, members: Optional[Members] =
     m = members if members is not None else decode(cert)
     label = cert.label() if m.deal is None else None
     return cert_context(m.states, m.start, m.rules, m.deal, cert_stem(cert, mutant), label,
-                        mutation=_mutation_text(cert) if mutant else None)
+                        mutation=mutation_text(cert) if mutant else None)
 
 
 def cert_module_text(cert, mutant: bool = False) -> str:

@@ -19,6 +19,10 @@ In one run it measures
      process, and its check alone in wall and processor time) and the Python reference
      (certgen/checker.py: reading the file, and the check), positions/s of both and the ratio; the same
      verdict is required (--no-checkers skips this part, ~30 s).
+  8. with --coq, the certificate of deal 11982 checked by the independent Python checker and by Coq
+     (certgen/coq.py: render, then coqc; wall time and peak memory), and the ratio of the two,
+  9. with --play, the play page: first paint in headless Chromium and the hint times over deals of
+     1..32000 (scripts/bench_play.py; its options --hint-step, --hint-full, --difficulty pass through).
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -213,6 +217,36 @@ def bench_checkers():
     return row
 
 
+def bench_coq():
+    """The Python checker and the Coq check (render + coqc) on the same certificate of deal 11982."""
+    import tempfile
+    from certgen import certificate, checker, coq
+    from solver import deals, search
+    coqc = coq.find_coqc()
+    if coqc is None:
+        return {"available": False, "error": "no coqc (Debian: apt-get install coq)"}
+    start = deals.ms_deal(DEAL)
+    r = search.explore(start)
+    cert = certificate.make({"kind": "ms", "deal": DEAL}, {"cells": 4, "foundation_return": False}, start,
+                            r.records())
+    r.close()
+    t = time.perf_counter()
+    res = checker.check(cert)
+    py_s = time.perf_counter() - t
+    with tempfile.TemporaryDirectory() as out:
+        err = coq.build_library(coqc, out)
+        if err:
+            return {"available": False, "error": err}
+        t = time.perf_counter()
+        path, ctx = coq.render_cert(cert, out)
+        render_s = time.perf_counter() - t
+        run = coq.run_coqc(coqc, path, out)
+    return {"available": True, "states": cert.states, "python_valid": res.ok, "python_seconds": py_s,
+            "render_seconds": render_s, "coq_ok": run.ok, "coqc_seconds": run.seconds,
+            "coqc_max_rss_mib": run.max_rss_kib / 1024, "words": ctx["word_count"],
+            "ratio": run.seconds / py_s}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -224,6 +258,10 @@ def main(argv=None):
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
+    ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
+    ap.add_argument("--play", action="store_true", help="also the play page (scripts/bench_play.py)")
+    import bench_play
+    bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
 
     res = {"deal": DEAL, "c": bench_c(args.reps)}
@@ -239,6 +277,10 @@ def main(argv=None):
         res["big"] = bench_big()
     if not args.no_checkers:
         res["checkers"] = bench_checkers()
+    if args.coq:
+        res["coq"] = bench_coq()
+    if args.play:
+        res["play"] = bench_play.run(args)
 
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=True))
@@ -291,6 +333,18 @@ def main(argv=None):
         if f["available"]:
             print(f"    same verdict: {'yes' if k['same_verdict'] else 'NO'} ({p['message'][:40]}…); fast / Python = "
                   f"{k['ratio']:,.0f}x")
+    if "coq" in res:
+        q = res["coq"]
+        if not q["available"]:
+            print(f"  Coq not available: {q['error']}")
+        else:
+            print(f"  certificate of #{DEAL} ({q['states']:,} positions): Python checker "
+                  f"{'valid' if q['python_valid'] else 'INVALID'} in {q['python_seconds']:.1f} s; Coq: render "
+                  f"{q['render_seconds']:.1f} s ({q['words']:,} integers), coqc {'proved it' if q['coq_ok'] else 'FAILED'} "
+                  f"in {q['coqc_seconds']:.1f} s, peak {q['coqc_max_rss_mib']:.0f} MiB "
+                  f"(coqc / Python = {q['ratio']:.1f})")
+    if "play" in res:
+        bench_play.report(res["play"])
     return 0
 
 

@@ -3,6 +3,8 @@
   * solver/ is the engine and never imports certgen;
   * only the binding, solver/search.py, imports the compiled C core (solver._fc);
   * certgen imports solver's public modules, never the engine's command line (solver.cli);
+  * the web app (play/) reaches solver and certgen through one adapter, play/engine.py, which imports
+    their public names only and neither command line; solver and certgen never import play;
   * imports inside functions only where start-up time needs them (`python -m solver deal` and `explore`
     must not pay for json, tqdm, hashlib, the C core, ...), each listed here with its reason.
 """
@@ -69,6 +71,26 @@ def test_certgen_never_imports_the_engines_command_line():
 
 def test_certgen_imports_only_public_names_of_the_engine():
     assert offending("certgen", lambda n: n.startswith("solver.") and "._" in n) == []
+
+
+def _engine_or_certgen(n):
+    return n.split(".")[0] in ("solver", "certgen")
+
+
+def test_only_the_adapter_of_the_web_app_imports_the_engine():
+    assert offending("play", _engine_or_certgen, allowed_files=("engine.py",)) == []
+    assert {n.split(".")[0] for n, _, _ in imports(ROOT / "play" / "engine.py")} >= {"solver", "certgen"}
+
+
+def test_the_adapter_imports_public_names_and_no_command_line():
+    bad = ("solver.cli", "solver.__main__", "certgen.cli", "certgen.__main__")
+    assert [n for n, _, _ in imports(ROOT / "play" / "engine.py") if _engine_or_certgen(n)
+            and ("._" in n or any(n == b or n.startswith(b + ".") for b in bad))] == []
+
+
+def test_the_engine_and_certgen_never_import_the_web_app():
+    assert offending("solver", lambda n: n.split(".")[0] == "play") == []
+    assert offending("certgen", lambda n: n.split(".")[0] == "play") == []
 
 
 # Imports inside functions, and why (everything else is imported at the top of its module).

@@ -1,0 +1,127 @@
+(** * Decoding the certificate data, and the key of a position (untrusted)
+
+The generated files hold their positions in arrays of Coq's primitive 63-bit integers, each a
+stream of 6-bit symbols, ten to an integer (the lowest bits first), holding a whole number of
+positions. Each position is written against the one before it (the first against the start
+position): two symbols of mask (bit `i` for column `i`, bit 8 for the free cells: set when that
+part differs from the previous position's), then, for each column whose bit is set, `d` (how many
+of the start position's cards are gone from the top of that column), the cards now on top of the
+rest (top card first, card `i` written `i + 1`, `Card.key` order) and a 0; then, if bit 8 is set,
+the free-cell cards (sorted by key) and a 0. The foundations hold whatever is in no column and no
+cell. `certgen/coq.py` writes this form from the certificate file.
+
+Nothing here is trusted, and no proof mentions it: a decoding error yields wrong positions, wrong
+positions can only make `checkCert` fail, and `hashKey` only decides which bucket a position goes in
+(see `Cert.v`). *)
+
+From Coq Require Import List Bool Arith NArith PArith FMapPositive PrimInt63 Uint63 PArray.
+From FreeCell Require Import Spec Cert.
+Import ListNotations.
+
+(** ** The key of a position: a 17-bit hash, as a `positive` *)
+
+Definition mix (h x : int) : int := (h * 1000003 + x)%uint63.
+
+(* Only the suits and the column ends are hashed: cheap to walk (ranks are unary numbers), and
+   nearly as spread out as a hash of every card. *)
+Definition suitInt (c : Card) : int :=
+  match suit c with 0 => 1 | 1 => 2 | 2 => 3 | _ => 4 end%uint63.
+
+Definition hashCards (h : int) (l : list Card) : int := fold_left (fun h c => mix h (suitInt c)) l h.
+
+(** The lowest `n` bits of `h`, pushed onto `acc`. *)
+Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
+  match n with
+  | O => acc
+  | S n => bitsPos n (h >> 1)%uint63 (if (h land 1 =? 0)%uint63 then xO acc else xI acc)
+  end.
+
+Definition hashKey (s : State) : positive :=
+  let h := hashCards (fold_left (fun h col => mix (hashCards h col) 7) (cols s) 1%uint63) (cells s) in
+  bitsPos 17 (h lxor (h >> 23) lxor (h >> 41))%uint63 xH.
+
+(** ** Reading the symbol stream *)
+
+(** Where the reader is: the next word to load, the symbols left of the current one, how many. *)
+Record Cursor := cursor { word : int; cur : int; left : nat }.
+
+Definition cursor0 : Cursor := cursor 0 0 0.
+
+Definition next (a : array int) (c : Cursor) : int * Cursor :=
+  match left c with
+  | O => let w := PArray.get a (word c) in
+         ((w land 63)%uint63, cursor (word c + 1)%uint63 (w >> 6)%uint63 9)
+  | S l => ((cur c land 63)%uint63, cursor (word c) (cur c >> 6)%uint63 l)
+  end.
+
+Fixpoint intOfNat (n : nat) : int := match n with O => 0%uint63 | S n => (intOfNat n + 1)%uint63 end.
+
+(** Card `i` is at index `i + 1`. *)
+Definition cardTable : array Card :=
+  fold_left (fun t i => PArray.set t (intOfNat (S i)) (card (i / 4 + 1) (i mod 4))) (seq 0 52)
+    (PArray.make 53 (card 0 0)).
+
+(** Cards up to the next 0 (at most `fuel` of them). *)
+Fixpoint readCards (table : array Card) (fuel : nat) (a : array int) (c : Cursor)
+  : list Card * Cursor :=
+  match fuel with
+  | O => ([], c)
+  | S fuel =>
+    let (x, c) := next a c in
+    if (x =? 0)%uint63 then ([], c) else
+    let (cs, c) := readCards table fuel a c in (PArray.get table x :: cs, c)
+  end.
+
+(** `l` without its first `d` elements. *)
+Fixpoint dropInt {A} (l : list A) (d : int) : list A :=
+  match l with
+  | [] => []
+  | _ :: xs => if (d =? 0)%uint63 then l else dropInt xs (d - 1)%uint63
+  end.
+
+(** The columns: those whose bit is clear in `mask` are the previous position's, the others are
+read from the stream (relative to the start position's column). *)
+Fixpoint readCols (table : array Card) (starts prevs : list (list Card)) (mask : int)
+  (a : array int) (c : Cursor) : list (list Card) * Cursor :=
+  match starts, prevs with
+  | st :: sts, pv :: pvs =>
+    if (mask land 1 =? 0)%uint63 then
+      let (cs, c) := readCols table sts pvs (mask >> 1)%uint63 a c in (pv :: cs, c)
+    else
+      let (d, c) := next a c in
+      let (top, c) := readCards table 60 a c in
+      let (cs, c) := readCols table sts pvs (mask >> 1)%uint63 a c in
+      ((top ++ dropInt st d) :: cs, c)
+  | _, _ => ([], c)
+  end.
+
+(** One position, given the start position and the previous position of the stream: two symbols
+of mask (bit `i` for column `i`, bit 8 for the free cells: written anew), then what changed. *)
+Definition readState (table : array Card) (s0 prev : State) (a : array int) (c : Cursor)
+  : State * Cursor :=
+  let (m0, c) := next a c in
+  let (m1, c) := next a c in
+  let mask := (m0 lor (m1 << 6))%uint63 in
+  let (cs, c) := readCols table (cols s0) (cols prev) mask a c in
+  let (cl, c) := if (mask land 256 =? 0)%uint63 then (cells prev, c) else readCards table 60 a c in
+  let cards := concat cs ++ cl in
+  (state cs cl (map (fun k => 13 - List.length (filter (fun x => suit x =? k) cards)) (seq 0 4)), c).
+
+(** ** The set *)
+
+Definition insert (c : CertSet) (s : State) : CertSet :=
+  let k := hashKey s in
+  PositiveMap.add k (s :: match PositiveMap.find k c with Some b => b | None => [] end) c.
+
+(** The positions of the chunks (each: how many positions, and their stream), as a set. The
+first position is written relative to the start position, every other one relative to the one
+before it. *)
+Definition decodeCert (s0 : State) (chunks : list (N * array int)) : CertSet :=
+  let table := cardTable in
+  let step a '(c, prev, cur) :=
+    let (s, cur) := readState table s0 prev a cur in (insert c s, s, cur) in
+  let '(c, _) :=
+    fold_left (fun '(c, prev) '(n, a) =>
+                 let '(c, prev, _) := N.iter n (step a) (c, prev, cursor0) in (c, prev))
+      chunks (PositiveMap.empty (list State), s0) in
+  c.

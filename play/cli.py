@@ -1,0 +1,69 @@
+"""``python -m play serve``: the FreeCell page on http://127.0.0.1:8000 (loopback only unless --host).
+
+Bad input gives one line ``error: …`` and exit status 2. The page and its API need the ``web`` extra
+(``pip install -e '.[web]'``; ``make play`` installs it).
+"""
+import argparse
+import os
+import sys
+
+PROG = "python -m play"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _port(text):
+    if not (text.isascii() and text.isdigit() and len(text) <= 5) or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"--port must be a whole number from 1 to 65535, got {text!r}")
+    return int(text)
+
+
+def build_parser():
+    p = _Parser(prog=PROG, description="FreeCell in the browser, with proofs: winning lines replayed under "
+                "the spec rules, unwinnable deals with a certificate and a Lean theorem.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    s = sub.add_parser("serve", help="start the web app (default http://127.0.0.1:8000)")
+    s.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens it to the network)")
+    s.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    s.add_argument("--cache-dir", default=None,
+                   help="where verdicts, certificates and Lean files are kept (default out/play-cache)")
+    s.add_argument("--quiet", action="store_true", help="no request log")
+    return p
+
+
+def serve(args):
+    try:
+        import uvicorn
+        from .app import DEFAULT_CACHE, create_app
+    except ImportError as exc:
+        print(f"error: the web extra is not installed ({exc.name} is missing): "
+              f"run `pip install -e '.[web]'` or `make play`", file=sys.stderr)
+        return 2
+    cache = os.path.abspath(args.cache_dir or DEFAULT_CACHE)
+    try:
+        os.makedirs(cache, exist_ok=True)
+    except OSError as exc:
+        print(f"error: cannot use {cache} as the cache directory: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    app = create_app(cache_dir=cache)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"FreeCell with proofs: http://{shown}:{args.port}/  (cache {cache}; Ctrl-C stops it)", flush=True)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info")
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    if args.command != "serve":
+        build_parser().print_help()
+        return 2
+    return serve(args)

@@ -1,0 +1,282 @@
+"""The Coq check (coq/FreeCell/, certgen/coq.py): the data form, the Coq spec in step with spec.py, and
+coqc on small certificates, mutants and winning lines. Tests that run coqc are skipped where it is
+missing ("no coqc"); the long ones (deal 11982 itself) are marked slow."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from certgen import certificate, checker, coq, mutate, specdoc
+from solver import deals, packed, search, spec
+from solver.lines import step_indices
+from solver.rules import Rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COQC = shutil.which("coqc")
+needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
+
+
+def cert_of(position, cells=4, foundation_return=False, source=None, deal=None):
+    rules = {"cells": cells, "foundation_return": foundation_return}
+    res = search.explore(position, Rules(**rules))
+    assert res.complete and not res.won
+    return certificate.make(source or {"kind": "ms", "deal": deal}, rules, position, res.records())
+
+
+def deal_cert(deal, cells=4, foundation_return=False):
+    return cert_of(deals.ms_deal(deal), cells, foundation_return, deal=deal)
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    """One output folder for the module, so the Coq library is compiled once."""
+    return str(tmp_path_factory.mktemp("coq-out"))
+
+
+def coqc_file(path, out_dir):
+    assert coq.build_library(COQC, out_dir) is None
+    return coq.run_coqc(COQC, path, out_dir)
+
+
+# -- the data form (no coqc needed) ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("deal,cells,fr,chunk_words", [(1, 1, False, 7), (3, 1, True, 50), (11982, 2, False, 4000)])
+def test_the_data_decodes_to_the_certificate(deal, cells, fr, chunk_words):
+    cert = deal_cert(deal, cells, fr)
+    start = spec.ms_deal(deal)
+    data = coq.chunks(start, cert.records, chunk_words)
+    assert sum(n for n, _ in data) == cert.states
+    assert all(len(words) <= chunk_words and all(0 <= w < 2 ** 60 for w in words) for _, words in data)
+    assert coq.decode_chunks(start, data) == [spec.from_position(packed.unpack(r)) for r in cert.records]
+
+
+def test_the_data_for_11982():
+    cert = deal_cert(11982)
+    data = coq.chunks(spec.ms_deal(11982), cert.records)
+    assert sum(n for n, _ in data) == 84767
+    assert sum(len(w) for _, w in data) == 93683     # 1.1 integers a position
+    assert len(data) == 24
+
+
+def test_a_record_with_a_card_out_of_range_is_refused():
+    cert = deal_cert(1, cells=1)
+    bad = bytes([60]) + cert.records[0][1:]
+    with pytest.raises(Exception, match="out of range"):
+        coq.chunks(spec.ms_deal(1), [bad])
+
+
+def test_print_assumptions_is_read():
+    assert coq.parse_assumptions("foo\nClosed under the global context\n") == []
+    out = "Axioms:\nsub : int -> int -> int\nPArray.set : forall A : Type,\n  array A -> int -> A -> array A\n" \
+          "classic : forall P : Prop, P \\/ ~ P\n"
+    assert coq.parse_assumptions(out) == ["sub", "PArray.set", "classic"]
+    run = coq.CoqRun(True, 0, 0, out, "", coq.parse_assumptions(out))
+    assert not run.only_primitives and "ASSUMES classic" in coq.assumptions_words(run)
+    assert coq.parse_assumptions("no report") is None
+
+
+def test_rules_and_start_in_coq():
+    assert coq.rules_coq(spec.STANDARD) == "standard"
+    assert coq.rules_coq(spec.Rules(cells=1, foundation_return=True)) == "(rules 1 true)"
+    text = coq.state_coq(spec.ms_deal(11982))
+    assert text.splitlines()[1].startswith("    [[card 13 0; card 11 1; card 6 0;")
+    assert "(* free cells: none *)" in text and text.endswith("[0; 0; 0; 0]")
+
+
+# -- the Coq spec against Lean's and Python's (no coqc needed) -------------------------------------------
+
+def test_every_lean_definition_has_its_coq_twin_in_the_same_order():
+    lean = [name for name, _ in specdoc.lean_chunks(open(specdoc.SPEC_LEAN, encoding="utf-8").read())]
+    coqs = list(specdoc.coq_chunks(open(specdoc.SPEC_COQ, encoding="utf-8").read()))
+    assert [n for n in coqs if n in lean] == lean
+
+
+def test_no_axiom_and_no_admitted_in_the_coq_sources():
+    texts = [open(os.path.join(coq.COQ_SRC, n + ".v"), encoding="utf-8").read() for n in coq.LIBRARY]
+    tdir = os.path.join(ROOT, "certgen", "templates", "coq")
+    texts += [open(os.path.join(tdir, n), encoding="utf-8").read() for n in os.listdir(tdir)]
+    for text in texts:
+        code = re.sub(r"\(\*.*?\*\)", "", text, flags=re.S)
+        assert not re.search(r"\b(Axiom|Axioms|Parameter|Parameters|Conjecture|Hypothesis|Variable|Admitted|"
+                             r"admit|Admit)\b", code.replace("Variable hash", "")), text[:80]
+
+
+# -- coqc ------------------------------------------------------------------------------------------------
+
+def state_term(s):
+    cols = "; ".join("[" + "; ".join(f"card {c.rank} {c.suit}" for c in col) + "]" for col in s.cols)
+    cells = "; ".join(f"card {c.rank} {c.suit}" for c in s.cells)
+    return f"state [{cols}] [{cells}] [{'; '.join(map(str, s.home))}]"
+
+
+def sample_positions():
+    """Positions along winning lines and random walks, under several rules: cards home, foundation
+    returns, full free cells, empty columns."""
+    import random
+    from solver import solve
+    rng = random.Random(16)
+    out = []
+    r = solve.solve(deals.ms_deal(1))
+    path = r.path
+    for rules in (spec.STANDARD, spec.Rules(cells=2, foundation_return=True)):
+        out += [(rules, s) for s in path[::15]]
+    for deal, rules in ((617, spec.Rules(cells=1)), (11982, spec.Rules(cells=0, foundation_return=True)),
+                        (1941, spec.Rules(cells=8, foundation_return=True))):
+        s = spec.ms_deal(deal)
+        for step in range(90):
+            if step % 15 == 0:
+                out.append((rules, s))
+            s = rng.choice(spec.moves(rules, s) or [spec.ms_deal(deal)])
+    return out
+
+
+@needs_coqc
+def test_coq_moves_and_deals_agree_with_python(out):
+    samples = sample_positions()
+    assert any(s.home != (0, 0, 0, 0) and r.foundation_return for r, s in samples)
+    assert any(len(s.cells) == r.cells for r, s in samples)
+    lines = ["From Coq Require Import List NArith.", "From FreeCell Require Import Spec.",
+             "Import ListNotations.", ""]
+    for n, (r, s) in enumerate(samples):
+        succ = "; ".join(state_term(t) for t in spec.moves(r, s))
+        lines.append(f"Lemma moves_{n} : moves {coq.rules_coq(r)} ({state_term(s)}) = [{succ}].\n"
+                     f"Proof. vm_compute. reflexivity. Qed.")
+    for n, deal in enumerate((1, 617, 11982, 1000000, 2147483647)):
+        lines.append(f"Lemma deal_{n} : msDeal {deal} = {state_term(spec.ms_deal(deal))}.\n"
+                     f"Proof. vm_compute. reflexivity. Qed.")
+    won = spec.State((((),) * 8), (), (13, 13, 13, 13))
+    lines.append(f"Lemma won_ok : won ({state_term(won)}) = true /\\ won (msDeal 1) = false.\n"
+                 f"Proof. split; vm_compute; reflexivity. Qed.")
+    path = os.path.join(out, "coq", "Agree.v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    run = coqc_file(path, out)
+    assert run.ok, run.output[-3000:]
+    # and a disagreement is caught: the first sample's successors in another order
+    r, s = samples[0]
+    succ = spec.moves(r, s)
+    assert len(succ) > 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:4]) + f"\nLemma moves_0 : moves {coq.rules_coq(r)} ({state_term(s)}) = "
+                f"[{'; '.join(state_term(t) for t in succ[::-1])}].\nProof. vm_compute. reflexivity. Qed.\n")
+    assert not coqc_file(path, out).ok
+
+
+@needs_coqc
+def test_the_fence_lemmas_need_no_axiom(out):
+    path = os.path.join(out, "coq", "Lemmas.v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From FreeCell Require Import Spec Cert.\n"
+                + "".join(f"Print Assumptions {n}.\n" for n in
+                          ("cert_sound", "unwinnable_of_cert", "replay_reachable", "winnable_of_check")))
+    run = coqc_file(path, out)
+    assert run.ok and run.output.count(coq.CLOSED) == 4, run.output
+
+
+@needs_coqc
+@pytest.mark.parametrize("deal,cells,fr,theorem", [
+    (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false) (msDeal 1) s -> ~ Won s"),
+    (3, 1, True, "freecell_3_unwinnable : forall s, Reachable (rules 1 true) (msDeal 3) s -> ~ Won s"),
+    (11982, 2, False, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false) (msDeal 11982) s -> ~ Won s"),
+])
+def test_small_certificates_are_proven_by_coq(out, tmp_path, deal, cells, fr, theorem):
+    path = str(tmp_path / "c.cert")
+    certificate.write(path, deal_cert(deal, cells, fr))
+    status, run = coq.prove_cert(certificate.read(path), out, COQC)
+    assert status == 0 and run.ok, run.output[-3000:]
+    assert "Theorem " + theorem + "." in open(run.log[:-len(".log")] + ".v", encoding="utf-8").read()
+    assert run.assumptions and run.only_primitives     # the data are primitive arrays; no axiom
+    assert "int" in run.assumptions and "array" in run.assumptions
+
+
+@needs_coqc
+def test_a_board_start_is_written_out_and_proven(out):
+    mid = deals.ms_deal(11982)
+    rules = Rules(cells=1)
+    res = search.explore(mid, rules)
+    start = spec.from_position(packed.unpack(res.records()[40]))
+    cert = cert_of(spec.to_position(start), cells=1, source={"kind": "board", "name": "mid-game.txt"})
+    path, ctx = coq.render_cert(cert, out)
+    text = open(path, encoding="utf-8").read()
+    assert "Definition start : State :=" in text and "Theorem position_unwinnable : forall s, Reachable " \
+        "(rules 1 false) start s -> ~ Won s." in text
+    run = coqc_file(path, out)
+    assert run.ok and run.only_primitives, run.output[-3000:]
+
+
+@needs_coqc
+@pytest.mark.parametrize("kind", ["deal", "first-successor", "last-successor", "random:1", "add-won"])
+def test_a_mutant_fails_the_coq_check(out, kind):
+    cert = deal_cert(1, cells=1)
+    bad, changed = mutate.mutate(cert, kind, seed=3)
+    assert len(changed) == 1
+    # rendered as if valid: coqc refuses the proof of `checkCert … = true`
+    path, _ = coq.render_cert(bad, out, stem="Refused" + re.sub(r"\W", "", kind.title()))
+    run = coqc_file(path, out)
+    assert not run.ok and "has type \"true = true\" while it is expected to have type" in run.output, \
+        run.output[-2000:]
+    # rendered as a mutant: coqc proves `checkCert … = false`
+    path, ctx = coq.render_cert(bad, out, mutant=True)
+    assert ctx["mutant"] and "Lemma mutant_rejected : checkCert hashKey (rules 1 false) (msDeal 1) cert = false." \
+        in open(path, encoding="utf-8").read()
+    run = coqc_file(path, out)
+    assert run.ok, run.output[-2000:]
+
+
+@needs_coqc
+def test_a_winning_line_is_proven_and_a_short_one_refused(out):
+    from solver import solve
+    r = solve.solve(deals.ms_deal(1))
+    idx = step_indices(spec.STANDARD, r.path[0], r.path[1:])
+    path, ctx = coq.render_win(idx, spec.ms_deal(1), spec.STANDARD, out, deal=1)
+    text = open(path, encoding="utf-8").read()
+    assert "Theorem freecell_1_winnable : exists s, Reachable standard (msDeal 1) s /\\ Won s." in text
+    run = coqc_file(path, out)
+    assert run.ok and run.assumptions == [], run.output[-2000:]     # closed under the global context
+    with pytest.raises(ValueError):
+        coq.render_win(idx[:-1], spec.ms_deal(1), spec.STANDARD, out, deal=1)
+    # the same file with the last move cut off: Coq refuses it
+    short = "Definition solution : list nat := [" + "; ".join(map(str, idx[:-1])) + "]."
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(re.sub(r"Definition solution : list nat := \[.*?\]\.", short, text, flags=re.S))
+    run = coqc_file(path, out)
+    assert not run.ok and "while it is expected to have type\n \"checkWin standard (msDeal 1) solution = true\"" \
+        in run.output, run.output
+
+
+def test_prove_coq_without_coqc_says_so(tmp_path):
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable))
+    p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "1", "--cells", "1", "--out-dir",
+                        str(tmp_path), "--no-progress"], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "NOTHING was checked by Coq" in p.stderr
+    assert (tmp_path / "coq" / "Deal1Cells1.v").exists()
+
+
+@needs_coqc
+def test_prove_coq_command(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "11982", "--cells", "1",
+                        "--out-dir", "o", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    assert last.startswith("proven by Coq: freecell_11982_unwinnable : forall s, Reachable (rules 1 false) "
+                           "(msDeal 11982) s -> ~ Won s (coqc ")
+    assert "valid for deal 11982 under the rules with 1 free cell and nothing back from the foundations: 83 states" in p.stdout
+    assert (tmp_path / "o" / "coq" / "Deal11982Cells1.v").exists() and (tmp_path / "o" / "coq" / "lib" / "Spec.vo").exists()
+
+
+@needs_coqc
+@pytest.mark.slow
+def test_11982_is_proven_by_coq_and_a_deletion_refused(out, tmp_path):
+    cert = deal_cert(11982)
+    status, run = coq.prove_cert(cert, out, COQC)
+    assert status == 0 and run.only_primitives, run.output[-3000:]
+    bad, _ = mutate.mutate(cert, "random:1", seed=11)
+    path, _ = coq.render_cert(bad, out, stem="Refused11982")
+    run = coqc_file(path, out)
+    assert not run.ok and "while it is expected to have type" in run.output
