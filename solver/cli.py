@@ -8,7 +8,7 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (Parser, add_command, add_source_args, card_arg, fail, jobs_arg, max_states_arg, progress_of,
+from .cliargs import (Parser, add_command, add_source_args, card_arg, cells_arg, columns_arg, fail, jobs_arg, max_states_arg, progress_of,
                       rules_of, run, source_of, writing)
 from . import report
 from .board import format_position
@@ -134,6 +134,25 @@ def cmd_survey(args):
     return 0
 
 
+SUPERMOVE_EXAMPLES = (   # seed 004's examples: (free cells, empty columns, destination empty)
+    (2, 1, False), (2, 1, True), (0, 0, False), (4, 0, False), (4, 1, False), (4, 2, False), (4, 2, True))
+
+
+def cmd_rules(args):
+    from .rules import supermove_limit
+    if (args.free_cells is None) != (args.empty_columns is None):
+        fail("give --free-cells and --empty-columns together (or neither, for the seed's examples)")
+    cases = SUPERMOVE_EXAMPLES if args.free_cells is None else ((args.free_cells, args.empty_columns, args.to_empty),)
+    rows = [{"free_cells": f, "empty_columns": e, "to_empty_column": t, "limit": supermove_limit(f, e, t)}
+            for f, e, t in cases]
+    if args.json:
+        report.write_json({"formula": "(f+1)*2^e, e = empty columns not counting the destination",
+                           "limits": rows})
+    else:
+        report.write("".join(report.supermove_line(r) + "\n" for r in rows))
+    return 0
+
+
 ABOUT = {   # command: (one line for the list of commands, the description of its --help)
     "deal": ("print a deal in Freecell Solver's board format",
              "Print a deal (or a board / position) in Freecell Solver's format: one line per column, bottom "
@@ -157,6 +176,11 @@ ABOUT = {   # command: (one line for the list of commands, the description of it
               "winnable (a verified line), unwinnable (only after a complete enumeration of the spec rules), "
               "or unknown (nothing found within --max-states). The Lean module of a winning line: "
               "python -m certgen prove-win."),
+    "rules": ("the supermove limit (f+1)*2^e, for the seed's examples or given counts",
+              "Print how many cards one supermove may carry: (f+1)*2^e, f the empty free cells, e the empty "
+              "columns not counting the destination (seed 004). Without counts: the seed's examples. The "
+              "spec's moves are single-card moves; `explore --supermoves` checks that runs reach nothing "
+              "new."),
     "survey": ("classify every deal in a range: winnable, unwinnable or unknown",
                "Solve every Microsoft deal in the range A-B: winnable (a line found and its replay checked "
                "against the spec rules), unwinnable (a complete enumeration of the spec rules without a win), "
@@ -191,6 +215,12 @@ def build_parser():
                         "seconds")
     s.add_argument("--lean", action="store_true", help=argparse.SUPPRESS)
     s.add_argument("--lean-dir", help=argparse.SUPPRESS)
+
+    r = add_command(sub, "rules", cmd_rules, *ABOUT["rules"])
+    r.add_argument("--free-cells", metavar="F", type=cells_arg, help="empty free cells")
+    r.add_argument("--empty-columns", metavar="E", type=columns_arg, help="empty columns")
+    r.add_argument("--to-empty", action="store_true", help="the destination is one of the empty columns")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = add_command(sub, "survey", cmd_survey, *ABOUT["survey"], rules=True,
                     limit="positions each search may store per deal (default 3,000,000); then: unknown")

@@ -18,7 +18,9 @@ from . import source as sources
 from .cards import parse_card
 from .errors import FreecellError, InternalError
 from .numbers import whole_number
-from .rules import MAX_CELLS, Rules
+from .rules import AUTOPLAY, MAX_CELLS, Rules
+
+AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
 
 
 class Formatter(argparse.HelpFormatter):
@@ -55,6 +57,10 @@ class Parser(argparse.ArgumentParser):
 
 def cells_arg(text):
     return whole_number(text, "--cells", 0, MAX_CELLS)
+
+
+def columns_arg(text):
+    return whole_number(text, "--empty-columns", 0, 8)
 
 
 def max_states_arg(text):
@@ -98,9 +104,14 @@ def add_rules_args(p, counting=False):
     if counting:
         g.add_argument("--canonical", action="store_true",
                        help="counting mode: count positions up to the order of the columns")
-        g.add_argument("--autoplay", choices=("none", "safe"), default="none",
+        g.add_argument("--autoplay", choices=AUTOPLAY_CHOICES, default="none",
                        help="counting mode: 'safe' plays cards to the foundations automatically when it is "
-                            "safe (aces and twos always; seed 004's rule); default none (the spec)")
+                            "safe (aces and twos always; seed 004's rule), 'horne' (aces always, others once "
+                            "both opposite-colour foundations are one lower: Horne's rule), 'twos' (aces and "
+                            "twos only); default none (the spec)")
+        g.add_argument("--supermoves", action="store_true",
+                       help="counting mode: also move a run of k cards in one step when k <= (f+1)*2^e "
+                            "(f empty free cells, e empty columns not counting the destination)")
 
 
 def add_limit_args(p, what="stop after K positions (verdict unknown)", json=True):
@@ -140,7 +151,8 @@ def source_of(args):
 def rules_of(args, src=None):
     """The Rules of the flags, for the start ``src`` (a code's cells=K; the free-cell cards must fit)."""
     kw = {"foundation_return": bool(args.foundation_return),
-          "autoplay": getattr(args, "autoplay", None) or "none", "canonical": bool(getattr(args, "canonical", False))}
+          "autoplay": getattr(args, "autoplay", None) or "none", "canonical": bool(getattr(args, "canonical", False)),
+          "supermoves": bool(getattr(args, "supermoves", False))}
     if src is None:
         return Rules(cells=4 if args.cells is None else args.cells, **kw)
     return src.rules(cells=args.cells, **kw)

@@ -76,6 +76,7 @@ typedef struct {
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
     int cells, fret, autoplay, canonical;
     int super;               /* the solver's sequence moves (gen_mv only) */
+    int supermoves;          /* fc_rules.supermoves: gen adds every supermove (gen_super, all empty targets) */
     int pflags;              /* the solver's move pruning, FC_PRUNE_* (gen_mv only) */
 } ctx_t;
 
@@ -257,6 +258,7 @@ static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
     c->fret = r->foundation_return != 0;
     c->autoplay = r->autoplay;
     c->canonical = r->canonical != 0;
+    c->supermoves = r->supermoves != 0;
     for (int i = 0; i < 8; i++) {
         c->olen[i] = p->len[i];
         memcpy(c->orig[i], p->col[i], p->len[i]);
@@ -417,7 +419,14 @@ static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw
     return empty;
 }
 
+static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, unsigned empty,
+                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune, int all);
+
+/* Successors in the order of fc.h; with rules.supermoves, each column's supermoves follow its single moves
+   (a bound: 9 single moves a column, 9 a cell card, 8 a foundation return, and m(m-1+12(8-m)) <= 204
+   supermoves for m non-empty columns: fewer than SOLVE_MAX_SUCC). */
 static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
+    uint16_t smv[SOLVE_MAX_SUCC];
     uint32_t pw[8];
     uint8_t dst[52];          /* dst[x]: the columns whose top card x may go on */
     int top[8], h[4], n = 0;
@@ -435,6 +444,7 @@ static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
             out[n] = b; out[n].w[j] = w_push(k->w[j], x); n++;
         }
         if (room) { out[n] = b; out[n].cells |= 1ull << x; n++; }
+        if (c->supermoves && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, empty, out, smv, n, 0, 1);
     }
     for (uint64_t cm = k->cells; cm; cm &= cm - 1) {
         int x = ctz64(cm);
@@ -567,7 +577,7 @@ static int succ_keys(const fc_pos *p, const fc_rules *r, ctx_t *c, fkey_t *out) 
 
 int fc_successors(const fc_pos *p, const fc_rules *r, fc_pos *out, int cap) {
     ctx_t c;
-    fkey_t buf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
     int n = succ_keys(p, r, &c, buf);
     if (n < 0) return n;
     if (n > cap) return FC_ERANGE;
@@ -578,7 +588,7 @@ int fc_successors(const fc_pos *p, const fc_rules *r, fc_pos *out, int cap) {
 int fc_successors_p64(const uint8_t *in64, const fc_rules *r, uint8_t *out, int cap) {
     fc_pos p;
     ctx_t c;
-    fkey_t buf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
     if (fc_p64_to_pos(in64, &p)) return FC_EBADPOS;
     int n = succ_keys(&p, r, &c, buf);
     if (n < 0) return n;
@@ -685,7 +695,7 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
     const ctx_t *c = &s->c;
     const int dfs = s->order == FC_ORDER_DFS;
     uint64_t budget = max_expand;
-    uint32_t fresh[FC_MAX_SUCC];
+    uint32_t fresh[SOLVE_MAX_SUCC];
     for (;;) {
         uint64_t cur;
         if (dfs) {
@@ -769,7 +779,7 @@ int fc_search_home_count(const fc_search *s, uint64_t idx) {
 }
 
 int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int cap) {
-    fkey_t buf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
     if (idx >= s->count) return FC_ERANGE;
     int n = gen(&s->c, &s->keys[idx], buf);
     if (n > cap) return FC_ERANGE;
@@ -840,9 +850,10 @@ static inline int w_chain_card(const ctx_t *c, uint32_t w, int t) {
 
 /* Sequence moves from column i (its top chain of >= 2 cards): the top k >= 2 cards onto a column whose
    top card the k-th card stacks on, or onto an empty column, when k <= (free cells + 1) * 2^(empty
-   columns other than the destination). Appended to out/mv from n; returns the new count. */
+   columns other than the destination). Appended to out/mv from n; returns the new count. all = 0: to the
+   first empty column of `empty` only (the solver); all = 1: to every empty column (explore's supermoves). */
 static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, unsigned empty,
-                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune) {
+                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune, int all) {
     uint32_t w = k->w[i] & WMASK;
     int ch = w_chain(w), L = (int)((w >> 6) & 63), x = top[i];
     int f = c->cells - popc64(k->cells);
@@ -850,7 +861,7 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
     int ne = popc64(allempty);
     int cards[14];
     for (int t = 0; t <= ch; t++) cards[t] = w_chain_card(c, w, t);
-    empty &= -empty;          /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
+    if (!all) empty &= -empty;   /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
     for (int j = 0; j < 8; j++) {
         if (j == i) continue;
         int kmin, kmax;
@@ -911,7 +922,7 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
             out[n] = b; out[n].w[j] = w_push(k->w[j], x); mv[n++] = mvcode(x, j);
         }
         if (room && !(onp && (c->pflags & FC_PRUNE_CELL))) { out[n] = b; out[n].cells |= 1ull << x; mv[n++] = mvcode(x, FC_TO_CELL); }
-        if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune);
+        if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune, 0);
         for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }
     int n1 = n;

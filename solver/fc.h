@@ -103,6 +103,10 @@ typedef struct {
     int foundation_return;   /* 1: foundation top cards may come back onto columns (default 0) */
     int autoplay;            /* FC_AUTOPLAY_* (spec: 0) */
     int canonical;           /* 1: dedupe positions up to column order (spec: 0) */
+    int supermoves;          /* 1: moves() also carries a column's top run of k >= 2 cards (alternating
+                                colours, each one lower) onto a column in one step, when k <= (f+1)*2^e:
+                                f empty free cells, e empty columns other than the destination (seed
+                                004's limit). A counting mode: single moves reach the same set (spec: 0) */
 } fc_rules;
 
 typedef struct {

@@ -43,6 +43,8 @@ def rules_words(rules):
         words.append("counted up to column order")
     if rules.autoplay != "none":
         words.append(f"{rules.autoplay} autoplay")
+    if rules.supermoves:
+        words.append("supermoves")
     return f" ({', '.join(words)})" if words else ""
 
 
@@ -198,3 +200,12 @@ def survey_summary(s, rules):
     if st:
         line += f"; lines: median {st['median']:g}, mean {st['mean']:.1f}, max {st['max']} single-card moves"
     return line
+
+
+def supermove_line(row):
+    """"2 free cells, 1 empty column: (2+1)*2^1 = 6 cards" (the destination not counted when empty)."""
+    f, e, t = row["free_cells"], row["empty_columns"], row["to_empty_column"]
+    ee = e - 1 if t else e
+    where = ", moving into an empty column" if t else ""
+    return (f"{plural(f, 'empty free cell')}, {plural(e, 'empty column')}{where}: "
+            f"({f}+1)\u00b72^{ee} = {plural(row['limit'], 'card')}")

@@ -1,0 +1,95 @@
+"""The seeds' remaining experiments (issue 13), each a command with --json and the figure the README's
+"Figures from the seeds" quotes.
+
+- Supermoves reach nothing new: `explore --supermoves` (runs of k <= (f+1)*2^e cards in one step) finds the
+  same reachable set of #11982 as single moves, fixed columns (84,767) and canonical + safe autoplay
+  (61,643); `python -m solver rules` prints the seed's limits (6 cards, 3 onto an empty column).
+- Where a seed figure does not reproduce: McCarter's 73,600 (horne autoplay with fixed columns: 73,303),
+  and the seed's "#1 in about 27,000 positions" (DFS, fixed columns 21,063; canonical + safe 25,199).
+"""
+import pytest
+
+from solver import deals, search
+from solver.rules import Rules, supermove_limit
+
+
+# --- item 2: supermoves --------------------------------------------------------------------------------
+
+def test_supermove_limit_seed_examples(run_json):
+    assert supermove_limit(2, 1) == 6 and supermove_limit(2, 1, to_empty=True) == 3
+    assert supermove_limit(0, 0) == 1 and supermove_limit(4, 2) == 20
+    obj = run_json("rules")
+    assert obj["limits"][:2] == [
+        {"free_cells": 2, "empty_columns": 1, "to_empty_column": False, "limit": 6},
+        {"free_cells": 2, "empty_columns": 1, "to_empty_column": True, "limit": 3}]
+
+
+def test_rules_command_plain_and_errors(run, assert_one_line_error):
+    p = run("rules", "--free-cells", "2", "--empty-columns", "1", "--to-empty")
+    assert p.returncode == 0
+    assert p.stdout == "2 empty free cells, 1 empty column, moving into an empty column: (2+1)\u00b72^0 = 3 cards\n"
+    assert "together" in assert_one_line_error(run("rules", "--free-cells", "2"))
+    assert "empty destination" in assert_one_line_error(
+        run("rules", "--free-cells", "1", "--empty-columns", "0", "--to-empty"))
+
+
+def test_supermoves_are_generated():
+    """Not a no-op: a position with a run of 3 and room for it gets a successor single moves do not give."""
+    start = deals.ms_deal(11982)
+    sm = Rules(supermoves=True)
+    r = search.explore(start, sm, stop_on_win=False)
+    try:
+        recs = r.records()
+    finally:
+        r.close()
+    found = 0
+    for rec in recs[:5000]:
+        single = set(search.successors_p64(rec))
+        more = set(search.successors_p64(rec, sm)) - single
+        if more:
+            found += 1
+            assert single <= set(search.successors_p64(rec, sm))
+    assert found > 0
+
+
+@pytest.mark.parametrize("flags,states", [((), 84767), (("--canonical", "--autoplay", "safe"), 61643)])
+def test_supermoves_reach_nothing_new(run_json, flags, states):
+    plain = run_json("explore", "--deal", "11982", *flags)
+    sup = run_json("explore", "--deal", "11982", *flags, "--supermoves")
+    assert plain["states"] == sup["states"] == states
+    assert sup["rules"]["supermoves"] is True and sup["verdict"] == "unwinnable" and sup["max_home"] == 2
+
+
+@pytest.mark.parametrize("canonical,autoplay", [(False, "none"), (True, "safe")])
+def test_supermoves_same_set(canonical, autoplay):
+    """The same positions, not only as many."""
+    sets = []
+    for sm in (False, True):
+        r = search.explore(deals.ms_deal(11982), Rules(autoplay=autoplay, canonical=canonical, supermoves=sm),
+                           stop_on_win=False)
+        try:
+            sets.append(set(r.records()))
+        finally:
+            r.close()
+    assert sets[0] == sets[1]
+
+
+# --- item 6: the seeds' figures that do not reproduce exactly --------------------------------------------
+
+@pytest.mark.parametrize("flags,states", [
+    (("--autoplay", "horne"), 73303),                        # McCarter's 73,600: the nearest of our modes
+    (("--canonical", "--autoplay", "horne"), 71775),
+    (("--autoplay", "safe"), 63171),
+    (("--canonical",), 83239),
+    (("--foundation-return",), 94851),
+])
+def test_11982_counts_under_every_mode(run_json, flags, states):
+    obj = run_json("explore", "--deal", "11982", *flags)
+    assert obj["states"] == states and obj["verdict"] == "unwinnable" and obj["max_home"] == 2
+
+
+@pytest.mark.parametrize("flags,states", [((), 21063), (("--canonical", "--autoplay", "safe"), 25199)])
+def test_deal1_positions_to_first_win(run_json, flags, states):
+    """The seed's "#1 solved in about 27,000 positions": our DFS stores this many before its first win."""
+    obj = run_json("explore", "--deal", "1", *flags)
+    assert obj["verdict"] == "winnable" and obj["states"] == states
