@@ -76,16 +76,32 @@ def cmd_analyze(args):
         from . import svg
         with writing(args.svg):
             svg.write(args.svg, report.analysis_picture(src, a))
+    pictures = []
+    if args.svg_dir is not None:
+        if args.exposed is None:
+            fail("--svg-dir draws the positions of --exposed CARD: give the card")
+        import os
+        from . import svg
+        with writing(args.svg_dir):
+            os.makedirs(args.svg_dir, exist_ok=True)
+            for n, text in enumerate(report.exposed_pictures(src, a), 1):
+                path = os.path.join(args.svg_dir, f"exposed-{card_name(args.exposed)}-{n}.svg")
+                svg.write(path, text)
+                pictures.append(path)
     if args.json:
         obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict()}
         obj.update(a.to_json())
         if args.svg is not None:
             obj["svg"] = args.svg
+        if args.svg_dir is not None:
+            obj["svg_dir"] = pictures
         report.write_json(obj)
     else:
         lines = report.analyze_lines(src.name, a)
         if args.svg is not None:
             lines.append(f"picture: {args.svg}")
+        if pictures:
+            lines.append(f"pictures of the {len(pictures)} positions: {args.svg_dir}")
         report.write("\n".join(lines) + "\n")
     return 0
 
@@ -206,6 +222,8 @@ def build_parser():
     a.add_argument("--exposed", metavar="CARD", type=card_arg,
                    help="count the positions with this card on top of a column (e.g. QC, 10H, Q\u2663)")
     a.add_argument("--svg", metavar="FILE", help="draw the position with the frozen cards outlined")
+    a.add_argument("--svg-dir", metavar="DIR", help="with --exposed: draw each position showing the card "
+                   "(DIR/exposed-CARD-N.svg)")
 
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,

@@ -155,8 +155,35 @@ def analysis_picture(source, a):
     if a.exposed is not None and a.exposed_positions is not None:
         legend.append(f"{pretty_name(a.exposed)} is on top of a column in {plural(a.exposed_positions, 'position')}"
                       f" of the {n:,}")
+    statement = None
+    if a.verdict == "unwinnable" and not r.counting:
+        legend.append("C: the fence — every reachable position, closed under moves, none won")
+        statement = "∀ s, Reachable s → ¬ Won s"
     return svg.render(source.position, title, rest, subtitle=subtitle, frozen=a.frozen_places(),
-                      legend=legend, cells=r.cells)
+                      legend=legend, cells=r.cells, fence_label="C" if statement else None, statement=statement)
+
+
+def exposed_pictures(source, a):
+    """One SVG text per kept position exposing the --exposed card (seed 000's picture): the card
+    highlighted, and the cards it could go on (one rank higher, the other colour) tinted where buried."""
+    from . import svg
+    from .cards import is_red, rank
+    x = a.exposed
+    title = f"FreeCell #{source.deal}" if source.deal is not None else source.name
+    out = []
+    for n, pos in enumerate(a.exposing_positions(), 1):
+        cols, cells, home = pos
+        parents = [c for col in cols for c in col[:-1] if rank(c) == rank(x) + 1 and is_red(c) != is_red(x)]
+        legend = [f"{pretty_name(x)} exposed; it needs a free cell, an empty column or one of "
+                  + " ".join(pretty_name(c) for c in sorted(parents) or ()) + " on top" if parents else
+                  f"{pretty_name(x)} exposed"]
+        if parents:
+            legend.append("tinted: buried, so " + pretty_name(x) + " cannot go on them")
+        out.append(svg.render(pos, title, f" — {pretty_name(x)} exposed, position {n} of "
+                              f"{a.exposed_positions}", subtitle=f"{len(cells)} of {a.rules.cells} free cells full, "
+                              f"{sum(home)} cards home", legend=legend, cells=a.rules.cells, highlight=x,
+                              tinted=set(parents)))
+    return out
 
 
 def solve_summary(name, r):

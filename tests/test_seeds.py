@@ -7,6 +7,8 @@
 - Where a seed figure does not reproduce: McCarter's 73,600 (horne autoplay with fixed columns: 73,303),
   and the seed's "#1 in about 27,000 positions" (DFS, fixed columns 21,063; canonical + safe 25,199).
 """
+import os
+
 import pytest
 
 from solver import deals, search
@@ -93,3 +95,46 @@ def test_deal1_positions_to_first_win(run_json, flags, states):
     """The seed's "#1 solved in about 27,000 positions": our DFS stores this many before its first win."""
     obj = run_json("explore", "--deal", "1", *flags)
     assert obj["verdict"] == "winnable" and obj["states"] == states
+
+
+# --- item 3: the eight Q♣ positions, drawn; the deal picture's header -------------------------------------
+
+def test_exposed_qc_positions_drawn(run, tmp_path):
+    import json
+    import xml.etree.ElementTree as ET
+    d = tmp_path / "qc"
+    p = run("analyze", "--deal", "11982", "--exposed", "QC", "--svg-dir", str(d), "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    listed = obj["exposed"]["listed"]
+    assert obj["exposed"]["positions"] == len(listed) == 8
+    assert obj["svg_dir"] == [str(d / f"exposed-QC-{n}.svg") for n in range(1, 9)]
+    assert sorted(os.listdir(d)) == sorted(f"exposed-QC-{n}.svg" for n in range(1, 9))
+    for pos in listed:     # every one: four full cells, column 4 dug to A♣ with Q♣ on top, nothing home
+        assert pos["columns"][3] == ["AC", "QC"] and len(pos["freecells"]) == 4
+        assert sum(pos["foundations"].values()) == 0
+    # the seed's picture: cells 3♠ 9♣ 8♣ 4♦, Q♥ on K♣ at the end of column 1
+    seed = [n for n, pos in enumerate(listed, 1) if sorted(pos["freecells"]) == ["3S", "4D", "8C", "9C"]]
+    assert seed and all(listed[n - 1]["columns"][0][-2:] == ["KC", "QH"] for n in seed)
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(d / f"exposed-QC-{seed[0]}.svg").getroot()
+    tinted = [g.get("data-card") for g in root.iter(ns + "g") if g.get("class") == "card tinted"]
+    assert sorted(tinted) == ["K\u2665", "K\u2666"]        # the buried red kings
+    assert len([r for r in root.iter(ns + "rect") if r.get("class") == "highlight"]) == 1
+
+
+def test_svg_dir_needs_exposed(run, assert_one_line_error, tmp_path):
+    assert "--exposed" in assert_one_line_error(run("analyze", "--deal", "11982", "--svg-dir", str(tmp_path)))
+
+
+def test_deal_picture_header(run, tmp_path):
+    """Seed 000's header: the frozen cards in gold, a dashed fence labelled C, the theorem's statement."""
+    import xml.etree.ElementTree as ET
+    out = tmp_path / "d.svg"
+    assert run("analyze", "--deal", "11982", "--svg", str(out)).returncode == 0
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(out).getroot()
+    texts = {t.get("class"): "".join(t.itertext()) for t in root.iter(ns + "text") if t.get("class")}
+    assert texts["fence-label"] == "C"
+    assert texts["statement"] == "\u2200 s, Reachable s \u2192 \u00ac Won s"
+    assert len([r for r in root.iter(ns + "rect") if r.get("class") == "frozen"]) == 8
