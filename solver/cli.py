@@ -21,9 +21,22 @@ MOVED = {"out": "explore --out moved: `python -m certgen build --deal N --out CE
 
 
 def cmd_deal(args):
+    if args.random:
+        if args.deal is not None or args.number is not None or args.board is not None or args.code is not None:
+            fail("--random draws a new deal: give no other start")
+        import os
+        from .siggysoft import seed_code
+        args.code = seed_code(os.urandom(64), cells=4)       # the OS's secure random source
+    elif args.code is not None:
+        from .games import is_other_game
+        if is_other_game(args.code):
+            return _other_game(args)
     src = source_of(args)
     if not args.json:
-        report.write(format_position(src.position))
+        head = f"code: {src.code}\n" if args.random else ""
+        order = src.extra.get("order")
+        tail = f"order: {' '.join(card_name(c) for c in order)}\n" if args.order and order else ""
+        report.write(head + format_position(src.position) + tail)
         return 0
     cols, cells, home = src.position
     obj = {"deal": src.deal, "source": src.tag, "columns": [[card_name(c) for c in col] for col in cols],
@@ -38,6 +51,33 @@ def cmd_deal(args):
     if "seed" in src.extra:
         obj["seed"] = src.extra["seed"]
     report.write_json(obj)
+    return 0
+
+
+def _other_game(args):
+    """`deal --code` of another game (seed 003): its shuffled order, and Klondike's layout."""
+    from .games import NAMES, klondike_layout, parse_other
+    d = parse_other(args.code)
+    names = [card_name(c) for c in d.order]
+    obj = {"game": d.game, "options": d.options, "code": d.code, "seed": d.seed.hex(), "order": names}
+    if d.number is not None:
+        obj["number"] = d.number
+    if d.game == "klondike":
+        piles, stock = klondike_layout(d.order)
+        obj["piles"] = [[card_name(c) for c in p] for p in piles]
+        obj["stock"] = [card_name(c) for c in stock]
+    else:
+        obj["layout"] = None
+    if args.json:
+        report.write_json(obj)
+        return 0
+    lines = [f"{NAMES[d.game]} ({d.code}); only FreeCell can be explored", "order: " + " ".join(names)]
+    if d.game == "klondike":
+        lines += [f"pile {i + 1}: " + " ".join(p) for i, p in enumerate(obj["piles"])]
+        lines.append("stock (bottom first): " + " ".join(obj["stock"]))
+    else:
+        lines.append("layout: not described by seed 003 for this game (the order is the deal)")
+    report.write("\n".join(lines) + "\n")
     return 0
 
 
@@ -212,6 +252,10 @@ def build_parser():
     d = add_command(sub, "deal", cmd_deal, *ABOUT["deal"])
     add_source_args(d, positional=True)
     d.add_argument("--json", action="store_true", help="print one JSON object instead")
+    d.add_argument("--random", action="store_true",
+                   help="a new deal from 64 bytes of the OS's secure random source: prints its SOL1-...-S code "
+                        "first, then the layout")
+    d.add_argument("--order", action="store_true", help="also print the shuffled deck order (dealt first first)")
 
     e = add_command(sub, "explore", cmd_explore, *ABOUT["explore"], source=True, rules=True, counting=True,
                     limit="stop after K positions (verdict unknown; default 50,000,000)")

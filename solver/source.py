@@ -131,7 +131,8 @@ def load(deal=None, board=None, code=None) -> Source:
         return Source("board", read_board_arg(board), path=board)
     from . import siggysoft         # hashlib and the SHA-512 stream: only for codes
     dc = siggysoft.parse_code(code)
-    extra = {} if dc.seed is None else {"seed": dc.seed.hex()}
+    extra = {"order": deals.deal_order(dc.number)} if dc.seed is None else \
+        {"seed": dc.seed.hex(), "order": siggysoft.shuffle(dc.seed)}
     if dc.kind == "C":
         return Source("ms", dc.position, deal=dc.number, code=dc.code, cells=dc.cells, extra=extra)
     return Source("code", dc.position, code=dc.code, cells=dc.cells, extra=extra)

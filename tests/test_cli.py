@@ -98,8 +98,8 @@ def test_deal_bad_sources(run, assert_one_line_error):
     assert_one_line_error(run("deal"), "give exactly one of a deal number, --board FILE or --code CODE")
     assert_one_line_error(run("deal", "1", "--code", "SOL1-freecell-cells=4-N1"),
                           "give exactly one of a deal number, --board FILE or --code CODE")
-    assert_one_line_error(run("deal", "--code", "SOL1-klondike-draw=3-N1"),
-                          "deal code: unsupported game 'klondike' (only freecell)")
+    assert_one_line_error(run("deal", "--code", "SOL1-klondike-draw=3-N0"),
+                          "deal code: a numbered deal is 1..1,000,000, got '0'")
     assert_one_line_error(run("deal", "--code", "SOL1-freecell-cells=4-N0"),
                           "deal code: a numbered deal must be a whole number from 1 to 1000000, got '0'")
 
@@ -165,6 +165,7 @@ def _fake_search(monkeypatch, result, calls):
         return result
 
     fake.explore, fake.EXPLORE_LIMIT = explore, search.EXPLORE_LIMIT
+    fake.CELL, fake.HOME = search.CELL, search.HOME      # solver.lines imports them (when not loaded yet)
     import solver
     monkeypatch.setitem(sys.modules, "solver.search", fake)
     monkeypatch.setattr(solver, "search", fake, raising=False)
