@@ -88,6 +88,8 @@ def cmd_explore(args):
     from .lines import judge
     src = source_of(args)
     rules = rules_of(args, src)
+    if rules.hand:
+        return _explore_hand(args, src, rules)
     max_states = args.max_states or search.EXPLORE_LIMIT
     result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
     verdict, line = judge(src.position, result, rules)
@@ -103,6 +105,34 @@ def cmd_explore(args):
         report.write_json(obj)
     else:
         report.write(report.explore_summary(src.name, verdict, result, rules, max_states, length) + "\n")
+    return 0
+
+
+def _explore_hand(args, src, rules):
+    """explore --hand 1: the verdict with one favor, and a replayed line with the favor marked."""
+    from . import hand
+    max_states = args.max_states or hand.DEFAULT_MAX_STATES
+    r = hand.one_favor(src.position, rules, max_states=max_states, progress=progress_of(args))
+    steps = [] if r.line is None else [hand.step_words(r.line[i], r.line[i + 1], favor=i == r.favor_at)
+                                       for i in range(len(r.line) - 1)]
+    if args.json:
+        obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict(), "states": r.states,
+               "verdict": r.verdict, "complete": r.complete, "max_states": max_states}
+        if r.line is not None:
+            obj.update(line_length=len(steps), favor_step=None if r.favor_at is None else r.favor_at + 1,
+                       verified="spec.moves and hand.favors replay", steps=steps)
+        report.write_json(obj)
+        return 0
+    head = f"{src.name}{report.rules_words(rules)}: {r.verdict}"
+    if r.verdict == "winnable":
+        fav = "without the favor" if r.favor_at is None else f"the favor at step {r.favor_at + 1}"
+        out = [f"{head} \u2014 a line of {len(steps)} steps, {fav}, replayed against spec.moves and hand.favors"]
+        out += [f"{n:4d}. {w}" for n, w in enumerate(steps, 1)]
+    elif r.verdict == "unwinnable":
+        out = [f"{head} \u2014 all {r.states:,} positions reachable with one favor enumerated, none won"]
+    else:
+        out = [f"{head} \u2014 unknown: stopped after {r.states:,} positions (--max-states)"]
+    report.write("\n".join(out) + "\n")
     return 0
 
 

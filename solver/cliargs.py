@@ -59,6 +59,10 @@ def cells_arg(text):
     return whole_number(text, "--cells", 0, MAX_CELLS)
 
 
+def hand_arg(text):
+    return whole_number(text, "--hand", 0, 1)
+
+
 def columns_arg(text):
     return whole_number(text, "--empty-columns", 0, 8)
 
@@ -101,6 +105,10 @@ def add_rules_args(p, counting=False):
                    help="number of free cells, 0..8 (default 4, or the code's)")
     g.add_argument("--foundation-return", action="store_true",
                    help="allow a foundation's top card back onto a column")
+    if counting:
+        g.add_argument("--hand", metavar="N", type=hand_arg, default=0,
+                       help="favors a game may use (0 or 1, default 0): while every free cell is full, a "
+                            "column's top card held for one move, then put down (docs/HAND.md)")
     if counting:
         g.add_argument("--canonical", action="store_true",
                        help="counting mode: count positions up to the order of the columns")
@@ -152,7 +160,7 @@ def rules_of(args, src=None):
     """The Rules of the flags, for the start ``src`` (a code's cells=K; the free-cell cards must fit)."""
     kw = {"foundation_return": bool(args.foundation_return),
           "autoplay": getattr(args, "autoplay", None) or "none", "canonical": bool(getattr(args, "canonical", False)),
-          "supermoves": bool(getattr(args, "supermoves", False))}
+          "supermoves": bool(getattr(args, "supermoves", False)), "hand": getattr(args, "hand", 0) or 0}
     if src is None:
         return Rules(cells=4 if args.cells is None else args.cells, **kw)
     return src.rules(cells=args.cells, **kw)

@@ -45,6 +45,8 @@ def rules_words(rules):
         words.append(f"{rules.autoplay} autoplay")
     if rules.supermoves:
         words.append("supermoves")
+    if rules.hand:
+        words.append(f"{plural(rules.hand, 'favor')} of the hand")
     return f" ({', '.join(words)})" if words else ""
 
 

@@ -18,19 +18,24 @@ MAX_CELLS = 8                                            # FC_MAX_CELLS (solver/
 AUTOPLAY = ("none", "safe", "horne", "twos", "all")      # the FC_AUTOPLAY_* modes, by name
 
 
-class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supermoves")):
+class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supermoves hand")):
     """A frozen value (a named tuple: equal rules are equal and hash alike; `collections` is loaded at
     start-up anyway, where `dataclasses` would cost the explore command ~9 ms). Checked when made."""
     __slots__ = ()
 
-    def __new__(cls, cells=4, foundation_return=False, autoplay="none", canonical=False, supermoves=False):
+    def __new__(cls, cells=4, foundation_return=False, autoplay="none", canonical=False, supermoves=False,
+                hand=0):
         if isinstance(cells, bool) or not isinstance(cells, int) or not 0 <= cells <= MAX_CELLS:
             raise FreecellError(f"cells must be a whole number from 0 to {MAX_CELLS}, got {cells!r}")
         if autoplay not in AUTOPLAY:
             raise FreecellError(f"autoplay must be one of {', '.join(AUTOPLAY)}, got {autoplay!r}")
         if not all(isinstance(v, bool) for v in (foundation_return, canonical, supermoves)):
             raise FreecellError("foundation_return, canonical and supermoves are True or False")
-        return super().__new__(cls, cells, foundation_return, autoplay, canonical, supermoves)
+        if hand not in (0, 1) or isinstance(hand, bool):
+            raise FreecellError(f"hand must be 0 or 1 (favors a game), got {hand!r}")
+        if hand and (autoplay != "none" or canonical):
+            raise FreecellError("--hand works with the plain rules only (no --autoplay/--canonical)")
+        return super().__new__(cls, cells, foundation_return, autoplay, canonical, supermoves, hand)
 
     def _replace(self, **changes) -> "Rules":
         return Rules(**{**self._asdict(), **changes})
@@ -46,6 +51,8 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
 
     def to_dict(self) -> dict:
         d = {"cells": self.cells, "foundation_return": self.foundation_return}
+        if self.hand:
+            d["hand"] = self.hand
         if self.counting:
             d.update(autoplay=self.autoplay, canonical=self.canonical)
             if self.supermoves:
@@ -54,7 +61,7 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
 
     @classmethod
     def from_dict(cls, d) -> "Rules":
-        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical", "supermoves"})
+        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical", "supermoves", "hand"})
         if unknown:
             raise FreecellError(f"unknown rules: {', '.join(map(str, unknown))}")
         return cls(**d)
@@ -65,6 +72,8 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
             raise FreecellError("the spec rules have no automatic moves, no column-order counting and no "
                                 "supermoves")
         from .spec import Rules as SpecRules        # spec imports typing: not on the start-up path
+        if self.hand:
+            return SpecRules(cells=self.cells, foundation_return=self.foundation_return, hand=self.hand)
         return SpecRules(cells=self.cells, foundation_return=self.foundation_return)
 
     def stem(self) -> str:
@@ -73,7 +82,7 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
             raise FreecellError("certificates and Lean modules need the plain spec rules "
                                 "(no --canonical/--autoplay/--supermoves)")
         return (f"Cells{self.cells}" if self.cells != 4 else "") + \
-               ("FoundationReturn" if self.foundation_return else "")
+               ("FoundationReturn" if self.foundation_return else "") + ("Hand1" if self.hand else "")
 
 
 STANDARD = Rules()

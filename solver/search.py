@@ -59,6 +59,7 @@ def _rules_c(rules):
     r.autoplay = AUTOPLAY[rules.autoplay]
     r.canonical = int(rules.canonical)
     r.supermoves = int(rules.supermoves)
+    r.hand = int(rules.hand)
     return r
 
 

@@ -81,7 +81,7 @@ class Source:
     # -- rules ------------------------------------------------------------------------------------------
 
     def rules(self, cells=None, foundation_return: bool = False, autoplay: str = "none",
-              canonical: bool = False, supermoves: bool = False) -> Rules:
+              canonical: bool = False, supermoves: bool = False, hand: int = 0) -> Rules:
         """The rules: ``cells`` as asked, else the source's own (a code's cells=K), else 4; they must agree,
         and the position's free-cell cards must fit."""
         if cells is not None and self.cells is not None and cells != self.cells:
@@ -94,7 +94,7 @@ class Source:
             raise FreecellError(f"the position has {used} {card_s} in the free cells but the rules have {cells} "
                                 f"(use --cells {used} or more)")
         return Rules(cells=cells, foundation_return=foundation_return, autoplay=autoplay, canonical=canonical,
-                     supermoves=supermoves)
+                     supermoves=supermoves, hand=hand)
 
     # -- the certificate header's form -------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ class State(NamedTuple):
 class Rules(NamedTuple):
     cells: int = 4                  # number of free cells
     foundation_return: bool = False  # may the top card of a foundation come back onto a column?
+    hand: int = 0                   # favors a game may use: only Hand.lean reads it (docs/HAND.md)
 
 
 STANDARD = Rules()

@@ -138,3 +138,64 @@ def test_deal_picture_header(run, tmp_path):
     assert texts["fence-label"] == "C"
     assert texts["statement"] == "\u2200 s, Reachable s \u2192 \u00ac Won s"
     assert len([r for r in root.iter(ns + "rect") if r.get("class") == "frozen"]) == 8
+
+
+# --- item 1: one favor away (--hand 1, docs/HAND.md) ---------------------------------------------------
+
+def test_11982_one_favor_away(run_json):
+    obj = run_json("explore", "--deal", "11982", "--hand", "1")
+    assert obj["verdict"] == "winnable" and obj["rules"] == {"cells": 4, "foundation_return": False, "hand": 1}
+    assert obj["line_length"] == len(obj["steps"]) == 116 and obj["favor_step"] == 31
+    assert obj["steps"][30] == ("FAVOR: hold 9\u2666 from column 6; 10\u2663 column 6 \u2192 column 5; put 9\u2666 "
+                                "down on column 5")
+    assert sum(s.startswith("FAVOR") for s in obj["steps"]) == 1
+
+
+def test_hand_line_replays_and_a_tampered_one_fails():
+    from solver import deals, hand, spec
+    from solver.lines import LineError
+    rules = Rules(hand=1)
+    r = hand.one_favor(deals.ms_deal(11982), rules)
+    assert hand.replay(rules, r.line) == [r.favor_at]
+    s, t = r.line[r.favor_at], r.line[r.favor_at + 1]
+    assert len(s.cells) == 4 and t not in spec.moves(rules.spec(), s) and t in hand.favors(rules.spec(), s)
+    with pytest.raises(LineError):
+        hand.replay(Rules(), r.line)              # without the favor the line is not legal
+    with pytest.raises(LineError):
+        hand.replay(rules, r.line[:-1])           # not won
+
+
+def test_favors_c_matches_python():
+    """The C core's favor successors (rules.hand) are the Python favors, on positions with full cells."""
+    from solver import deals, hand, spec
+    r = search.explore(deals.ms_deal(11982), Rules(), stop_on_win=False)
+    try:
+        full = [rec for rec in r.records() if len(rec.rstrip(b"\0").split(b"\0")) == 9
+                and len(rec.rstrip(b"\0").split(b"\0")[-1]) == 4][:40]
+    finally:
+        r.close()
+    assert len(full) == 40
+    for rec in full:
+        pos = __import__("solver.packed", fromlist=["unpack"]).unpack(rec)
+        py = {spec.to_position(t) for t in hand.favors(spec.Rules(hand=1), spec.from_position(pos))}
+        c = search.Search(pos, Rules(hand=1), stop_on_win=False, order="bfs")
+        try:
+            c.run(1)     # expand the start only
+            kids = {c.state(k) for k in range(1, len(c))}
+        finally:
+            c.close()
+        plain = set(search.successors(pos))
+        assert py - plain <= kids and kids <= py | plain
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deal,length,step", [(186216, 161, 8), (455889, 145, 20), (495505, 161, 8),
+                                              (512118, 115, 32), (781948, 152, 22)])
+def test_known_deals_one_favor_opens(run_json, deal, length, step):
+    obj = run_json("explore", "--deal", str(deal), "--hand", "1")
+    assert obj["verdict"] == "winnable" and obj["line_length"] == length and obj["favor_step"] == step
+
+
+def test_hand_flag_errors(run, assert_one_line_error):
+    assert "--hand" in assert_one_line_error(run("explore", "--deal", "1", "--hand", "2"))
+    assert "plain rules only" in assert_one_line_error(run("explore", "--deal", "1", "--hand", "1", "--canonical"))

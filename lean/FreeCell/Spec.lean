@@ -32,6 +32,7 @@ deriving DecidableEq, Hashable, Repr
 structure Rules where
   cells : Nat := 4
   foundationReturn : Bool := false
+  hand : Nat := 0  -- favors a game may use: only Hand.lean reads it (docs/HAND.md)
 deriving Repr
 
 /-- Microsoft FreeCell: four free cells, nothing comes back from the foundations. -/
