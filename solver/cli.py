@@ -199,10 +199,34 @@ def cmd_solve(args):
     return 0
 
 
+def _survey_difficulty(args, first, last):
+    from . import difficulty
+    max_states = args.max_states or difficulty.DEFAULT_MAX_STATES
+    needs, counts = difficulty.survey(first, last, max_states=max_states, progress=progress_of(args))
+    if args.out is not None:
+        from .atomic import write_atomic
+        with writing(args.out):
+            write_atomic(args.out, difficulty.csv_text(needs))
+    undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
+    if args.json:
+        report.write_json({"first": first, "last": last, "max_states": max_states, "counts": counts,
+                           "cells_needed": {str(n.deal): n.k for n in needs}, "undecided": undecided,
+                           "csv": args.out})
+    else:
+        c = counts
+        report.write(f"deals {first}-{last}, fewest free cells to win (proven both ways): {c['easy']:,} easy "
+                     f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
+                     f"than 4, {c['undecided']:,} undecided (the --max-states {max_states:,} limit)"
+                     + (f"\ncsv: {args.out}" if args.out else "") + "\n")
+    return 0
+
+
 def cmd_survey(args):
     from .solve import DEFAULT_MAX_STATES
     from .survey import parse_range, survey
     first, last = parse_range(args.range)
+    if args.difficulty:
+        return _survey_difficulty(args, first, last)
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
@@ -319,6 +343,10 @@ def build_parser():
     v.add_argument("range", metavar="A-B", help="the deals, e.g. 1-32000 (or one number)")
     v.add_argument("--jobs", metavar="J", type=jobs_arg, default=1, help="worker processes (default 1)")
     v.add_argument("--out", metavar="FILE.csv", help="write one CSV row per deal")
+    v.add_argument("--difficulty", action="store_true",
+                   help="seed 004's difficulty: per deal the fewest free cells (0..4) a win needs, proven by a "
+                        "replayed line and a complete enumeration with one cell fewer; counts easy (0-1), medium "
+                        "(2), hard (3-4), and undecided where a limit stopped an enumeration")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p
