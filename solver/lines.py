@@ -56,14 +56,18 @@ def judge(start, result, rules: Rules):
         line = solve(start, rules.plain()).path
     elif result.won:
         line = [spec.from_position(p) for p in result.winning_line() or ()]
-        try:
-            if not line or line[0] != spec.from_position(start) or not spec.won(line[-1]):
-                line = None
-            else:
-                step_indices(rules.spec(), line[0], line[1:])
-        except LineError:
+        if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])
+                and _is_a_line(rules.spec(), line)):
             line = None
     return verdict(result.won, result.complete, line), line
+
+
+def _is_a_line(rules, path):
+    try:
+        step_indices(rules, path[0], path[1:])
+    except LineError:
+        return False
+    return True
 
 
 # --- legality: one replay for moves and move codes -----------------------------------------------------

@@ -107,6 +107,20 @@ def test_checker_accepts_11982(cert11982):
     assert checker.report(res).startswith("valid: 84767 states")
 
 
+def test_decoded_states_are_spec_states(cert11982):
+    """members.State only spells out the structure update: spec.moves gives the same positions."""
+    from certgen import members
+    m = members.decode(cert11982)
+    assert len(m.states) == 84767 and all(type(s) is members.State for s in m.states[:100])
+    r = members.rules_of(cert11982).spec()
+    for s in m.states[::997]:
+        plain = spec.State(*s)
+        assert s == plain and hash(s) == hash(plain) and packed.pack(spec.to_position(s)) in cert11982.records
+        assert spec.moves(r, s) == spec.moves(r, plain)
+        assert s._replace(home=(1, 2, 3, 4)) == plain._replace(home=(1, 2, 3, 4))
+        assert s._replace(cols=(), cells=(spec.CARDS[0],)) == plain._replace(cols=(), cells=(spec.CARDS[0],))
+
+
 def test_checker_refuses_a_start_that_is_not_the_deal(small_certs):
     c = small_certs[0]
     forged = certificate.Certificate(c.source, c.rules, packed.pack(deals.ms_deal(1)), c.records, {})
