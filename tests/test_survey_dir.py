@@ -119,18 +119,26 @@ def test_three_kills_on_200000_deals(tmp_path):
 
 def test_dask_local_cluster_with_a_worker_killed(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask not installed: pip install -e '.[cluster]'")
+    import threading
     from dask.distributed import Client, LocalCluster
-    whole = survey.run(1, 40, str(tmp_path / "local"), max_states=20000, chunk=4)
+    whole = survey.run(1, 300, str(tmp_path / "local"), max_states=20000, chunk=5)
+    chunks = tmp_path / "dask" / "chunks"
+    killed = []
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
-            victim = next(iter(cluster.workers.values()))
+            address = next(iter(client.scheduler_info()["workers"]))
+            pid = client.run(os.getpid, workers=[address])[address]
 
-            def kill_one():
-                time.sleep(1.0)
-                pid = client.run(os.getpid, workers=[victim.worker_address])[victim.worker_address]
+            def kill_one():          # once two chunks are journalled: SIGKILL one worker, mid-run
+                deadline = time.time() + 300
+                while time.time() < deadline and not (chunks.is_dir() and len(os.listdir(chunks)) >= 2):
+                    time.sleep(0.005)
                 os.kill(pid, signal.SIGKILL)
-            import threading
-            threading.Thread(target=kill_one, daemon=True).start()
-            s = survey.run(1, 40, str(tmp_path / "dask"), max_states=20000, chunk=4,
+                killed.append(len(os.listdir(chunks)))
+            t = threading.Thread(target=kill_one, daemon=True)
+            t.start()
+            s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5,
                            scheduler=cluster.scheduler_address)
+            t.join()
+    assert killed and killed[0] < 60, killed          # the worker died before the last of the 60 chunks
     assert survey.comparable(s) == survey.comparable(whole)
