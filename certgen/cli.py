@@ -16,8 +16,9 @@ from solver.cliargs import (Parser, add_command, jobs_arg, max_states_arg, progr
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
 from solver.rules import Rules
+from solver.survey import parse_range
 
-from . import certificate, checker, mutate, prove, render
+from . import certificate, checker, mutate, prove, render, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT
 
 PROG = "python -m certgen"
@@ -103,8 +104,6 @@ def cmd_prove_win(args):
 
 
 def cmd_survey(args):
-    from solver.survey import parse_range
-    from . import survey
     first, last = parse_range(args.range, max_range=None)
     command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
     summary = survey.run(first, last, args.dir, rules_of(args), args.max_states, args.second_max_states,

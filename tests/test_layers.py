@@ -84,6 +84,8 @@ LAZY = {
     ("solver/rules.py", "spec"): "solver.spec (typing): not for `deal` or `explore`",
     ("solver/source.py", "stem"): "hashlib: not for `deal`",
     ("solver/source.py", "load"): "solver.siggysoft (hashlib): only for --code",
+    ("certgen/survey.py", "dask_client"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
+    ("certgen/survey.py", "_dask"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
 }
 
 
