@@ -11,9 +11,10 @@ import os
 import shlex
 import sys
 
-from solver.cliargs import (Parser, add_command, jobs_arg, max_states_arg, progress_of, rules_of, run, source_of,
+from solver.cliargs import (Parser, add_command, jobs_arg, progress_of, rules_of, run, source_of,
                             writing)
 from solver.errors import FreecellError
+from solver.numbers import whole_number
 from solver.report import rules_words, write, write_json
 from solver.rules import Rules
 from solver.survey import parse_range
@@ -101,6 +102,12 @@ def cmd_audit(args):
 def cmd_prove_win(args):
     src = source_of(args)
     return prove.prove_win(src, rules_of(args, src), args.lean_dir, args.max_states, say)
+
+
+def _at_least_one(flag):
+    def parse(text):
+        return whole_number(text, flag, 1, separators=True)
+    return parse
 
 
 def cmd_survey(args):
@@ -207,9 +214,9 @@ def build_parser():
     sv.add_argument("range", metavar="A-B", help="the deals, e.g. 1-1000000")
     sv.add_argument("--dir", required=True, help="the survey directory (created, or continued)")
     sv.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
-    sv.add_argument("--chunk", type=max_states_arg, default=None, help="deals per task (default up to 10,000)")
+    sv.add_argument("--chunk", type=_at_least_one("--chunk"), default=None, help="deals per task (default up to 10,000)")
     sv.add_argument("--rows", action="store_true", help="keep every row (default: unwinnable and unknown)")
-    sv.add_argument("--second-max-states", type=max_states_arg, default=None, metavar="K",
+    sv.add_argument("--second-max-states", type=_at_least_one("--second-max-states"), default=None, metavar="K",
                     help="the second pass's limit for deals unknown at the first (default 10x)")
     sv.add_argument("--engine", choices=("local", "dask"), default="local",
                     help="local processes, or dask.distributed (the `cluster` extra)")

@@ -38,8 +38,8 @@ def parse_range(text, max_range=MAX_RANGE):
     if not 1 <= a <= b <= deals.MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {text!r}")
     if max_range is not None and b - a + 1 > max_range:
-        raise FreecellError(f"at most {MAX_RANGE:,} deals in one survey (its rows are kept in memory); "
-                            f"split {text!r} into smaller ranges")
+        raise FreecellError(f"at most {max_range:,} deals in one survey (its rows are kept in memory); "
+                            f"split {text!r}, or stream it: python -m certgen survey {text} --dir DIR")
     return a, b
 
 

@@ -142,3 +142,20 @@ def test_dask_local_cluster_with_a_worker_killed(tmp_path):
             t.join()
     assert killed and killed[0] < 60, killed          # the worker died before the last of the 60 chunks
     assert survey.comparable(s) == survey.comparable(whole)
+
+
+@pytest.mark.parametrize("args,message", [
+    (("0-5",), "range must satisfy 1 <= A <= B <= 8589934591, got '0-5'"),
+    (("1-8589934592",), "range must satisfy 1 <= A <= B <= 8589934591, got '1-8589934592'"),
+    (("1-5", "--chunk", "0"), "--chunk must be a whole number of at least 1, got '0'"),
+    (("1-5", "--second-max-states", "x"), "--second-max-states must be a whole number of at least 1, got 'x'"),
+])
+def test_bad_survey_arguments_are_one_line(tmp_path, args, message):
+    code, out, err = run_cli("survey", *args, "--dir", str(tmp_path / "s"))
+    assert code == 2 and err == f"error: {message}\n"
+    assert not (tmp_path / "s").exists()
+
+
+def test_prove_survey_needs_a_survey_directory(tmp_path):
+    code, out, err = run_cli("prove-survey", str(tmp_path))
+    assert code == 2 and err == f"error: {tmp_path} is not a survey directory (no certs/ folder)\n"
