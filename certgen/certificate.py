@@ -113,8 +113,8 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
     if kind not in ("ms", "code", "board"):
         raise bad(f"bad source in header: kind {kind!r}")
     deal = source.get("deal")
-    if kind == "ms" and (not isinstance(deal, int) or isinstance(deal, bool) or not 1 <= deal <= 2**31 - 1):
-        raise bad(f"bad source in header: deal {deal!r} (a deal number is 1..2147483647)")
+    if kind == "ms" and (not isinstance(deal, int) or isinstance(deal, bool) or not 1 <= deal <= 2**33 - 1):
+        raise bad(f"bad source in header: deal {deal!r} (a deal number is 1..8589934591)")
     if not isinstance(h.get("info") or {}, dict):
         raise bad("bad info in header (not a map)")
     try:

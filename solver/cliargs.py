@@ -89,9 +89,9 @@ def add_source_args(p, positional=False):
     g = p.add_argument_group("where the position comes from (give exactly one)")
     if positional:
         g.add_argument("number", nargs="?", metavar="N",
-                       help="Microsoft / FreeCell Pro deal number, 1..2147483647")
+                       help="Microsoft / FreeCell Pro deal number, 1..8589934591")
     g.add_argument("--deal", metavar="N", help=argparse.SUPPRESS if positional else
-                   "Microsoft / FreeCell Pro deal number, 1..2147483647")
+                   "Microsoft / FreeCell Pro deal number, 1..8589934591")
     g.add_argument("--board", metavar="FILE",
                    help="a board or position in Freecell Solver's text format ('-' for stdin)")
     g.add_argument("--code", metavar="CODE",

@@ -186,7 +186,7 @@ def parse_code(code):
         seed = numbered_seed(number, "freecell")
         return DealCode(position_from_seed(seed), cells, "N", number, seed, f"{prefix}N{number}")
     if kind == "C":
-        number = _parse_int(body, "a classic deal", 1, deals.MAX_DEAL)
+        number = _parse_int(body, "a classic deal", 1, deals.MAX_MS_DEAL)
         return DealCode(deals.ms_deal(number), cells, "C", number, None, f"{prefix}C{number}")
     if kind == "S":
         seed = seed_from_base32(body)

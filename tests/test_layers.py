@@ -94,6 +94,8 @@ LAZY = {
     ("solver/report.py", "exposed_pictures"): "svg: only with --svg-dir",
     ("solver/analyze.py", "exposing_positions"): "solver.packed: only for the exposing positions",
     ("solver/siggysoft.py", "parse_code"): "solver.games: only for another game's code",
+    ("certgen/survey.py", "dask_client"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
+    ("certgen/survey.py", "_dask"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
 }
 
 
