@@ -29,6 +29,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+import threading
 import time
 
 from solver import search, solve
@@ -127,12 +128,22 @@ def _windowed(tasks, submit, wait_first, window):
             yield f.result()
 
 
+def _orphan_watch(parent):
+    """In a worker: exit as soon as the survey process is gone (killed with SIGKILL, its pool workers
+    would otherwise wait on their queue for ever)."""
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _local(tasks, jobs):
     if jobs <= 1:
         yield from map(run_chunk, tasks)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as ex:
+    with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),)) as ex:
         yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
                              lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
 
