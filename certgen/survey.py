@@ -241,8 +241,9 @@ def _add(into, hist):
 
 
 def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states=None, chunk=None, jobs=1,
-        rows=False, engine="local", scheduler=None, progress=False, command=None):
-    """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict."""
+        rows=False, engine="local", scheduler=None, progress=False, command=None, client=None):
+    """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict. ``client``:
+    a dask.distributed Client to run on (left open)."""
     max_states = max_states or solve.DEFAULT_MAX_STATES
     settings = {"first": first, "last": last, "chunk": chunk or default_chunk(first, last),
                 "rules": rules.to_dict(), "max_states": max_states,
@@ -256,9 +257,10 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
     base = {"rules": settings["rules"], "max_states": max_states, "rows": settings["rows"]}
     tasks = (dict(base, first=a, last=min(a + step - 1, last)) for a in range(first, last + 1, step)
              if a not in done)
-    client = None
-    if engine == "dask" or scheduler:
-        client = dask_client(scheduler, jobs)
+    own = None
+    if client is None and (engine == "dask" or scheduler):
+        client = own = dask_client(scheduler, jobs)
+    if client is not None:
         results = _dask(tasks, client)
     else:
         results = _local(tasks, jobs)
@@ -273,9 +275,9 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
                 if hasattr(b, "set_postfix"):
                     b.set_postfix(counts, refresh=False)
     finally:
-        if client is not None:
-            cluster = getattr(client, "cluster", None)
-            client.close()
+        if own is not None:
+            cluster = getattr(own, "cluster", None)
+            own.close()
             if cluster is not None:
                 cluster.close()
     return finish(out_dir, settings, rules, progress)

@@ -164,8 +164,7 @@ def test_dask_local_cluster_with_a_worker_killed(tmp_path):
                 killed.append(len(os.listdir(chunks)))
             t = threading.Thread(target=kill_one, daemon=True)
             t.start()
-            s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5,
-                           scheduler=cluster.scheduler_address)
+            s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5, client=client)
             t.join()
     assert killed and killed[0] < 60, killed          # the worker died before the last of the 60 chunks
     assert survey.comparable(s) == survey.comparable(whole)
