@@ -29,6 +29,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+import threading
 import time
 
 from solver import search, solve
@@ -127,12 +128,22 @@ def _windowed(tasks, submit, wait_first, window):
             yield f.result()
 
 
+def _orphan_watch(parent):
+    """In a worker: exit as soon as the survey process is gone (killed with SIGKILL, its pool workers
+    would otherwise wait on their queue for ever)."""
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _local(tasks, jobs):
     if jobs <= 1:
         yield from map(run_chunk, tasks)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as ex:
+    with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),)) as ex:
         yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
                              lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
 
@@ -230,8 +241,9 @@ def _add(into, hist):
 
 
 def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states=None, chunk=None, jobs=1,
-        rows=False, engine="local", scheduler=None, progress=False, command=None):
-    """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict."""
+        rows=False, engine="local", scheduler=None, progress=False, command=None, client=None):
+    """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict. ``client``:
+    a dask.distributed Client to run on (left open)."""
     max_states = max_states or solve.DEFAULT_MAX_STATES
     settings = {"first": first, "last": last, "chunk": chunk or default_chunk(first, last),
                 "rules": rules.to_dict(), "max_states": max_states,
@@ -245,9 +257,10 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
     base = {"rules": settings["rules"], "max_states": max_states, "rows": settings["rows"]}
     tasks = (dict(base, first=a, last=min(a + step - 1, last)) for a in range(first, last + 1, step)
              if a not in done)
-    client = None
-    if engine == "dask" or scheduler:
-        client = dask_client(scheduler, jobs)
+    own = None
+    if client is None and (engine == "dask" or scheduler):
+        client = own = dask_client(scheduler, jobs)
+    if client is not None:
         results = _dask(tasks, client)
     else:
         results = _local(tasks, jobs)
@@ -262,9 +275,9 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
                 if hasattr(b, "set_postfix"):
                     b.set_postfix(counts, refresh=False)
     finally:
-        if client is not None:
-            cluster = getattr(client, "cluster", None)
-            client.close()
+        if own is not None:
+            cluster = getattr(own, "cluster", None)
+            own.close()
             if cluster is not None:
                 cluster.close()
     return finish(out_dir, settings, rules, progress)

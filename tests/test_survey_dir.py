@@ -68,6 +68,33 @@ def test_sigkill_and_restart_give_the_same_summary(tmp_path):
     assert resumed == summary_of(str(tmp_path / "killed"))
 
 
+def test_pool_workers_die_with_a_killed_survey(tmp_path):
+    d = str(tmp_path / "s")
+    p = cli("survey", "1-3000", "--jobs", "2", "--chunk", "10", "--max-states", "20000", "--dir", d)
+    chunks = os.path.join(d, "chunks")
+    deadline = time.time() + 300
+    while time.time() < deadline and not (os.path.isdir(chunks) and os.listdir(chunks)):
+        time.sleep(0.01)
+    workers = [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _parent(int(pid)) == p.pid]
+    assert p.poll() is None and len(workers) == 2, workers
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists(f"/proc/{w}") and _parent(w) is not None for w in workers):
+        time.sleep(0.1)
+    assert [w for w in workers if os.path.exists(f"/proc/{w}") and _parent(w) is not None] == []
+
+
+def _parent(pid):
+    """The parent pid of a live (not zombie) process, else None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else int(fields[1])
+
+
 def test_other_settings_are_refused(tmp_path):
     d = str(tmp_path / "s")
     assert run_cli("survey", "1-4", "--dir", d)[0] == 0
@@ -137,8 +164,7 @@ def test_dask_local_cluster_with_a_worker_killed(tmp_path):
                 killed.append(len(os.listdir(chunks)))
             t = threading.Thread(target=kill_one, daemon=True)
             t.start()
-            s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5,
-                           scheduler=cluster.scheduler_address)
+            s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5, client=client)
             t.join()
     assert killed and killed[0] < 60, killed          # the worker died before the last of the 60 chunks
     assert survey.comparable(s) == survey.comparable(whole)
