@@ -22,6 +22,7 @@ import msgpack
 
 from solver import packed
 from solver.atomic import write_atomic
+from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.rules import Rules
 
@@ -31,7 +32,6 @@ ENCODING = "p64-sorted-zlib"
 TOP_KEYS = ("format", "version", "header", "body", "sha256")
 HEADER_KEYS = ("source", "rules", "start", "states", "encoding", "info")
 MAX_STATES = 2 ** 31 - 1        # the C core's limit on stored positions
-MAX_DEAL = 2 ** 31 - 1
 _CHUNK = 1 << 20                # bytes inflated at a time
 
 

@@ -8,13 +8,19 @@ invalid; prove: the deal is not unwinnable, the Python check failed, or `lake bu
 the Python check's result is reported, but nothing was proven by Lean.
 """
 import os
+import shlex
+import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import Parser, add_command, progress_of, rules_of, run, source_of, writing
+from solver.cliargs import (Parser, add_command, jobs_arg, progress_of, rules_of, run, source_of,
+                            writing)
 from solver.errors import FreecellError
-from solver.report import write, write_json
+from solver.numbers import whole_number
+from solver.report import rules_words, write, write_json
+from solver.rules import Rules
+from solver.survey import parse_range
 
-from . import audit, certificate, checker, fastcheck, mutate, prove, render
+from . import audit, certificate, checker, fastcheck, mutate, prove, render, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -112,6 +118,53 @@ def cmd_prove_coq(args):
     return prove.prove_coq(src, rules_of(args, src), args.out_dir, args.max_states, progress_of(args), say)
 
 
+def _at_least_one(flag):
+    def parse(text):
+        return whole_number(text, flag, 1, separators=True)
+    return parse
+
+
+def cmd_survey(args):
+    first, last = parse_range(args.range, max_range=None)
+    command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
+    summary = survey.run(first, last, args.dir, rules_of(args), args.max_states, args.second_max_states,
+                         args.chunk, args.jobs, args.rows, args.engine, args.scheduler, progress_of(args), command)
+    if args.json:
+        write_json(summary)
+    else:
+        c = summary["counts"]
+        say(f"deals {first:,}..{last:,}: {c['winnable']:,} winnable, {c['unwinnable']:,} unwinnable "
+            f"(each certificate checked), {c['unknown']:,} unknown; {summary['wall_seconds']:,.1f} s")
+        if summary["unwinnable"]:
+            say("unwinnable: " + " ".join(map(str, summary["unwinnable"])))
+        if summary["unknown"]:
+            say("still unknown after the second pass: " + " ".join(map(str, summary["unknown"])))
+        say(f"survey directory: {args.dir} (summary.json, rows.csv, certs/)")
+    return 0
+
+
+def cmd_prove_survey(args):
+    names = sorted(n for n in os.listdir(os.path.join(args.dir, "certs")) if n.endswith(".cert")) \
+        if os.path.isdir(os.path.join(args.dir, "certs")) else None
+    if names is None:
+        raise FreecellError(f"{args.dir} is not a survey directory (no certs/ folder)")
+    targets, theorems = [], []
+    for name in names:
+        cert = certificate.read(os.path.join(args.dir, "certs", name))
+        res = checker.check(cert, progress=progress_of(args))
+        say(f"{name}: " + checker.report(res))
+        if not res.ok:
+            return 1
+        for path in render.render_certificate(cert, args.lean_dir, None):
+            say(f"  wrote {path}")
+        targets.append(render.module_name(cert))
+        theorems.append(render.theorem_name(cert))
+    if not targets:
+        say("no unwinnable deal in this survey: nothing to prove")
+        return 0
+    return prove.finish(targets, theorems, args.lean_dir, say)
+
+
 def _dirs(p, out=True):
     if out:
         p.add_argument("--out-dir", default=OUT, help="certificates and standalone files")
@@ -178,6 +231,26 @@ def build_parser():
     q = add_command(sub, "prove-coq", cmd_prove_coq, "the same theorem checked by Coq: explore, certificate (or "
                     "winning line), Python check, Coq file, coqc (exit 3: no coqc)", **start)
     q.add_argument("--out-dir", default=OUT, help="certificates and Coq files (in OUT_DIR/coq)")
+    sv = add_command(sub, "survey", cmd_survey, "classify a range of deals into a resumable survey directory",
+                     "Every deal of A-B (1..8,589,934,591): winnable, unwinnable (with a checked certificate) or "
+                     "unknown (retried with a bigger limit). Killed and started again with the same command, "
+                     "it continues where it stopped.", rules=True, limit="the first pass's state limit per "
+                     "deal (default 3,000,000)")
+    sv.add_argument("range", metavar="A-B", help="the deals, e.g. 1-1000000")
+    sv.add_argument("--dir", required=True, help="the survey directory (created, or continued)")
+    sv.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
+    sv.add_argument("--chunk", type=_at_least_one("--chunk"), default=None, help="deals per task (default up to 10,000)")
+    sv.add_argument("--rows", action="store_true", help="keep every row (default: unwinnable and unknown)")
+    sv.add_argument("--second-max-states", type=_at_least_one("--second-max-states"), default=None, metavar="K",
+                    help="the second pass's limit for deals unknown at the first (default 10x)")
+    sv.add_argument("--engine", choices=("local", "dask"), default="local",
+                    help="local processes, or dask.distributed (the `cluster` extra)")
+    sv.add_argument("--scheduler", default=None, metavar="ADDR",
+                    help="a dask scheduler, e.g. tcp://HOST:8786 (or DASK_SCHEDULER_ADDRESS); implies dask")
+    ps = add_command(sub, "prove-survey", cmd_prove_survey, "check and render every certificate of a survey")
+    ps.add_argument("dir", metavar="DIR", help="a survey directory (certgen survey --dir)")
+    _dirs(ps, out=False)
+    ps.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 

@@ -168,9 +168,9 @@ def decode_chunks(start: spec.State, data: Sequence[Tuple[int, Sequence[int]]]) 
 
 def rules_coq(rules) -> str:
     """The rules (solver.rules.Rules or spec.Rules) as a Coq term."""
-    if (rules.cells, rules.foundation_return) == (4, False):
+    if (rules.cells, rules.foundation_return, rules.hand) == (4, False, 0):
         return "standard"
-    return f"(rules {int(rules.cells)} {'true' if rules.foundation_return else 'false'})"
+    return f"(rules {int(rules.cells)} {'true' if rules.foundation_return else 'false'} {int(rules.hand)})"
 
 
 def _card_coq(c: spec.Card) -> str:

@@ -18,7 +18,8 @@ from .paths import SPEC_COQ, SPEC_LEAN, SPEC_PY
 # Lean name -> Python names shown with it (several when Python spells one Lean definition as more).
 PAIRS = {
     "Card": ["Card"], "red": ["red"], "key": ["key"], "State": ["State"], "Rules": ["Rules"],
-    "standard": ["STANDARD"], "lcg": ["lcg"], "dealFrom": ["deal_from"], "dealOrder": ["deal_order"],
+    "standard": ["STANDARD"], "lcg": ["lcg"], "dealFrom": ["deal_from"], "dealFromPro": ["deal_from_pro"],
+    "dealOrder": ["deal_order"],
     "msDeal": ["ms_deal"], "canStack": ["can_stack"], "canHome": ["can_home"],
     "insertSorted": ["insert_sorted"], "toCols": ["to_cols"], "moves": ["moves"], "won": ["won"],
     "Won": [], "Reachable": [],

@@ -20,7 +20,8 @@ Definitions (over the set R of positions reachable from the start under the rule
   that is alone in its column and moves to an empty column counts as unmoved: the two positions are
   the same up to column order).
 - ``max_home``: the most cards on the foundations in any position of R (from the C core).
-- ``exposed_positions``: how many positions of R show the given card on top of a column.
+- ``exposed_positions``: how many positions of R show the given card on top of a column;
+  ``exposed_records``: those positions (P64, in discovery order; the first MAX_EXPOSED_RECORDS kept).
 
 Nothing is claimed from a partial enumeration (the ``max_states`` limit): the verdict is then
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
@@ -35,13 +36,15 @@ from .lines import judge
 
 DEFAULT_MAX_STATES = 5_000_000
 CHUNK = 1 << 20          # records exported from the C core per pass step
+MAX_EXPOSED_RECORDS = 1000   # exposing positions kept for --json / --svg-dir (the count is exact anyway)
 
 
 class Analysis:
     """What :func:`analyze` found. ``frozen`` is a list of 8 lists: per start column, the frozen cards
     bottom -> top (None when unknown); ``frozen_cards`` the same flattened, column by column."""
 
-    def __init__(self, start, rules, result, verdict, max_states, frozen, exposed, exposed_positions):
+    def __init__(self, start, rules, result, verdict, max_states, frozen, exposed, exposed_positions,
+                 exposed_records=None):
         self.start = start
         self.rules = rules
         self.verdict = verdict
@@ -56,12 +59,18 @@ class Analysis:
         self.frozen = frozen
         self.exposed = exposed
         self.exposed_positions = exposed_positions
+        self.exposed_records = exposed_records or []
 
     @property
     def frozen_cards(self):
         if self.frozen is None:
             return None
         return [c for col in self.frozen for c in col]
+
+    def exposing_positions(self):
+        """The positions (plain tuples) that show the --exposed card on top of a column, as kept."""
+        from .packed import unpack
+        return [unpack(rec) for rec in self.exposed_records]
 
     def frozen_places(self):
         """{card: (column index, depth from the bottom)} of the frozen cards (empty when unknown)."""
@@ -85,6 +94,11 @@ class Analysis:
             obj["max_home_so_far"] = self.max_home_so_far
         if self.exposed is not None:
             obj["exposed"] = {"card": card_name(self.exposed), "positions": self.exposed_positions}
+            if self.exposed_positions is not None:
+                obj["exposed"]["listed"] = [
+                    {"columns": [[card_name(c) for c in col] for col in cols],
+                     "freecells": [card_name(c) for c in cells], "foundations": dict(zip("CDHS", home))}
+                    for cols, cells, home in self.exposing_positions()]
         return obj
 
 
@@ -92,8 +106,9 @@ def _start_columns(start):
     return [bytes(c + 1 for c in col) for col in start[0]]
 
 
-def _pass(blobs, start, canonical, card):
-    """One pass over the records: (frozen prefix lengths or None, exposed count or None)."""
+def _pass(blobs, start, canonical, card, keep=None):
+    """One pass over the records: (frozen prefix lengths or None, exposed count or None); the exposing
+    records are appended to ``keep`` (a list), up to MAX_EXPOSED_RECORDS."""
     do_frozen = start is not None
     if do_frozen:
         full = _start_columns(start)
@@ -110,6 +125,8 @@ def _pass(blobs, start, canonical, card):
                 for c in cols:
                     if c[-1:] == top:
                         exposed += 1
+                        if keep is not None and len(keep) < MAX_EXPOSED_RECORDS:
+                            keep.append(blob[o:o + 64])
                         break
             if not do_frozen:
                 continue
@@ -162,12 +179,13 @@ def analyze(start, rules=None, exposed=None, max_states=DEFAULT_MAX_STATES, prog
     try:
         verdict, _line = judge(start, result, rules)
         frozen = exposed_n = None
+        keep = []
         if verdict == "unwinnable" or (verdict == "winnable" and result.complete):
-            m, exposed_n = _pass(_chunks(result.search, result.states), start, rules.canonical, exposed)
+            m, exposed_n = _pass(_chunks(result.search, result.states), start, rules.canonical, exposed, keep)
             frozen = [list(col[:k]) for col, k in zip(start[0], m)]
         if verdict == "winnable":
             frozen = [[] for _ in range(8)]     # a won position is reachable: every card has moved
-        return Analysis(start, rules, result, verdict, max_states, frozen, exposed, exposed_n)
+        return Analysis(start, rules, result, verdict, max_states, frozen, exposed, exposed_n, keep)
     finally:
         result.close()
 

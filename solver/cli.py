@@ -8,7 +8,7 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (Parser, add_command, add_source_args, card_arg, fail, jobs_arg, max_states_arg, progress_of,
+from .cliargs import (Parser, add_command, add_source_args, card_arg, cells_arg, columns_arg, fail, jobs_arg, max_states_arg, progress_of,
                       rules_of, run, source_of, writing)
 from . import report
 from .board import format_position
@@ -21,9 +21,22 @@ MOVED = {"out": "explore --out moved: `python -m certgen build --deal N --out CE
 
 
 def cmd_deal(args):
+    if args.random:
+        if args.deal is not None or args.number is not None or args.board is not None or args.code is not None:
+            fail("--random draws a new deal: give no other start")
+        import os
+        from .siggysoft import seed_code
+        args.code = seed_code(os.urandom(64), cells=4)       # the OS's secure random source
+    elif args.code is not None:
+        from .games import is_other_game
+        if is_other_game(args.code):
+            return _other_game(args)
     src = source_of(args)
     if not args.json:
-        report.write(format_position(src.position))
+        head = f"code: {src.code}\n" if args.random else ""
+        order = src.extra.get("order")
+        tail = f"order: {' '.join(card_name(c) for c in order)}\n" if args.order and order else ""
+        report.write(head + format_position(src.position) + tail)
         return 0
     cols, cells, home = src.position
     obj = {"deal": src.deal, "source": src.tag, "columns": [[card_name(c) for c in col] for col in cols],
@@ -41,6 +54,33 @@ def cmd_deal(args):
     return 0
 
 
+def _other_game(args):
+    """`deal --code` of another game (seed 003): its shuffled order, and Klondike's layout."""
+    from .games import NAMES, klondike_layout, parse_other
+    d = parse_other(args.code)
+    names = [card_name(c) for c in d.order]
+    obj = {"game": d.game, "options": d.options, "code": d.code, "seed": d.seed.hex(), "order": names}
+    if d.number is not None:
+        obj["number"] = d.number
+    if d.game == "klondike":
+        piles, stock = klondike_layout(d.order)
+        obj["piles"] = [[card_name(c) for c in p] for p in piles]
+        obj["stock"] = [card_name(c) for c in stock]
+    else:
+        obj["layout"] = None
+    if args.json:
+        report.write_json(obj)
+        return 0
+    lines = [f"{NAMES[d.game]} ({d.code}); only FreeCell can be explored", "order: " + " ".join(names)]
+    if d.game == "klondike":
+        lines += [f"pile {i + 1}: " + " ".join(p) for i, p in enumerate(obj["piles"])]
+        lines.append("stock (bottom first): " + " ".join(obj["stock"]))
+    else:
+        lines.append("layout: not described by seed 003 for this game (the order is the deal)")
+    report.write("\n".join(lines) + "\n")
+    return 0
+
+
 def cmd_explore(args):
     if args.out is not None:
         fail(MOVED["out"])
@@ -48,6 +88,8 @@ def cmd_explore(args):
     from .lines import judge
     src = source_of(args)
     rules = rules_of(args, src)
+    if rules.hand:
+        return _explore_hand(args, src, rules)
     max_states = args.max_states or search.EXPLORE_LIMIT
     result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
     verdict, line = judge(src.position, result, rules)
@@ -66,6 +108,34 @@ def cmd_explore(args):
     return 0
 
 
+def _explore_hand(args, src, rules):
+    """explore --hand 1: the verdict with one favor, and a replayed line with the favor marked."""
+    from . import hand
+    max_states = args.max_states or hand.DEFAULT_MAX_STATES
+    r = hand.one_favor(src.position, rules, max_states=max_states, progress=progress_of(args))
+    steps = [] if r.line is None else [hand.step_words(r.line[i], r.line[i + 1], favor=i == r.favor_at)
+                                       for i in range(len(r.line) - 1)]
+    if args.json:
+        obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict(), "states": r.states,
+               "verdict": r.verdict, "complete": r.complete, "max_states": max_states}
+        if r.line is not None:
+            obj.update(line_length=len(steps), favor_step=None if r.favor_at is None else r.favor_at + 1,
+                       verified="spec.moves and hand.favors replay", steps=steps)
+        report.write_json(obj)
+        return 0
+    head = f"{src.name}{report.rules_words(rules)}: {r.verdict}"
+    if r.verdict == "winnable":
+        fav = "without the favor" if r.favor_at is None else f"the favor at step {r.favor_at + 1}"
+        out = [f"{head} \u2014 a line of {len(steps)} steps, {fav}, replayed against spec.moves and hand.favors"]
+        out += [f"{n:4d}. {w}" for n, w in enumerate(steps, 1)]
+    elif r.verdict == "unwinnable":
+        out = [f"{head} \u2014 all {r.states:,} positions reachable with one favor enumerated, none won"]
+    else:
+        out = [f"{head} \u2014 unknown: stopped after {r.states:,} positions (--max-states)"]
+    report.write("\n".join(out) + "\n")
+    return 0
+
+
 def cmd_analyze(args):
     from .analyze import DEFAULT_MAX_STATES, analyze
     if args.svg is not None:
@@ -79,16 +149,32 @@ def cmd_analyze(args):
         from . import svg
         with writing(args.svg):
             svg.write(args.svg, report.analysis_picture(src, a))
+    pictures = []
+    if args.svg_dir is not None:
+        if args.exposed is None:
+            fail("--svg-dir draws the positions of --exposed CARD: give the card")
+        import os
+        from . import svg
+        with writing(args.svg_dir):
+            os.makedirs(args.svg_dir, exist_ok=True)
+            for n, text in enumerate(report.exposed_pictures(src, a), 1):
+                path = os.path.join(args.svg_dir, f"exposed-{card_name(args.exposed)}-{n}.svg")
+                svg.write(path, text)
+                pictures.append(path)
     if args.json:
         obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict()}
         obj.update(a.to_json())
         if args.svg is not None:
             obj["svg"] = args.svg
+        if args.svg_dir is not None:
+            obj["svg_dir"] = pictures
         report.write_json(obj)
     else:
         lines = report.analyze_lines(src.name, a)
         if args.svg is not None:
             lines.append(f"picture: {args.svg}")
+        if pictures:
+            lines.append(f"pictures of the {len(pictures)} positions: {args.svg_dir}")
         report.write("\n".join(lines) + "\n")
     return 0
 
@@ -116,10 +202,34 @@ def cmd_solve(args):
     return 0
 
 
+def _survey_difficulty(args, first, last):
+    from . import difficulty
+    max_states = args.max_states or difficulty.DEFAULT_MAX_STATES
+    needs, counts = difficulty.survey(first, last, max_states=max_states, progress=progress_of(args))
+    if args.out is not None:
+        from .atomic import write_atomic
+        with writing(args.out):
+            write_atomic(args.out, difficulty.csv_text(needs))
+    undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
+    if args.json:
+        report.write_json({"first": first, "last": last, "max_states": max_states, "counts": counts,
+                           "cells_needed": {str(n.deal): n.k for n in needs}, "undecided": undecided,
+                           "csv": args.out})
+    else:
+        c = counts
+        report.write(f"deals {first}-{last}, fewest free cells to win (proven both ways): {c['easy']:,} easy "
+                     f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
+                     f"than 4, {c['undecided']:,} undecided (the --max-states {max_states:,} limit)"
+                     + (f"\ncsv: {args.out}" if args.out else "") + "\n")
+    return 0
+
+
 def cmd_survey(args):
     from .solve import DEFAULT_MAX_STATES
     from .survey import parse_range, survey
     first, last = parse_range(args.range)
+    if args.difficulty:
+        return _survey_difficulty(args, first, last)
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
@@ -134,6 +244,25 @@ def cmd_survey(args):
             "unknown": s.deals_with("unknown"), "length": s.length_stats(), "csv": args.out})
     else:
         report.write(report.survey_summary(s, rules) + (f"\ncsv: {args.out}" if args.out else "") + "\n")
+    return 0
+
+
+SUPERMOVE_EXAMPLES = (   # seed 004's examples: (free cells, empty columns, destination empty)
+    (2, 1, False), (2, 1, True), (0, 0, False), (4, 0, False), (4, 1, False), (4, 2, False), (4, 2, True))
+
+
+def cmd_rules(args):
+    from .rules import supermove_limit
+    if (args.free_cells is None) != (args.empty_columns is None):
+        fail("give --free-cells and --empty-columns together (or neither, for the seed's examples)")
+    cases = SUPERMOVE_EXAMPLES if args.free_cells is None else ((args.free_cells, args.empty_columns, args.to_empty),)
+    rows = [{"free_cells": f, "empty_columns": e, "to_empty_column": t, "limit": supermove_limit(f, e, t)}
+            for f, e, t in cases]
+    if args.json:
+        report.write_json({"formula": "(f+1)*2^e, e = empty columns not counting the destination",
+                           "limits": rows})
+    else:
+        report.write("".join(report.supermove_line(r) + "\n" for r in rows))
     return 0
 
 
@@ -160,6 +289,11 @@ ABOUT = {   # command: (one line for the list of commands, the description of it
               "winnable (a verified line), unwinnable (only after a complete enumeration of the spec rules), "
               "or unknown (nothing found within --max-states). The Lean module of a winning line: "
               "python -m certgen prove-win."),
+    "rules": ("the supermove limit (f+1)*2^e, for the seed's examples or given counts",
+              "Print how many cards one supermove may carry: (f+1)*2^e, f the empty free cells, e the empty "
+              "columns not counting the destination (seed 004). Without counts: the seed's examples. The "
+              "spec's moves are single-card moves; `explore --supermoves` checks that runs reach nothing "
+              "new."),
     "survey": ("classify every deal in a range: winnable, unwinnable or unknown",
                "Solve every Microsoft deal in the range A-B: winnable (a line found and its replay checked "
                "against the spec rules), unwinnable (a complete enumeration of the spec rules without a win), "
@@ -175,6 +309,10 @@ def build_parser():
     d = add_command(sub, "deal", cmd_deal, *ABOUT["deal"])
     add_source_args(d, positional=True)
     d.add_argument("--json", action="store_true", help="print one JSON object instead")
+    d.add_argument("--random", action="store_true",
+                   help="a new deal from 64 bytes of the OS's secure random source: prints its SOL1-...-S code "
+                        "first, then the layout")
+    d.add_argument("--order", action="store_true", help="also print the shuffled deck order (dealt first first)")
 
     e = add_command(sub, "explore", cmd_explore, *ABOUT["explore"], source=True, rules=True, counting=True,
                     limit="stop after K positions (verdict unknown; default 50,000,000)")
@@ -185,6 +323,8 @@ def build_parser():
     a.add_argument("--exposed", metavar="CARD", type=card_arg,
                    help="count the positions with this card on top of a column (e.g. QC, 10H, Q\u2663)")
     a.add_argument("--svg", metavar="FILE", help="draw the position with the frozen cards outlined")
+    a.add_argument("--svg-dir", metavar="DIR", help="with --exposed: draw each position showing the card "
+                   "(DIR/exposed-CARD-N.svg)")
 
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,
@@ -195,11 +335,21 @@ def build_parser():
     s.add_argument("--lean", action="store_true", help=argparse.SUPPRESS)
     s.add_argument("--lean-dir", help=argparse.SUPPRESS)
 
+    r = add_command(sub, "rules", cmd_rules, *ABOUT["rules"])
+    r.add_argument("--free-cells", metavar="F", type=cells_arg, help="empty free cells")
+    r.add_argument("--empty-columns", metavar="E", type=columns_arg, help="empty columns")
+    r.add_argument("--to-empty", action="store_true", help="the destination is one of the empty columns")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+
     v = add_command(sub, "survey", cmd_survey, *ABOUT["survey"], rules=True,
                     limit="positions each search may store per deal (default 3,000,000); then: unknown")
     v.add_argument("range", metavar="A-B", help="the deals, e.g. 1-32000 (or one number)")
     v.add_argument("--jobs", metavar="J", type=jobs_arg, default=1, help="worker processes (default 1)")
     v.add_argument("--out", metavar="FILE.csv", help="write one CSV row per deal")
+    v.add_argument("--difficulty", action="store_true",
+                   help="seed 004's difficulty: per deal the fewest free cells (0..4) a win needs, proven by a "
+                        "replayed line and a complete enumeration with one cell fewer; counts easy (0-1), medium "
+                        "(2), hard (3-4), and undecided where a limit stopped an enumeration")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p

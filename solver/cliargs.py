@@ -19,7 +19,9 @@ from . import source as sources
 from .cards import parse_card
 from .errors import FreecellError, InternalError
 from .numbers import whole_number
-from .rules import MAX_CELLS, Rules
+from .rules import AUTOPLAY, MAX_CELLS, Rules
+
+AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
 
 INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
 
@@ -60,6 +62,14 @@ def cells_arg(text):
     return whole_number(text, "--cells", 0, MAX_CELLS)
 
 
+def hand_arg(text):
+    return whole_number(text, "--hand", 0, 1)
+
+
+def columns_arg(text):
+    return whole_number(text, "--empty-columns", 0, 8)
+
+
 def max_states_arg(text):
     return whole_number(text, "--max-states", 1, separators=True, max_digits=18)
 
@@ -82,9 +92,9 @@ def add_source_args(p, positional=False):
     g = p.add_argument_group("where the position comes from (give exactly one)")
     if positional:
         g.add_argument("number", nargs="?", metavar="N",
-                       help="Microsoft / FreeCell Pro deal number, 1..2147483647")
+                       help="Microsoft / FreeCell Pro deal number, 1..8589934591")
     g.add_argument("--deal", metavar="N", help=argparse.SUPPRESS if positional else
-                   "Microsoft / FreeCell Pro deal number, 1..2147483647")
+                   "Microsoft / FreeCell Pro deal number, 1..8589934591")
     g.add_argument("--board", metavar="FILE",
                    help="a board or position in Freecell Solver's text format ('-' for stdin)")
     g.add_argument("--code", metavar="CODE",
@@ -99,11 +109,20 @@ def add_rules_args(p, counting=False):
     g.add_argument("--foundation-return", action="store_true",
                    help="allow a foundation's top card back onto a column")
     if counting:
+        g.add_argument("--hand", metavar="N", type=hand_arg, default=0,
+                       help="favors a game may use (0 or 1, default 0): while every free cell is full, a "
+                            "column's top card held for one move, then put down (docs/HAND.md)")
+    if counting:
         g.add_argument("--canonical", action="store_true",
                        help="counting mode: count positions up to the order of the columns")
-        g.add_argument("--autoplay", choices=("none", "safe"), default="none",
+        g.add_argument("--autoplay", choices=AUTOPLAY_CHOICES, default="none",
                        help="counting mode: 'safe' plays cards to the foundations automatically when it is "
-                            "safe (aces and twos always; seed 004's rule); default none (the spec)")
+                            "safe (aces and twos always; seed 004's rule), 'horne' (aces always, others once "
+                            "both opposite-colour foundations are one lower: Horne's rule), 'twos' (aces and "
+                            "twos only); default none (the spec)")
+        g.add_argument("--supermoves", action="store_true",
+                       help="counting mode: also move a run of k cards in one step when k <= (f+1)*2^e "
+                            "(f empty free cells, e empty columns not counting the destination)")
 
 
 def add_limit_args(p, what="stop after K positions (verdict unknown)", json=True):
@@ -143,7 +162,8 @@ def source_of(args):
 def rules_of(args, src=None):
     """The Rules of the flags, for the start ``src`` (a code's cells=K; the free-cell cards must fit)."""
     kw = {"foundation_return": bool(args.foundation_return),
-          "autoplay": getattr(args, "autoplay", None) or "none", "canonical": bool(getattr(args, "canonical", False))}
+          "autoplay": getattr(args, "autoplay", None) or "none", "canonical": bool(getattr(args, "canonical", False)),
+          "supermoves": bool(getattr(args, "supermoves", False)), "hand": getattr(args, "hand", 0) or 0}
     if src is None:
         return Rules(cells=4 if args.cells is None else args.cells, **kw)
     return src.rules(cells=args.cells, **kw)

@@ -40,6 +40,9 @@
 #define HMASK 0xF0000000u
 #define HOME1 0x10000000u
 #define MAX_STATES_CAP 0x7FFFFFFFull
+#define HANDUSED (1u << 28)  /* in w[4]'s free top nibble: the hand's favor has been used (rules.hand) */
+#define HAND_MAX_SUCC 16384  /* successors with the favor: per column top (8) at most 176 inner moves x 10
+                                places to put the card down, plus the single moves and supermoves */
 #define SOLVE_MAX_SUCC 512   /* successors of one position with the solver's sequence moves: a bound
                                 (per column 9 single moves + 7 + 12 sequence moves, 8 cells x 9, 4 x 8
                                 returns: 328) */
@@ -76,6 +79,8 @@ typedef struct {
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
     int cells, fret, autoplay, canonical;
     int super;               /* the solver's sequence moves (gen_mv only) */
+    int supermoves;          /* fc_rules.supermoves: gen adds every supermove (gen_super, all empty targets) */
+    int hand;                /* fc_rules.hand: gen adds the favor moves (gen_favor) while HANDUSED is clear */
     int pflags;              /* the solver's move pruning, FC_PRUNE_* (gen_mv only) */
 } ctx_t;
 
@@ -96,6 +101,8 @@ struct fc_search {
     int64_t won_index;
     fkey_t buf[SOLVE_MAX_SUCC];
     uint32_t hbuf[SOLVE_MAX_SUCC];
+    fkey_t *bigbuf;          /* rules.hand: HAND_MAX_SUCC successors (keys, hashes, fresh indices) */
+    uint32_t *bighash, *bigfresh;
     /* FC_ORDER_BEST only */
     uint16_t *mv;            /* the move (code, columns as in the parent's stored key) that made state i */
     uint16_t *dep;           /* moves from the start (saturating) */
@@ -247,6 +254,7 @@ int fc_p64_to_pos(const uint8_t *in, fc_pos *p) {
 static int check_rules(const fc_rules *r) {
     if (r->cells < 0 || r->cells > FC_MAX_CELLS) return FC_EBADRULES;
     if (r->autoplay < FC_AUTOPLAY_NONE || r->autoplay > FC_AUTOPLAY_ALL) return FC_EBADRULES;
+    if (r->hand < 0 || r->hand > 1 || (r->hand && (r->canonical || r->autoplay))) return FC_EBADRULES;
     return 0;
 }
 
@@ -257,6 +265,8 @@ static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
     c->fret = r->foundation_return != 0;
     c->autoplay = r->autoplay;
     c->canonical = r->canonical != 0;
+    c->supermoves = r->supermoves != 0;
+    c->hand = r->hand != 0;
     for (int i = 0; i < 8; i++) {
         c->olen[i] = p->len[i];
         memcpy(c->orig[i], p->col[i], p->len[i]);
@@ -417,7 +427,16 @@ static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw
     return empty;
 }
 
-static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
+static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, unsigned empty,
+                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune, int all);
+
+/* Successors in the order of fc.h; with rules.supermoves, each column's supermoves follow its single moves
+   (a bound: 9 single moves a column, 9 a cell card, 8 a foundation return, and m(m-1+12(8-m)) <= 204
+   supermoves for m non-empty columns: fewer than SOLVE_MAX_SUCC). */
+static int gen_favor(const ctx_t *c, const fkey_t *k, fkey_t *out, int n);
+
+static int gen_core(const ctx_t *c, const fkey_t *k, fkey_t *out, int favor) {
+    uint16_t smv[SOLVE_MAX_SUCC];
     uint32_t pw[8];
     uint8_t dst[52];          /* dst[x]: the columns whose top card x may go on */
     int top[8], h[4], n = 0;
@@ -435,6 +454,7 @@ static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
             out[n] = b; out[n].w[j] = w_push(k->w[j], x); n++;
         }
         if (room) { out[n] = b; out[n].cells |= 1ull << x; n++; }
+        if (c->supermoves && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, empty, out, smv, n, 0, 1);
     }
     for (uint64_t cm = k->cells; cm; cm &= cm - 1) {
         int x = ctz64(cm);
@@ -456,6 +476,37 @@ static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) {
                 int j = ctz64(m);
                 out[n] = b; out[n].w[j] = w_push(b.w[j], x); n++;
             }
+        }
+    }
+    if (favor && c->hand && !(k->w[4] & HANDUSED) && popc64(k->cells) >= c->cells) n = gen_favor(c, k, out, n);
+    return n;
+}
+
+static int gen(const ctx_t *c, const fkey_t *k, fkey_t *out) { return gen_core(c, k, out, 1); }
+
+/* The favor (rules.hand, once per game, only while every free cell is full): a column's top card x is
+   held in the hand, one ordinary move is made without it (any element of moves() of the position
+   without x), then x is put down where a card may go in the new position: onto its foundation, onto any
+   column (empty, or by the stacking rule -- its own column too), or into a free cell if one is empty.
+   The results carry HANDUSED. Appended to out from n; returns the new count. */
+static int gen_favor(const ctx_t *c, const fkey_t *k, fkey_t *out, int n) {
+    fkey_t inner[SOLVE_MAX_SUCC];
+    for (int i = 0; i < 8; i++) {
+        uint32_t pw = k->w[i] & WMASK;
+        if (!pw) continue;
+        int x = w_top(c, pw);
+        fkey_t b = *k;
+        b.w[i] = (k->w[i] & HMASK) | w_pop(c, pw);
+        int m = gen_core(c, &b, inner, 0);
+        for (int q = 0; q < m; q++) {
+            const fkey_t *t = &inner[q];
+            if ((int)(t->w[suit(x)] >> 28) == rank0(x)) { out[n] = *t; out[n].w[suit(x)] += HOME1; out[n++].w[4] |= HANDUSED; }
+            for (int j = 0; j < 8; j++) {
+                uint32_t tw = t->w[j] & WMASK;
+                if (tw && !stacks(x, w_top(c, tw))) continue;
+                out[n] = *t; out[n].w[j] = w_push(t->w[j], x); out[n++].w[4] |= HANDUSED;
+            }
+            if (popc64(t->cells) < c->cells) { out[n] = *t; out[n].cells |= 1ull << x; out[n++].w[4] |= HANDUSED; }
         }
     }
     return n;
@@ -556,6 +607,7 @@ static int insert(fc_search *s, const fkey_t *k, uint32_t h, uint32_t parent) {
 static int succ_keys(const fc_pos *p, const fc_rules *r, ctx_t *c, fkey_t *out) {
     int e = check_rules(r);
     if (e) return e;
+    if (r->hand) return FC_EBADRULES;     /* a plain position does not say whether the favor is used */
     if (fc_pos_check(p, FC_MAX_CELLS)) return FC_EBADPOS;
     if (ctx_init(c, p, r)) return FC_EBADPOS;
     fkey_t k;
@@ -567,7 +619,7 @@ static int succ_keys(const fc_pos *p, const fc_rules *r, ctx_t *c, fkey_t *out) 
 
 int fc_successors(const fc_pos *p, const fc_rules *r, fc_pos *out, int cap) {
     ctx_t c;
-    fkey_t buf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
     int n = succ_keys(p, r, &c, buf);
     if (n < 0) return n;
     if (n > cap) return FC_ERANGE;
@@ -578,7 +630,7 @@ int fc_successors(const fc_pos *p, const fc_rules *r, fc_pos *out, int cap) {
 int fc_successors_p64(const uint8_t *in64, const fc_rules *r, uint8_t *out, int cap) {
     fc_pos p;
     ctx_t c;
-    fkey_t buf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
     if (fc_p64_to_pos(in64, &p)) return FC_EBADPOS;
     int n = succ_keys(&p, r, &c, buf);
     if (n < 0) return n;
@@ -628,6 +680,12 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
     s->tmask = 8192 - 1;
     s->table = (uint64_t *)calloc(s->tmask + 1, sizeof *s->table);
     if (!s->keys || !s->parent || !s->table) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+    if (s->c.hand) {
+        s->bigbuf = (fkey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigbuf);
+        s->bighash = (uint32_t *)malloc(HAND_MAX_SUCC * sizeof *s->bighash);
+        s->bigfresh = (uint32_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigfresh);
+        if (!s->bigbuf || !s->bighash || !s->bigfresh) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+    }
     if (s->order == FC_ORDER_BEST) {
         s->mv = (uint16_t *)malloc(s->cap * sizeof *s->mv);
         s->dep = (uint16_t *)malloc(s->cap * sizeof *s->dep);
@@ -664,6 +722,9 @@ void fc_search_free(fc_search *s) {
     free(s->mv);
     free(s->dep);
     free(s->heap);
+    free(s->bigbuf);
+    free(s->bighash);
+    free(s->bigfresh);
     free(s);
 }
 
@@ -685,7 +746,10 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
     const ctx_t *c = &s->c;
     const int dfs = s->order == FC_ORDER_DFS;
     uint64_t budget = max_expand;
-    uint32_t fresh[FC_MAX_SUCC];
+    uint32_t fresh_small[SOLVE_MAX_SUCC];
+    uint32_t *fresh = s->bigfresh ? s->bigfresh : fresh_small;
+    fkey_t *buf = s->bigbuf ? s->bigbuf : s->buf;
+    uint32_t *hbuf = s->bighash ? s->bighash : s->hbuf;
     for (;;) {
         uint64_t cur;
         if (dfs) {
@@ -697,16 +761,16 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
         }
         if (max_expand && budget-- == 0) return s->status = FC_RUNNING;
         fkey_t k = s->keys[cur];
-        int n = gen(c, &k, s->buf), nf = 0;
+        int n = gen(c, &k, buf), nf = 0;
         s->generated += (uint64_t)n;
-        if (c->autoplay) for (int i = 0; i < n; i++) autoplay_key(c, &s->buf[i]);
-        if (c->canonical) for (int i = 0; i < n; i++) canon_key(&s->buf[i]);
+        if (c->autoplay) for (int i = 0; i < n; i++) autoplay_key(c, &buf[i]);
+        if (c->canonical) for (int i = 0; i < n; i++) canon_key(&buf[i]);
         for (int i = 0; i < n; i++) {
-            s->hbuf[i] = hash_key(&s->buf[i]);
-            PREFETCH(&s->table[s->hbuf[i] & s->tmask]);
+            hbuf[i] = hash_key(&buf[i]);
+            PREFETCH(&s->table[hbuf[i] & s->tmask]);
         }
         for (int i = 0; i < n; i++) {
-            int e = insert(s, &s->buf[i], s->hbuf[i], (uint32_t)cur);
+            int e = insert(s, &buf[i], hbuf[i], (uint32_t)cur);
             if (UNLIKELY(e > 1 || e < 0)) return s->status = e;   /* FC_LIMIT or FC_ENOMEM */
             if (e == 1) {
                 if (UNLIKELY(s->won && s->stop_on_win)) return s->status = FC_WON;
@@ -769,8 +833,9 @@ int fc_search_home_count(const fc_search *s, uint64_t idx) {
 }
 
 int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int cap) {
-    fkey_t buf[FC_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC];
     if (idx >= s->count) return FC_ERANGE;
+    if (s->c.hand) return FC_EBADRULES;
     int n = gen(&s->c, &s->keys[idx], buf);
     if (n > cap) return FC_ERANGE;
     for (int i = 0; i < n; i++) {
@@ -840,9 +905,10 @@ static inline int w_chain_card(const ctx_t *c, uint32_t w, int t) {
 
 /* Sequence moves from column i (its top chain of >= 2 cards): the top k >= 2 cards onto a column whose
    top card the k-th card stacks on, or onto an empty column, when k <= (free cells + 1) * 2^(empty
-   columns other than the destination). Appended to out/mv from n; returns the new count. */
+   columns other than the destination). Appended to out/mv from n; returns the new count. all = 0: to the
+   first empty column of `empty` only (the solver); all = 1: to every empty column (explore's supermoves). */
 static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, unsigned empty,
-                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune) {
+                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune, int all) {
     uint32_t w = k->w[i] & WMASK;
     int ch = w_chain(w), L = (int)((w >> 6) & 63), x = top[i];
     int f = c->cells - popc64(k->cells);
@@ -850,7 +916,7 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
     int ne = popc64(allempty);
     int cards[14];
     for (int t = 0; t <= ch; t++) cards[t] = w_chain_card(c, w, t);
-    empty &= -empty;          /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
+    if (!all) empty &= -empty;   /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
     for (int j = 0; j < 8; j++) {
         if (j == i) continue;
         int kmin, kmax;
@@ -911,7 +977,7 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
             out[n] = b; out[n].w[j] = w_push(k->w[j], x); mv[n++] = mvcode(x, j);
         }
         if (room && !(onp && (c->pflags & FC_PRUNE_CELL))) { out[n] = b; out[n].cells |= 1ull << x; mv[n++] = mvcode(x, FC_TO_CELL); }
-        if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune);
+        if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune, 0);
         for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }
     int n1 = n;

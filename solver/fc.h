@@ -103,6 +103,15 @@ typedef struct {
     int foundation_return;   /* 1: foundation top cards may come back onto columns (default 0) */
     int autoplay;            /* FC_AUTOPLAY_* (spec: 0) */
     int canonical;           /* 1: dedupe positions up to column order (spec: 0) */
+    int supermoves;          /* 1: moves() also carries a column's top run of k >= 2 cards (alternating
+                                colours, each one lower) onto a column in one step, when k <= (f+1)*2^e:
+                                f empty free cells, e empty columns other than the destination (seed
+                                004's limit). A counting mode: single moves reach the same set (spec: 0) */
+    int hand;                /* 1: the favor of docs/HAND.md, once per game: while every free cell is full,
+                                a column's top card is held for one move and then put down. The flag
+                                "favor used" is part of a stored state (not of P64: a P64 export may then
+                                hold a position twice). Not with autoplay or canonical; fc_successors and
+                                fc_search_successors_p64 refuse it (FC_EBADRULES) (spec: 0) */
 } fc_rules;
 
 typedef struct {

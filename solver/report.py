@@ -43,6 +43,10 @@ def rules_words(rules):
         words.append("counted up to column order")
     if rules.autoplay != "none":
         words.append(f"{rules.autoplay} autoplay")
+    if rules.supermoves:
+        words.append("supermoves")
+    if rules.hand:
+        words.append(f"{plural(rules.hand, 'favor')} of the hand")
     return f" ({', '.join(words)})" if words else ""
 
 
@@ -153,8 +157,35 @@ def analysis_picture(source, a):
     if a.exposed is not None and a.exposed_positions is not None:
         legend.append(f"{pretty_name(a.exposed)} is on top of a column in {plural(a.exposed_positions, 'position')}"
                       f" of the {n:,}")
+    statement = None
+    if a.verdict == "unwinnable" and not r.counting:
+        legend.append("C: the fence — every reachable position, closed under moves, none won")
+        statement = "∀ s, Reachable s → ¬ Won s"
     return svg.render(source.position, title, rest, subtitle=subtitle, frozen=a.frozen_places(),
-                      legend=legend, cells=r.cells)
+                      legend=legend, cells=r.cells, fence_label="C" if statement else None, statement=statement)
+
+
+def exposed_pictures(source, a):
+    """One SVG text per kept position exposing the --exposed card (seed 000's picture): the card
+    highlighted, and the cards it could go on (one rank higher, the other colour) tinted where buried."""
+    from . import svg
+    from .cards import is_red, rank
+    x = a.exposed
+    title = f"FreeCell #{source.deal}" if source.deal is not None else source.name
+    out = []
+    for n, pos in enumerate(a.exposing_positions(), 1):
+        cols, cells, home = pos
+        parents = [c for col in cols for c in col[:-1] if rank(c) == rank(x) + 1 and is_red(c) != is_red(x)]
+        legend = [f"{pretty_name(x)} exposed; it needs a free cell, an empty column or one of "
+                  + " ".join(pretty_name(c) for c in sorted(parents) or ()) + " on top" if parents else
+                  f"{pretty_name(x)} exposed"]
+        if parents:
+            legend.append("tinted: buried, so " + pretty_name(x) + " cannot go on them")
+        out.append(svg.render(pos, title, f" — {pretty_name(x)} exposed, position {n} of "
+                              f"{a.exposed_positions}", subtitle=f"{len(cells)} of {a.rules.cells} free cells full, "
+                              f"{sum(home)} cards home", legend=legend, cells=a.rules.cells, highlight=x,
+                              tinted=set(parents)))
+    return out
 
 
 def solve_summary(name, r):
@@ -198,3 +229,12 @@ def survey_summary(s, rules):
     if st:
         line += f"; lines: median {st['median']:g}, mean {st['mean']:.1f}, max {st['max']} single-card moves"
     return line
+
+
+def supermove_line(row):
+    """"2 free cells, 1 empty column: (2+1)*2^1 = 6 cards" (the destination not counted when empty)."""
+    f, e, t = row["free_cells"], row["empty_columns"], row["to_empty_column"]
+    ee = e - 1 if t else e
+    where = ", moving into an empty column" if t else ""
+    return (f"{plural(f, 'empty free cell')}, {plural(e, 'empty column')}{where}: "
+            f"({f}+1)\u00b72^{ee} = {plural(row['limit'], 'card')}")

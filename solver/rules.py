@@ -1,8 +1,9 @@
 """The rules a search runs under: one value for the whole project.
 
 ``cells`` (0..8, default 4) and ``foundation_return`` (default False) are the spec's parameters (Lean's
-``Rules``, ``solver.spec.Rules``); ``autoplay`` and ``canonical`` are the C core's counting mode
-(automatic moves to the foundations, positions counted up to the order of the columns), off by default.
+``Rules``, ``solver.spec.Rules``); ``autoplay``, ``canonical`` and ``supermoves`` are the C core's counting
+mode (automatic moves to the foundations, positions counted up to the order of the columns, runs of cards
+moved in one step within seed 004's limit (f+1)·2^e), off by default.
 Certificates and Lean theorems exist for the spec rules only.
 
 Forms: ``to_dict()`` (--json output and certificate headers: the spec's two keys, plus the counting keys
@@ -17,19 +18,24 @@ MAX_CELLS = 8                                            # FC_MAX_CELLS (solver/
 AUTOPLAY = ("none", "safe", "horne", "twos", "all")      # the FC_AUTOPLAY_* modes, by name
 
 
-class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical")):
+class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supermoves hand")):
     """A frozen value (a named tuple: equal rules are equal and hash alike; `collections` is loaded at
     start-up anyway, where `dataclasses` would cost the explore command ~9 ms). Checked when made."""
     __slots__ = ()
 
-    def __new__(cls, cells=4, foundation_return=False, autoplay="none", canonical=False):
+    def __new__(cls, cells=4, foundation_return=False, autoplay="none", canonical=False, supermoves=False,
+                hand=0):
         if isinstance(cells, bool) or not isinstance(cells, int) or not 0 <= cells <= MAX_CELLS:
             raise FreecellError(f"cells must be a whole number from 0 to {MAX_CELLS}, got {cells!r}")
         if autoplay not in AUTOPLAY:
             raise FreecellError(f"autoplay must be one of {', '.join(AUTOPLAY)}, got {autoplay!r}")
-        if not isinstance(foundation_return, bool) or not isinstance(canonical, bool):
-            raise FreecellError("foundation_return and canonical are True or False")
-        return super().__new__(cls, cells, foundation_return, autoplay, canonical)
+        if not all(isinstance(v, bool) for v in (foundation_return, canonical, supermoves)):
+            raise FreecellError("foundation_return, canonical and supermoves are True or False")
+        if hand not in (0, 1) or isinstance(hand, bool):
+            raise FreecellError(f"hand must be 0 or 1 (favors a game), got {hand!r}")
+        if hand and (autoplay != "none" or canonical):
+            raise FreecellError("--hand works with the plain rules only (no --autoplay/--canonical)")
+        return super().__new__(cls, cells, foundation_return, autoplay, canonical, supermoves, hand)
 
     def _replace(self, **changes) -> "Rules":
         return Rules(**{**self._asdict(), **changes})
@@ -37,21 +43,25 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical")):
     @property
     def counting(self) -> bool:
         """A counting mode (automatic moves or column order) is on: not the spec's rules."""
-        return self.autoplay != "none" or self.canonical
+        return self.autoplay != "none" or self.canonical or self.supermoves
 
     def plain(self) -> "Rules":
         """The same spec parameters without the counting mode."""
-        return self._replace(autoplay="none", canonical=False)
+        return self._replace(autoplay="none", canonical=False, supermoves=False)
 
     def to_dict(self) -> dict:
         d = {"cells": self.cells, "foundation_return": self.foundation_return}
+        if self.hand:
+            d["hand"] = self.hand
         if self.counting:
             d.update(autoplay=self.autoplay, canonical=self.canonical)
+            if self.supermoves:
+                d["supermoves"] = True
         return d
 
     @classmethod
     def from_dict(cls, d) -> "Rules":
-        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical"})
+        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical", "supermoves", "hand"})
         if unknown:
             raise FreecellError(f"unknown rules: {', '.join(map(str, unknown))}")
         return cls(**d)
@@ -59,17 +69,29 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical")):
     def spec(self):
         """The spec's value (solver.spec.Rules); the counting modes have none."""
         if self.counting:
-            raise FreecellError("the spec rules have no automatic moves and no column-order counting")
+            raise FreecellError("the spec rules have no automatic moves, no column-order counting and no "
+                                "supermoves")
         from .spec import Rules as SpecRules        # spec imports typing: not on the start-up path
+        if self.hand:
+            return SpecRules(cells=self.cells, foundation_return=self.foundation_return, hand=self.hand)
         return SpecRules(cells=self.cells, foundation_return=self.foundation_return)
 
     def stem(self) -> str:
         """"" for the standard rules, else e.g. "Cells5", "FoundationReturn", "Cells1FoundationReturn"."""
         if self.counting:
             raise FreecellError("certificates and Lean modules need the plain spec rules "
-                                "(no --canonical/--autoplay)")
+                                "(no --canonical/--autoplay/--supermoves)")
         return (f"Cells{self.cells}" if self.cells != 4 else "") + \
-               ("FoundationReturn" if self.foundation_return else "")
+               ("FoundationReturn" if self.foundation_return else "") + ("Hand1" if self.hand else "")
 
 
 STANDARD = Rules()
+
+
+def supermove_limit(free_cells: int, empty_columns: int, to_empty: bool = False) -> int:
+    """Seed 004's limit on the cards one supermove may carry: (f+1)·2^e, f the empty free cells, e the empty
+    columns not counting the destination (``to_empty``: the destination is one of the empty columns)."""
+    e = empty_columns - (1 if to_empty else 0)
+    if free_cells < 0 or e < 0:
+        raise FreecellError("free cells and empty columns are whole numbers (an empty destination needs one)")
+    return (free_cells + 1) << e

@@ -58,6 +58,8 @@ def _rules_c(rules):
     r.foundation_return = int(rules.foundation_return)
     r.autoplay = AUTOPLAY[rules.autoplay]
     r.canonical = int(rules.canonical)
+    r.supermoves = int(rules.supermoves)
+    r.hand = int(rules.hand)
     return r
 
 

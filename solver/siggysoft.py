@@ -54,11 +54,11 @@ def numbered_seed(number, deal_key="freecell"):
 class Stream:
     """The SHA-512 random stream of a seed, read byte by byte."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, domain=STREAM_DOMAIN):
         seed = bytes(seed)
         if len(seed) != SEED_BYTES:
             raise FreecellError(f"a seed is {SEED_BYTES} bytes, got {len(seed)}")
-        self._prefix = STREAM_DOMAIN + b"\x00" + seed
+        self._prefix = domain + b"\x00" + seed
         self._block = 0
         self._buf = b""
         self._pos = 0
@@ -86,9 +86,10 @@ class Stream:
                 return x % n
 
 
-def shuffle(seed, deck=FRESH_DECK):
-    """The dealt order: Fisher-Yates from the end over ``deck`` driven by the seed's stream."""
-    stream = Stream(seed)
+def shuffle(seed, deck=FRESH_DECK, domain=STREAM_DOMAIN):
+    """The dealt order: Fisher-Yates from the end over ``deck`` driven by the seed's stream (``domain``:
+    the deal stream's, or a redeal's: solver/games.py)."""
+    stream = Stream(seed, domain)
     cards = list(deck)
     for i in range(len(cards) - 1, 0, -1):
         j = stream.below(i + 1)
@@ -169,7 +170,11 @@ def parse_code(code):
     if version != "SOL1":
         raise FreecellError(f"deal code: unsupported rules version {version[3:]!r} (only SOL1)")
     if game != "freecell":
-        raise FreecellError(f"deal code: unsupported game {game!r} (only freecell)")
+        from . import games
+        if game in games.GAMES:
+            raise FreecellError(games.not_explorable(raw))
+        raise FreecellError(f"deal code: unsupported game {game!r} (freecell, or {', '.join(games.GAMES)} "
+                            "to print their cards)")
     opts = _parse_options(options)
     cells = _parse_int(opts["cells"], "cells", 0, MAX_CELLS) if "cells" in opts else 4
     if not dealpart:
@@ -181,7 +186,7 @@ def parse_code(code):
         seed = numbered_seed(number, "freecell")
         return DealCode(position_from_seed(seed), cells, "N", number, seed, f"{prefix}N{number}")
     if kind == "C":
-        number = _parse_int(body, "a classic deal", 1, deals.MAX_DEAL)
+        number = _parse_int(body, "a classic deal", 1, deals.MAX_MS_DEAL)
         return DealCode(deals.ms_deal(number), cells, "C", number, None, f"{prefix}C{number}")
     if kind == "S":
         seed = seed_from_base32(body)

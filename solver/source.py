@@ -81,7 +81,7 @@ class Source:
     # -- rules ------------------------------------------------------------------------------------------
 
     def rules(self, cells=None, foundation_return: bool = False, autoplay: str = "none",
-              canonical: bool = False) -> Rules:
+              canonical: bool = False, supermoves: bool = False, hand: int = 0) -> Rules:
         """The rules: ``cells`` as asked, else the source's own (a code's cells=K), else 4; they must agree,
         and the position's free-cell cards must fit."""
         if cells is not None and self.cells is not None and cells != self.cells:
@@ -93,7 +93,8 @@ class Source:
             card_s = "card" if used == 1 else "cards"
             raise FreecellError(f"the position has {used} {card_s} in the free cells but the rules have {cells} "
                                 f"(use --cells {used} or more)")
-        return Rules(cells=cells, foundation_return=foundation_return, autoplay=autoplay, canonical=canonical)
+        return Rules(cells=cells, foundation_return=foundation_return, autoplay=autoplay, canonical=canonical,
+                     supermoves=supermoves, hand=hand)
 
     # -- the certificate header's form -------------------------------------------------------------------
 
@@ -130,7 +131,8 @@ def load(deal=None, board=None, code=None) -> Source:
         return Source("board", read_board_arg(board), path=board)
     from . import siggysoft         # hashlib and the SHA-512 stream: only for codes
     dc = siggysoft.parse_code(code)
-    extra = {} if dc.seed is None else {"seed": dc.seed.hex()}
+    extra = {"order": deals.deal_order(dc.number)} if dc.seed is None else \
+        {"seed": dc.seed.hex(), "order": siggysoft.shuffle(dc.seed)}
     if dc.kind == "C":
         return Source("ms", dc.position, deal=dc.number, code=dc.code, cells=dc.cells, extra=extra)
     return Source("code", dc.position, code=dc.code, cells=dc.cells, extra=extra)

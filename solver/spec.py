@@ -36,6 +36,7 @@ class State(NamedTuple):
 class Rules(NamedTuple):
     cells: int = 4                  # number of free cells
     foundation_return: bool = False  # may the top card of a foundation come back onto a column?
+    hand: int = 0                   # favors a game may use: only Hand.lean reads it (docs/HAND.md)
 
 
 STANDARD = Rules()
@@ -77,8 +78,20 @@ def deal_from(n: int, seed: int, deck) -> List[Card]:
     return [get_d(deck, j, Card(0, 0))] + deal_from(n - 1, seed, drop_last(list_set(deck, j, get_last_d(deck, Card(0, 0)))))
 
 
+def deal_from_pro(n: int, game: int, seed: int, deck) -> List[Card]:
+    """FreeCell Pro's games 2**31 .. 2**33 - 1: the seed runs mod 2**32, the draw is widened."""
+    if n == 0:
+        return []
+    seed = (seed * 214013 + 2531011) % 2 ** 32
+    r = seed // 2 ** 16 % 2 ** 15 + 2 ** 15 if game < 2 ** 32 else seed // 2 ** 16 % 2 ** 16 + 1
+    return [get_d(deck, r % len(deck), Card(0, 0))] + \
+        deal_from_pro(n - 1, game, seed, drop_last(list_set(deck, r % len(deck), get_last_d(deck, Card(0, 0)))))
+
+
 def deal_order(game: int) -> List[Card]:
-    return deal_from(52, game, tuple(Card(i // 4 + 1, i % 4) for i in range(52)))
+    if game < 2 ** 31:
+        return deal_from(52, game, tuple(Card(i // 4 + 1, i % 4) for i in range(52)))
+    return deal_from_pro(52, game, game % 2 ** 32, tuple(Card(i // 4 + 1, i % 4) for i in range(52)))
 
 
 def ms_deal(game: int) -> State:

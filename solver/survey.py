@@ -28,8 +28,9 @@ CSV_HEADER = ("deal", "verdict", "states", "length", "seconds")
 MAX_RANGE = 10_000_000
 
 
-def parse_range(text):
-    """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**31-1; a one-line error otherwise."""
+def parse_range(text, max_range=MAX_RANGE):
+    """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**33-1, at most ``max_range`` deals (None: no cap; the
+    streaming survey of certgen/survey.py keeps no rows in memory); a one-line error otherwise."""
     t = str(text).strip()
     a, sep, b = t.partition("-")
     a, b = digits(a, max_digits=12), digits(b if sep else a, max_digits=12)
@@ -38,9 +39,9 @@ def parse_range(text):
                             f"got {text!r}")
     if not 1 <= a <= b <= deals.MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {text!r}")
-    if b - a + 1 > MAX_RANGE:
-        raise FreecellError(f"at most {MAX_RANGE:,} deals in one survey (its rows are kept in memory); "
-                            f"split {text!r} into smaller ranges")
+    if max_range is not None and b - a + 1 > max_range:
+        raise FreecellError(f"at most {max_range:,} deals in one survey (its rows are kept in memory); "
+                            f"split {text!r}, or stream it: python -m certgen survey {text} --dir DIR")
     return a, b
 
 

@@ -53,11 +53,14 @@ def _frozen_bottom(col_len, k, y0):
     return y0 + k * STEP
 
 
-def _card(out, c, x, y, top, frozen, w=CARD_W):
+TINT = "#f3c9cf"         # a card tinted to show it is buried (a place the highlighted card would need)
+
+
+def _card(out, c, x, y, top, frozen, w=CARD_W, tinted=False):
     colour = RED if is_red(c) else BLACK
-    face = GOLD_TINT if frozen else CARD_FACE
+    face = GOLD_TINT if frozen else TINT if tinted else CARD_FACE
     name = pretty_name(c)
-    out.append(f'<g class="card" data-card={quoteattr(name)}>')
+    out.append(f'<g class="{"card tinted" if tinted else "card"}" data-card={quoteattr(name)}>')
     out.append(f'<rect {_attrs(x=_n(x), y=_n(y), width=_n(w), height=CARD_H, rx=RADIUS, fill=face, stroke=CARD_EDGE, stroke_width=1)}/>')
     out.append(f'<text {_attrs(x=_n(x + 7), y=_n(y + 21), fill=colour, font_size=18, font_weight="bold")}>{escape(name)}</text>')
     if top:
@@ -110,14 +113,17 @@ def _fence_path(group, cols, counts, y0, pad=7, pad_below=4):
     return d
 
 
-def render(position, title, title_rest="", subtitle=None, frozen=None, legend=(), cells=4, highlight=None):
+def render(position, title, title_rest="", subtitle=None, frozen=None, legend=(), cells=4, highlight=None,
+           tinted=(), fence_label=None, statement=None):
     """The SVG text of ``position`` (cols, cells, home).
 
     ``title`` (bold) and ``title_rest`` (regular) make the title line; ``subtitle``: a smaller line;
     ``frozen``: {card: (column, depth)} of the cards to outline in gold (a bottom part of each column);
     ``legend``: lines under the table, the first next to a gold swatch when there are frozen cards;
     ``cells``: free cells of the rules (slots drawn when the position has cell or foundation cards);
-    ``highlight``: a card to mark with a dashed outline (e.g. the --exposed card)."""
+    ``highlight``: a card to mark with a dashed outline (e.g. the --exposed card); ``tinted``: cards drawn
+    on a tinted face (buried); ``fence_label``: a label on the fence (seed 000's "C"); ``statement``: a line
+    in the header in gold (the theorem's statement)."""
     cols, cell_cards, home = position
     frozen = frozen or {}
     counts = [0] * 8
@@ -134,6 +140,9 @@ def render(position, title, title_rest="", subtitle=None, frozen=None, legend=()
     if subtitle:
         head.append(f'<text {_attrs(x=MARGIN, y=y + 14, fill=FELT_TEXT, font_size=14)}>{escape(subtitle)}</text>')
         y += 22
+    if statement:
+        head.append(f'<text class="statement" {_attrs(x=MARGIN, y=y + 16, fill=GOLD, font_size=16)}>{escape(statement)}</text>')
+        y += 24
     y += 16
     body = []
     # free cells and foundations, only when the position uses them
@@ -144,7 +153,7 @@ def render(position, title, title_rest="", subtitle=None, frozen=None, legend=()
         for k in range(nslots):
             x = MARGIN + k * (sw + 6)
             if k < len(cell_cards):
-                _card(body, cell_cards[k], x, y, True, False, w=sw)
+                _card(body, cell_cards[k], x, y, True, False, w=sw, tinted=cell_cards[k] in tinted)
             else:
                 _slot(body, x, y, sw, "cell")
         for s in range(4):
@@ -161,8 +170,10 @@ def render(position, title, title_rest="", subtitle=None, frozen=None, legend=()
     # the fences are drawn over the cards (a dashed line just inside the top strip of the first card
     # that is not frozen), the gold outlines over everything
     fences = []
-    for g in _fence_groups(cols, counts):
+    for n_g, g in enumerate(_fence_groups(cols, counts)):
         fences.append(f'<path class="fence" {_attrs(d=_fence_path(g, cols, counts, y0), fill="none", stroke=GOLD, stroke_width=2, stroke_dasharray="7 5")}/>')
+        if fence_label and n_g == 0:
+            fences.append(f'<text class="fence-label" {_attrs(x=_col_x(g[0]) - 7, y=y0 - 11, fill=GOLD, font_size=18, font_weight="bold", font_style="italic")}>{escape(fence_label)}</text>')
     cards_svg = []
     outlines = []
     hl = []
@@ -173,7 +184,7 @@ def render(position, title, title_rest="", subtitle=None, frozen=None, legend=()
         for d, c in enumerate(col):
             cy = y0 + d * STEP
             is_top = d == len(col) - 1
-            _card(cards_svg, c, x, cy, is_top, c in frozen)
+            _card(cards_svg, c, x, cy, is_top, c in frozen, tinted=c in tinted)
             vis_h = CARD_H if is_top else STEP
             if c in frozen:
                 outlines.append(f'<rect class="frozen" data-card={quoteattr(pretty_name(c))} {_attrs(x=x + 1.5, y=cy + 1.5, width=CARD_W - 3, height=vis_h - 3, rx=5, fill="none", stroke=GOLD, stroke_width=3)}/>')

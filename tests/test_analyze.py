@@ -158,7 +158,8 @@ def test_cli_analyze_json_and_svg(run, tmp_path):
     assert obj["verdict"] == "unwinnable" and obj["complete"] is True and obj["states"] == 84767
     assert obj["frozen"] == ["AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"]
     assert obj["frozen_by_column"] == FROZEN_BY_COLUMN
-    assert obj["exposed"] == {"card": "QC", "positions": 8}
+    assert {k: obj["exposed"][k] for k in ("card", "positions")} == {"card": "QC", "positions": 8}
+    assert len(obj["exposed"]["listed"]) == 8
     assert obj["max_home"] == 2 and obj["svg"] == str(out)
     check_svg(out, frozen=FROZEN_11982.split(), title_has="unwinnable: 84,767 positions, at most 2 cards home")
     assert sorted(os.listdir(tmp_path)) == ["pic.svg"]        # no temporary file left behind

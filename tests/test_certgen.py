@@ -248,6 +248,7 @@ def _with_header(good: bytes, source=None, rules=None, info=None):
     ("source", {"kind": "ms"}, "deal None"),                  # was a KeyError traceback
     ("source", {"kind": "ms", "deal": "abc"}, "deal 'abc'"),  # was "invalid: invalid literal for int()"
     ("source", {"kind": "ms", "deal": 0}, "deal 0"),
+    ("source", {"kind": "ms", "deal": 2 ** 33}, "deal 8589934592"),  # past FreeCell Pro's range
     ("source", {"kind": "elsewhere"}, "kind 'elsewhere'"),
     ("rules", {"cells": True, "foundation_return": False}, "bad rules"),  # True was read as 1 free cell
     ("info", [1, 2], "bad info"),                             # was a TypeError traceback in mutate
@@ -340,3 +341,11 @@ def test_every_certgen_option_has_help():
         for a in sp._actions:
             if a.dest != "help":
                 assert a.help, (name, a.dest)
+
+
+def test_a_freecell_pro_deal_number_in_the_header_is_read(tmp_path, small_certs):
+    # Deals up to 2**33 - 1 are valid header sources: the header is read and the start compared with msDeal N.
+    path = tmp_path / "pro.cert"
+    path.write_bytes(_with_header(certificate.encode(small_certs[-1]), source={"kind": "ms", "deal": 2 ** 33 - 1}))
+    proc = run("-m", "certgen", "check", str(path))
+    assert proc.returncode == 1 and proc.stdout.startswith("invalid: the header's start position is not msDeal 8589934591")

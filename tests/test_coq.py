@@ -80,7 +80,7 @@ def test_print_assumptions_is_read():
 
 def test_rules_and_start_in_coq():
     assert coq.rules_coq(spec.STANDARD) == "standard"
-    assert coq.rules_coq(spec.Rules(cells=1, foundation_return=True)) == "(rules 1 true)"
+    assert coq.rules_coq(spec.Rules(cells=1, foundation_return=True)) == "(rules 1 true 0)"
     text = coq.state_coq(spec.ms_deal(11982))
     assert text.splitlines()[1].startswith("    [[card 13 0; card 11 1; card 6 0;")
     assert "(* free cells: none *)" in text and text.endswith("[0; 0; 0; 0]")
@@ -144,7 +144,7 @@ def test_coq_moves_and_deals_agree_with_python(out):
         succ = "; ".join(state_term(t) for t in spec.moves(r, s))
         lines.append(f"Lemma moves_{n} : moves {coq.rules_coq(r)} ({state_term(s)}) = [{succ}].\n"
                      f"Proof. vm_compute. reflexivity. Qed.")
-    for n, deal in enumerate((1, 617, 11982, 1000000, 2147483647)):
+    for n, deal in enumerate((1, 617, 11982, 1000000, 2147483647, 2147483648, 4294967296, 8589934591)):
         lines.append(f"Lemma deal_{n} : msDeal {deal} = {state_term(spec.ms_deal(deal))}.\n"
                      f"Proof. vm_compute. reflexivity. Qed.")
     won = spec.State((((),) * 8), (), (13, 13, 13, 13))
@@ -180,9 +180,9 @@ def test_the_fence_lemmas_need_no_axiom(out):
 
 @needs_coqc
 @pytest.mark.parametrize("deal,cells,fr,theorem", [
-    (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false) (msDeal 1) s -> ~ Won s"),
-    (3, 1, True, "freecell_3_unwinnable : forall s, Reachable (rules 1 true) (msDeal 3) s -> ~ Won s"),
-    (11982, 2, False, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false) (msDeal 11982) s -> ~ Won s"),
+    (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 1) s -> ~ Won s"),
+    (3, 1, True, "freecell_3_unwinnable : forall s, Reachable (rules 1 true 0) (msDeal 3) s -> ~ Won s"),
+    (11982, 2, False, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false 0) (msDeal 11982) s -> ~ Won s"),
 ])
 def test_small_certificates_are_proven_by_coq(out, tmp_path, deal, cells, fr, theorem):
     path = str(tmp_path / "c.cert")
@@ -204,7 +204,7 @@ def test_a_board_start_is_written_out_and_proven(out):
     path, ctx = coq.render_cert(cert, out)
     text = open(path, encoding="utf-8").read()
     assert "Definition start : State :=" in text and "Theorem position_unwinnable : forall s, Reachable " \
-        "(rules 1 false) start s -> ~ Won s." in text
+        "(rules 1 false 0) start s -> ~ Won s." in text
     run = coqc_file(path, out)
     assert run.ok and run.only_primitives, run.output[-3000:]
 
@@ -222,7 +222,7 @@ def test_a_mutant_fails_the_coq_check(out, kind):
         run.output[-2000:]
     # rendered as a mutant: coqc proves `checkCert … = false`
     path, ctx = coq.render_cert(bad, out, mutant=True)
-    assert ctx["mutant"] and "Lemma mutant_rejected : checkCert hashKey (rules 1 false) (msDeal 1) cert = false." \
+    assert ctx["mutant"] and "Lemma mutant_rejected : checkCert hashKey (rules 1 false 0) (msDeal 1) cert = false." \
         in open(path, encoding="utf-8").read()
     run = coqc_file(path, out)
     assert run.ok, run.output[-2000:]
@@ -264,7 +264,7 @@ def test_prove_coq_command(tmp_path):
                         "--out-dir", "o", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     last = p.stdout.strip().splitlines()[-1]
-    assert last.startswith("proven by Coq: freecell_11982_unwinnable : forall s, Reachable (rules 1 false) "
+    assert last.startswith("proven by Coq: freecell_11982_unwinnable : forall s, Reachable (rules 1 false 0) "
                            "(msDeal 11982) s -> ~ Won s (coqc ")
     assert "valid for deal 11982 under the rules with 1 free cell and nothing back from the foundations: 83 states" in p.stdout
     assert (tmp_path / "o" / "coq" / "Deal11982Cells1.v").exists() and (tmp_path / "o" / "coq" / "lib" / "Spec.vo").exists()

@@ -1,8 +1,13 @@
 """The Microsoft / FreeCell Pro deal generator (seed 000) and its input checks."""
+import shutil
+import subprocess
+
 import pytest
 
 from solver.cards import card_name, cards_text, parse_card
 from solver.deals import MAX_DEAL, deal_order, ms_deal, ms_rand, parse_deal_number, position_from_order
+from solver import spec
+from solver.board import format_board
 from solver.errors import FreecellError
 
 # Seed 003, "Classic FreeCell deal 1".
@@ -87,7 +92,7 @@ def test_lcg_first_values():
     assert [next(g) for _ in range(4)] == [41, 18467, 6334, 26500]
 
 
-@pytest.mark.parametrize("n", [1, 2, 11982, 32000, 1_000_000, 2 ** 31 - 1])
+@pytest.mark.parametrize("n", [1, 2, 11982, 32000, 1_000_000, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 33 - 1])
 def test_every_deal_is_a_permutation(n):
     order = deal_order(n)
     assert sorted(order) == list(range(52))
@@ -104,26 +109,26 @@ def test_known_unsolvable_deals_generate():
         assert len(ms_deal(n)[0]) == 8
 
 
-@pytest.mark.parametrize("raw,n", [("1", 1), (" 42 ", 42), ("2147483647", MAX_DEAL), (11982, 11982)])
+@pytest.mark.parametrize("raw,n", [("1", 1), (" 42 ", 42), ("2147483647", 2 ** 31 - 1), ("8589934591", MAX_DEAL), (11982, 11982)])
 def test_parse_deal_number_good(raw, n):
     assert parse_deal_number(raw) == n
 
 
 @pytest.mark.parametrize("raw,shown", [
     ("0", "'0'"), ("-1", "'-1'"), ("abc", "'abc'"), ("1.5", "'1.5'"), ("", "''"), ("1e3", "'1e3'"),
-    ("2147483648", "'2147483648'"), ("+5", "'+5'"), ("٣", "'٣'"), ("9" * 5000, "'" + "9" * 37 + "...'"),
-    (0, "0"), (-3, "-3"), (2 ** 31, "2147483648"), (True, "True"), (None, "None"), (1.0, "1.0"),
+    ("8589934592", "'8589934592'"), ("+5", "'+5'"), ("٣", "'٣'"), ("9" * 5000, "'" + "9" * 37 + "...'"),
+    (0, "0"), (-3, "-3"), (2 ** 33, "8589934592"), (True, "True"), (None, "None"), (1.0, "1.0"),
 ])
 def test_parse_deal_number_bad(raw, shown):
     with pytest.raises(FreecellError) as ei:
         parse_deal_number(raw)
     msg = str(ei.value)
-    assert msg == f"deal must be a whole number from 1 to 2147483647, got {shown}"
+    assert msg == f"deal must be a whole number from 1 to 8589934591, got {shown}"
     assert "\n" not in msg
 
 
 def test_bad_deal_numbers_rejected_by_generators():
-    for bad in (0, -1, 2 ** 31, "x"):
+    for bad in (0, -1, 2 ** 33, "x"):
         with pytest.raises(FreecellError):
             deal_order(bad)
         with pytest.raises(FreecellError):
@@ -135,3 +140,45 @@ def test_position_from_order_checks_the_cards():
         position_from_order([0] * 52)
     with pytest.raises(FreecellError):
         position_from_order(range(51))
+
+
+# FreeCell Pro's range (issue 12): the first two columns, bottom card first, as
+# `make-microsoft-freecell-board -t N` prints them.
+PRO_VECTORS = {
+    2147483648: ("QH 3H 7D 4D TS QD 6D", "QC JD 3C 5D 7H 6H 4S"),
+    8589934591: ("TC 8S 8C 6C 5H 5C 9C", "2S TD 6D 8D 9H 9S 6S"),
+}
+
+
+@pytest.mark.parametrize("n", sorted(PRO_VECTORS))
+def test_freecell_pro_vectors(n):
+    lines = format_board(ms_deal(n)).splitlines()
+    assert tuple(lines[:2]) == PRO_VECTORS[n]
+
+
+def _spec_order_keys(n):
+    return [spec.key(c) for c in spec.deal_order(n)]
+
+
+@pytest.mark.parametrize("n", [1, 11982, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 3_000_000_000, 2 ** 32 - 1, 2 ** 32,
+                               2 ** 32 + 1, 6_000_000_000, 2 ** 33 - 1])
+def test_spec_transliteration_deals_the_same(n):
+    assert _spec_order_keys(n) == deal_order(n)
+
+
+def test_below_2_31_the_spec_is_microsofts():
+    # the case split of dealOrder: below 2**31 the old mod-2**31 generator, unchanged
+    for n in (1, 617, 11982, 2 ** 31 - 1):
+        assert _spec_order_keys(n) == [spec.key(c) for c in spec.deal_from(52, n, tuple(
+            spec.Card(i // 4 + 1, i % 4) for i in range(52)))]
+
+
+FCS_BOARD = shutil.which("make-microsoft-freecell-board")
+
+
+@pytest.mark.skipif(FCS_BOARD is None, reason="no make-microsoft-freecell-board: apt-get install freecell-solver-bin")
+@pytest.mark.parametrize("n", [1, 11982, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 7, 3_141_592_653, 2 ** 32 - 1, 2 ** 32,
+                               2 ** 32 + 1, 5_000_000_017, 7_777_777_777, 2 ** 33 - 1])
+def test_against_freecell_solver_generator(n):
+    out = subprocess.run([FCS_BOARD, "-t", str(n)], capture_output=True, text=True, check=True).stdout
+    assert format_board(ms_deal(n)).split() == out.split()

@@ -108,6 +108,18 @@ LAZY = {
     ("solver/rules.py", "spec"): "solver.spec (typing): not for `deal` or `explore`",
     ("solver/source.py", "stem"): "hashlib: not for `deal`",
     ("solver/source.py", "load"): "solver.siggysoft (hashlib): only for --code",
+    ("solver/cli.py", "_survey_difficulty"): "the C core: only for survey --difficulty",
+    ("solver/difficulty.py", "cells_needed"): "solver.solve: only when an enumeration stops at its limit",
+    ("solver/cli.py", "cmd_rules"): "the supermove limit: not for `deal`",
+    ("solver/cli.py", "cmd_deal"): "os.urandom and siggysoft for --random, games for other games' codes",
+    ("solver/cli.py", "_other_game"): "solver.games (hashlib): only for another game's code",
+    ("solver/cli.py", "_explore_hand"): "solver.hand: only with --hand",
+    ("solver/hand.py", "one_favor"): "solver.solve imports the C core's solver: only when a favor wins",
+    ("solver/report.py", "exposed_pictures"): "svg: only with --svg-dir",
+    ("solver/analyze.py", "exposing_positions"): "solver.packed: only for the exposing positions",
+    ("solver/siggysoft.py", "parse_code"): "solver.games: only for another game's code",
+    ("certgen/survey.py", "dask_client"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
+    ("certgen/survey.py", "_dask"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
 }
 
 

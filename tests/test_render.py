@@ -250,7 +250,7 @@ def test_hand_written_lean_files():
         assert not FORBIDDEN.search(text), name
         assert "native_decide" not in text, name
     spec_text = open(os.path.join(LEAN, "Spec.lean"), encoding="utf-8").read()
-    assert len(spec_text.splitlines()) <= 120
+    assert len(spec_text.splitlines()) <= 135  # issue 12: room for FreeCell Pro's deals above 2**31
     assert not re.search(r"^import ", spec_text, re.M)  # pasteable into a standalone file
 
 

@@ -132,7 +132,10 @@ B32 = sg.seed_to_base32(bytes.fromhex(FREECELL_1_SEED))
      "deal code: expected SOL<version>-<game>-<options>-<deal>, got 'SOL1-freecell-cells=4-N1-2'"),
     ("SOL2-freecell-cells=4-N1", "deal code: unsupported rules version '2' (only SOL1)"),
     ("SOL1-klondike-draw=3;passes=unlimited;scoring=standard-N4711",
-     "deal code: unsupported game 'klondike' (only freecell)"),
+     "only FreeCell can be explored: SOL1-klondike-draw=3;passes=unlimited;scoring=standard-N4711 is a "
+     "Klondike deal (`python -m solver deal --code CODE` prints its cards)"),
+    ("SOL1-mahjong-x=1-N1", "deal code: unsupported game 'mahjong' (freecell, or klondike, spider, labellelucie, "
+     "gaps to print their cards)"),
     ("SOL1-freecell-cells=9-N1", "deal code: cells must be a whole number from 0 to 8, got '9'"),
     ("SOL1-freecell-cells=x-N1", "deal code: cells must be a whole number from 0 to 8, got 'x'"),
     ("SOL1-freecell-cells-N1", "deal code: malformed option 'cells' (expected key=value)"),
@@ -163,3 +166,79 @@ def test_long_code_shown_shortened():
     with pytest.raises(FreecellError) as ei:
         sg.parse_code("x" * 200)
     assert len(str(ei.value)) < 130 and "..." in str(ei.value)
+
+
+# --- seed 003 completely (issue 13, item 5): deal --random, --code's order, the other games ---------------
+
+def test_deal_code_prints_the_order(run_json, run):
+    obj = run_json("deal", "--code", "SOL1-freecell-cells=4-N1")
+    assert " ".join(obj["order"]) == FREECELL_1_ORDER.replace("10", "T")
+    assert obj["seed"] == FREECELL_1_SEED
+    assert run_json("deal", "--code", "SOL1-freecell-cells=4-C1")["order"] == CLASSIC_1_ORDER.split()
+    p = run("deal", "--code", "SOL1-freecell-cells=4-N1", "--order")
+    assert p.stdout.splitlines()[-1] == "order: " + FREECELL_1_ORDER.replace("10", "T")
+
+
+@pytest.mark.parametrize("number,seed,expected", [(1, KLONDIKE_1_SEED, KLONDIKE_1_ORDER),
+                                                  (4711, KLONDIKE_4711_SEED, KLONDIKE_4711_ORDER)])
+def test_klondike_code_layout(run_json, number, seed, expected):
+    for draw in ("1", "3"):     # "Klondike 4711" is the same cards for draw 1 and draw 3
+        obj = run_json("deal", "--code", f"SOL1-klondike-draw={draw};passes=unlimited;scoring=standard-N{number}")
+        names = expected.replace("10", "T").split()
+        assert obj["seed"] == seed and obj["order"] == names and obj["game"] == "klondike"
+        assert [len(p) for p in obj["piles"]] == [1, 2, 3, 4, 5, 6, 7]
+        assert obj["piles"][0] == names[:1] and obj["piles"][1] == [names[1], names[7]]   # row 2 from pile 2
+        assert obj["piles"][6] == [names[i] for i in (6, 12, 17, 21, 24, 26, 27)]
+        assert obj["stock"] == names[28:]
+
+
+def test_klondike_4711_plain(run):
+    p = run("deal", "--code", "SOL1-klondike-draw=3;passes=unlimited;scoring=standard-N4711")
+    assert p.returncode == 0
+    lines = p.stdout.splitlines()
+    assert lines[0].endswith("only FreeCell can be explored")
+    assert lines[2] == "pile 1: JS" and lines[3] == "pile 2: 6H 8S"
+    assert lines[-1].startswith("stock (bottom first): 2D 4D 7C")
+
+
+def test_other_games_decks(run_json):
+    from solver.cards import card_name
+    one = run_json("deal", "--code", "SOL1-spider-suits=1-N5")
+    assert len(one["order"]) == 104 and set(one["order"]) == {card_name(c) for c in range(3, 52, 4)}
+    two = run_json("deal", "--code", "SOL1-spider-suits=2-N5")
+    assert len(two["order"]) == 104 and {n[1] for n in two["order"]} == {"S", "H"}
+    four = run_json("deal", "--code", "SOL1-spider-suits=4-N5")
+    assert sorted(four["order"]) == sorted([card_name(c) for c in range(52)] * 2) and four["layout"] is None
+    lucie = run_json("deal", "--code", "SOL1-labellelucie--N9")
+    assert sorted(lucie["order"]) == sorted(card_name(c) for c in range(52))
+
+
+def test_redeal_stream():
+    from solver import games
+    seed = bytes.fromhex(KLONDIKE_1_SEED)
+    cards = list(range(20))
+    r1, r2 = games.redeal(seed, 1, cards), games.redeal(seed, 2, cards)
+    assert sorted(r1) == cards and r1 != r2 and games.redeal(seed, 1, cards) == r1
+    st = sg.Stream(seed, b"SiggySoft Solitaire redeal 1 v1")
+    first = st.below(20)          # Fisher-Yates from the end: position 19 swaps with below(20)
+    assert r1[19] == first
+
+
+@pytest.mark.parametrize("cmd", ["explore", "solve", "analyze"])
+def test_other_games_not_explorable(run, assert_one_line_error, cmd):
+    line = assert_one_line_error(run(cmd, "--code", "SOL1-klondike-draw=1-N1"))
+    assert line.startswith("error: only FreeCell can be explored: SOL1-klondike-draw=1-N1 is a Klondike deal")
+
+
+def test_deal_random(run, assert_one_line_error):
+    outs = [run("deal", "--random", "--order").stdout.splitlines() for _ in range(2)]
+    for out in outs:
+        code = out[0].removeprefix("code: ")
+        assert code.startswith("SOL1-freecell-cells=4-S") and len(code) == len("SOL1-freecell-cells=4-S") + 103
+        dc = sg.parse_code(code)
+        from solver.board import format_position
+        assert "\n".join(out[1:9]) + "\n" == format_position(dc.position)
+        assert out[9] == "order: " + " ".join(__import__("solver.cards", fromlist=["x"]).card_name(c)
+                                              for c in sg.shuffle(dc.seed))
+    assert outs[0][0] != outs[1][0]
+    assert "--random" in assert_one_line_error(run("deal", "--random", "--deal", "5"))

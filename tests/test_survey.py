@@ -157,3 +157,6 @@ def test_a_range_too_large_to_hold_is_refused():
     assert survey.parse_range("1-10000000") == (1, 10_000_000)
     with pytest.raises(FreecellError, match="at most 10,000,000 deals in one survey"):
         survey.parse_range("1-2147483647")
+    assert survey.parse_range("1-8589934591", max_range=None) == (1, 2 ** 33 - 1)
+    with pytest.raises(FreecellError, match="range must satisfy 1 <= A <= B <= 8589934591"):
+        survey.parse_range("1-8589934592", max_range=None)

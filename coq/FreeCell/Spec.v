@@ -5,7 +5,7 @@ legal single-card moves, reachability and winning. It is `lean/FreeCell/Spec.lea
 definition by definition (`docs/SPEC.md` shows Lean, Coq and Python side by side). Differences of
 spelling only: Lean's `{ s with cols := cs }` is `withCols s cs`; the rules' field `cells` is
 `freeCells` (Coq record fields share one namespace); a deal number is an `N` (binary), since deal
-numbers go up to 2³¹ − 1; four list functions of core Lean that Coq's library lacks are spelled out
+numbers go up to 2³³ − 1; four list functions of core Lean that Coq's library lacks are spelled out
 at the top (`getD` is Coq's `nth`, `getLastD` is `last`, `dropLast` is `removelast`, `range n` is
 `seq 0 n`, `flatMap` is `flat_map`). It needs only Coq's standard library. *)
 
@@ -58,11 +58,12 @@ Definition withCols (s : State) cs := state cs (cells s) (home s).
 Definition withCells (s : State) cs := state (cols s) cs (home s).
 Definition withHome (s : State) h := state (cols s) (cells s) h.
 
-(** The rules: how many free cells; may a foundation's top card come back onto a column? *)
-Record Rules := rules { freeCells : nat; foundationReturn : bool }.
+(** The rules: how many free cells; may a foundation's top card come back onto a column? `hand`:
+favors a game may use; only Lean's Hand.lean reads it, and every Coq theorem has 0 there. *)
+Record Rules := rules { freeCells : nat; foundationReturn : bool; hand : nat }.
 
 (** Microsoft FreeCell: four free cells, nothing comes back from the foundations. *)
-Definition standard : Rules := rules 4 false.
+Definition standard : Rules := rules 4 false 0.
 
 (** MSVC `rand()`: seed ← seed · 214013 + 2531011 (mod 2³¹); it returns seed / 2¹⁶. *)
 Definition lcg (seed : N) : N := ((seed * 214013 + 2531011) mod 2 ^ 31)%N.
@@ -77,9 +78,24 @@ Fixpoint dealFrom (n : nat) (seed : N) (deck : list Card) : list Card :=
     nth j deck (card 0 0) :: dealFrom n seed (removelast (set deck j (last deck (card 0 0))))
   end.
 
-(** The order in which game number `game` deals the cards of a fresh deck. *)
+(** FreeCell Pro's games 2³¹ … 2³³ − 1 (Freecell Solver's `gen_ms_boards__rand.h`): the seed runs
+mod 2³²; the draw r is seed / 2¹⁶ mod 2¹⁵ + 2¹⁵ below 2³², seed / 2¹⁶ mod 2¹⁶ + 1 above. *)
+Fixpoint dealFromPro (n : nat) (game seed : N) (deck : list Card) : list Card :=
+  match n with
+  | O => []
+  | S n =>
+    let seed := ((seed * 214013 + 2531011) mod 2 ^ 32)%N in
+    let r := if (game <? 2 ^ 32)%N then (seed / 2 ^ 16 mod 2 ^ 15 + 2 ^ 15)%N
+             else (seed / 2 ^ 16 mod 2 ^ 16 + 1)%N in
+    let j := N.to_nat (r mod N.of_nat (length deck)) in
+    nth j deck (card 0 0) :: dealFromPro n game seed (removelast (set deck j (last deck (card 0 0))))
+  end.
+
+(** The order in which game number `game` deals the cards of a fresh deck; games below 2³¹ are
+Microsoft's, the others start from the seed `game` mod 2³². *)
 Definition dealOrder (game : N) : list Card :=
-  dealFrom 52 game (map (fun i => card (i / 4 + 1) (i mod 4)) (seq 0 52)).
+  if (game <? 2 ^ 31)%N then dealFrom 52 game (map (fun i => card (i / 4 + 1) (i mod 4)) (seq 0 52))
+  else dealFromPro 52 game (game mod 2 ^ 32)%N (map (fun i => card (i / 4 + 1) (i mod 4)) (seq 0 52)).
 
 (** Game number `game`: the cards go out left to right in rows of eight, so card `t` of the
 order lands in column `t % 8`, and the last card dealt to a column is its top card. *)

@@ -32,6 +32,7 @@ deriving DecidableEq, Repr
 structure Rules where
   cells : Nat := 4
   foundationReturn : Bool := false
+  hand : Nat := 0  -- favors a game may use: only Hand.lean reads it (docs/HAND.md)
 deriving Repr
 
 /-- Microsoft FreeCell: four free cells, nothing comes back from the foundations. -/
@@ -48,9 +49,21 @@ def dealFrom : Nat → Nat → List Card → List Card
     let j := (seed / 2 ^ 16) % deck.length
     deck.getD j ⟨0, 0⟩ :: dealFrom n seed ((deck.set j (deck.getLastD ⟨0, 0⟩)).dropLast)
 
-/-- The order in which game number `game` deals the cards of a fresh deck. -/
+/-- FreeCell Pro's games 2³¹ … 2³³ − 1 (Freecell Solver's `gen_ms_boards__rand.h`): the seed runs
+mod 2³²; the draw r is seed / 2¹⁶ mod 2¹⁵ + 2¹⁵ below 2³², seed / 2¹⁶ mod 2¹⁶ + 1 above. -/
+def dealFromPro : Nat → Nat → Nat → List Card → List Card
+  | 0, _, _, _ => []
+  | n + 1, game, seed, deck =>
+    let seed := (seed * 214013 + 2531011) % 2 ^ 32
+    let r := if game < 2 ^ 32 then seed / 2 ^ 16 % 2 ^ 15 + 2 ^ 15 else seed / 2 ^ 16 % 2 ^ 16 + 1
+    deck.getD (r % deck.length) ⟨0, 0⟩ ::
+      dealFromPro n game seed ((deck.set (r % deck.length) (deck.getLastD ⟨0, 0⟩)).dropLast)
+
+/-- The order in which game number `game` deals the cards of a fresh deck; games below 2³¹ are
+Microsoft's, the others start from the seed `game` mod 2³². -/
 def dealOrder (game : Nat) : List Card :=
-  dealFrom 52 game ((List.range 52).map fun i => ⟨i / 4 + 1, i % 4⟩)
+  if game < 2 ^ 31 then dealFrom 52 game ((List.range 52).map fun i => ⟨i / 4 + 1, i % 4⟩)
+  else dealFromPro 52 game (game % 2 ^ 32) ((List.range 52).map fun i => ⟨i / 4 + 1, i % 4⟩)
 
 /-- Game number `game`: the cards go out left to right in rows of eight, so card `t` of the
 order lands in column `t % 8`, and the last card dealt to a column is its top card. -/

@@ -1,0 +1,353 @@
+"""The certified, resumable survey: ``python -m certgen survey A-B --dir DIR [--jobs J | --engine dask]``.
+
+Every deal of A..B (1..8,589,934,591) is classified as solver/survey.py does (winnable: a line found and
+replay-checked; unwinnable: the whole reachable set enumerated without a win; unknown: a limit stopped
+it), chunk by chunk, and the survey directory keeps what matters:
+
+    DIR/survey.json            the settings (a rerun with other settings is refused) and the first command
+    DIR/chunks/A-B.json        one journal record per finished chunk (written atomically): counts, the
+                               histograms, the rare rows (unwinnable, unknown; every row with --rows)
+    DIR/certs/Deal<N>.cert     the certificate of every unwinnable deal, checked by the independent
+                               checker (certgen/checker.py) before the deal is counted as unwinnable
+    DIR/second/<N>.json        the second pass of a deal unknown at the first limit (a bigger limit)
+    DIR/rows.csv               the rows kept, in deal order (written at the end)
+    DIR/summary.json           counts, histograms, still-unknown deals, wall time, the command
+
+A chunk is counted only once its record exists, and its certificates are written before its record, so a
+survey killed at any moment (SIGKILL included) and started again with the same command redoes at most the
+chunks that were running and ends with the same summary. Memory stays flat: chunks are handed out from a
+counter, at most a window of them in flight, and the records are read back one at a time.
+
+Engines: local processes (``--jobs J``; one process when J is 1) or dask.distributed (the optional extra
+``cluster``: ``--engine dask`` starts a LocalCluster, ``--scheduler tcp://HOST:8786`` or
+DASK_SCHEDULER_ADDRESS uses a running cluster). A chunk is a pure function of its bounds and the settings,
+so a worker lost mid-chunk costs a retry of that chunk, never a deal.
+"""
+import concurrent.futures as cf
+import csv
+import json
+import multiprocessing as mp
+import os
+import sys
+import threading
+import time
+
+from solver import search, solve
+from solver.atomic import write_atomic
+from solver.errors import FreecellError
+from solver.progress import bar
+from solver.rules import STANDARD, Rules
+from solver.source import load
+
+from . import certificate, checker
+
+DEFAULT_CHUNK = 10_000          # deals per task (the issue's 10^4 .. 10^5; smaller for small ranges)
+MIN_CHUNKS = 50                 # a small range is still cut into about this many chunks
+SECOND_FACTOR = 10              # the second pass: this many times the first state limit
+ROW_FIELDS = ("deal", "verdict", "states", "length", "seconds")
+IDENTITY = ("first", "last", "chunk", "rules", "max_states", "second_max_states", "rows")
+
+
+def default_chunk(first, last):
+    return max(1, min(DEFAULT_CHUNK, -(-(last - first + 1) // MIN_CHUNKS)))
+
+
+def states_bucket(states):
+    """The histogram bucket of a state count: the largest power of two not above it (0 for 0)."""
+    return 0 if states <= 0 else 1 << (int(states).bit_length() - 1)
+
+
+# -- one chunk (runs in a worker: a pure function of its arguments) -------------------------------------
+
+def certify(n, rules, max_states):
+    """The checked certificate bytes of deal ``n`` when its whole reachable set has no won position, else
+    None. The bytes are decoded again and checked by the independent checker before they are returned."""
+    src = load(deal=n)
+    res = search.explore(src.position, rules, max_states=max_states)
+    try:
+        if res.won or not res.complete:
+            return None
+        cert = certificate.make(src.to_header(), rules.to_dict(), src.position, res.records(),
+                                {"verdict": "unwinnable", "max_home": res.max_home, "survey": True})
+    finally:
+        res.close()
+    data = certificate.encode(cert)
+    ok = checker.check(certificate.decode(data, f"Deal{n}.cert"), jobs=1).ok
+    return data if ok else None
+
+
+def classify(n, rules, max_states):
+    """(row, certificate bytes or None) of deal ``n``; an unwinnable verdict whose certificate fails the
+    check is reported as unknown (never counted as unwinnable)."""
+    t = time.perf_counter()
+    r = solve.solve(load(deal=n).position, rules, max_states=max_states, shorten=solve.SURVEY_SHORTEN,
+                    strict=False)
+    verdict, data = r.verdict, None
+    if verdict == "unwinnable":
+        data = certify(n, rules, max(max_states, int(r.enumerated or 0)) or search.EXPLORE_LIMIT)
+        if data is None:
+            verdict = "unknown"
+    return [n, verdict, int(r.states), r.length, round(time.perf_counter() - t, 6)], data
+
+
+def run_chunk(task):
+    """Classify deals ``task["first"]..task["last"]``: a dict of counts, histograms, rows, certificates."""
+    rules = Rules.from_dict(task["rules"])
+    counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+    lengths, states, rows, certs = {}, {}, [], {}
+    seconds = 0.0
+    for n in range(task["first"], task["last"] + 1):
+        row, data = classify(n, rules, task["max_states"])
+        counts[row[1]] += 1
+        seconds += row[4]
+        if row[3] is not None:
+            lengths[str(row[3])] = lengths.get(str(row[3]), 0) + 1
+        b = str(states_bucket(row[2]))
+        states[b] = states.get(b, 0) + 1
+        if task["rows"] or row[1] != "winnable":
+            rows.append(row)
+        if data is not None:
+            certs[n] = data
+    return {"first": task["first"], "last": task["last"], "counts": counts, "lengths": lengths,
+            "states": states, "rows": rows, "seconds": round(seconds, 6), "certs": certs}
+
+
+# -- engines: each maps chunk tasks to results, at most ``window`` in flight ----------------------------
+
+def _windowed(tasks, submit, wait_first, window):
+    inflight = set()
+    for t in tasks:
+        while len(inflight) >= window:
+            done, inflight = wait_first(inflight)
+            for f in done:
+                yield f.result()
+        inflight.add(submit(t))
+    while inflight:
+        done, inflight = wait_first(inflight)
+        for f in done:
+            yield f.result()
+
+
+def _orphan_watch(parent):
+    """In a worker: exit as soon as the survey process is gone (killed with SIGKILL, its pool workers
+    would otherwise wait on their queue for ever)."""
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _local(tasks, jobs):
+    if jobs <= 1:
+        yield from map(run_chunk, tasks)
+        return
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),)) as ex:
+        yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
+                             lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
+
+
+def dask_client(scheduler=None, jobs=None):
+    """A dask.distributed Client: the scheduler at ``scheduler`` (or DASK_SCHEDULER_ADDRESS), else a
+    LocalCluster of ``jobs`` single-threaded workers. One line of error when the extra is missing."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise FreecellError("--engine dask needs dask.distributed: pip install -e '.[cluster]'") from None
+    address = scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS")
+    if address:
+        return Client(address)
+    cluster = LocalCluster(n_workers=max(1, jobs or 1), threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    return Client(cluster)
+
+
+def _dask(tasks, client):
+    from dask.distributed import wait
+
+    def wait_first(fs):
+        r = wait(list(fs), return_when="FIRST_COMPLETED")
+        return r.done, set(r.not_done)
+    window = 2 * max(1, sum(client.nthreads().values()))
+    yield from _windowed(tasks, lambda t: client.submit(run_chunk, t, pure=False, retries=3), wait_first, window)
+
+
+# -- the directory -------------------------------------------------------------------------------------
+
+def _json_write(path, obj):
+    write_atomic(path, json.dumps(obj, sort_keys=True) + "\n")
+
+
+def _json_read(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _chunk_name(a, b):
+    return f"{a:010d}-{b:010d}.json"
+
+
+def open_dir(out_dir, settings):
+    """Create the survey directory, or check that it holds a survey with the same settings."""
+    path = os.path.join(out_dir, "survey.json")
+    for sub in ("chunks", "certs", "second"):
+        os.makedirs(os.path.join(out_dir, sub), exist_ok=True)
+    if os.path.exists(path):
+        old = _json_read(path)
+        diff = [k for k in IDENTITY if old.get(k) != settings.get(k)]
+        if diff:
+            raise FreecellError(f"{out_dir} holds a survey with other settings ({', '.join(diff)}): "
+                                f"use the same command, or another --dir")
+        return old
+    _json_write(path, settings)
+    return settings
+
+
+def _records(out_dir):
+    """The chunk records in deal order, read one at a time."""
+    folder = os.path.join(out_dir, "chunks")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            yield _json_read(os.path.join(folder, name))
+
+
+def _store(out_dir, result, rules):
+    """Certificates first, then the journal record (the chunk counts only once the record exists)."""
+    for n, data in sorted(result.pop("certs").items()):
+        write_atomic(os.path.join(out_dir, "certs", load(deal=int(n)).stem(rules) + ".cert"), data)
+    _json_write(os.path.join(out_dir, "chunks", _chunk_name(result["first"], result["last"])), result)
+
+
+def _second_pass(out_dir, settings, rules, unknown, progress):
+    """Retry the first pass's unknown deals with the bigger limit; each answer journalled."""
+    out = {}
+    with bar(progress and bool(unknown), total=len(unknown), unit=" deals", desc="second pass") as b:
+        for n in unknown:
+            path = os.path.join(out_dir, "second", f"{n}.json")
+            if not os.path.exists(path):
+                row, data = classify(n, rules, settings["second_max_states"])
+                if data is not None:
+                    write_atomic(os.path.join(out_dir, "certs", load(deal=n).stem(rules) + ".cert"), data)
+                _json_write(path, {"row": row})
+            out[n] = _json_read(path)["row"]
+            b.update(1)
+    return out
+
+
+def _add(into, hist):
+    for k, v in hist.items():
+        into[k] = into.get(k, 0) + v
+
+
+def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states=None, chunk=None, jobs=1,
+        rows=False, engine="local", scheduler=None, progress=False, command=None, client=None):
+    """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict. ``client``:
+    a dask.distributed Client to run on (left open)."""
+    max_states = max_states or solve.DEFAULT_MAX_STATES
+    settings = {"first": first, "last": last, "chunk": chunk or default_chunk(first, last),
+                "rules": rules.to_dict(), "max_states": max_states,
+                "second_max_states": second_max_states or SECOND_FACTOR * max_states, "rows": bool(rows),
+                "command": command or " ".join(sys.argv), "started": time.time()}
+    settings = open_dir(out_dir, settings)
+    step = settings["chunk"]
+    done = {int(name.split("-")[0]) for name in os.listdir(os.path.join(out_dir, "chunks"))
+            if name.endswith(".json")}
+    todo_deals = sum(min(a + step - 1, last) - a + 1 for a in range(first, last + 1, step) if a not in done)
+    base = {"rules": settings["rules"], "max_states": max_states, "rows": settings["rows"]}
+    tasks = (dict(base, first=a, last=min(a + step - 1, last)) for a in range(first, last + 1, step)
+             if a not in done)
+    own = None
+    if client is None and (engine == "dask" or scheduler):
+        client = own = dask_client(scheduler, jobs)
+    if client is not None:
+        results = _dask(tasks, client)
+    else:
+        results = _local(tasks, jobs)
+    counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+    try:
+        with bar(progress, total=todo_deals, unit=" deals", desc="survey", smoothing=0.05) as b:
+            for res in results:
+                _store(out_dir, res, rules)
+                for k, v in res["counts"].items():
+                    counts[k] += v
+                b.update(res["last"] - res["first"] + 1)
+                if hasattr(b, "set_postfix"):
+                    b.set_postfix(counts, refresh=False)
+    finally:
+        if own is not None:
+            cluster = getattr(own, "cluster", None)
+            own.close()
+            if cluster is not None:
+                cluster.close()
+    return finish(out_dir, settings, rules, progress)
+
+
+def finish(out_dir, settings, rules, progress=False):
+    """Add the chunk records up, run the second pass, write rows.csv and summary.json."""
+    first_counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+    lengths, states, unknown, unwinnable = {}, {}, [], []
+    seconds, chunks, deals = 0.0, 0, 0
+    for rec in _records(out_dir):
+        chunks += 1
+        deals += rec["last"] - rec["first"] + 1
+        _add(first_counts, rec["counts"])
+        _add(lengths, rec["lengths"])
+        _add(states, rec["states"])
+        seconds += rec["seconds"]
+        for row in rec["rows"]:
+            if row[1] == "unknown":
+                unknown.append(row[0])
+            elif row[1] == "unwinnable":
+                unwinnable.append(row[0])
+    if deals != settings["last"] - settings["first"] + 1:
+        raise FreecellError(f"{out_dir}: the chunk records cover {deals:,} deals, not the range's "
+                            f"{settings['last'] - settings['first'] + 1:,}")
+    second = _second_pass(out_dir, settings, rules, unknown, progress)
+    counts = dict(first_counts)
+    for n, row in second.items():
+        counts["unknown"] -= 1
+        counts[row[1]] += 1
+        if row[1] == "unwinnable":
+            unwinnable.append(n)
+        if row[3] is not None:
+            _add(lengths, {str(row[3]): 1})
+    unwinnable.sort()
+    still = sorted(n for n, row in second.items() if row[1] == "unknown")
+    _write_rows(out_dir, second)
+    summary = {
+        "first": settings["first"], "last": settings["last"], "deals": deals, "chunks": chunks,
+        "rules": settings["rules"], "max_states": settings["max_states"],
+        "second_max_states": settings["second_max_states"], "counts": counts, "first_pass": first_counts,
+        "unwinnable": unwinnable, "unknown": still, "second_pass": {str(n): row[1] for n, row in sorted(second.items())},
+        "certificates": [load(deal=n).stem(rules) + ".cert" for n in unwinnable],
+        "length_histogram": dict(sorted(lengths.items(), key=lambda kv: int(kv[0]))),
+        "states_histogram": dict(sorted(states.items(), key=lambda kv: int(kv[0]))),
+        "deal_seconds": round(seconds, 3), "wall_seconds": round(time.time() - settings["started"], 3),
+        "command": settings["command"],
+    }
+    _json_write(os.path.join(out_dir, "summary.json"), summary)
+    return summary
+
+
+def _write_rows(out_dir, second):
+    """rows.csv: every kept row in deal order (a second-pass answer replaces the first), streamed to a
+    temporary file and renamed."""
+    path = os.path.join(out_dir, "rows.csv")
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(ROW_FIELDS + ("pass",))
+        for rec in _records(out_dir):
+            for row in rec["rows"]:
+                again = second.get(row[0])
+                row, which = (again, 2) if again is not None else (row, 1)
+                w.writerow([row[0], row[1], row[2], "" if row[3] is None else row[3], row[4], which])
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def comparable(summary):
+    """The summary without what differs between runs (times, the command)."""
+    return {k: v for k, v in summary.items() if k not in ("deal_seconds", "wall_seconds", "command")}

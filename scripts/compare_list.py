@@ -1,0 +1,44 @@
+"""Compare a finished survey directory with FreeCell Pro's list of deals unwinnable with four cells.
+
+    python scripts/compare_list.py DIR [--list ../shared/data/freecell-pro-impossible-4-cells.txt]
+
+Prints the range, the survey's unwinnable and unknown deals, the list's deals in the range, and the
+differences both ways, plus the survey's speed (deals per second of solving time, i.e. per core). Exit 0
+when the unwinnable deals are exactly the list's, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NAME = os.path.join("shared", "data", "freecell-pro-impossible-4-cells.txt")
+# the project's shared folder sits beside the checkout (or beside the folder of worktrees)
+LIST = next((p for p in (os.path.join(os.path.dirname(ROOT), NAME), os.path.join(os.path.dirname(os.path.dirname(ROOT)), NAME))
+             if os.path.exists(p)), NAME)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dir")
+    p.add_argument("--list", default=LIST)
+    args = p.parse_args(argv)
+    with open(os.path.join(args.dir, "summary.json"), encoding="utf-8") as f:
+        s = json.load(f)
+    a, b = s["first"], s["last"]
+    if not os.path.exists(args.list):
+        p.error(f"no list at {args.list}: give --list FILE")
+    with open(args.list, encoding="utf-8") as f:
+        listed = sorted(n for n in (int(line) for line in f if line.strip()) if a <= n <= b)
+    ours = s["unwinnable"]
+    print(f"deals {a:,}..{b:,}: {s['counts']}")
+    print(f"unwinnable (certified): {len(ours)}; the list: {len(listed)}")
+    print(f"only in the survey: {sorted(set(ours) - set(listed))}; only in the list: {sorted(set(listed) - set(ours))}")
+    print(f"unknown: {s['unknown']}")
+    print(f"{s['deals'] / max(s['deal_seconds'], 1e-9):,.0f} deals per second of solving time (one core); "
+          f"wall {s['wall_seconds']:,.1f} s")
+    return 0 if ours == listed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

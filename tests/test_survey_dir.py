@@ -1,0 +1,187 @@
+"""The certified, resumable survey (certgen/survey.py): journal, checked certificates, second pass, the
+same summary after SIGKILL and a restart, and the dask engine (where the `cluster` extra is installed)."""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from certgen import certificate, checker, survey
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cli(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "certgen", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def run_cli(*args):
+    p = cli(*args)
+    out, err = p.communicate(timeout=900)
+    return p.returncode, out, err
+
+
+def summary_of(d):
+    with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def killed_and_resumed(d, args, kills, min_records=1):
+    """Start the survey, SIGKILL it once ``min_records`` more chunk records appeared, ``kills`` times; then
+    run it to the end. Returns the final summary."""
+    chunks = os.path.join(d, "chunks")
+    rng = random.Random(12)
+    for _ in range(kills):
+        before = len(os.listdir(chunks)) if os.path.isdir(chunks) else 0
+        p = cli(*args, "--dir", d)
+        deadline = time.time() + 600
+        while time.time() < deadline and p.poll() is None:
+            if os.path.isdir(chunks) and len(os.listdir(chunks)) >= before + min_records:
+                time.sleep(rng.uniform(0, 0.05))
+                break
+            time.sleep(0.01)
+        assert p.poll() is None, "the survey ended before it could be killed: use a bigger range"
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        assert not os.path.exists(os.path.join(d, "summary.json"))
+    code, out, err = run_cli(*args, "--dir", d, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_sigkill_and_restart_give_the_same_summary(tmp_path):
+    args = ("survey", "1-600", "--chunk", "6", "--max-states", "20000")
+    code, out, err = run_cli(*args, "--dir", str(tmp_path / "whole"), "--json")
+    assert code == 0, err
+    whole = json.loads(out)
+    assert whole["deals"] == 600 and whole["chunks"] == 100
+    assert sum(whole["counts"].values()) == 600
+    assert sum(whole["length_histogram"].values()) == whole["counts"]["winnable"]
+    assert sum(whole["states_histogram"].values()) == 600
+    resumed = killed_and_resumed(str(tmp_path / "killed"), args, kills=2)
+    assert survey.comparable(resumed) == survey.comparable(whole)
+    assert resumed == summary_of(str(tmp_path / "killed"))
+
+
+def test_pool_workers_die_with_a_killed_survey(tmp_path):
+    d = str(tmp_path / "s")
+    p = cli("survey", "1-3000", "--jobs", "2", "--chunk", "10", "--max-states", "20000", "--dir", d)
+    chunks = os.path.join(d, "chunks")
+    deadline = time.time() + 300
+    while time.time() < deadline and not (os.path.isdir(chunks) and os.listdir(chunks)):
+        time.sleep(0.01)
+    workers = [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _parent(int(pid)) == p.pid]
+    assert p.poll() is None and len(workers) == 2, workers
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists(f"/proc/{w}") and _parent(w) is not None for w in workers):
+        time.sleep(0.1)
+    assert [w for w in workers if os.path.exists(f"/proc/{w}") and _parent(w) is not None] == []
+
+
+def _parent(pid):
+    """The parent pid of a live (not zombie) process, else None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else int(fields[1])
+
+
+def test_other_settings_are_refused(tmp_path):
+    d = str(tmp_path / "s")
+    assert run_cli("survey", "1-4", "--dir", d)[0] == 0
+    code, out, err = run_cli("survey", "1-5", "--dir", d)
+    assert code == 2 and err == f"error: {d} holds a survey with other settings (last): use the same " \
+                                "command, or another --dir\n"
+
+
+def test_unknown_gets_a_second_pass(tmp_path):
+    # a limit of 200 positions leaves most deals unknown; the second pass (a bigger limit) settles them
+    s = survey.run(1, 6, str(tmp_path / "a"), max_states=200, second_max_states=3_000_000, chunk=2)
+    assert s["first_pass"]["unknown"] >= 3
+    assert s["counts"] == {"winnable": 6, "unwinnable": 0, "unknown": 0}
+    assert set(s["second_pass"].values()) == {"winnable"}
+    # too small a second limit: the deals are listed, never dropped
+    t = survey.run(1, 6, str(tmp_path / "b"), max_states=200, second_max_states=300, chunk=2)
+    assert t["counts"]["unknown"] == len(t["unknown"]) >= 3
+    with open(tmp_path / "b" / "rows.csv", encoding="utf-8") as f:
+        rows = f.read().splitlines()
+    assert rows[0] == "deal,verdict,states,length,seconds,pass"
+    assert {int(r.split(",")[0]) for r in rows[1:] if r.split(",")[1] == "unknown"} == set(t["unknown"])
+
+
+def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
+    d = str(tmp_path / "s")
+    s = survey.run(11981, 11983, d, chunk=3)
+    assert s["counts"] == {"winnable": 2, "unwinnable": 1, "unknown": 0}
+    assert s["unwinnable"] == [11982] and s["certificates"] == ["Deal11982.cert"]
+    cert = certificate.read(os.path.join(d, "certs", "Deal11982.cert"))
+    assert cert.states == 84_767 and cert.source == {"kind": "ms", "deal": 11982}
+    assert checker.check(cert, jobs=1).ok
+    # prove-survey renders the module (and says plainly that Lean did not run where lake is absent)
+    code, out, err = run_cli("prove-survey", d, "--lean-dir", str(tmp_path / "lean"), "--no-progress")
+    assert "Deal11982.cert: valid: 84767 states" in out
+    assert os.path.exists(tmp_path / "lean" / "Deal11982.lean")
+    assert code in (0, 1, 3)
+
+
+@pytest.mark.slow
+def test_three_kills_on_200000_deals(tmp_path):
+    args = ("survey", "1-200000", "--jobs", "2")
+    code, out, err = run_cli(*args, "--dir", str(tmp_path / "whole"), "--json")
+    assert code == 0, err
+    whole = json.loads(out)
+    assert whole["counts"]["unwinnable"] == 3 and whole["unwinnable"] == [11982, 146692, 186216]  # the list's
+    resumed = killed_and_resumed(str(tmp_path / "killed"), args, kills=3, min_records=3)
+    assert survey.comparable(resumed) == survey.comparable(whole)
+
+
+def test_dask_local_cluster_with_a_worker_killed(tmp_path):
+    pytest.importorskip("dask.distributed", reason="dask not installed: pip install -e '.[cluster]'")
+    import threading
+    from dask.distributed import Client, LocalCluster
+    whole = survey.run(1, 300, str(tmp_path / "local"), max_states=20000, chunk=5)
+    chunks = tmp_path / "dask" / "chunks"
+    killed = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            address = next(iter(client.scheduler_info()["workers"]))
+            pid = client.run(os.getpid, workers=[address])[address]
+
+            def kill_one():          # once two chunks are journalled: SIGKILL one worker, mid-run
+                deadline = time.time() + 300
+                while time.time() < deadline and not (chunks.is_dir() and len(os.listdir(chunks)) >= 2):
+                    time.sleep(0.005)
+                os.kill(pid, signal.SIGKILL)
+                killed.append(len(os.listdir(chunks)))
+            t = threading.Thread(target=kill_one, daemon=True)
+            t.start()
+            s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5, client=client)
+            t.join()
+    assert killed and killed[0] < 60, killed          # the worker died before the last of the 60 chunks
+    assert survey.comparable(s) == survey.comparable(whole)
+
+
+@pytest.mark.parametrize("args,message", [
+    (("0-5",), "range must satisfy 1 <= A <= B <= 8589934591, got '0-5'"),
+    (("1-8589934592",), "range must satisfy 1 <= A <= B <= 8589934591, got '1-8589934592'"),
+    (("1-5", "--chunk", "0"), "--chunk must be a whole number of at least 1, got '0'"),
+    (("1-5", "--second-max-states", "x"), "--second-max-states must be a whole number of at least 1, got 'x'"),
+])
+def test_bad_survey_arguments_are_one_line(tmp_path, args, message):
+    code, out, err = run_cli("survey", *args, "--dir", str(tmp_path / "s"))
+    assert code == 2 and err == f"error: {message}\n"
+    assert not (tmp_path / "s").exists()
+
+
+def test_prove_survey_needs_a_survey_directory(tmp_path):
+    code, out, err = run_cli("prove-survey", str(tmp_path))
+    assert code == 2 and err == f"error: {tmp_path} is not a survey directory (no certs/ folder)\n"
