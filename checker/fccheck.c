@@ -464,16 +464,23 @@ static int moves(const Rules *r, const Pos *s, unsigned char *out) {
 static int won(const Pos *s) { return s->home[0] == 13 && s->home[1] == 13 && s->home[2] == 13 && s->home[3] == 13; }
 
 /* msDeal game: MSVC rand() draws from a fresh deck (A♣ A♦ A♥ A♠ 2♣ …), the drawn card's hole is filled
-   with the last card; card t of the order goes to column t % 8, later cards on top. */
-static void ms_deal(uint32_t game, unsigned char *out) {
+   with the last card; card t of the order goes to column t % 8, later cards on top. Games 2^31 … 2^33 - 1
+   are FreeCell Pro's (Spec.lean's dealFromPro): the seed is game mod 2^32 and runs mod 2^32, the draw is
+   seed / 2^16 mod 2^15 + 2^15 below 2^32, seed / 2^16 mod 2^16 + 1 above. */
+static void ms_deal(uint64_t game, unsigned char *out) {
     unsigned char deck[52], order[52];
-    uint64_t seed = game;
+    uint64_t seed = game < 2147483648u ? game : game % 4294967296u;
     int n, t, c, i = 0;
     for (n = 0; n < 52; n++) deck[n] = (unsigned char)(n + 1);
     for (n = 52, t = 0; n > 0; n--, t++) {
         int j;
-        seed = (seed * 214013 + 2531011) % 2147483648u;
-        j = (int)((seed / 65536) % (uint64_t)n);
+        if (game < 2147483648u) {
+            seed = (seed * 214013 + 2531011) % 2147483648u;
+            j = (int)((seed / 65536) % (uint64_t)n);
+        } else {
+            seed = (seed * 214013 + 2531011) % 4294967296u;
+            j = (int)((game < 4294967296u ? seed / 65536 % 32768 + 32768 : seed / 65536 % 65536 + 1) % (uint64_t)n);
+        }
         order[t] = deck[j];
         deck[j] = deck[n - 1];
     }
@@ -698,8 +705,8 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
     for (i = 0; i < 3 && !(src[0].found && is_str(&src[0].v, kinds[i])); i++) continue;
     if (i == 3) die("bad source in header: kind %s", src[0].found ? repr(&src[0].v, buf, sizeof buf) : "None");
     if (i == 0) {
-        if (!src[1].found || src[1].v.type != M_INT || src[1].v.big || src[1].v.i < 1 || src[1].v.i > 2147483647)
-            die("bad source in header: deal %s (a deal number is 1..2147483647)", src[1].found ? repr(&src[1].v, buf, sizeof buf) : "None");
+        if (!src[1].found || src[1].v.type != M_INT || src[1].v.big || src[1].v.i < 1 || src[1].v.i > 8589934591LL)
+            die("bad source in header: deal %s (a deal number is 1..8589934591)", src[1].found ? repr(&src[1].v, buf, sizeof buf) : "None");
         ct->deal = src[1].v.i;
     }
     ct->kind = i;
@@ -898,7 +905,7 @@ static int check(const char *path, int json, int show_progress) {
     c1 = clock();
     subject(&ct, about);
     if (ct.deal) { /* the start position is regenerated from the deal number, not taken on trust */
-        ms_deal((uint32_t)ct.deal, dealrec);
+        ms_deal((uint64_t)ct.deal, dealrec);
         if (memcmp(dealrec, ct.start, P64) != 0) {
             failure = "start-mismatch";
             snprintf(msg, sizeof msg, "invalid for %s: the header's start position is not msDeal %lld", about, ct.deal);
@@ -1035,8 +1042,8 @@ int main(int argc, char **argv) {
         char *end;
         long long n = strtoll(deal, &end, 10);
         unsigned char rec[P64];
-        if (*end || n < 1 || n > 2147483647 || path) usage();
-        ms_deal((uint32_t)n, rec);
+        if (*end || n < 1 || n > 8589934591LL || path) usage();
+        ms_deal((uint64_t)n, rec);
         fwrite(rec, 1, P64, stdout);
         return 0;
     }

@@ -348,4 +348,5 @@ def test_a_freecell_pro_deal_number_in_the_header_is_read(tmp_path, small_certs)
     path = tmp_path / "pro.cert"
     path.write_bytes(_with_header(certificate.encode(small_certs[-1]), source={"kind": "ms", "deal": 2 ** 33 - 1}))
     proc = run("-m", "certgen", "check", str(path))
-    assert proc.returncode == 1 and proc.stdout.startswith("invalid: the header's start position is not msDeal 8589934591")
+    assert proc.returncode == 1 and proc.stdout.startswith("invalid for deal 8589934591 under") \
+        and "the header's start position is not msDeal 8589934591" in proc.stdout

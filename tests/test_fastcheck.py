@@ -155,7 +155,7 @@ def test_successors_equal_the_spec_on_thousands_of_positions(cert11982):
 
 
 def test_deal_generator_equals_the_spec():
-    for n in list(range(1, 61)) + [617, 11982, 24795893, 219837216, 1000000, 2147483647]:
+    for n in list(range(1, 61)) + [617, 11982, 24795893, 219837216, 1000000, 2147483647, 2 ** 31, 2 ** 31 + 5, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 7, 2 ** 33 - 1]:
         assert fastcheck.deal_record(n) == p64(spec.ms_deal(n)), n
 
 

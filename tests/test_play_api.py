@@ -111,8 +111,8 @@ def test_deal_by_number_code_and_board(client):
 
 
 @pytest.mark.parametrize("body, pattern", [
-    ({"deal": 0}, r"^deal must be a whole number from 1 to 2147483647, got 0$"),
-    ({"deal": 2 ** 31}, r"from 1 to 2147483647, got 2147483648"),
+    ({"deal": 0}, r"^deal must be a whole number from 1 to 8589934591, got 0$"),
+    ({"deal": 2 ** 33}, r"from 1 to 8589934591, got 8589934592"),
     ({"deal": -5}, r"got -5"),
     ({"deal": "12a"}, r"got '12a'"),
     ({"deal": 1.5}, r"^deal must be a whole number"),
