@@ -107,6 +107,27 @@ def test_a_certificate_to_stdout_is_a_readable_certificate(tmp_path):
     assert p.returncode == 0 and p.stdout.startswith("valid for deal 7 "), p.stdout + p.stderr
 
 
+@pytest.mark.parametrize("alias", ["/dev/stdout", "/proc/self/fd/1", "SAME"])
+def test_an_output_that_is_stdout_gets_no_text_on_top(tmp_path, alias):
+    # `--out /dev/stdout > f.bin`: the report lines must go to stderr, not through fd 1 over the data.
+    target = tmp_path / "c.cert"
+    out = str(target) if alias == "SAME" else alias
+    with open(target, "wb") as f:
+        p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "7", "--cells", "0",
+                            "--no-progress", "--out", out], cwd=tmp_path, stdout=f, stderr=subprocess.PIPE,
+                           text=True)
+    assert p.returncode == 0, p.stderr
+    assert "unwinnable" in p.stderr
+    p = run("check", str(target), module="certgen")
+    assert p.returncode == 0 and p.stdout.startswith("valid for deal 7 "), p.stdout + p.stderr
+    with open(tmp_path / "b.svg", "wb") as f:
+        p = subprocess.run([sys.executable, "-m", "solver", "analyze", "--deal", "1", "--svg", "/dev/stdout"],
+                           cwd=tmp_path, stdout=f, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0, p.stderr
+    svg = (tmp_path / "b.svg").read_text()
+    assert svg.startswith("<?xml") and svg.endswith("</svg>\n"), svg[-300:]
+
+
 def test_a_directory_is_one_line(tmp_path):
     with pytest.raises(OSError) as e:
         atomic.write_atomic(str(tmp_path), b"x")
