@@ -28,6 +28,7 @@ import csv
 import json
 import multiprocessing as mp
 import os
+import signal
 import sys
 import threading
 import time
@@ -129,8 +130,10 @@ def _windowed(tasks, submit, wait_first, window):
 
 
 def _orphan_watch(parent):
-    """In a worker: exit as soon as the survey process is gone (killed with SIGKILL, its pool workers
-    would otherwise wait on their queue for ever)."""
+    """In a worker: ignore SIGINT (Ctrl-C is the survey process's to handle: it stops the pool; a worker
+    would print a traceback), and exit as soon as the survey process is gone (killed with SIGKILL, its
+    pool workers would otherwise wait on their queue for ever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     def watch():
         while os.getppid() == parent:
             time.sleep(0.5)
@@ -143,9 +146,17 @@ def _local(tasks, jobs):
         yield from map(run_chunk, tasks)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),)) as ex:
+    ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),))
+    try:
         yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
                              lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
+    except BaseException:
+        # Ctrl-C (or an error): stop the running chunks now instead of waiting for them; they are redone.
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            proc.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
 
 
 def dask_client(scheduler=None, jobs=None):
