@@ -148,6 +148,9 @@ def cmd_prove_survey(args):
         if os.path.isdir(os.path.join(args.dir, "certs")) else None
     if names is None:
         raise FreecellError(f"{args.dir} is not a survey directory (no certs/ folder)")
+    if not os.path.exists(os.path.join(args.dir, "summary.json")):
+        raise FreecellError(f"{args.dir} holds an unfinished survey (no summary.json): finish it first by "
+                            f"running its `certgen survey` command again")
     targets, theorems = [], []
     for name in names:
         cert = certificate.read(os.path.join(args.dir, "certs", name))

@@ -185,3 +185,10 @@ def test_bad_survey_arguments_are_one_line(tmp_path, args, message):
 def test_prove_survey_needs_a_survey_directory(tmp_path):
     code, out, err = run_cli("prove-survey", str(tmp_path))
     assert code == 2 and err == f"error: {tmp_path} is not a survey directory (no certs/ folder)\n"
+
+
+def test_prove_survey_refuses_an_unfinished_survey(tmp_path):
+    os.makedirs(tmp_path / "certs")
+    code, out, err = run_cli("prove-survey", str(tmp_path))
+    assert code == 2 and err == f"error: {tmp_path} holds an unfinished survey (no summary.json): finish it " \
+                                "first by running its `certgen survey` command again\n", err
