@@ -112,10 +112,27 @@ def _write_stdout(payload):
     messages_to_stderr()            # the data owns standard output now; messages go to stderr
 
 
+def _makedirs(folder):
+    """os.makedirs without its recursion (a path of a thousand nested folders is no RecursionError)."""
+    missing = []
+    while folder and not os.path.isdir(folder):
+        missing.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            if not os.path.isdir(d):
+                raise
+
+
 def _write_atomic(path, payload):
     import tempfile     # here, not at the top: `explore` without --out must start fast
     folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
+    _makedirs(folder)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)      # keep the permissions of the file replaced
     except OSError:

@@ -196,3 +196,11 @@ def test_check_not_input_allows_other_files_and_streams(tmp_path, board):
     atomic.check_not_input(None, str(board))
     with pytest.raises(FreecellError, match="is the input"):
         atomic.check_not_input(str(board), None, str(board))
+
+
+def test_a_very_deep_output_path_is_created(tmp_path):
+    # 1,100 nested folders: os.makedirs recursed past Python's limit (RecursionError).
+    path = os.path.join(str(tmp_path), *["d"] * 1100, "x.txt")
+    atomic.write_atomic(path, "ok\n")
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == "ok\n"
