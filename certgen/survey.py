@@ -191,8 +191,25 @@ def _json_write(path, obj):
 
 
 def _json_read(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    """The JSON object at ``path``; a damaged file is one error line naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except ValueError as exc:
+        raise FreecellError(f"{path} is damaged (not valid JSON: {exc})") from None
+
+
+def _drop_damaged(folder):
+    """Remove the chunk records that cannot be read (a damaged record: its chunk is done again)."""
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            try:
+                rec = _json_read(os.path.join(folder, name))
+                ok = isinstance(rec, dict) and all(k in rec for k in ("first", "last", "counts", "rows"))
+            except FreecellError:
+                ok = False
+            if not ok:
+                os.unlink(os.path.join(folder, name))
 
 
 def _chunk_name(a, b):
@@ -262,6 +279,7 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
                 "command": command or " ".join(sys.argv), "started": time.time()}
     settings = open_dir(out_dir, settings)
     step = settings["chunk"]
+    _drop_damaged(os.path.join(out_dir, "chunks"))
     done = {int(name.split("-")[0]) for name in os.listdir(os.path.join(out_dir, "chunks"))
             if name.endswith(".json")}
     todo_deals = sum(min(a + step - 1, last) - a + 1 for a in range(first, last + 1, step) if a not in done)
