@@ -40,6 +40,8 @@ def cmd_build(args):
 
 
 def cmd_check(args):
+    if args.cert == "-":        # both checkers (fast and --reference) read a file: say so in one line
+        raise FreecellError("check reads a certificate file, not standard input (`-`): give its path")
     if not args.reference and fastcheck.binary():  # the fast checker (build/fccheck) when it is built
         res = fastcheck.check(args.cert, progress=progress_of(args))
         say(fastcheck.report(args.cert, res, args.json))

@@ -204,3 +204,9 @@ def test_a_very_deep_output_path_is_created(tmp_path):
     atomic.write_atomic(path, "ok\n")
     with open(path, encoding="utf-8") as f:
         assert f.read() == "ok\n"
+
+
+@pytest.mark.parametrize("extra", [[], ["--reference"]])
+def test_check_of_dash_is_one_line(extra):
+    p = run("check", "-", *extra, module="certgen", stdin="")
+    assert_one_line_error(p, "check reads a certificate file, not standard input (`-`): give its path")
