@@ -202,8 +202,16 @@ def test_a_very_deep_output_path_is_created(tmp_path):
     # 1,100 nested folders: os.makedirs recursed past Python's limit (RecursionError).
     path = os.path.join(str(tmp_path), *["d"] * 1100, "x.txt")
     atomic.write_atomic(path, "ok\n")
-    with open(path, encoding="utf-8") as f:
-        assert f.read() == "ok\n"
+    try:
+        with open(path, encoding="utf-8") as f:
+            assert f.read() == "ok\n"
+    finally:                        # pytest's cleanup (shutil.rmtree) recurses: remove the tree bottom-up
+        if os.path.exists(path):
+            os.unlink(path)
+        d = os.path.dirname(path)
+        while d != str(tmp_path) and os.path.isdir(d):
+            os.rmdir(d)
+            d = os.path.dirname(d)
 
 
 @pytest.mark.parametrize("extra", [[], ["--reference"]])
