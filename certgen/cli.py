@@ -91,6 +91,11 @@ def cmd_render(args):
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
                             f"a check that expects the certificate to be refused")
+    if not args.mutant:
+        res = checker.check(cert, progress=False)
+        if not res.ok:
+            raise FreecellError(f"{args.cert} fails the check ({checker.report(res)}): nothing rendered "
+                                f"(--mutant renders a mutant's refusal)")
     for path in render.render_certificate(cert, args.lean_dir, args.standalone, mutant=args.mutant):
         say(f"wrote {path}")
     return 0
