@@ -40,6 +40,8 @@ def cmd_build(args):
 
 
 def cmd_check(args):
+    if args.cert == "-":        # both checkers (fast and --reference) read a file: say so in one line
+        raise FreecellError("check reads a certificate file, not standard input (`-`): give its path")
     if not args.reference and fastcheck.binary():  # the fast checker (build/fccheck) when it is built
         res = fastcheck.check(args.cert, progress=progress_of(args))
         say(fastcheck.report(args.cert, res, args.json))
@@ -89,6 +91,11 @@ def cmd_render(args):
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
                             f"a check that expects the certificate to be refused")
+    if not args.mutant:
+        res = checker.check(cert, progress=False)
+        if not res.ok:
+            raise FreecellError(f"{args.cert} fails the check ({checker.report(res)}): nothing rendered "
+                                f"(--mutant renders a mutant's refusal)")
     for path in render.render_certificate(cert, args.lean_dir, args.standalone, mutant=args.mutant):
         say(f"wrote {path}")
     return 0
@@ -148,6 +155,9 @@ def cmd_prove_survey(args):
         if os.path.isdir(os.path.join(args.dir, "certs")) else None
     if names is None:
         raise FreecellError(f"{args.dir} is not a survey directory (no certs/ folder)")
+    if not os.path.exists(os.path.join(args.dir, "summary.json")):
+        raise FreecellError(f"{args.dir} holds an unfinished survey (no summary.json): finish it first by "
+                            f"running its `certgen survey` command again")
     targets, theorems = [], []
     for name in names:
         cert = certificate.read(os.path.join(args.dir, "certs", name))

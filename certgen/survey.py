@@ -28,6 +28,7 @@ import csv
 import json
 import multiprocessing as mp
 import os
+import signal
 import sys
 import threading
 import time
@@ -129,8 +130,10 @@ def _windowed(tasks, submit, wait_first, window):
 
 
 def _orphan_watch(parent):
-    """In a worker: exit as soon as the survey process is gone (killed with SIGKILL, its pool workers
-    would otherwise wait on their queue for ever)."""
+    """In a worker: ignore SIGINT (Ctrl-C is the survey process's to handle: it stops the pool; a worker
+    would print a traceback), and exit as soon as the survey process is gone (killed with SIGKILL, its
+    pool workers would otherwise wait on their queue for ever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     def watch():
         while os.getppid() == parent:
             time.sleep(0.5)
@@ -143,9 +146,17 @@ def _local(tasks, jobs):
         yield from map(run_chunk, tasks)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),)) as ex:
+    ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),))
+    try:
         yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
                              lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
+    except BaseException:
+        # Ctrl-C (or an error): stop the running chunks now instead of waiting for them; they are redone.
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            proc.terminate()
+        ex.shutdown(wait=True, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
 
 
 def dask_client(scheduler=None, jobs=None):
@@ -180,8 +191,25 @@ def _json_write(path, obj):
 
 
 def _json_read(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    """The JSON object at ``path``; a damaged file is one error line naming it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except ValueError as exc:
+        raise FreecellError(f"{path} is damaged (not valid JSON: {exc})") from None
+
+
+def _drop_damaged(folder):
+    """Remove the chunk records that cannot be read (a damaged record: its chunk is done again)."""
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            try:
+                rec = _json_read(os.path.join(folder, name))
+                ok = isinstance(rec, dict) and all(k in rec for k in ("first", "last", "counts", "rows"))
+            except FreecellError:
+                ok = False
+            if not ok:
+                os.unlink(os.path.join(folder, name))
 
 
 def _chunk_name(a, b):
@@ -251,6 +279,7 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
                 "command": command or " ".join(sys.argv), "started": time.time()}
     settings = open_dir(out_dir, settings)
     step = settings["chunk"]
+    _drop_damaged(os.path.join(out_dir, "chunks"))
     done = {int(name.split("-")[0]) for name in os.listdir(os.path.join(out_dir, "chunks"))
             if name.endswith(".json")}
     todo_deals = sum(min(a + step - 1, last) - a + 1 for a in range(first, last + 1, step) if a not in done)

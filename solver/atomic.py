@@ -22,6 +22,29 @@ import sys
 from .errors import FreecellError
 
 STDOUT = "-"
+_DATA_OUT = None                # the real standard output once messages were sent to stderr
+
+
+def is_stdout(path) -> bool:
+    """True when `path` is `-` or names the same file as file descriptor 1 (/dev/stdout, a shell's
+    redirection target, /proc/self/fd/1)."""
+    if path is None:
+        return False
+    if path == STDOUT:
+        return True
+    try:
+        a, b = os.fstat(1), os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def messages_to_stderr():
+    """Point ``sys.stdout`` at ``sys.stderr`` (the data owns standard output); `-` still writes there."""
+    global _DATA_OUT
+    if _DATA_OUT is None:
+        _DATA_OUT = sys.stdout
+    sys.stdout = sys.stderr
 
 
 def write_atomic(path: str, data) -> str:
@@ -77,7 +100,7 @@ def _write_in_place(path, payload):
 
 
 def _write_stdout(payload):
-    out = sys.stdout
+    out = _DATA_OUT if _DATA_OUT is not None and sys.stdout is sys.stderr else sys.stdout
     try:
         out.flush()
         out.buffer.write(payload)
@@ -86,13 +109,30 @@ def _write_stdout(payload):
         raise
     except OSError as exc:
         raise _named(exc, "standard output") from None
-    sys.stdout = sys.stderr         # the data owns standard output now; messages go to stderr
+    messages_to_stderr()            # the data owns standard output now; messages go to stderr
+
+
+def _makedirs(folder):
+    """os.makedirs without its recursion (a path of a thousand nested folders is no RecursionError)."""
+    missing = []
+    while folder and not os.path.isdir(folder):
+        missing.append(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            if not os.path.isdir(d):
+                raise
 
 
 def _write_atomic(path, payload):
     import tempfile     # here, not at the top: `explore` without --out must start fast
     folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
+    _makedirs(folder)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)      # keep the permissions of the file replaced
     except OSError:

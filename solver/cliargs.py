@@ -17,6 +17,7 @@ import sys
 
 from . import source as sources
 from .cards import parse_card
+from .atomic import is_stdout, messages_to_stderr
 from .errors import FreecellError, InternalError
 from .numbers import whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
@@ -195,6 +196,9 @@ def _error(message, status):
     return status
 
 
+OUTPUT_ARGS = ("out", "svg", "standalone")     # the flags naming a file that may be standard output
+
+
 def run(parser, argv=None):
     """Parse and dispatch to ``args.func(args)``; every error becomes one line ``error: …`` on stderr."""
     try:
@@ -202,6 +206,8 @@ def run(parser, argv=None):
         if getattr(args, "func", None) is None:
             parser.print_help(sys.stderr)
             return 2
+        if any(is_stdout(getattr(args, name, None)) for name in OUTPUT_ARGS):
+            messages_to_stderr()        # before any text: the data owns standard output
         return args.func(args)
     except FreecellError as exc:
         return _error(exc, 2)

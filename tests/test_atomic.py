@@ -107,6 +107,27 @@ def test_a_certificate_to_stdout_is_a_readable_certificate(tmp_path):
     assert p.returncode == 0 and p.stdout.startswith("valid for deal 7 "), p.stdout + p.stderr
 
 
+@pytest.mark.parametrize("alias", ["/dev/stdout", "/proc/self/fd/1", "SAME"])
+def test_an_output_that_is_stdout_gets_no_text_on_top(tmp_path, alias):
+    # `--out /dev/stdout > f.bin`: the report lines must go to stderr, not through fd 1 over the data.
+    target = tmp_path / "c.cert"
+    out = str(target) if alias == "SAME" else alias
+    with open(target, "wb") as f:
+        p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "7", "--cells", "0",
+                            "--no-progress", "--out", out], cwd=tmp_path, stdout=f, stderr=subprocess.PIPE,
+                           text=True)
+    assert p.returncode == 0, p.stderr
+    assert "unwinnable" in p.stderr
+    p = run("check", str(target), module="certgen")
+    assert p.returncode == 0 and p.stdout.startswith("valid for deal 7 "), p.stdout + p.stderr
+    with open(tmp_path / "b.svg", "wb") as f:
+        p = subprocess.run([sys.executable, "-m", "solver", "analyze", "--deal", "1", "--svg", "/dev/stdout"],
+                           cwd=tmp_path, stdout=f, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0, p.stderr
+    svg = (tmp_path / "b.svg").read_text()
+    assert svg.startswith("<?xml") and svg.endswith("</svg>\n"), svg[-300:]
+
+
 def test_a_directory_is_one_line(tmp_path):
     with pytest.raises(OSError) as e:
         atomic.write_atomic(str(tmp_path), b"x")
@@ -175,3 +196,25 @@ def test_check_not_input_allows_other_files_and_streams(tmp_path, board):
     atomic.check_not_input(None, str(board))
     with pytest.raises(FreecellError, match="is the input"):
         atomic.check_not_input(str(board), None, str(board))
+
+
+def test_a_very_deep_output_path_is_created(tmp_path):
+    # 1,100 nested folders: os.makedirs recursed past Python's limit (RecursionError).
+    path = os.path.join(str(tmp_path), *["d"] * 1100, "x.txt")
+    atomic.write_atomic(path, "ok\n")
+    try:
+        with open(path, encoding="utf-8") as f:
+            assert f.read() == "ok\n"
+    finally:                        # pytest's cleanup (shutil.rmtree) recurses: remove the tree bottom-up
+        if os.path.exists(path):
+            os.unlink(path)
+        d = os.path.dirname(path)
+        while d != str(tmp_path) and os.path.isdir(d):
+            os.rmdir(d)
+            d = os.path.dirname(d)
+
+
+@pytest.mark.parametrize("extra", [[], ["--reference"]])
+def test_check_of_dash_is_one_line(extra):
+    p = run("check", "-", *extra, module="certgen", stdin="")
+    assert_one_line_error(p, "check reads a certificate file, not standard input (`-`): give its path")

@@ -289,3 +289,14 @@ def test_an_endless_stream_is_refused_at_its_first_object(tmp_path):
     p = run("info", str(fifo), module="certgen", timeout=120)
     t.join(30)
     assert assert_one_line_error(p) == f"error: {fifo}: not a freecell-proof certificate (not a map)"
+
+
+def test_render_refuses_a_certificate_that_fails_the_check(tmp_path, deal7):
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), deal7)
+    out = tmp_path / "w.cert"
+    assert run("mutate", str(path), "--add-won", "--out", str(out), module="certgen").returncode == 0
+    lean = tmp_path / "lean"
+    p = run("render", str(out), "--lean-dir", str(lean), module="certgen")
+    assert "fails the check" in assert_one_line_error(p)
+    assert not lean.exists() or os.listdir(lean) == []

@@ -58,3 +58,9 @@ def test_ctrl_c_stops_survey_with_two_jobs_in_one_line(tmp_path):
     assert_interrupted(*ctrl_c("solver", "survey", "1-200000", "--jobs", "2", "--strict", "--out", "s.csv",
                                cwd=tmp_path))
     assert os.listdir(tmp_path) == []
+
+
+def test_ctrl_c_stops_certgen_survey_with_two_jobs_in_one_line(tmp_path):
+    # The workers of certgen's survey must ignore SIGINT too (no "Process ForkProcess-2: ... KeyboardInterrupt").
+    assert_interrupted(*ctrl_c("certgen", "survey", "1-200000", "--jobs", "2", "--dir", "d", "--no-progress",
+                               cwd=tmp_path))

@@ -185,3 +185,27 @@ def test_bad_survey_arguments_are_one_line(tmp_path, args, message):
 def test_prove_survey_needs_a_survey_directory(tmp_path):
     code, out, err = run_cli("prove-survey", str(tmp_path))
     assert code == 2 and err == f"error: {tmp_path} is not a survey directory (no certs/ folder)\n"
+
+
+def test_prove_survey_refuses_an_unfinished_survey(tmp_path):
+    os.makedirs(tmp_path / "certs")
+    code, out, err = run_cli("prove-survey", str(tmp_path))
+    assert code == 2 and err == f"error: {tmp_path} holds an unfinished survey (no summary.json): finish it " \
+                                "first by running its `certgen survey` command again\n", err
+
+
+def test_damaged_json_records(tmp_path):
+    # A damaged chunk record is done again; a damaged survey.json is one error line naming it.
+    d = str(tmp_path / "s")
+    assert run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")[0] == 0
+    before = summary_of(d)
+    with open(os.path.join(d, "chunks", sorted(os.listdir(os.path.join(d, "chunks")))[0]), "w") as f:
+        f.write("{not json")
+    code, out, err = run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")
+    assert code == 0 and "Traceback" not in err, err
+    assert survey.comparable(summary_of(d)) == survey.comparable(before)
+    with open(os.path.join(d, "survey.json"), "w") as f:
+        f.write("{not json")
+    code, out, err = run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")
+    assert code == 2 and err.startswith(f"error: {os.path.join(d, 'survey.json')} is damaged") \
+        and err.count("\n") == 1, err
