@@ -12,10 +12,10 @@ import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (Parser, add_command, jobs_arg, progress_of, rules_of, run, source_of,
-                            writing)
+from solver.cliargs import (MAX_STATES, Parser, add_command, jobs_arg, progress_of, rules_of, run, source_of,
+                            whole_arg, writing)
+from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
-from solver.numbers import whole_number
 from solver.report import rules_words, write, write_json
 from solver.rules import Rules
 from solver.survey import parse_range
@@ -125,12 +125,6 @@ def cmd_prove_coq(args):
     return prove.prove_coq(src, rules_of(args, src), args.out_dir, args.max_states, progress_of(args), say)
 
 
-def _at_least_one(flag):
-    def parse(text):
-        return whole_number(text, flag, 1, separators=True)
-    return parse
-
-
 def cmd_survey(args):
     first, last = parse_range(args.range, max_range=None)
     command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
@@ -214,7 +208,7 @@ def build_parser():
     _cert_arg(m, "the certificate to start from")
     m.add_argument("--delete", metavar="KIND", help="deal | first-successor | last-successor | random:K")
     m.add_argument("--add-won", action="store_true", help="add the won position")
-    m.add_argument("--seed", type=int, default=0, help="random seed for random:K (default 0)")
+    m.add_argument("--seed", type=whole_arg("--seed", 0, mutate.MAX_SEED), default=0, help="random seed for random:K (default 0)")
     m.add_argument("--out", metavar="CERT2", required=True, help="where to write the mutant")
 
     r = add_command(sub, "render", cmd_render, "render the Lean module (and a standalone file) for a certificate")
@@ -249,9 +243,9 @@ def build_parser():
     sv.add_argument("range", metavar="A-B", help="the deals, e.g. 1-1000000")
     sv.add_argument("--dir", required=True, help="the survey directory (created, or continued)")
     sv.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
-    sv.add_argument("--chunk", type=_at_least_one("--chunk"), default=None, help="deals per task (default up to 10,000)")
+    sv.add_argument("--chunk", type=whole_arg("--chunk", 1, MAX_DEAL), default=None, help="deals per task (default up to 10,000)")
     sv.add_argument("--rows", action="store_true", help="keep every row (default: unwinnable and unknown)")
-    sv.add_argument("--second-max-states", type=_at_least_one("--second-max-states"), default=None, metavar="K",
+    sv.add_argument("--second-max-states", type=whole_arg("--second-max-states", 1, MAX_STATES), default=None, metavar="K",
                     help="the second pass's limit for deals unknown at the first (default 10x)")
     sv.add_argument("--engine", choices=("local", "dask"), default="local",
                     help="local processes, or dask.distributed (the `cluster` extra)")

@@ -15,7 +15,7 @@ from typing import Tuple
 
 from solver import packed, spec
 from solver.errors import FreecellError
-from solver.numbers import digits
+from solver.numbers import digits, whole_number
 
 from .certificate import Certificate
 from .members import rules_of, start_of
@@ -42,8 +42,7 @@ MAX_SEED = 2 ** 64 - 1    # the seed is stored in the mutant's header (msgpack h
 def mutate(cert: Certificate, kind: str, seed: int = 0) -> Tuple[Certificate, list]:
     """The mutated certificate and the P64 records deleted (or added)."""
     what, k = parse_kind(kind)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise FreecellError(f"--seed must be a whole number from 0 to 2^64-1, got {seed!r}")
+    seed = whole_number(seed, "--seed", 0, MAX_SEED)
     records = list(cert.records)
     members = set(records)
     if what == "add-won":

@@ -8,8 +8,9 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (Parser, add_command, add_source_args, card_arg, cells_arg, columns_arg, fail, jobs_arg, max_states_arg, progress_of,
-                      rules_of, run, source_of, writing)
+from .cliargs import (Parser, add_command, add_source_args, card_arg, fail, jobs_arg, max_states_arg, progress_of,
+                      rules_of, run, source_of, whole_arg, writing)
+from .rules import MAX_CELLS
 from . import report
 from .board import format_position
 from .cards import card_name
@@ -255,6 +256,11 @@ def cmd_rules(args):
     from .rules import supermove_limit
     if (args.free_cells is None) != (args.empty_columns is None):
         fail("give --free-cells and --empty-columns together (or neither, for the seed's examples)")
+    most = 7 if args.to_empty else 6    # the run's own column holds cards, and a destination that is not empty
+    if args.empty_columns is not None and args.empty_columns > most:
+        fail(f"--empty-columns {args.empty_columns} is impossible: the column the run comes from holds cards"
+             + (", so at most 7 columns are empty (the destination among them)" if args.to_empty else
+                " and so does the destination (without --to-empty), so at most 6 columns are empty"))
     cases = SUPERMOVE_EXAMPLES if args.free_cells is None else ((args.free_cells, args.empty_columns, args.to_empty),)
     rows = [{"free_cells": f, "empty_columns": e, "to_empty_column": t, "limit": supermove_limit(f, e, t)}
             for f, e, t in cases]
@@ -336,9 +342,13 @@ def build_parser():
     s.add_argument("--lean-dir", help=argparse.SUPPRESS)
 
     r = add_command(sub, "rules", cmd_rules, *ABOUT["rules"])
-    r.add_argument("--free-cells", metavar="F", type=cells_arg, help="empty free cells")
-    r.add_argument("--empty-columns", metavar="E", type=columns_arg, help="empty columns")
-    r.add_argument("--to-empty", action="store_true", help="the destination is one of the empty columns")
+    r.add_argument("--free-cells", metavar="F", type=whole_arg("--free-cells", 0, MAX_CELLS),
+                   help=f"empty free cells, 0..{MAX_CELLS}")
+    r.add_argument("--empty-columns", metavar="E", type=whole_arg("--empty-columns", 0, 8),
+                   help="empty columns, the destination among them with --to-empty: 0..6, or 1..7 with --to-empty "
+                        "(the column the run comes from is never empty)")
+    r.add_argument("--to-empty", action="store_true",
+                   help="the destination is one of the empty columns (it is not counted in e)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = add_command(sub, "survey", cmd_survey, *ABOUT["survey"], rules=True,

@@ -59,24 +59,31 @@ class Parser(argparse.ArgumentParser):
 
 # --- argument types (a bad value is a FreecellError: one line, exit 2) -----------------------------------
 
-def cells_arg(text):
-    return whole_number(text, "--cells", 0, MAX_CELLS)
+# The most positions a search may store: the C core numbers them with 31 bits (MAX_STATES_CAP in
+# solver/fc.c). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
+MAX_STATES = 2 ** 31 - 1
+BYTES_PER_STATE = 90        # measured: about 85 bytes a stored position (explore, 50,000,000 positions)
 
 
-def hand_arg(text):
-    return whole_number(text, "--hand", 0, 1)
+def whole_arg(flag, lo, hi):
+    """The argparse type of every whole-number option: solver/numbers.py's one reading (digits only, no
+    ``_`` or ``,``), from ``lo`` to ``hi``, the message naming ``flag`` (the option the user typed)."""
+    def parse(text):
+        return whole_number(text, flag, lo, hi)
+    parse.__name__ = flag.lstrip("-").replace("-", "_")
+    return parse
 
 
-def columns_arg(text):
-    return whole_number(text, "--empty-columns", 0, 8)
+cells_arg = whole_arg("--cells", 0, MAX_CELLS)
+hand_arg = whole_arg("--hand", 0, 1)
+max_states_arg = whole_arg("--max-states", 1, MAX_STATES)
+jobs_arg = whole_arg("--jobs", 1, 256)
 
 
-def max_states_arg(text):
-    return whole_number(text, "--max-states", 1, separators=True, max_digits=18)
-
-
-def jobs_arg(text):
-    return whole_number(text, "--jobs", 1, 256)
+def memory_words(default):
+    """What --max-states costs, for its --help: the default and the memory per position."""
+    return (f"default {default:,}, about {default * BYTES_PER_STATE / 1e9:.1f} GB; a search needs about "
+            f"{BYTES_PER_STATE} bytes a position, at most {MAX_STATES:,}")
 
 
 def card_arg(text):

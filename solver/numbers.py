@@ -1,13 +1,17 @@
 """Whole numbers read from people's text: deal numbers, --cells, --max-states, --jobs, ranges, deal codes.
 
-One reading for all of them: ASCII digits only (no sign, no spaces inside, no exponent), optionally with
-``_`` or ``,`` between digits where ``separators`` allows it, and a length bound so that a huge input
-cannot become a huge number. A bad value is one :class:`FreecellError` line naming what was asked for.
+One reading for all of them: ASCII digits only -- no sign, no spaces inside, no exponent, and no ``_`` or
+``,`` between digits (refused everywhere, so ``1_000`` means the same to every option: nothing) -- and a
+length bound so that a huge input cannot become a huge number. A bad value is one :class:`FreecellError`
+line naming the option and the value; a value past the maximum names the maximum. The command-line
+argument types built on this are in solver/cliargs.py.
 """
 from .errors import FreecellError
 
+MAX_DIGITS = 40          # longer digit strings are not read (they are past every maximum anyway)
 
-def digits(text, separators=False, max_digits=20):
+
+def digits(text, max_digits=MAX_DIGITS):
     """The whole number ``text`` spells, or None (``text`` may also be an int; a bool is not a number)."""
     if isinstance(text, bool):
         return None
@@ -16,20 +20,29 @@ def digits(text, separators=False, max_digits=20):
     if not isinstance(text, str):
         return None
     t = text.strip()
-    if separators:
-        t = t.replace("_", "").replace(",", "")
     if not (t.isascii() and t.isdigit() and len(t) <= max_digits):
         return None
     return int(t)
 
 
-def whole_number(text, what, lo, hi=None, separators=False, shown=None, max_digits=20):
-    """``text`` as a whole number from ``lo`` to ``hi`` (no upper bound when ``hi`` is None), else
-    ``FreecellError("<what> must be a whole number from lo to hi, got '<text>'")``. ``shown``: the value
-    as the message quotes it (default: ``text`` itself)."""
-    n = digits(text, separators, max_digits)
+def _quoted(text, limit=40):
+    if isinstance(text, str) and len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return repr(text)
+
+
+def whole_number(text, what, lo, hi=None, shown=None):
+    """``text`` as a whole number from ``lo`` to ``hi`` (no upper bound when ``hi`` is None), else one
+    FreecellError line naming ``what`` and the value: "<what> must be a whole number from lo to hi, got
+    '<text>'" (so a value past the maximum is told the maximum); digits with ``_`` or ``,`` between them:
+    "... written with digits only (no '_' or ',')". ``shown``: the value as the message quotes it."""
+    quoted = _quoted(text) if shown is None else repr(shown)
+    span = f"of at least {lo}" if hi is None else f"from {lo} to {hi}"
+    t = text.strip() if isinstance(text, str) else ""
+    if t.isascii() and any(c in t for c in "_,") and t.replace("_", "").replace(",", "").isdigit():
+        raise FreecellError(f"{what} must be a whole number written with digits only (no '_' or ','), "
+                            f"got {quoted}")
+    n = digits(text)
     if n is None or n < lo or (hi is not None and n > hi):
-        span = f"of at least {lo}" if hi is None else f"from {lo} to {hi}"
-        quoted = text if shown is None else shown
-        raise FreecellError(f"{what} must be a whole number {span}, got {quoted!r}")
+        raise FreecellError(f"{what} must be a whole number {span}, got {quoted}")
     return n

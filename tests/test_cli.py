@@ -132,9 +132,9 @@ def test_explore_bad_inputs(run, assert_one_line_error, deal11982_board):
                           "deal must be a whole number from 1 to 8589934591, got '-7'")
     assert_one_line_error(run("explore"), "give exactly one of a deal number, --board FILE or --code CODE")
     assert_one_line_error(run("explore", "--deal", "1", "--max-states", "0"),
-                          "--max-states must be a whole number of at least 1, got '0'")
+                          "--max-states must be a whole number from 1 to 2147483647, got '0'")
     assert_one_line_error(run("explore", "--deal", "1", "--max-states", "lots"),
-                          "--max-states must be a whole number of at least 1, got 'lots'")
+                          "--max-states must be a whole number from 1 to 2147483647, got 'lots'")
     assert_one_line_error(run("explore", "--deal", "1", "--cells", "9"),
                           "--cells must be a whole number from 0 to 8, got '9'")
     assert_one_line_error(run("explore", "--code", "SOL1-freecell-cells=5-C11982", "--cells", "4"),
@@ -387,3 +387,23 @@ def test_make_refuses_unknown_rules():
     p = subprocess.run(["make", "-n", "prove", "RULES=foundation-return"], cwd=root, capture_output=True,
                        text=True)
     assert p.returncode == 0 and "--foundation-return" in p.stdout
+
+
+# --- rules: the option the user typed, and only counts a board can have (issue 10) -------------------------
+
+def test_rules_names_free_cells_not_cells(run, assert_one_line_error):
+    assert_one_line_error(run("rules", "--free-cells", "9", "--empty-columns", "1"),
+                          "--free-cells must be a whole number from 0 to 8, got '9'")
+
+
+@pytest.mark.parametrize("args,most", [(("--empty-columns", "8", "--to-empty"), 7), (("--empty-columns", "8"), 6),
+                                       (("--empty-columns", "7"), 6)])
+def test_rules_refuses_more_empty_columns_than_a_board_can_have(run, assert_one_line_error, args, most):
+    line = assert_one_line_error(run("rules", "--free-cells", "2", *args))
+    assert "is impossible" in line and f"at most {most} columns are empty" in line
+
+
+def test_rules_allows_seven_empty_columns_into_an_empty_one(run):
+    p = run("rules", "--free-cells", "2", "--empty-columns", "7", "--to-empty")
+    assert p.returncode == 0 and p.stdout == "2 empty free cells, 7 empty columns, moving into an empty column: " \
+                                             "(2+1)\u00b72^6 = 192 cards\n", p.stderr

@@ -173,8 +173,8 @@ def test_dask_local_cluster_with_a_worker_killed(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (("0-5",), "range must satisfy 1 <= A <= B <= 8589934591, got '0-5'"),
     (("1-8589934592",), "range must satisfy 1 <= A <= B <= 8589934591, got '1-8589934592'"),
-    (("1-5", "--chunk", "0"), "--chunk must be a whole number of at least 1, got '0'"),
-    (("1-5", "--second-max-states", "x"), "--second-max-states must be a whole number of at least 1, got 'x'"),
+    (("1-5", "--chunk", "0"), "--chunk must be a whole number from 1 to 8589934591, got '0'"),
+    (("1-5", "--second-max-states", "x"), "--second-max-states must be a whole number from 1 to 2147483647, got 'x'"),
 ])
 def test_bad_survey_arguments_are_one_line(tmp_path, args, message):
     code, out, err = run_cli("survey", *args, "--dir", str(tmp_path / "s"))

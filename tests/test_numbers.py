@@ -1,0 +1,71 @@
+"""Whole numbers on the command line (issue 10): one reading for every option and every command, digits
+only (``_`` and ``,`` refused everywhere), the message naming the option the user typed, the value and,
+past the top, the maximum."""
+import re
+
+import pytest
+
+from solver.cliargs import MAX_STATES
+from solver.errors import FreecellError
+from solver.numbers import whole_number
+
+from conftest import ROOT, _one_line_error as assert_one_line_error, _run as run
+
+DIGITS_ONLY = "must be a whole number written with digits only (no '_' or ',')"
+
+
+@pytest.mark.parametrize("args,flag", [
+    (("solve", "--deal", "1", "--max-states", "{}"), "--max-states"),
+    (("explore", "--deal", "1", "--max-states", "{}"), "--max-states"),
+    (("survey", "1-2", "--max-states", "{}"), "--max-states"),
+    (("survey", "1-2", "--jobs", "{}"), "--jobs"),
+    (("explore", "--deal", "1", "--cells", "{}"), "--cells"),
+    (("deal", "{}"), "deal"),
+    (("deal", "--deal", "{}"), "deal"),
+])
+@pytest.mark.parametrize("value", ["1_000", "1,000"])
+def test_separators_are_refused_by_every_option(args, flag, value):
+    line = assert_one_line_error(run(*[a.format(value) for a in args]))
+    assert line == f"error: {flag} {DIGITS_ONLY}, got {value!r}"
+
+
+@pytest.mark.parametrize("args,flag", [
+    (("build", "--deal", "1", "--out", "x.cert", "--max-states", "{}"), "--max-states"),
+    (("survey", "1-2", "--dir", "d", "--chunk", "{}"), "--chunk"),
+    (("survey", "1-2", "--dir", "d", "--second-max-states", "{}"), "--second-max-states"),
+    (("mutate", "x.cert", "--delete", "deal", "--out", "y.cert", "--seed", "{}"), "--seed"),
+])
+def test_certgen_options_read_numbers_the_same_way(args, flag, tmp_path):
+    p = run(*[a.format("1_000") for a in args], module="certgen")
+    assert assert_one_line_error(p) == f"error: {flag} {DIGITS_ONLY}, got '1_000'"
+
+
+def test_a_huge_max_states_names_the_maximum():
+    huge = str(10 ** 30)
+    line = assert_one_line_error(run("solve", "--deal", "1", "--max-states", huge))
+    assert line == f"error: --max-states must be a whole number from 1 to {MAX_STATES}, got {huge!r}"
+    assert "at least" not in line
+
+
+@pytest.mark.parametrize("value", ["", " ", "-5", "+5", "1e6", "\u0661"])   # \u0661: Arabic-Indic one
+def test_an_empty_or_signed_max_states_is_refused_by_build(value, tmp_path):
+    out = tmp_path / "x.cert"
+    p = run("build", "--deal", "1", "--out", str(out), "--max-states", value, module="certgen")
+    assert assert_one_line_error(p).startswith("error: --max-states must be a whole number from 1 to ")
+    assert not out.exists()
+
+
+def test_the_maximum_is_the_c_cores_cap():
+    text = (ROOT / "solver" / "fc.c").read_text()
+    cap = int(re.search(r"#define MAX_STATES_CAP (0x[0-9A-Fa-f]+)", text).group(1), 16)
+    assert MAX_STATES == cap == 2_147_483_647
+
+
+def test_whole_number_reads_ints_and_text_alike():
+    assert whole_number("42", "x", 0, 100) == whole_number(42, "x", 0, 100) == 42
+    with pytest.raises(FreecellError, match=r"^x must be a whole number from 0 to 100, got 101$"):
+        whole_number(101, "x", 0, 100)
+    with pytest.raises(FreecellError, match=r"^x must be a whole number from 0 to 100, got '9999999999"):
+        whole_number("9" * 100, "x", 0, 100)
+    with pytest.raises(FreecellError):
+        whole_number(True, "x", 0, 100)
