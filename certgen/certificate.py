@@ -237,10 +237,18 @@ def _inflate(body, states, bad) -> List[bytes]:
     return records
 
 
+def not_a_directory(path: str) -> str:
+    """`path`, unless it is a folder: then one line saying a certificate is a file (not "read error")."""
+    if os.path.isdir(path):
+        raise FreecellError(f"{path} is a directory, not a certificate file")
+    return path
+
+
 def read(path: str) -> Certificate:
     """Read and decode the certificate at `path`. A regular file is read whole; anything else (a FIFO,
     a device) is read as a stream up to the end of its one msgpack object, so `/dev/zero` is refused at
     its first byte instead of read forever."""
+    not_a_directory(path)
     try:
         with open(path, "rb") as f:
             if stat.S_ISREG(os.fstat(f.fileno()).st_mode):

@@ -42,6 +42,7 @@ def cmd_build(args):
 def cmd_check(args):
     if args.cert == "-":        # both checkers (fast and --reference) read a file: say so in one line
         raise FreecellError("check reads a certificate file, not standard input (`-`): give its path")
+    certificate.not_a_directory(args.cert)
     if not args.reference and fastcheck.binary():  # the fast checker (build/fccheck) when it is built
         res = fastcheck.check(args.cert, progress=progress_of(args))
         say(fastcheck.report(args.cert, res, args.json))
@@ -112,6 +113,9 @@ def cmd_prove_known(args):
 
 
 def cmd_audit(args):
+    for d in args.certs or ():
+        if not os.path.isdir(d):
+            raise FreecellError(f"--certs {d}: " + ("not a directory" if os.path.exists(d) else "no such directory"))
     return audit.run(args.certs, say)
 
 

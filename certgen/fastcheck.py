@@ -66,12 +66,14 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
     exe = exe or binary()
     if exe is None:
         raise FreecellError(f"no fast checker: {why_not()}")
-    args = [exe, "--json"] + (["--progress"] if progress else []) + [path]
+    shown = os.path.join(os.curdir, path) if path.startswith("-") else path     # not read as an option
+    args = [exe, "--json"] + (["--progress"] if progress else []) + [shown]
     proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE)
     if proc.returncode == 2:
         err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
         line = err[-1] if err else "the fast checker refused the file"
-        raise FreecellError(line[len("error: "):] if line.startswith("error: ") else line)
+        line = line[len("error: "):] if line.startswith("error: ") else line
+        raise FreecellError(path + line[len(shown):] if line.startswith(shown) else line)
     if proc.returncode not in (0, 1):
         raise FreecellError(f"the fast checker stopped with exit status {proc.returncode} on {path}")
     obj = json.loads(proc.stdout.decode("utf-8"))

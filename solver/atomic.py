@@ -65,10 +65,34 @@ def write_atomic(path: str, data) -> str:
 
 
 def _named(exc, path):
-    why = exc.strerror or str(exc)
+    return OSError(exc.errno, reason(exc, path), path)
+
+
+def reason(exc, path=None) -> str:
+    """Why ``exc`` (an OSError about ``path``) happened, in words: a full disk says so, and a file standing
+    where a folder of the path should be is named ("somefile is a file, not a folder") instead of the
+    system's bare "File exists" / "Not a directory"."""
     if exc.errno == errno.ENOSPC:
-        why = "no space left on the device (disk full)"
-    return OSError(exc.errno, why, path)
+        return "no space left on the device (disk full)"
+    path = path if path is not None else exc.filename
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR) and isinstance(path, str) and path:
+        blocker = file_in_the_way(path)
+        if blocker is not None:
+            return f"{blocker} is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
+def file_in_the_way(path):
+    """The first component of ``path`` (as written, shortest first; the last one too) that exists and is
+    not a folder while more of the path follows it or a folder is wanted there, else None."""
+    parts = os.path.normpath(path).split(os.sep)
+    for i in range(1, len(parts) + 1):
+        prefix = os.sep.join(parts[:i]) or os.sep
+        if os.path.exists(prefix) and not os.path.isdir(prefix):
+            return prefix
+        if not os.path.exists(prefix):
+            return None
+    return None
 
 
 def _in_place(path) -> bool:

@@ -17,7 +17,7 @@ import sys
 
 from . import source as sources
 from .cards import parse_card
-from .atomic import is_stdout, messages_to_stderr
+from .atomic import is_stdout, messages_to_stderr, reason
 from .errors import FreecellError, InternalError
 from .numbers import whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
@@ -54,6 +54,11 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):
+        dashed = [a for a in _ARGV if a.startswith("-") and a not in ("-", "--") and os.path.exists(a)]
+        if dashed:      # a file whose name starts with '-' reads as an option
+            name = dashed[0]
+            self.exit(2, f"error: {name} is read as an option: a file whose name starts with '-' is given as "
+                         f"./{name} (or after --, e.g. `-- {name}`)\n")
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
 
 
@@ -192,7 +197,7 @@ def writing(path):
     try:
         yield
     except OSError as exc:
-        raise FreecellError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise FreecellError(f"cannot write {path}: {reason(exc, path)}") from None
 
 
 # --- the runner ----------------------------------------------------------------------------------------
@@ -204,12 +209,29 @@ def _error(message, status):
 
 
 OUTPUT_ARGS = ("out", "svg", "standalone")     # the flags naming a file that may be standard output
+PATH_ARGS = {"out": "--out", "out_dir": "--out-dir", "lean_dir": "--lean-dir", "standalone": "--standalone",
+             "svg": "--svg", "svg_dir": "--svg-dir", "dir": "the survey directory", "table": "--table",
+             "certs": "--certs", "cert": "the certificate", "board": "--board"}
+
+
+def check_paths(args):
+    """An empty path (``--out ""``) is one line naming the flag: it would mean the current folder, or
+    nothing at all, depending on who reads it."""
+    for name, flag in PATH_ARGS.items():
+        value = getattr(args, name, None)
+        if value == "" or (isinstance(value, list) and "" in value):
+            raise FreecellError(f"{flag}: empty path")
+
+
+_ARGV = []          # the command line being parsed (for Parser.error's hint about names starting with '-')
 
 
 def run(parser, argv=None):
     """Parse and dispatch to ``args.func(args)``; every error becomes one line ``error: …`` on stderr."""
+    _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser.parse_args(argv)
+        check_paths(args)
         if getattr(args, "func", None) is None:
             parser.print_help(sys.stderr)
             return 2
@@ -230,7 +252,7 @@ def run(parser, argv=None):
                 pass
             return 1
         where = f"{exc.filename}: " if exc.filename else ""
-        return _error(f"{where}{exc.strerror or exc}", 2)
+        return _error(f"{where}{reason(exc)}", 2)
     except MemoryError:
         # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
         return _error("out of memory: stopped before an answer, so nothing is claimed (a search: try a "

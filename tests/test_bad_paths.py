@@ -1,0 +1,91 @@
+"""Paths a hostile tester gave (issue 10): a folder where a certificate should be, a folder that does not
+exist, an empty path, a file where a folder of an output path should be, a file whose name starts with
+'-'. Each is one line naming the path, exit 2, nothing written."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from certgen import certificate
+from solver import deals, search
+from solver.atomic import file_in_the_way
+from solver.rules import Rules
+
+from conftest import ROOT, _one_line_error as assert_one_line_error
+
+
+def run_in(cwd, *args, module="certgen"):
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8"), timeout=300)
+
+
+@pytest.fixture(scope="module")
+def small_cert(tmp_path_factory):
+    """Deal 7 with no free cell: unwinnable, a few thousand positions."""
+    pos = deals.ms_deal(7)
+    res = search.explore(pos, Rules(cells=0))
+    path = tmp_path_factory.mktemp("cert") / "deal7.cert"
+    certificate.write(str(path), certificate.make({"kind": "ms", "deal": 7}, {"cells": 0, "foundation_return": False},
+                                                  pos, res.records(), {}))
+    return path
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--reference"], ["info"]])
+def test_a_directory_is_not_a_certificate(tmp_path, command):
+    line = assert_one_line_error(run_in(tmp_path, *command, str(tmp_path)))
+    assert line == f"error: {tmp_path} is a directory, not a certificate file"
+
+
+@pytest.mark.parametrize("given,words", [("missing", "no such directory"), ("afile", "not a directory")])
+def test_audit_refuses_certs_that_are_no_folder(tmp_path, given, words):
+    (tmp_path / "afile").write_text("x")
+    p = run_in(tmp_path, "audit", "--certs", given)
+    assert assert_one_line_error(p) == f"error: --certs {given}: {words}"
+
+
+@pytest.mark.parametrize("args,flag", [
+    (("build", "--deal", "7", "--cells", "0", "--out", ""), "--out"),
+    (("prove", "--deal", "7", "--cells", "0", "--out-dir", ""), "--out-dir"),
+    (("render", "c.cert", "--lean-dir", ""), "--lean-dir"),
+    (("survey", "1-2", "--dir", ""), "the survey directory"),
+    (("check", ""), "the certificate"),
+])
+def test_an_empty_path_is_one_line(tmp_path, args, flag):
+    assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {flag}: empty path"
+    assert os.listdir(tmp_path) == []
+
+
+def test_solver_out_empty_path(tmp_path):
+    assert assert_one_line_error(run_in(tmp_path, "survey", "1-2", "--out", "", module="solver")) == \
+        "error: --out: empty path"
+
+
+@pytest.mark.parametrize("args,message", [
+    (("build", "--deal", "7", "--cells", "0", "--out", "somefile/x.cert"),
+     "cannot write somefile/x.cert: somefile is a file, not a folder"),
+    (("prove", "--deal", "7", "--cells", "0", "--out-dir", "somefile/x"), "somefile/x: somefile is a file, not a folder"),
+    (("survey", "1-2", "--dir", "somefile/deeper/x"), "somefile/deeper: somefile is a file, not a folder"),
+])
+def test_a_file_in_place_of_a_folder_is_named(tmp_path, args, message):
+    (tmp_path / "somefile").write_text("keep me")
+    assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {message}"
+    assert (tmp_path / "somefile").read_text() == "keep me"
+
+
+def test_file_in_the_way(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "f").write_text("")
+    assert file_in_the_way(str(tmp_path / "a" / "f" / "g" / "h")) == str(tmp_path / "a" / "f")
+    assert file_in_the_way(str(tmp_path / "a" / "new" / "h")) is None
+
+
+@pytest.mark.parametrize("reference", [False, True])
+def test_a_file_name_starting_with_a_dash(tmp_path, small_cert, reference):
+    (tmp_path / "-dash.cert").write_bytes(small_cert.read_bytes())
+    flags = ["--reference"] if reference else []
+    line = assert_one_line_error(run_in(tmp_path, "check", *flags, "-dash.cert"))
+    assert "./-dash.cert" in line and "--" in line and "required" not in line
+    for args in (["--", "-dash.cert"], ["./-dash.cert"]):
+        p = run_in(tmp_path, "check", *flags, *args)
+        assert p.returncode == 0 and p.stdout.startswith("valid"), (p.stdout, p.stderr)
