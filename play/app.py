@@ -50,8 +50,14 @@ def _error(message, status):
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def read_json(request: Request):
-    """The request body as a JSON object; BadRequest 413 past MAX_BODY bytes, 400 when not JSON."""
+START_KEYS = ("deal", "code", "board")
+POSITION_KEYS = ("position", "cells")
+MOVE_KEYS = POSITION_KEYS + ("move", "autoplay")
+
+
+async def read_json(request: Request, allowed):
+    """The request body as a JSON object with only the keys ``allowed``; BadRequest 413 past MAX_BODY
+    bytes, 400 when not JSON or with an unknown key."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         raise wire.BadRequest(f"the request body is larger than {MAX_BODY:,} bytes", 413)
@@ -69,7 +75,7 @@ async def read_json(request: Request):
         raise wire.BadRequest("the request body is nested too deeply") from None
     if not isinstance(body, dict):
         raise wire.BadRequest("the request body must be a JSON object")
-    return body
+    return wire.known_keys(body, allowed)
 
 
 def _start_json(start):
@@ -99,13 +105,13 @@ class Api:
         self.prerender_lean = prerender_lean
 
     @staticmethod
-    async def _position(request):
-        body = await read_json(request)
+    async def _position(request, allowed=POSITION_KEYS):
+        body = await read_json(request, allowed)
         cells = wire.cells_of(body)
         return body, wire.position_from(body.get("position"), cells), cells
 
     async def deal(self, request):
-        start = wire.start_from(await read_json(request))
+        start = wire.start_from(await read_json(request, START_KEYS))
         return JSONResponse(_start_json(start))
 
     async def legal(self, request):
@@ -119,7 +125,7 @@ class Api:
                              "limit_to_empty": (free + 1) * 2 ** max(empty - 1, 0)})
 
     async def move(self, request):
-        body, pos, cells = await self._position(request)
+        body, pos, cells = await self._position(request, MOVE_KEYS)
         card, dst = wire.move_from(body.get("move"))
         auto = body.get("autoplay", False)
         if not isinstance(auto, bool):
@@ -158,7 +164,7 @@ class Api:
         return v
 
     async def verdict(self, request):
-        start = wire.start_from(await read_json(request))
+        start = wire.start_from(await read_json(request, START_KEYS))
         try:
             return JSONResponse(_verdict_json(await self._verdict(start)))
         except TimedOut:

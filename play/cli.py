@@ -40,6 +40,25 @@ def build_parser():
     return p
 
 
+def cannot_listen(host, port):
+    """Why the server could not listen on ``host``:``port`` (the port taken, the address not this machine's,
+    a name that does not resolve), or None: the bind is tried here, as uvicorn would, before uvicorn
+    starts, so the answer is one line instead of its log."""
+    import socket
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        return f"the address does not resolve ({getattr(exc, 'strerror', None) or exc})"
+    family, kind, proto, _, addr = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)     # as uvicorn does
+            sock.bind(addr)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def serve(args):
     try:
         import uvicorn
@@ -54,13 +73,17 @@ def serve(args):
     except OSError as exc:
         print(f"error: cannot use {cache} as the cache directory: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    app = create_app(cache_dir=cache)
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    why = cannot_listen(args.host, args.port)
+    if why is not None:
+        print(f"error: cannot listen on {shown}:{args.port}: {why}", file=sys.stderr)
+        return 2
+    app = create_app(cache_dir=cache)
     print(f"FreeCell with proofs: http://{shown}:{args.port}/  (cache {cache}; Ctrl-C stops it)", flush=True)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info")
     except OSError as exc:
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"error: cannot listen on {shown}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 

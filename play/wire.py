@@ -100,6 +100,16 @@ def step_json(step):
     return {"card": engine.card_name(card), "from": place_json(src), "to": place_json(dst)}
 
 
+def known_keys(body, allowed):
+    """``body`` when it has only the keys ``allowed``; else one line naming the first unknown key (a
+    misspelt "cels" is not silently the default)."""
+    extra = sorted(set(body) - set(allowed))
+    if extra:
+        raise BadRequest(f"unknown key {_shown(extra[0])}: this request takes "
+                         + ", ".join(sorted(allowed)))
+    return body
+
+
 def start_from(body):
     """The engine's Start from ``{"deal": N}``, ``{"code": "SOL1-..."}`` or ``{"board": "text"}``."""
     given = [k for k in ("deal", "code", "board") if body.get(k) is not None]
@@ -107,12 +117,11 @@ def start_from(body):
         raise BadRequest("give exactly one of deal (a number), code (a SiggySoft deal code) or board (text)")
     key = given[0]
     value = body[key]
-    if key == "deal":
-        if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise BadRequest(f"deal must be a whole number from 1 to {engine.MAX_DEAL:,}, got {_shown(value)}")
-        if isinstance(value, str) and len(value) > 40:
-            raise BadRequest(f"deal must be a whole number from 1 to {engine.MAX_DEAL:,}, got {_shown(value)}")
-    elif not isinstance(value, str):
+    if key == "deal" and (isinstance(value, bool) or not isinstance(value, int)):
+        # A number, not text: "5" is refused (the page sends numbers); the limit as the engine prints it.
+        raise BadRequest(f"deal must be a whole number from 1 to {engine.MAX_DEAL}, got {_shown(value)} "
+                         f"(a JSON number)")
+    elif key != "deal" and not isinstance(value, str):
         raise BadRequest(f"{key} must be text, got {_shown(value)}")
     elif key == "board" and len(value) > MAX_BOARD_TEXT:
         raise BadRequest(f"board: the text is longer than {MAX_BOARD_TEXT} characters")

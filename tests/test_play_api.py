@@ -101,7 +101,7 @@ def test_deal_by_number_code_and_board(client):
     d = r.json()
     assert pos_of(d["start"]) == deals.ms_deal(1)
     assert (d["deal"], d["cells"], d["stem"], d["known_unsolvable"]) == (1, 4, "Deal1", False)
-    assert client.post("/api/deal", json={"deal": "11982"}).json()["known_unsolvable"] is True
+    assert client.post("/api/deal", json={"deal": 11982}).json()["known_unsolvable"] is True
     d = client.post("/api/deal", json={"code": "SOL1-freecell-cells=3-C617"}).json()
     assert (d["deal"], d["cells"], d["stem"]) == (617, 3, "Deal617Cells3")
     assert pos_of(d["start"]) == deals.ms_deal(617)
@@ -114,9 +114,10 @@ def test_deal_by_number_code_and_board(client):
     ({"deal": 0}, r"^deal must be a whole number from 1 to 8589934591, got 0$"),
     ({"deal": 2 ** 33}, r"from 1 to 8589934591, got 8589934592"),
     ({"deal": -5}, r"got -5"),
-    ({"deal": "12a"}, r"got '12a'"),
+    ({"deal": "12a"}, r'^deal must be a whole number from 1 to 8589934591, got "12a" \(a JSON number\)$'),
+    ({"deal": "5"}, r'^deal must be a whole number from 1 to 8589934591, got "5" \(a JSON number\)$'),
     ({"deal": 1.5}, r"^deal must be a whole number"),
-    ({"deal": True}, r"^deal must be a whole number"),
+    ({"deal": True}, r"^deal must be a whole number from 1 to 8589934591, got true"),
     ({"deal": [1]}, r"^deal must be a whole number"),
     ({"deal": "9" * 60}, r"^deal must be a whole number"),
     ({}, r"^give exactly one of deal"),
@@ -129,6 +130,23 @@ def test_deal_by_number_code_and_board(client):
 ])
 def test_deal_refuses_bad_input(client, body, pattern):
     assert_error(client.post("/api/deal", json=body), 400, pattern)
+
+
+@pytest.mark.parametrize("path,body,key,takes", [
+    ("/api/deal", {"deal": 5, "cells": 3}, "cells", "board, code, deal"),
+    ("/api/verdict", {"deal": 5, "dael": 6}, "dael", "board, code, deal"),
+    ("/api/moves", {"position": None, "cels": 3}, "cels", "cells, position"),
+    ("/api/autoplay", {"position": None, "foo": 1}, "foo", "cells, position"),
+    ("/api/hint", {"position": None, "move": 1}, "move", "cells, position"),
+    ("/api/move", {"position": None, "autoplai": True}, "autoplai", "autoplay, cells, move, position"),
+])
+def test_an_unknown_key_is_refused_by_name(client, path, body, key, takes):
+    assert_error(client.post(path, json=body), 400, f'^unknown key "{key}": this request takes {takes}$')
+
+
+def test_the_deal_limit_is_printed_one_way(client):
+    texts = [assert_error(client.post("/api/deal", json={"deal": v}), 400) for v in (0, True, "5", 2 ** 40, [1])]
+    assert all("from 1 to 8589934591, got" in t for t in texts), texts
 
 
 # --- /api/moves and /api/move -----------------------------------------------------------------------------
@@ -278,7 +296,9 @@ def test_autoplay_moves_only_safe_cards_as_spec_moves(client):
 ])
 def test_malformed_positions_are_400(client, position_value, pattern):
     for path in ("/api/moves", "/api/move", "/api/autoplay", "/api/hint"):
-        body = {"position": position_value, "move": {"card": "AH", "to": 1}}
+        body = {"position": position_value}
+        if path == "/api/move":
+            body["move"] = {"card": "AH", "to": 1}
         assert_error(client.post(path, json=body), 400, pattern)
 
 
@@ -497,6 +517,22 @@ def test_serve_bad_arguments_are_one_line_errors(run, assert_one_line_error):
                           "argument --port: --port must be a whole number from 1 to 65535, got 'http'")
     assert_one_line_error(run("serve", "--port", "70000", module="play"))
     assert_one_line_error(run("serve", "--bogus", module="play"))
+
+
+def test_serve_on_a_taken_port_is_one_line(run, assert_one_line_error, tmp_path):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        p = run("serve", "--port", str(port), "--cache-dir", str(tmp_path), module="play")
+    assert_one_line_error(p, f"cannot listen on 127.0.0.1:{port}: Address already in use")
+
+
+def test_serve_on_a_host_that_is_not_here_is_one_line(run, assert_one_line_error, tmp_path):
+    line = assert_one_line_error(run("serve", "--host", "no-such-host.invalid", "--port", "8123",
+                                     "--cache-dir", str(tmp_path), module="play"))
+    assert line.startswith("error: cannot listen on no-such-host.invalid:8123: the address does not resolve")
 
 
 def test_serve_answers_on_loopback(tmp_path):

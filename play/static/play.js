@@ -191,16 +191,21 @@ function finish() {
   setBadges();
 }
 
-function undo() {
-  if (!game.past.length || game.solution) return;
-  game.future.push(snapshot());
-  Object.assign(game, game.past.pop());
+// Back to an earlier position (undo, restart): not won, nothing selected, no hint shown.
+function goBack(state, message) {
+  Object.assign(game, state);
   game.won = false; game.selected = null; game.hint = null;
   $("hint").hidden = true;
   setBadges();
-  say("");
+  say(message);
   render();
   refreshLegal();
+}
+
+function undo() {
+  if (!game.past.length || game.solution) return;
+  game.future.push(snapshot());
+  goBack(game.past.pop(), "");
 }
 
 function redo() {
@@ -215,15 +220,8 @@ function redo() {
 function restart() {
   if (!game.past.length || game.solution) return;
   const first = game.past[0];
-  game.future = [];
-  game.past = [];
-  game.pos = first.pos; game.slots = first.slots; game.moves = 0; game.elapsed = 0; game.since = null;
-  game.won = false; game.selected = null; game.hint = null;
-  $("hint").hidden = true;
-  setBadges();
-  say("Back to the start of the deal.");
-  render();
-  refreshLegal();
+  goBack({ pos: first.pos, slots: first.slots, moves: 0, elapsed: 0, since: null, past: [], future: [] },
+         "Back to the start of the deal.");
 }
 
 // where a card is: {kind: "col", index, depth} | {kind: "cell"} | {kind: "home"}
@@ -560,7 +558,7 @@ function showRecords() {
 
 // --- the deal menu --------------------------------------------------------------------------------------------
 
-const PLACEHOLDERS = { number: "1 – 2,147,483,647", code: "SOL1-freecell-cells=4-N1" };
+const PLACEHOLDERS = { number: "1 – 8,589,934,591", code: "SOL1-freecell-cells=4-N1" };
 
 function syncMode() {
   const mode = $("mode").value;
@@ -571,11 +569,15 @@ function syncMode() {
   $("board-input").hidden = mode !== "board";
 }
 
+// The API takes a deal as a JSON number: digits become one; anything else is sent as typed and refused
+// there in one line ("deal must be a whole number ...").
+function dealNumber(text) { return /^\d{1,16}$/.test(text) ? Number(text) : text; }
+
 async function submitDeal(ev) {
   ev.preventDefault();
   const mode = $("mode").value;
   const value = $("deal-input").value.trim();
-  if (mode === "number") return deal({ deal: value.replace(/[,_\s]/g, "") });
+  if (mode === "number") return deal({ deal: dealNumber(value.replace(/[,_\s]/g, "")) });
   if (mode === "code") return deal({ code: value });
   if (mode === "board") return deal({ board: $("board-input").value });
   say(mode === "daily" ? "Choosing today's deal…" : "Choosing a deal the solver can win…");
@@ -619,5 +621,5 @@ document.addEventListener("keydown", (ev) => {
 syncMode();
 const params = new URLSearchParams(location.hash.slice(1));
 if (params.get("code")) { $("mode").value = "code"; $("deal-input").value = params.get("code"); syncMode(); deal({ code: params.get("code") }); }
-else { const n = params.get("deal") || "1"; $("deal-input").value = n; deal({ deal: n }); }
+else { const n = params.get("deal") || "1"; $("deal-input").value = n; deal({ deal: dealNumber(n) }); }
 showRecords();
