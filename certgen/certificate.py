@@ -119,14 +119,38 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
     def bad(why):
         return FreecellError(f"{name}: {why}")
 
+    return _from_top(_unpack_top(data, bad), bad)
+
+
+def _unpack_top(data, bad):
     try:
-        top = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        return msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as e:  # msgpack raises several types for damaged input
         raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
-    return _from_top(top, bad)
+
+
+def read_header(path: str) -> Dict:
+    """The header of the certificate file at `path` after the cheap checks: format, version, the SHA-256
+    over header and body, the header's fields; the body is not inflated (a survey resuming checks its
+    certificates this way). Every problem is one FreecellError line naming `path`."""
+    not_a_directory(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
+    def bad(why):
+        return FreecellError(f"{path}: {why}")
+    return _header_of(_unpack_top(data, bad), bad)
 
 
 def _from_top(top, bad) -> Certificate:
+    h = _header_of(top, bad)
+    records = _inflate(top["body"], h["states"], bad)
+    return Certificate(source=h["source"], rules=h["rules"], start=h["start"], records=records, info=h["info"])
+
+
+def _header_of(top, bad) -> Dict:
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
     old = top.get("header")
@@ -167,8 +191,7 @@ def _from_top(top, bad) -> Certificate:
         packed.unpack(start)
     except FreecellError as e:
         raise bad(f"bad start position in header: {e}") from None
-    records = _inflate(body, n, bad)
-    return Certificate(source=source, rules=rules, start=start, records=records, info=h["info"])
+    return h
 
 
 def _check_rules(rules, bad):

@@ -10,7 +10,9 @@ it), chunk by chunk, and the survey directory keeps what matters:
     DIR/certs/Deal<N>.cert     the certificate of every unwinnable deal, checked by the independent
                                checker (certgen/checker.py) before the deal is counted as unwinnable
     DIR/second/<N>.json        the second pass of a deal unknown at the first limit (a bigger limit)
-    DIR/rows.csv               the rows kept, in deal order (written at the end)
+    DIR/rows.csv               the rows kept, in deal order (written at the end): deal, verdict,
+                               searched_states (the solver's stored positions, not the reachable set:
+                               206,410 vs the certificate's 84,767 for #11982), length, seconds, pass
     DIR/summary.json           counts, histograms, still-unknown deals, wall time, the command
 
 A chunk is counted only once its record exists, and its certificates are written before its record, so a
@@ -33,7 +35,7 @@ import sys
 import threading
 import time
 
-from solver import search, solve
+from solver import packed, search, solve
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
 from solver.progress import bar
@@ -45,7 +47,9 @@ from . import certificate, checker
 DEFAULT_CHUNK = 10_000          # deals per task (the issue's 10^4 .. 10^5; smaller for small ranges)
 MIN_CHUNKS = 50                 # a small range is still cut into about this many chunks
 SECOND_FACTOR = 10              # the second pass: this many times the first state limit
-ROW_FIELDS = ("deal", "verdict", "states", "length", "seconds")
+# searched_states: the positions the solver stored for its answer (206,410 for #11982), not the size of the
+# reachable set (84,767: that is the certificate's count, `certgen info`)
+ROW_FIELDS = ("deal", "verdict", "searched_states", "length", "seconds")
 IDENTITY = ("first", "last", "chunk", "rules", "max_states", "second_max_states", "rows")
 
 
@@ -199,8 +203,34 @@ def _json_read(path):
         raise FreecellError(f"{path} is damaged (not valid JSON: {exc})") from None
 
 
-def _drop_damaged(folder):
-    """Remove the chunk records that cannot be read (a damaged record: its chunk is done again)."""
+def _cert_path(out_dir, n, rules):
+    return os.path.join(out_dir, "certs", load(deal=n).stem(rules) + ".cert")
+
+
+def _certs_intact(out_dir, rows, rules):
+    """True when every unwinnable row's certificate is in certs/ and reads: format, version, the SHA-256
+    over header and body, its start deal n's, its rules the survey's (the cheap check: the body is not
+    inflated; prove-survey checks the whole set). A missing or damaged one is removed."""
+    for row in rows:
+        if row[1] != "unwinnable":
+            continue
+        path = _cert_path(out_dir, row[0], rules)
+        try:
+            h = certificate.read_header(path)
+            ok = h["start"] == packed.pack(load(deal=row[0]).position) and h["rules"] == rules.to_dict()
+        except FreecellError:
+            ok = False
+        if not ok:
+            if os.path.lexists(path):
+                os.unlink(path)
+            return False
+    return True
+
+
+def _drop_damaged(out_dir, rules):
+    """Remove the chunk records that cannot be read, and those naming an unwinnable deal whose certificate
+    is missing or damaged: those chunks are done again (never counted blindly)."""
+    folder = os.path.join(out_dir, "chunks")
     for name in os.listdir(folder):
         if name.endswith(".json"):
             try:
@@ -208,7 +238,7 @@ def _drop_damaged(folder):
                 ok = isinstance(rec, dict) and all(k in rec for k in ("first", "last", "counts", "rows"))
             except FreecellError:
                 ok = False
-            if not ok:
+            if not ok or not _certs_intact(out_dir, rec["rows"], rules):
                 os.unlink(os.path.join(folder, name))
 
 
@@ -243,7 +273,7 @@ def _records(out_dir):
 def _store(out_dir, result, rules):
     """Certificates first, then the journal record (the chunk counts only once the record exists)."""
     for n, data in sorted(result.pop("certs").items()):
-        write_atomic(os.path.join(out_dir, "certs", load(deal=int(n)).stem(rules) + ".cert"), data)
+        write_atomic(_cert_path(out_dir, int(n), rules), data)
     _json_write(os.path.join(out_dir, "chunks", _chunk_name(result["first"], result["last"])), result)
 
 
@@ -253,10 +283,12 @@ def _second_pass(out_dir, settings, rules, unknown, progress):
     with bar(progress and bool(unknown), total=len(unknown), unit=" deals", desc="second pass") as b:
         for n in unknown:
             path = os.path.join(out_dir, "second", f"{n}.json")
+            if os.path.exists(path) and not _certs_intact(out_dir, [_json_read(path)["row"]], rules):
+                os.unlink(path)             # its certificate is missing or damaged: the deal is done again
             if not os.path.exists(path):
                 row, data = classify(n, rules, settings["second_max_states"])
                 if data is not None:
-                    write_atomic(os.path.join(out_dir, "certs", load(deal=n).stem(rules) + ".cert"), data)
+                    write_atomic(_cert_path(out_dir, n, rules), data)
                 _json_write(path, {"row": row})
             out[n] = _json_read(path)["row"]
             b.update(1)
@@ -279,7 +311,7 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
                 "command": command or " ".join(sys.argv), "started": time.time()}
     settings = open_dir(out_dir, settings)
     step = settings["chunk"]
-    _drop_damaged(os.path.join(out_dir, "chunks"))
+    _drop_damaged(out_dir, rules)
     done = {int(name.split("-")[0]) for name in os.listdir(os.path.join(out_dir, "chunks"))
             if name.endswith(".json")}
     todo_deals = sum(min(a + step - 1, last) - a + 1 for a in range(first, last + 1, step) if a not in done)

@@ -304,7 +304,8 @@ ABOUT = {   # command: (one line for the list of commands, the description of it
                "Solve every Microsoft deal in the range A-B: winnable (a line found and its replay checked "
                "against the spec rules), unwinnable (a complete enumeration of the spec rules without a win), "
                "unknown (the --max-states limit). A summary line on stdout, a progress bar on stderr, and "
-               "with --out a CSV: deal, verdict, states, length, seconds."),
+               "with --out a CSV: deal, verdict, searched_states (the positions the solver stored, not the reachable "
+               "set), length, seconds."),
 }
 
 

@@ -76,7 +76,7 @@ def test_cli_csv_and_summary(run, tmp_path):
     assert lines[1] == f"csv: {out}"
     with open(out, newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["deal", "verdict", "states", "length", "seconds"]
+    assert rows[0] == ["deal", "verdict", "searched_states", "length", "seconds"]
     assert [(int(r[0]), r[1]) for r in rows[1:]] == sorted(KNOWN.items())
     for r in rows[1:]:
         assert int(r[2]) > 0 and float(r[4]) >= 0

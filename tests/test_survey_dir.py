@@ -1,5 +1,6 @@
 """The certified, resumable survey (certgen/survey.py): journal, checked certificates, second pass, the
 same summary after SIGKILL and a restart, and the dask engine (where the `cluster` extra is installed)."""
+import csv
 import json
 import os
 import random
@@ -11,6 +12,8 @@ import time
 import pytest
 
 from certgen import certificate, checker, survey
+from solver import deals, packed
+from solver.rules import Rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -114,7 +117,7 @@ def test_unknown_gets_a_second_pass(tmp_path):
     assert t["counts"]["unknown"] == len(t["unknown"]) >= 3
     with open(tmp_path / "b" / "rows.csv", encoding="utf-8") as f:
         rows = f.read().splitlines()
-    assert rows[0] == "deal,verdict,states,length,seconds,pass"
+    assert rows[0] == "deal,verdict,searched_states,length,seconds,pass"
     assert {int(r.split(",")[0]) for r in rows[1:] if r.split(",")[1] == "unknown"} == set(t["unknown"])
 
 
@@ -125,6 +128,12 @@ def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
     assert s["unwinnable"] == [11982] and s["certificates"] == ["Deal11982.cert"]
     cert = certificate.read(os.path.join(d, "certs", "Deal11982.cert"))
     assert cert.states == 84_767 and cert.source == {"kind": "ms", "deal": 11982}
+    # rows.csv's count is the solver's (the positions it stored), named so that no one reads it as the
+    # reachable set the certificate holds
+    with open(os.path.join(d, "rows.csv"), encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["deal"], r["verdict"], r["searched_states"]) for r in rows] == [("11982", "unwinnable", "206410")]
+    assert "states" not in rows[0]
     assert checker.check(cert, jobs=1).ok
     # prove-survey renders the module (and says plainly that Lean did not run where lake is absent)
     code, out, err = run_cli("prove-survey", d, "--lean-dir", str(tmp_path / "lean"), "--no-progress")
@@ -209,3 +218,40 @@ def test_damaged_json_records(tmp_path):
     code, out, err = run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")
     assert code == 2 and err.startswith(f"error: {os.path.join(d, 'survey.json')} is damaged") \
         and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("damage", ["missing", "one byte", "another deal's"])
+@pytest.mark.parametrize("which_pass", [1, 2])
+def test_a_resumed_survey_checks_the_certificates_it_names(tmp_path, monkeypatch, damage, which_pass):
+    # The first pass (a chunk record) or the second (second/7.json) names deal 7 (no free cell: small and
+    # unwinnable) unwinnable; its certificate is then lost or damaged: the resumed survey does that work
+    # again instead of counting it.
+    d, rules = str(tmp_path / "s"), Rules(cells=0)
+    limits = {"max_states": 10, "second_max_states": 3_000_000} if which_pass == 2 else {}
+    first = survey.run(7, 7, d, rules=rules, chunk=1, **limits)
+    assert first["unwinnable"] == [7] and first["second_pass"] == ({"7": "unwinnable"} if which_pass == 2 else {})
+    path = os.path.join(d, "certs", "Deal7Cells0.cert")
+    with open(path, "rb") as f:
+        good = f.read()
+    if damage == "missing":
+        os.unlink(path)
+    elif damage == "one byte":
+        data = bytearray(good)
+        data[len(data) // 2] ^= 0x01
+        with open(path, "wb") as f:
+            f.write(bytes(data))
+    else:   # a sound certificate, of another start
+        pos = deals.ms_deal(8)
+        certificate.write(path, certificate.make({"kind": "ms", "deal": 7}, rules.to_dict(), pos,
+                                                 [packed.pack(pos)], {}))
+    redone = []
+    real = survey.classify
+    monkeypatch.setattr(survey, "classify", lambda n, *a: redone.append(n) or real(n, *a))
+    again = survey.run(7, 7, d, rules=rules, chunk=1, **limits)
+    assert redone == [7]
+    assert survey.comparable(again) == survey.comparable(first)
+    with open(path, "rb") as f:
+        assert f.read() == good
+    redone.clear()          # an intact survey is not redone
+    survey.run(7, 7, d, rules=rules, chunk=1, **limits)
+    assert redone == []
