@@ -85,8 +85,7 @@ def classify(n, rules, max_states):
     """(row, certificate bytes or None) of deal ``n``; an unwinnable verdict whose certificate fails the
     check is reported as unknown (never counted as unwinnable)."""
     t = time.perf_counter()
-    r = solve.solve(load(deal=n).position, rules, max_states=max_states, shorten=solve.SURVEY_SHORTEN,
-                    strict=False)
+    r = solve.solve(load(deal=n).position, rules, max_states=max_states, strict=False)   # solve's own line
     verdict, data = r.verdict, None
     if verdict == "unwinnable":
         data = certify(n, rules, max(max_states, int(r.enumerated or 0)) or search.EXPLORE_LIMIT)

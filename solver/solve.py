@@ -30,8 +30,8 @@ from .lines import LineError, codes_to_moves, verify_spec
 from .rules import STANDARD, Rules
 
 DEFAULT_MAX_STATES = 3_000_000
-DEFAULT_SHORTEN = 2          # fc_solve's post-pass: 2 = cycles, one- and two-move shortcuts
-SURVEY_SHORTEN = 0           # the survey: no post-pass (it costs as much as the search; lines ~2% longer)
+DEFAULT_SHORTEN = 2          # fc_solve's post-pass: 2 = cycles, one- and two-move shortcuts. Every command
+                             # (solve, prove-win, both surveys) uses it: one line per deal, whichever asks
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Classify every Microsoft deal in a range: ``python -m solver survey 1-32000 [--jobs J] [--out F.csv]``.
 
-Per deal (solver.solve.solve with the survey's settings): **winnable** when the C solver found a line and
+Per deal (solver.solve.solve, the call of ``python -m solver solve``: the same limit and the same line): **winnable** when the C solver found a line and
 its replay passed the fast check of solver.lines (every move legal under the spec rules -- the check is
 written from spec.moves and tested against it -- and the last position won); **unwinnable** only when the solver's
 own search ran out and then the exhaustive enumeration of the spec rules completed without a won
@@ -65,8 +65,7 @@ def solve_deal(n):
     """One deal under the settings given to _init: (deal, verdict, states, length, seconds)."""
     st = _SETTINGS
     t = time.perf_counter()
-    r = solve.solve(deals.ms_deal(n), st["rules"], max_states=st["max_states"], shorten=st["shorten"],
-                    strict=st["strict"])
+    r = solve.solve(deals.ms_deal(n), st["rules"], max_states=st["max_states"], strict=st["strict"])
     return n, r.verdict, int(r.states), r.length, time.perf_counter() - t
 
 
@@ -114,7 +113,7 @@ class Survey:
 def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False, strict=False):
     """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes."""
     settings = {"rules": rules, "max_states": max_states or solve.DEFAULT_MAX_STATES,
-                "shorten": solve.SURVEY_SHORTEN, "strict": bool(strict)}
+                "strict": bool(strict)}
     n = last - first + 1
     rows = []
     t0 = time.perf_counter()

@@ -57,7 +57,7 @@ def test_jobs_give_the_same_rows():
 def test_lines_are_verified_and_short():
     s = survey.survey(1, 40)
     assert all(r[1] == "winnable" and 52 <= r[3] <= 200 for r in s.rows)
-    r = solve.solve(deals.ms_deal(7), shorten=solve.SURVEY_SHORTEN, strict=False)
+    r = solve.solve(deals.ms_deal(7), strict=False)
     lines.verify_spec(r.start, r.moves)
 
 
@@ -160,3 +160,22 @@ def test_a_range_too_large_to_hold_is_refused():
     assert survey.parse_range("1-8589934591", max_range=None) == (1, 2 ** 33 - 1)
     with pytest.raises(FreecellError, match="range must satisfy 1 <= A <= B <= 8589934591"):
         survey.parse_range("1-8589934592", max_range=None)
+
+
+def test_survey_and_solve_give_the_same_line(run, tmp_path):
+    # issue 10, item 17: one line per deal, whichever command asks (they used to differ by the shortening:
+    # deal 1 was 126 moves in the survey and 121 in solve)
+    from certgen import survey as certified
+    numbers = [1, 2, 3, 617, 1941]
+    solved = {n: solve.solve(deals.ms_deal(n)) for n in numbers}
+    assert solved[1].length == 121
+    for n in numbers:
+        assert survey.survey(n, n).rows[0][3] == solved[n].length, n
+    rows = certified.run(1, 3, str(tmp_path / "s"), rows=True, chunk=3)
+    assert rows["length_histogram"] == {str(L): sum(1 for n in (1, 2, 3) if solved[n].length == L)
+                                        for L in sorted({solved[n].length for n in (1, 2, 3)})}
+    p = run("solve", "--deal", "1")
+    assert p.returncode == 0 and "a line of 121 single-card moves" in p.stdout
+    q = run("survey", "1", "--out", str(tmp_path / "one.csv"))
+    assert q.returncode == 0
+    assert (tmp_path / "one.csv").read_text().splitlines()[1].split(",")[:4] == ["1", "winnable", str(solved[1].states), "121"]
