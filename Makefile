@@ -49,7 +49,8 @@ test-slow: setup
 explore: setup
 	$(PY) -m solver explore --deal $(DEAL)
 
-# explore -> certificate -> Python check -> render Lean -> lake build. Exit 3: Lean not available.
+# explore -> certificate -> Python check -> render Lean -> lake build. Exit 3: Lean not available; exit 4:
+# the solver found a winning line first (nothing unwinnable to prove: it prints the prove-win command).
 # RULES=foundation-return and/or CELLS=K state stronger or other theorems. PRECOMPILE=1 (for prove,
 # prove-known, prove-win, audit) runs `lake -R -K precompile=1 build`: the hand-written library is
 # compiled to native code that native_decide then calls (needs the C compiler Lean ships; docs/TRUST.md).
@@ -94,7 +95,6 @@ prove-known: setup
 LEAN_DIR ?=
 prove-win: setup
 	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS) $(if $(LEAN_DIR),--lean-dir $(LEAN_DIR))
-	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS)
 
 # The same theorem checked by Coq (coqc, Debian package `coq`): explore -> certificate -> Python check ->
 # out/coq/<Stem>.v -> coqc; a winnable deal gets the winning line's `exists` theorem. Exit 3: no coqc.

@@ -5,15 +5,17 @@ function (mostly of certgen/prove.py) and prints.
 Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer (check:
 invalid; prove: the deal is not unwinnable, the Python check failed, or `lake build` failed), 2 bad input
 (one line on stderr), 3 (prove) Lean is not available: the certificate and the Lean files are kept and
-the Python check's result is reported, but nothing was proven by Lean.
+the Python check's result is reported, but nothing was proven by Lean; 4 (prove) the solver found a
+winning line first: the start is winnable, nothing was enumerated, and the line says which `prove-win`
+command proves that.
 """
 import os
 import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (MAX_STATES, Parser, add_command, jobs_arg, progress_of, rules_of, run, source_of,
-                            whole_arg, writing)
+from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, jobs_arg, memory_words, progress_of,
+                            rules_of, run, source_of, whole_arg, writing)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
@@ -187,9 +189,10 @@ def build_parser():
     p = Parser(prog=PROG, description="Certificates of unwinnability: build, check, mutate, render, prove. "
                "Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer "
                "(check: invalid; prove: not unwinnable, or the check or `lake build` failed), 2 bad input "
-               "(one line `error: ...`), 3 (prove) Lean is not available: nothing was checked by Lean.")
+               "(one line `error: ...`), 3 (prove) Lean is not available: nothing was checked by Lean, 4 (prove) the "
+               "start is winnable (the solver's line, replay-verified): prove-win proves that.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    limit = "stop the search after K positions (verdict unknown)"
+    limit = f"stop the search after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})"
     start = {"source": True, "rules": True, "limit": limit, "json": False}
 
     b = add_command(sub, "build", cmd_build, "explore and write a certificate", **start)
@@ -232,7 +235,8 @@ def build_parser():
     a.add_argument("--certs", metavar="DIR", action="append",
                    help="where the certificates of the Deal and Mutant modules are (repeatable; default out/)")
     w = add_command(sub, "prove-win", cmd_prove_win, "solve, check the line in Python, render the Win module, "
-                    "lake build", **start)
+                    "lake build", **dict(start, limit=f"positions each search of the solver may store (then: "
+                                                       f"unknown; {memory_words(3_000_000)})"))
     w.add_argument("--lean-dir", default=None,
                    help=f"where the module goes (default: {shown(GENERATED)} for the modules shipped there, "
                         f"else out/; lake builds only modules in {shown(GENERATED)})")

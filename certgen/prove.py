@@ -9,10 +9,12 @@ encoded once for the module and the standalone file. Every step's wall time is k
 (scripts/bench.py prints them).
 
 Exit statuses of the prove commands: 0 Lean checked the theorem; 1 a negative answer (not unwinnable,
-the Python check failed, `lake build` failed); 3 Lean is not available (lake.NOT_AVAILABLE).
+the Python check failed, `lake build` failed); 3 Lean is not available (lake.NOT_AVAILABLE); 4 (prove)
+the solver found a winning line first: the start is winnable, and prove-win is the command that proves it.
 """
 import contextlib
 import os
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -163,9 +165,40 @@ def finish(targets: List[str], theorems: List[str], lean_dir: str, say: Callable
     return status
 
 
+WINNABLE = 4                    # prove's exit status when the solver found a winning line first
+FIRST_SOLVE_STATES = 1_000_000  # the solver's limit before prove enumerates (about 0.1 GB, a second or so)
+
+
+def prove_win_command(source: Source, rules: Rules) -> str:
+    """The command that proves ``source`` winnable under ``rules`` (and its make form for a deal)."""
+    args = ["python -m certgen prove-win"]
+    make = None
+    rule_args = (["--cells", str(rules.cells)] if source.kind != "code" and rules.cells != 4 else []) \
+        + (["--foundation-return"] if rules.foundation_return else [])
+    if source.kind == "ms":
+        args.append(f"--deal {source.deal}")
+        make = f"make prove-win DEAL={source.deal}" + (f" CELLS={rules.cells}" if rules.cells != 4 else "") \
+            + (" RULES=foundation-return" if rules.foundation_return else "")
+    elif source.kind == "code":
+        args.append(f"--code {source.code}")
+    else:
+        args.append(f"--board {shlex.quote(source.path)}")
+    text = " ".join(args + rule_args)
+    return text if make is None else f"{text} (or {make})"
+
+
 def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
           progress: bool = False, say: Callable = print) -> int:
-    """The whole pipeline for one start: explore, certificate, Python check, render, lake build."""
+    """The whole pipeline for one start: explore, certificate, Python check, render, lake build. First the
+    solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
+    prove, and prove says so in one line with the prove-win command, exit status WINNABLE (no enumeration
+    of a set that may need gigabytes)."""
+    first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
+    if first.verdict == "winnable":
+        say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card moves, "
+            f"replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
+            f"{prove_win_command(source, rules)}")
+        return WINNABLE
     p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say)
     if p.module is None:
         return 1

@@ -8,8 +8,8 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (Parser, add_command, add_source_args, card_arg, fail, jobs_arg, max_states_arg, progress_of,
-                      rules_of, run, source_of, whole_arg, writing)
+from .cliargs import (EXPLORE_LIMIT, Parser, add_command, add_source_args, card_arg, fail, jobs_arg,
+                      max_states_arg, memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
@@ -322,11 +322,11 @@ def build_parser():
     d.add_argument("--order", action="store_true", help="also print the shuffled deck order (dealt first first)")
 
     e = add_command(sub, "explore", cmd_explore, *ABOUT["explore"], source=True, rules=True, counting=True,
-                    limit="stop after K positions (verdict unknown; default 50,000,000)")
+                    limit=f"stop after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})")
     e.add_argument("--out", help=argparse.SUPPRESS)
 
     a = add_command(sub, "analyze", cmd_analyze, *ABOUT["analyze"], source=True, rules=True, counting=True,
-                    limit="stop after K positions (then: unknown; default 5,000,000)")
+                    limit=f"stop after K positions (then: unknown; {memory_words(5_000_000)})")
     a.add_argument("--exposed", metavar="CARD", type=card_arg,
                    help="count the positions with this card on top of a column (e.g. QC, 10H, Q\u2663)")
     a.add_argument("--svg", metavar="FILE", help="draw the position with the frozen cards outlined")
@@ -335,7 +335,7 @@ def build_parser():
 
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,
-                   help="positions each search may store (default 3,000,000); then: unknown")
+                   help=f"positions each search may store, then: unknown ({memory_words(3_000_000)})")
     s.add_argument("--json", action="store_true",
                    help="print one JSON object: moves (card, from, to, notation), length, verdict, states, "
                         "seconds")
@@ -353,7 +353,7 @@ def build_parser():
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = add_command(sub, "survey", cmd_survey, *ABOUT["survey"], rules=True,
-                    limit="positions each search may store per deal (default 3,000,000); then: unknown")
+                    limit=f"positions each search may store per deal, then: unknown ({memory_words(3_000_000)})")
     v.add_argument("range", metavar="A-B", help="the deals, e.g. 1-32000 (or one number)")
     v.add_argument("--jobs", metavar="J", type=jobs_arg, default=1, help="worker processes (default 1)")
     v.add_argument("--out", metavar="FILE.csv", help="write one CSV row per deal")

@@ -67,7 +67,10 @@ class Parser(argparse.ArgumentParser):
 # The most positions a search may store: the C core numbers them with 31 bits (MAX_STATES_CAP in
 # solver/fc.c). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
 MAX_STATES = 2 ** 31 - 1
-BYTES_PER_STATE = 90        # measured: about 85 bytes a stored position (explore, 50,000,000 positions)
+# The memory a search needs: measured 60 bytes a stored position at the peak of `explore --deal 5
+# --max-states 20000000` (1.16 GB; 63 at 8,000,000), up to about 90 right after the arrays doubled.
+BYTES_PER_STATE = 90
+EXPLORE_LIMIT = 20_000_000  # = search.EXPLORE_LIMIT (a test keeps them equal; --help loads no C core)
 
 
 def whole_arg(flag, lo, hi):
@@ -87,8 +90,9 @@ jobs_arg = whole_arg("--jobs", 1, 256)
 
 def memory_words(default):
     """What --max-states costs, for its --help: the default and the memory per position."""
-    return (f"default {default:,}, about {default * BYTES_PER_STATE / 1e9:.1f} GB; a search needs about "
-            f"{BYTES_PER_STATE} bytes a position, at most {MAX_STATES:,}")
+    return (f"default {default:,}: at most {default * BYTES_PER_STATE / 1e9:.1f} GB; a bigger K needs about "
+            f"{BYTES_PER_STATE} bytes a position, e.g. {10 ** 8 * BYTES_PER_STATE / 1e9:.0f} GB for 100,000,000; "
+            f"at most {MAX_STATES:,}")
 
 
 def card_arg(text):

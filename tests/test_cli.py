@@ -187,8 +187,8 @@ def test_explore_verdicts_and_json(monkeypatch, capsys):
     obj = json.loads(out)
     assert obj == {"deal": 11982, "source": "ms:11982", "rules": {"cells": 4, "foundation_return": False},
                    "states": 84767, "max_home": 2, "verdict": "unwinnable", "complete": True,
-                   "seconds": 0.25, "max_states": 50_000_000}
-    assert calls == [(ms_deal(11982), 4, False, 50_000_000, False)]  # a default limit: never out of memory
+                   "seconds": 0.25, "max_states": 20_000_000}
+    assert calls == [(ms_deal(11982), 4, False, 20_000_000, False)]  # a default limit: never out of memory
 
     rc, out, err = _main(["explore", "--deal", "11982"], capsys)
     assert out == ("deal 11982: unwinnable \u2014 all 84,767 reachable positions enumerated, at most 2 cards "
