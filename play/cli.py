@@ -7,9 +7,6 @@ import argparse
 import os
 import sys
 
-from solver.errors import FreecellError
-from solver.numbers import whole_number
-
 PROG = "python -m play"
 
 
@@ -20,10 +17,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _port(text):
-    try:
-        return whole_number(text, "--port", 1, 65535)     # the one reading of whole numbers (solver/numbers.py)
-    except FreecellError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    # solver/numbers.py's reading (digits only), written out: play reaches solver through play/engine.py only
+    if not (text.isascii() and text.isdigit() and len(text) <= 5) or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"--port must be a whole number from 1 to 65535, got {text!r}")
+    return int(text)
 
 
 def build_parser():
