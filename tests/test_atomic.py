@@ -84,14 +84,14 @@ def test_a_link_through_proc_is_written_in_place(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert os.path.islink(link)
-    assert p.stdout.startswith("deal,verdict,states,length,seconds\n1,winnable,")
+    assert p.stdout.startswith("deal,verdict,searched_states,length,seconds\n1,winnable,")
 
 
 def test_dash_is_stdout_and_messages_go_to_stderr(tmp_path):
     p = subprocess.run([sys.executable, "-m", "solver", "survey", "1-2", "--out", "-"], cwd=tmp_path,
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("deal,verdict,states,length,seconds\n1,winnable,")
+    assert p.stdout.startswith("deal,verdict,searched_states,length,seconds\n1,winnable,")
     assert p.stdout.count("\n") == 3                        # the header and two rows, nothing else
     assert p.stderr.startswith("deals 1-2: 2 winnable")
     assert os.listdir(tmp_path) == []                       # no file named '-'
