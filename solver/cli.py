@@ -256,6 +256,10 @@ def cmd_rules(args):
     from .rules import supermove_limit
     if (args.free_cells is None) != (args.empty_columns is None):
         fail("give --free-cells and --empty-columns together (or neither, for the seed's examples)")
+    if args.to_empty and args.empty_columns is None:
+        fail("--to-empty describes a destination: give it with --free-cells and --empty-columns")
+    if args.to_empty and args.empty_columns == 0:
+        fail("--to-empty with --empty-columns 0 is impossible: the empty destination is one of the empty columns")
     most = 7 if args.to_empty else 6    # the run's own column holds cards, and a destination that is not empty
     if args.empty_columns is not None and args.empty_columns > most:
         fail(f"--empty-columns {args.empty_columns} is impossible: the column the run comes from holds cards"

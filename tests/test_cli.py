@@ -396,6 +396,12 @@ def test_rules_names_free_cells_not_cells(run, assert_one_line_error):
                           "--free-cells must be a whole number from 0 to 8, got '9'")
 
 
+def test_rules_to_empty_needs_an_empty_column(run, assert_one_line_error):
+    assert "is impossible" in assert_one_line_error(run("rules", "--free-cells", "2", "--empty-columns", "0",
+                                                        "--to-empty"))
+    assert "--to-empty describes a destination" in assert_one_line_error(run("rules", "--to-empty"))
+
+
 @pytest.mark.parametrize("args,most", [(("--empty-columns", "8", "--to-empty"), 7), (("--empty-columns", "8"), 6),
                                        (("--empty-columns", "7"), 6)])
 def test_rules_refuses_more_empty_columns_than_a_board_can_have(run, assert_one_line_error, args, most):
