@@ -7,15 +7,20 @@ Freecell Solver (Debian package freecell-solver-bin) solves the range with its r
 
 (one process; "-l lg" is its "looking-glass" preset, the one quoted for the 32,000 deals). It prints
 "Unsolved Board No. N" for a deal whose search space it exhausted and "Intractable Board No. N" for one
-it gave up on. Then our survey runs as a whole command, `python -m solver survey A-B --jobs J --out CSV`
-(default --jobs 1). The script prints both wall times, the ratio (ours / Freecell Solver's) and every
-deal on which the verdicts differ (solved = winnable, "Unsolved" = unwinnable, "Intractable" = unknown).
+it gave up on. Then our survey runs as a whole command, one after the other (never at the same time):
+by default the streaming survey of issue 12, `python -m certgen survey A-B --dir TMP --jobs J --json`
+(every winning line replayed, every unwinnable deal certified and checked); `--ours solver` runs the
+in-memory `python -m solver survey A-B --jobs J --out CSV` instead (default --jobs 1). The script prints
+both wall times, the ratio (ours / Freecell Solver) and every deal on which the verdicts differ (solved =
+winnable, "Unsolved" = unwinnable, "Intractable" = unknown). `--json` prints one object instead.
+For one core each on a shared machine: `nice -n 5 python scripts/compare_fcsolve.py 1 32000`.
 
 Exit status: 0 (also when Freecell Solver is not installed: one line says so), 1 when verdicts differ,
 2 bad arguments.
 """
 import argparse
 import csv
+import json
 import os
 import re
 import shutil
@@ -45,19 +50,39 @@ def run_fcsolve(exe, a, b):
     return sec, verdicts
 
 
-def run_ours(a, b, jobs):
+def _run(cmd):
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sec = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"error: our survey failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    return sec, proc.stdout
+
+
+def run_ours(a, b, jobs, ours="certgen"):
+    """(wall seconds, {deal: verdict}, the command, a one-line summary) of our survey of a..b."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "survey.csv")
-        cmd = [sys.executable, "-m", "solver", "survey", f"{a}-{b}", "--jobs", str(jobs), "--no-progress",
-               "--out", out]
-        t = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        sec = time.perf_counter() - t
-        if proc.returncode != 0:
-            raise SystemExit(f"error: our survey failed (exit {proc.returncode}): {proc.stderr.strip()}")
-        with open(out, newline="") as f:
-            verdicts = {int(r["deal"]): r["verdict"] for r in csv.DictReader(f)}
-    return sec, verdicts, (proc.stdout.strip().splitlines() or [""])[0]
+        if ours == "certgen":
+            cmd = [sys.executable, "-m", "certgen", "survey", f"{a}-{b}", "--dir", os.path.join(tmp, "s"),
+                   "--jobs", str(jobs), "--no-progress", "--json"]
+            sec, out = _run(cmd)
+            summary = json.loads(out)
+            verdicts = dict.fromkeys(range(a, b + 1), "winnable")
+            verdicts.update((n, "unwinnable") for n in summary["unwinnable"])
+            verdicts.update((n, "unknown") for n in summary["unknown"])
+            line = (f"deal seconds {summary['deal_seconds']:.2f}, wall {summary['wall_seconds']:.2f}, "
+                    f"certificates {len(summary['certificates'])}")
+            shown = f"python -m certgen survey {a}-{b} --dir DIR --jobs {jobs}"
+        else:
+            out_csv = os.path.join(tmp, "survey.csv")
+            cmd = [sys.executable, "-m", "solver", "survey", f"{a}-{b}", "--jobs", str(jobs), "--no-progress",
+                   "--out", out_csv]
+            sec, out = _run(cmd)
+            with open(out_csv, newline="") as f:
+                verdicts = {int(r["deal"]): r["verdict"] for r in csv.DictReader(f)}
+            line = (out.strip().splitlines() or [""])[0]
+            shown = f"python -m solver survey {a}-{b} --jobs {jobs}"
+    return sec, verdicts, shown, line
 
 
 def counts(verdicts):
@@ -83,6 +108,9 @@ def main(argv=None):
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
     p.add_argument("--jobs", type=int, default=1, help="our survey's processes (default 1)")
+    p.add_argument("--ours", choices=("certgen", "solver"), default="certgen",
+                   help="our command: the streaming `certgen survey` (default) or `solver survey`")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     if not 1 <= args.first <= args.last:
         p.error("need 1 <= A <= B")
@@ -95,15 +123,21 @@ def main(argv=None):
         return 0
     a, b = args.first, args.last
     fsec, fv = run_fcsolve(exe, a, b)
-    osec, ov, summary = run_ours(a, b, args.jobs)
-    fc = counts(fv)
+    osec, ov, shown, summary = run_ours(a, b, args.jobs, args.ours)
+    fc, oc = counts(fv), counts(ov)
+    diff = [(d, fv.get(d), ov.get(d)) for d in range(a, b + 1) if fv.get(d) != ov.get(d)]
+    if args.json:
+        print(json.dumps({"first": a, "last": b, "freecell_solver": {"command": f"{FCS} {a} {b} 1 {' '.join(PRESET)}",
+                                                                      "seconds": round(fsec, 3), "counts": fc},
+                          "ours": {"command": shown, "seconds": round(osec, 3), "counts": oc},
+                          "ratio": round(osec / fsec, 3), "differ": [list(x) for x in diff]}))
+        return 1 if diff else 0
     print(f"Freecell Solver ({FCS} {a} {b} 1 {' '.join(PRESET)}): {fsec:.2f} s; "
           + words(fc, {"winnable": "solved", "unwinnable": "unsolved", "unknown": "intractable"}))
-    print(f"freecell-proof (python -m solver survey {a}-{b} --jobs {args.jobs}): {osec:.2f} s; "
-          + words(counts(ov), {"winnable": "winnable", "unwinnable": "unwinnable", "unknown": "unknown"}))
+    print(f"freecell-proof ({shown}): {osec:.2f} s; "
+          + words(oc, {"winnable": "winnable", "unwinnable": "unwinnable", "unknown": "unknown"}))
     print(f"  {summary}")
     print(f"ratio (ours / Freecell Solver): {osec / fsec:.2f}")
-    diff = [(d, fv.get(d), ov.get(d)) for d in range(a, b + 1) if fv.get(d) != ov.get(d)]
     if not diff:
         print(f"verdicts: all {b - a + 1:,} deals agree")
         return 0
