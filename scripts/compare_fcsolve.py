@@ -16,6 +16,12 @@ figure), the ratios (ours / Freecell Solver) and every deal on which the verdict
 winnable, "Unsolved" = unwinnable, "Intractable" = unknown). `--json` prints one object instead.
 For one core each on a shared machine: `nice -n 5 python scripts/compare_fcsolve.py 1 32000`.
 
+`--states [--cells K]` compares the searches instead, deal by deal: Freecell Solver's "states checked"
+(`fc-solve --freecells-num K -l lg -s` on `make-microsoft-freecell-board -t N`) against the positions
+our solver stores (`solver.search.solve_line` with the speed-ups of `solve`, up to --max-states), for
+every deal of A..B: how many each wins, and the states of the deals both win. A search that stops
+without a win is no proof for either (Freecell Solver's preset prunes; ours is cut at its limit).
+
 Exit status: 0 (also when Freecell Solver is not installed: one line says so), 1 when verdicts differ,
 2 bad arguments.
 """
@@ -116,6 +122,44 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see 'scripts/compare_fcsolve.py --help')\n")
 
 
+def fcsolve_states(n, cells):
+    """("won" | "lost", states checked) of Freecell Solver's -l lg on deal n with `cells` free cells."""
+    board = subprocess.run(["make-microsoft-freecell-board", "-t", str(n)], stdout=subprocess.PIPE, text=True,
+                           check=True).stdout
+    out = subprocess.run(["fc-solve", "--freecells-num", str(cells), "-l", "lg", "-mi", "3000000", "-s", "-"],
+                         input=board, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    m = re.search(r"Total number of states checked is (\d+)", out)
+    return ("won" if "This game is solveable." in out else "lost"), int(m.group(1)) if m else 0
+
+
+def compare_states(a, b, cells, max_states, as_json):
+    sys.path.insert(0, ROOT)
+    from solver import deals, search
+    from solver.rules import Rules
+    speedups = Rules(cells=cells, autoplay="safe", canonical=True)
+    rows = []
+    for n in range(a, b + 1):
+        status, _codes, states, _exp, _len = search.solve_line(deals.ms_deal(n), speedups, max_states, 0)
+        rows.append((n, *fcsolve_states(n, cells), "won" if status == "won" else "lost", int(states)))
+    both = [r for r in rows if r[1] == r[3] == "won"]
+    obj = {"first": a, "last": b, "cells": cells, "max_states": max_states,
+           "freecell_solver_won": sum(r[1] == "won" for r in rows), "ours_won": sum(r[3] == "won" for r in rows),
+           "both_won": len(both), "states_both": {"freecell_solver": sum(r[2] for r in both),
+                                                  "ours": sum(r[4] for r in both)},
+           "only_freecell_solver": [r[0] for r in rows if r[1] == "won" != r[3]],
+           "only_ours": [r[0] for r in rows if r[3] == "won" != r[1]]}
+    if as_json:
+        print(json.dumps(obj))
+    else:
+        print(f"deals {a}..{b} with {cells} free cells: Freecell Solver (-l lg) wins {obj['freecell_solver_won']}, "
+              f"ours {obj['ours_won']} (limit {max_states:,} positions); both win {len(both)}, in "
+              f"{obj['states_both']['freecell_solver']:,} states checked against {obj['states_both']['ours']:,} "
+              f"positions stored by ours")
+        print(f"  won only by Freecell Solver: {obj['only_freecell_solver'] or 'none'}; "
+              f"only by ours: {obj['only_ours'] or 'none'}")
+    return 0
+
+
 def main(argv=None):
     p = _Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("first", type=int)
@@ -124,12 +168,19 @@ def main(argv=None):
     p.add_argument("--ours", choices=("certgen", "solver"), default="certgen",
                    help="our command: the streaming `certgen survey` (default) or `solver survey`")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--states", action="store_true", help="compare the searches deal by deal (states), not times")
+    p.add_argument("--cells", type=int, default=4, help="free cells for --states (default 4)")
+    p.add_argument("--max-states", type=int, default=3_000_000, help="our limit for --states (default 3,000,000)")
     args = p.parse_args(argv)
     if not 1 <= args.first <= args.last:
         p.error("need 1 <= A <= B")
     if not 1 <= args.jobs <= 256:
         p.error("--jobs must be from 1 to 256")
+    if not 0 <= args.cells <= 8 or args.max_states < 1:
+        p.error("--cells must be from 0 to 8 and --max-states positive")
     exe = shutil.which(FCS)
+    if args.states and exe is not None and shutil.which("fc-solve") and shutil.which("make-microsoft-freecell-board"):
+        return compare_states(args.first, args.last, args.cells, args.max_states, args.json)
     if exe is None:
         print(f"Freecell Solver is not installed ({FCS} is not on PATH; Debian: apt-get install "
               f"freecell-solver-bin): nothing compared")

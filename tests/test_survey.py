@@ -130,6 +130,11 @@ def test_compare_with_fcsolve(capsys):
     assert obj["ours"]["command"] == "python -m certgen survey 1-30 --dir DIR --jobs 1"
     assert obj["ours"]["counts"] == obj["freecell_solver"]["counts"] == {"winnable": 30, "unwinnable": 0, "unknown": 0}
     assert obj["differ"] == [] and obj["ratio"] > 0
+    # --states: deal 9 with 2 free cells, Freecell Solver checks 16,063 states, ours stores <= 20,000
+    assert mod.main(["9", "9", "--states", "--cells", "2", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["both_won"] == 1 and obj["states_both"]["freecell_solver"] == 16063
+    assert obj["states_both"]["ours"] <= 20_000
 
 
 @pytest.mark.slow
