@@ -12,7 +12,7 @@ it), chunk by chunk, and the survey directory keeps what matters:
     DIR/second/<N>.json        the second pass of a deal unknown at the first limit (a bigger limit)
     DIR/rows.csv               the rows kept, in deal order (written at the end): deal, verdict,
                                searched_states (the solver's stored positions, not the reachable set:
-                               206,410 vs the certificate's 84,767 for #11982), length, seconds, pass
+                               405,246 vs the certificate's 84,767 for #11982), length, seconds, pass
     DIR/summary.json           counts, histograms, still-unknown deals, wall time, the command
 
 A chunk is counted only once its record exists, and its certificates are written before its record, so a
@@ -47,7 +47,7 @@ from . import certificate, checker
 DEFAULT_CHUNK = 10_000          # deals per task (the 10^4 .. 10^5; smaller for small ranges)
 MIN_CHUNKS = 50                 # a small range is still cut into about this many chunks
 SECOND_FACTOR = 10              # the second pass: this many times the first state limit
-# searched_states: the positions the solver stored for its answer (206,410 for #11982), not the size of the
+# searched_states: the positions the solver stored for its answer (405,246 for #11982), not the size of the
 # reachable set (84,767: that is the certificate's count, `certgen info`)
 ROW_FIELDS = ("deal", "verdict", "searched_states", "length", "seconds")
 IDENTITY = ("first", "last", "chunk", "rules", "max_states", "second_max_states", "rows")

@@ -187,7 +187,7 @@ def cmd_solve(args):
     src = source_of(args)
     rules = rules_of(args, src)
     max_states = args.max_states or DEFAULT_MAX_STATES
-    r = solve(src.position, rules, max_states=max_states)
+    r = solve(src.position, rules, max_states=max_states, shorten=args.shorten)
     if args.json:
         obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict(), "verdict": r.verdict,
                "length": r.length, "states": int(r.states), "seconds": round(float(r.seconds), 6),
@@ -340,6 +340,10 @@ def build_parser():
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,
                    help=f"positions each search may store, then: unknown ({memory_words(3_000_000)})")
+    s.add_argument("--shorten", metavar="L", type=whole_arg("--shorten", 0, 2), default=0,
+                   help="shorten the line found: 0 no (default: the line every command and survey gives), 1 "
+                        "cut cycles and take one-move shortcuts, 2 also two-move shortcuts (about 10x slower, "
+                        "lines about 2.5%% shorter)")
     s.add_argument("--json", action="store_true",
                    help="print one JSON object: moves (card, from, to, notation), length, verdict, states, "
                         "seconds")

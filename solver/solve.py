@@ -32,8 +32,11 @@ from .lines import LineError, codes_to_moves, verify_spec
 from .rules import STANDARD, Rules
 
 DEFAULT_MAX_STATES = 3_000_000
-DEFAULT_SHORTEN = 2          # fc_solve's post-pass: 2 = cycles, one- and two-move shortcuts. Every command
-                             # (solve, prove-win, both surveys) uses it: one line per deal, whichever asks
+DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
+                             # both surveys) uses it: one line per deal, whichever asks. 1 = cycles and
+                             # one-move shortcuts (+50% solver time, lines ~1.5% shorter), 2 = also two-move
+                             # shortcuts (about 10x the time, ~2.5% shorter): `solve --shorten 2`, the play page
+SHORTEN_LEVELS = (0, 1, 2)
 
 
 @dataclass

@@ -132,7 +132,7 @@ def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
     # reachable set the certificate holds
     with open(os.path.join(d, "rows.csv"), encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert [(r["deal"], r["verdict"], r["searched_states"]) for r in rows] == [("11982", "unwinnable", "206410")]
+    assert [(r["deal"], r["verdict"], r["searched_states"]) for r in rows] == [("11982", "unwinnable", "405246")]
     assert "states" not in rows[0]
     assert checker.check(cert, jobs=1).ok
     # prove-survey renders the module (and says plainly that Lean did not run where lake is absent)
