@@ -1156,6 +1156,54 @@ uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count
     return count;
 }
 
+/* ---- the states in the order of their P64 records (certificates are sorted) ---- */
+typedef struct { uint64_t key; uint32_t idx; } skey_t;
+
+static int cmp_skey(const void *a, const void *b) {
+    const skey_t *x = (const skey_t *)a, *y = (const skey_t *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sort v by the P64 bytes off..off+7 (big-endian), then each run of equal bytes by the next eight. */
+static void sort_level(const fc_search *s, skey_t *v, uint64_t n, int off) {
+    uint8_t rec[FC_P64_SIZE];
+    fkey_t k;
+    for (uint64_t i = 0; i < n; i++) {
+        load_key(s, v[i].idx, &k);
+        key_to_p64(&s->c, &k, rec);
+        uint64_t x = 0;
+        for (int t = 0; t < 8; t++) x = x << 8 | rec[off + t];
+        v[i].key = x;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_skey);
+    if (off + 8 >= FC_P64_SIZE) return;
+    for (uint64_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j].key == v[i].key; j++) {}
+        if (j - i > 1) sort_level(s, v + i, j - i, off + 8);
+    }
+}
+
+int fc_search_sort_p64(const fc_search *s, uint32_t *order) {
+    skey_t *v = (skey_t *)malloc((size_t)(s->count ? s->count : 1) * sizeof *v);
+    if (!v) return FC_ENOMEM;
+    for (uint64_t i = 0; i < s->count; i++) v[i].idx = (uint32_t)i;
+    sort_level(s, v, s->count, 0);
+    for (uint64_t i = 0; i < s->count; i++) order[i] = v[i].idx;
+    free(v);
+    return 0;
+}
+
+uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out) {
+    fkey_t k;
+    for (uint64_t i = 0; i < count; i++) {
+        if (idx[i] >= s->count) return i;
+        load_key(s, idx[i], &k);
+        key_to_p64(&s->c, &k, out + i * FC_P64_SIZE);
+    }
+    return count;
+}
+
 /* ---- parents from the event bitmap (FC_ORDER_BFS/DFS) ---- */
 
 /* the bit position of the idx-th 0 (idx >= 1, idx <= nzero) */

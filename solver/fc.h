@@ -181,6 +181,15 @@ int fc_search_get_pos(const fc_search *s, uint64_t idx, fc_pos *out);
    into out, in discovery order. Returns the number of states written. */
 uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count, uint8_t *out);
 
+/* The state indices ordered by their P64 records (bytewise; ties by index), into order[0 .. count-1].
+   Made by sorting eight bytes of P64 at a time, decoding the states again only where records agree so
+   far: 16 bytes a state of working memory besides order. 0 or FC_ENOMEM. */
+int fc_search_sort_p64(const fc_search *s, uint32_t *order);
+
+/* States idx[0 .. count-1] as count*64 bytes of P64 into out. Returns the number written (it stops at
+   an index out of range). */
+uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out);
+
 /* The state whose expansion first found idx; -1 for the start (and for idx out of range). Parents are not
    stored per state in FC_ORDER_BFS/DFS (see "The search" above): BFS answers in microseconds, DFS replays
    the search's order of expansion from its event bitmap (a pass over 2 bits a state, no positions). */
