@@ -356,11 +356,11 @@ class _FileBody:
         return _pieces_of(self.f, self.offset, self.length)
 
 
-_SMALL = 1 << 24                # a bin up to this size is read by _scan_top; a longer one is left on disk
+_SMALL = 1 << 20                # a body up to this size is read by _scan_top; a longer one is left on disk
 
 
 def _scan_top(f, size):
-    """The top map of a certificate file, read by hand with its body left on disk (a _FileBody): only
+    """The top map of a certificate file, read by hand with a body over _SMALL left on disk (a _FileBody): only
     the forms the writer uses (a map of str keys; str, int and bin values). None for anything else --
     the caller then reads the file whole, whose decoder names the problem."""
     def need(n):
@@ -369,18 +369,20 @@ def _scan_top(f, size):
             raise EOFError
         return b
 
-    def value():
+    def value(large_on_disk=False):
         t = need(1)[0]
         if t <= 0x7F:
             return t
         if 0xA0 <= t <= 0xBF or t in (0xD9, 0xDA, 0xDB):
-            n = t & 0x1F if t >= 0xA0 else int.from_bytes(need({0xD9: 1, 0xDA: 2, 0xDB: 4}[t]), "big")
+            n = t & 0x1F if t <= 0xBF else int.from_bytes(need({0xD9: 1, 0xDA: 2, 0xDB: 4}[t]), "big")
             return need(n).decode("utf-8")
         if t in (0xCC, 0xCD, 0xCE, 0xCF):
             return int.from_bytes(need(1 << (t - 0xCC)), "big")
         if t in (0xC4, 0xC5, 0xC6):
             n = int.from_bytes(need(1 << (t - 0xC4)), "big")
-            if n <= _SMALL:
+            if n <= _SMALL or not large_on_disk:
+                if n > size:
+                    raise EOFError
                 return need(n)
             at = f.tell()
             if at + n > size:
@@ -398,7 +400,7 @@ def _scan_top(f, size):
             key = value()
             if not isinstance(key, str):
                 return None
-            top[key] = value()
+            top[key] = value(key == "body")
         if f.tell() != size:
             return None
     except (EOFError, ValueError, UnicodeDecodeError):

@@ -373,6 +373,7 @@ def test_summarize_reads_the_header_and_counts_the_body(tmp_path, small_certs, m
     """certgen info's reader: the records are checked and counted in a streaming pass, none is kept (a
     body too big to be read whole is passed over on disk); damage is refused as by read."""
     monkeypatch.setattr(certificate, "_SMALL", 100)       # every body is left on disk
+    monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
     for cert in small_certs:
         path = tmp_path / "c.cert"
         certificate.write(str(path), cert)
@@ -380,6 +381,7 @@ def test_summarize_reads_the_header_and_counts_the_body(tmp_path, small_certs, m
         assert (s.states, s.source, s.rules, s.start, s.info) == (cert.states, cert.source, cert.rules, cert.start,
                                                                    cert.info)
         assert not hasattr(s, "records")
+    monkeypatch.undo()
     data = bytearray(certificate.encode(small_certs[0]))
     data[-80] ^= 1                                        # inside the body (the sha256 text is the last 65 bytes)
     (tmp_path / "bad.cert").write_bytes(bytes(data))
