@@ -14,6 +14,7 @@ the header declares, and every record is checked to be a position, in order, as 
 import hashlib
 import os
 import stat
+import tempfile
 import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List
@@ -21,9 +22,10 @@ from typing import Dict, List
 import msgpack
 
 from solver import packed
-from solver.atomic import write_atomic
+from solver.atomic import temp_folder_for, write_atomic, write_atomic_with
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
+from solver.progress import bar
 from solver.rules import Rules
 
 FORMAT = "freecell-proof-certificate"
@@ -159,18 +161,14 @@ def write_search(path, source, rules, start_pos, search, info=None, progress=Fal
     time and compressed into a temporary body file next to `path` while the SHA-256 runs over it; then
     the file is assembled around it (the body's length is known only then). The bytes are those of
     ``write(path, make(...))``; no list of records is built. Returns the certificate's Summary."""
-    from solver.atomic import STDOUT, write_atomic_with
-    from solver.progress import bar
-    from solver.search import lib, ffi
+    from solver.search import lib, ffi       # the C core: only when a certificate is written from a search
     n = len(search)
     start = packed.pack(start_pos)
     order = ffi.new("uint32_t[]", max(n, 1))
     if lib.fc_search_sort_p64(search._h(), order) != 0:
         raise MemoryError("cannot sort the positions: out of memory")
     out = ffi.new("uint8_t[]", _BATCH * packed.SIZE)
-    folder = os.path.dirname(os.path.realpath(path)) if path != STDOUT else None
-    import tempfile
-    with tempfile.TemporaryFile(dir=folder) as body:
+    with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
         z, size, kept, prev = zlib.compressobj(9), 0, 0, b""
         with bar(progress, total=n, unit=" records", unit_scale=True, desc="write") as b:
             for first in range(0, n, _BATCH):

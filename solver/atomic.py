@@ -70,6 +70,16 @@ def write_atomic_with(path: str, emit) -> str:
     return path
 
 
+def temp_folder_for(path):
+    """Where a temporary file for the output `path` goes: the folder write_atomic renames into (made
+    when missing), or None (the system's) when `path` is standard output or written in place."""
+    if path == STDOUT or _in_place(path):
+        return None
+    folder = os.path.dirname(os.path.realpath(path))
+    _makedirs(folder)
+    return folder
+
+
 def _named(exc, path):
     why = exc.strerror or str(exc)
     if exc.errno == errno.ENOSPC:
