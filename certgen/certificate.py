@@ -14,6 +14,7 @@ the header declares, and every record is checked to be a position, in order, as 
 import hashlib
 import os
 import stat
+import tempfile
 import zlib
 from dataclasses import dataclass, field
 from typing import Dict, List
@@ -21,9 +22,10 @@ from typing import Dict, List
 import msgpack
 
 from solver import packed
-from solver.atomic import write_atomic
+from solver.atomic import temp_folder_for, write_atomic, write_atomic_with
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
+from solver.progress import bar
 from solver.rules import Rules
 
 FORMAT = "freecell-proof-certificate"
@@ -35,17 +37,8 @@ MAX_STATES = 2 ** 31 - 1        # the C core's limit on stored positions
 _CHUNK = 1 << 20                # bytes inflated at a time
 
 
-@dataclass
-class Certificate:
-    source: Dict           # how the start position was given: {"kind": "ms", "deal": N} | {"kind": "board", ...}
-    rules: Dict            # {"cells": 4, "foundation_return": False}
-    start: bytes           # P64 of the start position
-    records: List[bytes]   # P64 records, sorted and distinct
-    info: Dict = field(default_factory=dict)  # informative only (search time, max_home, mutation applied, …)
-
-    @property
-    def states(self) -> int:
-        return len(self.records)
+class _Described:
+    """What a certificate says about its start (shared by Certificate and Summary)."""
 
     def label(self) -> str:
         src = self.source
@@ -81,6 +74,29 @@ class Certificate:
         return out
 
 
+@dataclass
+class Certificate(_Described):
+    source: Dict           # how the start position was given: {"kind": "ms", "deal": N} | {"kind": "board", ...}
+    rules: Dict            # {"cells": 4, "foundation_return": False}
+    start: bytes           # P64 of the start position
+    records: List[bytes]   # P64 records, sorted and distinct
+    info: Dict = field(default_factory=dict)  # informative only (search time, max_home, mutation applied, …)
+
+    @property
+    def states(self) -> int:
+        return len(self.records)
+
+
+@dataclass
+class Summary(_Described):
+    """A certificate without its records (summarize, write_search): memory flat in the number of states."""
+    source: Dict
+    rules: Dict
+    start: bytes
+    states: int
+    info: Dict = field(default_factory=dict)
+
+
 def make(source, rules, start_pos, records, info=None) -> Certificate:
     recs = sorted(set(records))
     return Certificate(source=dict(source), rules=dict(rules), start=packed.pack(start_pos),
@@ -93,13 +109,17 @@ def _digest(header: bytes, body: bytes) -> str:
     return h.hexdigest()
 
 
-def encode(cert: Certificate) -> bytes:
-    header = {"source": cert.source, "rules": cert.rules, "start": cert.start, "states": len(cert.records),
-              "encoding": ENCODING, "info": cert.info}
+def _header_bytes(source, rules, start, states, info) -> bytes:
+    header = {"source": source, "rules": rules, "start": start, "states": states, "encoding": ENCODING,
+              "info": info}
     try:
-        hbytes = msgpack.packb(header, use_bin_type=True)
+        return msgpack.packb(header, use_bin_type=True)
     except (OverflowError, TypeError, ValueError) as e:   # e.g. a number msgpack cannot hold
         raise FreecellError(f"cannot store the certificate header: {e}") from None
+
+
+def encode(cert: Certificate) -> bytes:
+    hbytes = _header_bytes(cert.source, cert.rules, cert.start, len(cert.records), cert.info)
     body = zlib.compress(b"".join(cert.records), 9)
     return msgpack.packb({"format": FORMAT, "version": VERSION, "header": hbytes, "body": body,
                           "sha256": _digest(hbytes, body)}, use_bin_type=True)
@@ -108,6 +128,80 @@ def encode(cert: Certificate) -> bytes:
 def write(path: str, cert: Certificate) -> None:
     """Write atomically (solver/atomic.py)."""
     write_atomic(path, encode(cert))
+
+
+def _bin_head(n: int) -> bytes:
+    """The msgpack head of a bin of n bytes, as msgpack.packb writes it (the smallest form)."""
+    if n < 1 << 8:
+        return b"\xc4" + n.to_bytes(1, "big")
+    if n < 1 << 16:
+        return b"\xc5" + n.to_bytes(2, "big")
+    return b"\xc6" + n.to_bytes(4, "big")
+
+
+def _pieces_of(f, offset=0, length=None):
+    """The bytes of the open file f from offset (length of them, or to its end), a piece at a time."""
+    f.seek(offset)
+    left = length
+    while left is None or left > 0:
+        piece = f.read(_CHUNK if left is None else min(left, _CHUNK))
+        if not piece:
+            return
+        if left is not None:
+            left -= len(piece)
+        yield piece
+
+
+_BATCH = 1 << 16                # records exported from the core at a time
+
+
+def write_search(path, source, rules, start_pos, search, info=None, progress=False) -> Summary:
+    """Write the certificate of a finished enumeration straight from the C core (solver.search.Search),
+    atomically: the states in the order of their records (fc_search_sort_p64), exported a batch at a
+    time and compressed into a temporary body file next to `path` while the SHA-256 runs over it; then
+    the file is assembled around it (the body's length is known only then). The bytes are those of
+    ``write(path, make(...))``; no list of records is built. Returns the certificate's Summary."""
+    from solver.search import lib, ffi       # the C core: only when a certificate is written from a search
+    n = len(search)
+    start = packed.pack(start_pos)
+    order = ffi.new("uint32_t[]", max(n, 1))
+    if lib.fc_search_sort_p64(search._h(), order) != 0:
+        raise MemoryError("cannot sort the positions: out of memory")
+    out = ffi.new("uint8_t[]", _BATCH * packed.SIZE)
+    with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
+        z, size, kept, prev = zlib.compressobj(9), 0, 0, b""
+        with bar(progress, total=n, unit=" records", unit_scale=True, desc="write") as b:
+            for first in range(0, n, _BATCH):
+                m = min(_BATCH, n - first)
+                lib.fc_search_export_p64_at(search._h(), order + first, m, out)
+                blob = ffi.buffer(out, m * packed.SIZE)[:]
+                recs = [blob[i:i + packed.SIZE] for i in range(0, len(blob), packed.SIZE)]
+                recs = [r for i, r in enumerate(recs) if r != (recs[i - 1] if i else prev)]   # distinct
+                prev = blob[-packed.SIZE:]
+                kept += len(recs)
+                piece = z.compress(b"".join(recs))
+                body.write(piece)
+                size += len(piece)
+                b.update(m)
+        piece = z.flush()
+        body.write(piece)
+        size += len(piece)
+        hbytes = _header_bytes(dict(source), dict(rules), start, kept, dict(info or {}))
+        h = hashlib.sha256(hbytes)
+        for chunk in _pieces_of(body):
+            h.update(chunk)
+        packb = lambda v: msgpack.packb(v, use_bin_type=True)   # noqa: E731
+        head = (b"\x85" + packb("format") + packb(FORMAT) + packb("version") + packb(VERSION)
+                + packb("header") + packb(hbytes) + packb("body") + _bin_head(size))
+        tail = packb("sha256") + packb(h.hexdigest())
+
+        def emit(f):
+            f.write(head)
+            for chunk in _pieces_of(body):
+                f.write(chunk)
+            f.write(tail)
+        write_atomic_with(path, emit)
+    return Summary(source=dict(source), rules=dict(rules), start=start, states=kept, info=dict(info or {}))
 
 
 REBUILD = "rebuild it with this version (`python -m certgen build`)"
@@ -141,16 +235,19 @@ def read_header(path: str) -> Dict:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
     def bad(why):
         return FreecellError(f"{path}: {why}")
-    return _header_of(_unpack_top(data, bad), bad)
+    top = _unpack_top(data, bad)
+    return _check_top(top, bad, lambda hbytes: _digest(hbytes, top["body"]))
 
 
 def _from_top(top, bad) -> Certificate:
-    h = _header_of(top, bad)
-    records = _inflate(top["body"], h["states"], bad)
+    h = _check_top(top, bad, lambda hbytes: _digest(hbytes, top["body"]))
+    records = _inflate([top["body"]], h["states"], bad)
     return Certificate(source=h["source"], rules=h["rules"], start=h["start"], records=records, info=h["info"])
 
 
-def _header_of(top, bad) -> Dict:
+def _check_top(top, bad, digest):
+    """Everything but the records: the top map, the checksum (``digest(header bytes)``), the header.
+    Returns the header map."""
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
     old = top.get("header")
@@ -164,10 +261,10 @@ def _header_of(top, bad) -> Dict:
                   + (f": {REBUILD}" if isinstance(top.get("version"), int) and top["version"] < VERSION else ""))
     if set(top) != set(TOP_KEYS):
         raise bad(f"the file's map has the keys {sorted(map(str, top))}, expected {list(TOP_KEYS)}")
-    hbytes, body, digest = top["header"], top["body"], top["sha256"]
-    if not isinstance(hbytes, bytes) or not isinstance(body, bytes) or not isinstance(digest, str):
+    hbytes, body, claimed = top["header"], top["body"], top["sha256"]
+    if not isinstance(hbytes, bytes) or not isinstance(body, (bytes, _FileBody)) or not isinstance(claimed, str):
         raise bad("header and body must be bytes and sha256 text")
-    if _digest(hbytes, body) != digest:
+    if digest(hbytes) != claimed:
         raise bad("checksum mismatch (the file is damaged)")
     try:
         h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False)
@@ -218,46 +315,153 @@ def check_source(source, bad):
         raise bad(f"bad source in header: board name {source['name']!r} (one printable line)")
 
 
-def _inflate(body, states, bad) -> List[bytes]:
-    """The body's records: inflated a piece at a time, never past states × 64 bytes, each record checked
-    to be a position and greater than the one before, so a damaged or hostile body (a zip bomb) is
-    refused as soon as it shows."""
+def _inflate(pieces, states, bad, keep=True):
+    """The body's records, from its compressed pieces: inflated a piece at a time, never past states × 64
+    bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
+    body (a zip bomb) is refused as soon as it shows. keep=False: only checked and counted (returns
+    the count; memory flat in the number of states)."""
     size = packed.SIZE
     limit = states * size
     problem = packed.validator()
     d = zlib.decompressobj()
-    records, prev, pending, produced = [], b"", b"", 0
-    data = body
+    records, count, prev, pending, produced = [], 0, b"", b"", 0
+    pieces = iter(pieces)
     try:
-        while True:
-            chunk = d.decompress(data, _CHUNK)
-            data = d.unconsumed_tail
-            produced += len(chunk)
-            if produced > limit:
-                raise bad(f"body holds more than {limit:,} bytes, expected {states} states of {size} bytes")
-            buf = pending + chunk if pending else chunk
-            end = len(buf) - len(buf) % size
-            for i in range(0, end, size):
-                rec = buf[i:i + size]
-                if rec <= prev:
-                    raise bad(f"records are not sorted and distinct (record {len(records) + 1})")
-                why = problem(rec)
-                if why is not None:
-                    raise bad(f"record {len(records) + 1} is not a position ({why})")
-                records.append(rec)
-                prev = rec
-            pending = buf[end:]
-            if d.eof or (not chunk and not data):
+        for data in pieces:
+            while True:
+                chunk = d.decompress(data, _CHUNK)
+                data = d.unconsumed_tail
+                produced += len(chunk)
+                if produced > limit:
+                    raise bad(f"body holds more than {limit:,} bytes, expected {states} states of {size} bytes")
+                buf = pending + chunk if pending else chunk
+                end = len(buf) - len(buf) % size
+                for i in range(0, end, size):
+                    rec = buf[i:i + size]
+                    if rec <= prev:
+                        raise bad(f"records are not sorted and distinct (record {count + 1})")
+                    why = problem(rec)
+                    if why is not None:
+                        raise bad(f"record {count + 1} is not a position ({why})")
+                    if keep:
+                        records.append(rec)
+                    count += 1
+                    prev = rec
+                pending = buf[end:]
+                if d.eof or (not chunk and not data):
+                    break
+            if d.eof:
                 break
     except zlib.error:
         raise bad("body does not decompress (the file is damaged)") from None
     if not d.eof:
         raise bad("body is truncated (the file is damaged)")
-    if d.unused_data:
+    if d.unused_data or any(pieces):
         raise bad("bytes after the end of the compressed body")
     if produced != limit:
         raise bad(f"body holds {produced:,} bytes, expected {states} states of {size} bytes")
-    return records
+    return records if keep else count
+
+
+class _FileBody:
+    """The body of a certificate file, left on disk: its place in the open file."""
+
+    def __init__(self, f, offset, length):
+        self.f, self.offset, self.length = f, offset, length
+
+    def pieces(self):
+        return _pieces_of(self.f, self.offset, self.length)
+
+
+_SMALL = 1 << 20                # a body up to this size is read by _scan_top; a longer one is left on disk
+
+
+def _scan_top(f, size):
+    """The top map of a certificate file, read by hand with a body over _SMALL left on disk (a _FileBody): only
+    the forms the writer uses (a map of str keys; str, int and bin values). None for anything else --
+    the caller then reads the file whole, whose decoder names the problem."""
+    def need(n):
+        b = f.read(n)
+        if len(b) < n:
+            raise EOFError
+        return b
+
+    def value(large_on_disk=False):
+        t = need(1)[0]
+        if t <= 0x7F:
+            return t
+        if 0xA0 <= t <= 0xBF or t in (0xD9, 0xDA, 0xDB):
+            n = t & 0x1F if t <= 0xBF else int.from_bytes(need({0xD9: 1, 0xDA: 2, 0xDB: 4}[t]), "big")
+            return need(n).decode("utf-8")
+        if t in (0xCC, 0xCD, 0xCE, 0xCF):
+            return int.from_bytes(need(1 << (t - 0xCC)), "big")
+        if t in (0xC4, 0xC5, 0xC6):
+            n = int.from_bytes(need(1 << (t - 0xC4)), "big")
+            if n <= _SMALL or not large_on_disk:
+                if n > size:
+                    raise EOFError
+                return need(n)
+            at = f.tell()
+            if at + n > size:
+                raise EOFError
+            f.seek(n, 1)
+            return _FileBody(f, at, n)
+        raise ValueError(t)
+
+    try:
+        t = need(1)[0]
+        if not 0x80 <= t <= 0x8F:
+            return None
+        top = {}
+        for _ in range(t & 0x0F):
+            key = value()
+            if not isinstance(key, str):
+                return None
+            top[key] = value(key == "body")
+        if f.tell() != size:
+            return None
+    except (EOFError, ValueError, UnicodeDecodeError):
+        return None
+    return top
+
+
+def summarize(path: str) -> Summary:
+    """``certgen info``: the header, checked like ``read`` (format, version, SHA-256, header) and the
+    records checked and counted in a streaming pass over the body, which stays on disk: memory flat in
+    the number of states. A file not laid out as the writer lays it out (or not a regular file) is read
+    whole by ``read``."""
+    def bad(why):
+        return FreecellError(f"{path}: {why}")
+
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return _summary_of(_read_stream(f, path))     # a FIFO or a device: opened once
+            top = _scan_top(f, os.fstat(f.fileno()).st_size)
+            if top is not None:
+                body = top.get("body")
+
+                def pieces():
+                    return body.pieces() if isinstance(body, _FileBody) else [body]
+
+                def digest(hbytes):
+                    h = hashlib.sha256(hbytes)
+                    for piece in pieces():
+                        h.update(piece)
+                    return h.hexdigest()
+
+                h = _check_top(top, bad, digest)
+                n = _inflate(pieces(), h["states"], bad, keep=False)
+                return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
+            f.seek(0)
+            data = f.read()
+    except OSError as e:
+        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
+    return _summary_of(decode(data, name=path))
+
+
+def _summary_of(cert: Certificate) -> Summary:
+    return Summary(source=cert.source, rules=cert.rules, start=cert.start, states=cert.states, info=cert.info)
 
 
 def not_a_directory(path: str) -> str:

@@ -61,7 +61,7 @@ def cmd_check(args):
 
 
 def cmd_info(args):
-    cert = certificate.read(args.cert)
+    cert = certificate.summarize(args.cert)      # the body stays on disk: memory flat in the states
     size = os.path.getsize(args.cert) if os.path.isfile(args.cert) else None   # None: a pipe or a device
     obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
            "states": cert.states, "bytes": size, "info": cert.info,

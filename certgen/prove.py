@@ -47,7 +47,7 @@ class Built:
     verdict: str
     summary: str
     states: int
-    cert: Optional[certificate.Certificate]
+    cert: Optional[certificate.Summary]    # written straight from the C core (certificate.write_search)
     path: str
     phases: Dict[str, float] = field(default_factory=dict)
 
@@ -70,9 +70,8 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             with _timed(phases, "write"):
                 info = {"max_home": result.max_home, "verdict": verdict,
                         "search_seconds": round(float(result.seconds), 4)}
-                cert = certificate.make(source.to_header(), rules.to_dict(), source.position, result.records(),
-                                        info)
-                certificate.write(out_path, cert)
+                cert = certificate.write_search(out_path, source.to_header(), rules.to_dict(), source.position,
+                                                result.search, info, progress)
         return Built(verdict, summary, result.states, cert, out_path, phases)
     finally:
         result.close()

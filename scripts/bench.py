@@ -14,7 +14,9 @@ In one run it measures
      independent Python checker), render (the module and the standalone file, the text encoded once),
   5. the whole `python -m certgen prove --deal 11982` process with Lean absent (LEAN_BOOTSTRAP=0, the
      files in a temporary folder): wall time, target 6 s,
-  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search),
+  6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search); with
+     --store, bytes per stored position (hash table included; target <= 24) and states/s at 2,951,466
+     positions (deal 1474422072, whole), with --store-big also at 100,000,000 (deal 24795893, cut off),
   7. the two certificate checkers on #11982's certificate: the fast checker (build/fccheck, the whole
      process, and its check alone in wall and processor time) and the Python reference
      (certgen/checker.py: reading the file, and the check), positions/s of both and the ratio; the same
@@ -176,6 +178,46 @@ def bench_big():
     return row
 
 
+STORE_TARGET = 24          # bytes per stored position, hash table included (issue 15)
+STORE_RUNS = ((1474422072, None), (24795893, 100_000_000))   # 2,951,466 positions (all); 100 M (cut off)
+_STORE_CHILD = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from solver import deals, search
+t = time.perf_counter()
+r = search.explore(deals.ms_deal(int(sys.argv[2])), max_states=int(sys.argv[3]) or None, stop_on_win=False,
+                   order=sys.argv[4])
+print(json.dumps({"states": r.states, "status": r.status, "seconds": r.seconds, "wall": time.perf_counter() - t,
+                  "memory_bytes": r.search.memory(), "overflow": r.search.overflow()}))
+"""
+
+
+def bench_store(big, order="dfs"):
+    """Bytes per stored position in the C core's enumeration store (fc_search_memory: keys, hash table at its
+    working load, parent bitmap, DFS stack) and states/s, each run in its own process (peak RSS by
+    /usr/bin/time when present): deal 1474422072 enumerated whole (2,951,466 positions), and with
+    `big` deal 24795893 cut off at 100,000,000 positions (about 2.3 GB, minutes)."""
+    rows = []
+    for deal, cap in STORE_RUNS if big else STORE_RUNS[:1]:
+        cmd = [sys.executable, "-c", _STORE_CHILD, ROOT, str(deal), str(cap or 0), order]
+        timed = os.path.exists("/usr/bin/time")
+        if timed:
+            cmd = ["/usr/bin/time", "-f", "maxrss_kib %M"] + cmd
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            rows.append({"deal": deal, "error": (p.stderr.strip().splitlines() or ["failed"])[-1]})
+            continue
+        row = json.loads(p.stdout.strip().splitlines()[-1])
+        rss = re.search(r"maxrss_kib (\d+)", p.stderr) if timed else None
+        row.update(deal=deal, max_states=cap, order=order,
+                   bytes_per_state=row["memory_bytes"] / row["states"],
+                   states_per_s=row["states"] / row["seconds"],
+                   max_rss_bytes_per_state=int(rss.group(1)) * 1024 / row["states"] if rss else None)
+        row["ok"] = row["bytes_per_state"] <= STORE_TARGET
+        rows.append(row)
+    return rows
+
+
 def bench_checkers():
     """Both certificate checkers on one certificate file of deal 11982, in one run."""
     import tempfile
@@ -256,6 +298,10 @@ def main(argv=None):
     ap.add_argument("--py-full", action="store_true", help="let the Python search finish (~5 s)")
     ap.add_argument("--cli-runs", type=int, default=7, help="CLI process runs, default 7")
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
+    ap.add_argument("--store", action="store_true",
+                    help="also bytes per stored position and states/s at 2,951,466 positions (~10 s)")
+    ap.add_argument("--store-big", action="store_true",
+                    help="--store and also at 100,000,000 positions (~2.3 GB of memory, minutes)")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
@@ -275,6 +321,8 @@ def main(argv=None):
         res["prove"] = bench_prove_process()
     if args.big:
         res["big"] = bench_big()
+    if args.store or args.store_big:
+        res["store"] = bench_store(args.store_big)
     if not args.no_checkers:
         res["checkers"] = bench_checkers()
     if args.coq:
@@ -317,6 +365,17 @@ def main(argv=None):
         print(f"  deal 1, max_states 2,000,000: {b['states']:,} states, status {b['status']} "
               f"(verdict {b['verdict']}), {b['seconds']:.2f} s, core memory {b['memory_mib']:.0f} MiB, "
               f"process max RSS {b['self_max_rss_mib']:.0f} MiB")
+    if "store" in res:
+        print(f"  enumeration store (target <= {STORE_TARGET} bytes a position, hash table included):")
+        for b in res["store"]:
+            if "error" in b:
+                print(f"    deal {b['deal']}: not measured: {b['error']}")
+                continue
+            rss = (f", process peak RSS {b['max_rss_bytes_per_state']:.1f} B/position"
+                   if b["max_rss_bytes_per_state"] else "")
+            print(f"    deal {b['deal']} ({b['order']}): {b['states']:,} positions ({b['status']}), "
+                  f"{b['bytes_per_state']:.1f} B/position ({'ok' if b['ok'] else 'MISSED'}){rss}, "
+                  f"{b['states_per_s'] / 1e6:.2f} M states/s, {b['overflow']:,} overflow keys")
     if "checkers" in res:
         k = res["checkers"]
         f, p = k["fast"], k["python"]

@@ -50,18 +50,34 @@ def messages_to_stderr():
 def write_atomic(path: str, data) -> str:
     """Write `data` (bytes, or str as UTF-8) to `path` as the module docstring says; return `path`."""
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return write_atomic_with(path, lambda f: f.write(payload))
+
+
+def write_atomic_with(path: str, emit) -> str:
+    """The same for data written a piece at a time: ``emit(f)`` writes it to the binary file f (the
+    temporary file, the special file, or standard output)."""
     if path == STDOUT:
-        _write_stdout(payload)
+        _write_stdout(emit)
         return path
     try:
         if _in_place(path):
-            _write_in_place(path, payload)
+            _write_in_place(path, emit)
         else:
-            _write_atomic(os.path.realpath(path), payload)
+            _write_atomic(os.path.realpath(path), emit)
     except OSError as exc:
         # Name the file the user asked for, not the temporary one (`--out DIR` fails at the rename).
         raise _named(exc, path) from None
     return path
+
+
+def temp_folder_for(path):
+    """Where a temporary file for the output `path` goes: the folder write_atomic renames into (made
+    when missing), or None (the system's) when `path` is standard output or written in place."""
+    if path == STDOUT or _in_place(path):
+        return None
+    folder = os.path.dirname(os.path.realpath(path))
+    _makedirs(folder)
+    return folder
 
 
 def _named(exc, path):
@@ -117,17 +133,17 @@ def _in_place(path) -> bool:
     return False
 
 
-def _write_in_place(path, payload):
+def _write_in_place(path, emit):
     with open(path, "wb") as f:     # truncating a device or a FIFO is harmless
-        f.write(payload)
+        emit(f)
         f.flush()
 
 
-def _write_stdout(payload):
+def _write_stdout(emit):
     out = _DATA_OUT if _DATA_OUT is not None and sys.stdout is sys.stderr else sys.stdout
     try:
         out.flush()
-        out.buffer.write(payload)
+        emit(out.buffer)
         out.buffer.flush()
     except BrokenPipeError:
         raise
@@ -153,7 +169,7 @@ def _makedirs(folder):
                 raise
 
 
-def _write_atomic(path, payload):
+def _write_atomic(path, emit):
     import tempfile     # here, not at the top: `explore` without --out must start fast
     folder = os.path.dirname(path)
     _makedirs(folder)
@@ -167,7 +183,7 @@ def _write_atomic(path, payload):
     try:
         os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as f:
-            f.write(payload)
+            emit(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

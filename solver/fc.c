@@ -26,10 +26,27 @@
  * an empty column), taking the top card drops a chain bit, or for a bare original prefix looks up the
  * precomputed word of the one-shorter prefix.
  *
- * ---- The set ---------------------------------------------------------------------------------------------
- * Keys live in a growable arena in discovery order (the BFS queue); an open-addressing table of
- * 64-bit slots (32-bit hash tag << 32 | index+1) with linear probing indexes them. A lookup compares
- * the full 40-byte key whenever the tags agree: the set is exact.
+ * ---- The compact store (FC_ORDER_BFS / DFS) ---------------------------------------------------------------
+ * A stored state is a 16-byte key, the position packed exactly (no lossy hashing) relative to the start:
+ * per column in order its head code (hb bits: 0 empty; 1 + c0 for a base of one card, any card, e.g. on
+ * an emptied column; 51 + L for the start column's own prefix of L >= 2 cards -- in the canonical mode a
+ * code per (start column, L) instead) and, when not empty, the chain above the base: its length (4 bits)
+ * and one bit per chain card (the word's bits 12..27); then the rank of the cell set among the sets of at
+ * most `cells` cards (the combinatorial number system: 19 bits for 4 cells); then the hand's favor bit
+ * (rules.hand). The foundation heights are recomputed on unpacking (every card not on the board is home).
+ * Usually 90..120 bits: a position needing more than 127 is kept whole as a 40-byte fkey_t in an overflow
+ * array, its 16-byte slot holding the flag bit 127 and the index (fc_search_overflow counts them; none
+ * among the 2,951,466 positions of deal 1474422072). Keys live in blocks of 2^16 in discovery order (the
+ * BFS queue). FC_ORDER_BEST (the solver) keeps 40-byte fkey_t keys (it reads them for its heuristic).
+ *
+ * The hash table: 32-bit slots (index+1 in the low ib bits, a hash tag above), linear probing, any size
+ * (fast range reduction), grown by half when 80% full and rebuilt from the arena (the old table is freed
+ * first). A lookup compares the full key whenever the tags agree: the set is exact.
+ *
+ * Parents (BFS/DFS): not stored per state. An event bitmap records, in time order, a 1 when an expansion
+ * begins and a 0 when a state is stored: state i's parent is the state expanded when the i-th 0 was
+ * written. In BFS expansion j is state j (a select over the bitmap); in DFS the stack is replayed from
+ * the bitmap (no positions needed). 2 bits a state.
  */
 #include <stdint.h>
 #include "fc.h"
@@ -51,7 +68,12 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PREFETCH(p) __builtin_prefetch(p)
-static inline int popc64(uint64_t x) { int n = 0; while (x) { x &= x - 1; n++; } return n; }
+static inline int popc64(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
 static inline int ctz64(uint64_t x) { return __builtin_ctzll(x); }
 #else
 #define LIKELY(x) (x)
@@ -82,28 +104,61 @@ typedef struct {
     int supermoves;          /* fc_rules.supermoves: gen adds every supermove (gen_super, all empty targets) */
     int hand;                /* fc_rules.hand: gen adds the favor moves (gen_favor) while HANDUSED is clear */
     int pflags;              /* the solver's move pruning, FC_PRUNE_* (gen_mv only) */
+    /* the compact key (see "The compact store" above) */
+    int hb, cb;              /* bits of a column's head code; bits of the cell set's rank */
+    int maxolen;             /* the longest start column */
+    uint8_t hcode[4096];     /* canonical mode: head code of (c0 | L << 6); 0xFF when none */
+    uint16_t hword[256];     /* canonical mode: (c0 | L << 6) of head code */
+    uint32_t pcnt[8][53];    /* cards of each suit (one byte each) in the original prefix of length L */
+    uint32_t binom[53][9];   /* C(n, k) for the cell set's rank */
+    uint32_t coff[10];       /* coff[k]: the cell sets of fewer than k cards */
+    uint8_t cinv[9][1024];   /* the largest x with C(x, j) <= b << csh[j]: where unranking starts */
+    uint8_t csh[9];
 } ctx_t;
+
+typedef struct { uint64_t lo, hi; } ckey_t;   /* a compact key: 128 bits (see "The compact store") */
+
+#define OVF (1ull << 63)     /* in ckey_t.hi: not a packed position but an index (lo) into the overflow keys */
+#define BLKBITS 16           /* keys per block of the arena: 2^16 */
+#define ZWORDS 512           /* words of the parent bitmap per directory entry */
 
 struct fc_search {
     ctx_t c;
-    fkey_t *keys;
-    uint32_t *parent;
-    uint64_t cap, count, head;
-    uint64_t *table;
-    uint64_t tmask;
+    int compact;             /* 1: 16-byte ckey_t keys; 0: 40-byte fkey_t keys (FC_ORDER_BEST, or too big) */
+    size_t ks;               /* bytes per stored key */
+    uint8_t **blk;           /* the arena: blocks of 2^BLKBITS keys, in discovery order (the BFS queue) */
+    uint64_t nblk, blkcap;
+    fkey_t *ovf;             /* compact: the positions that do not pack into 127 bits, as fkey_t */
+    uint64_t novf, ovfcap;
+    uint32_t *table;         /* open addressing, linear probing: (index+1) | tag << ib; 0 = free */
+    uint64_t tsize, tmax;    /* slots; states the table takes before it grows (tsize * 4/5) */
+    int ib;                  /* bits of index+1 in a slot; the other 32-ib bits are a hash tag */
+    uint64_t count, head;
     uint64_t max_states;
     int stop_on_win, order;
-    uint32_t *stack;         /* DFS: states found but not expanded yet */
+    uint32_t *stack;         /* DFS: states found but not expanded yet (freed when the search is done) */
     uint64_t sp, scap;
     uint64_t expanded;
     uint64_t generated;
     int max_home, won, status;
     int64_t won_index;
+    /* parents, FC_ORDER_BFS/DFS: a bitmap of events in time order, 1 = an expansion begins, 0 = a state
+       is stored (states 1, 2, ...): state i's parent is the state whose expansion the i-th 0 falls in
+       (BFS: expansion j is state j; DFS: replayed from the bitmap, see walk_parents) */
+    uint64_t *pbit;
+    uint64_t nbits, pbcap, nzero;
+    uint64_t *zdir;          /* zdir[b]: zeros before bit b * ZWORDS * 64 */
+    uint64_t nzdir, zdcap;
     fkey_t buf[SOLVE_MAX_SUCC];
-    uint32_t hbuf[SOLVE_MAX_SUCC];
-    fkey_t *bigbuf;          /* rules.hand: HAND_MAX_SUCC successors (keys, hashes, fresh indices) */
-    uint32_t *bighash, *bigfresh;
+    ckey_t cbuf[SOLVE_MAX_SUCC];
+    uint64_t hbuf[SOLVE_MAX_SUCC];
+    fkey_t *bigbuf;          /* rules.hand: HAND_MAX_SUCC successors (keys, packed keys, hashes, fresh) */
+    ckey_t *bigck;
+    uint64_t *bighash;
+    uint32_t *bigfresh;
     /* FC_ORDER_BEST only */
+    uint32_t *parent;        /* the state whose expansion first found state i */
+    uint64_t pcap;
     uint16_t *mv;            /* the move (code, columns as in the parent's stored key) that made state i */
     uint16_t *dep;           /* moves from the start (saturating) */
     uint64_t *heap;          /* min-heap of (score << 32 | ~index) */
@@ -296,6 +351,46 @@ static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
             c->omin[i][L] = (uint8_t)mn;
         }
     }
+    /* the compact key's tables */
+    int ncodes = 53;
+    memset(c->hcode, 0xFF, sizeof c->hcode);
+    c->hcode[0] = 0;
+    c->hword[0] = 0;
+    for (int x = 0; x < 52; x++) { c->hcode[x | (1 << 6)] = (uint8_t)(1 + x); c->hword[1 + x] = (uint16_t)(x | (1 << 6)); }
+    for (int i = 0; i < 8; i++) {
+        uint32_t cnt = 0;
+        c->pcnt[i][0] = 0;
+        for (int L = 1; L <= c->olen[i]; L++) {
+            cnt += 1u << (8 * suit(c->orig[i][L - 1]));
+            c->pcnt[i][L] = cnt;
+            if (L >= 2 && ncodes < 255) {   /* canonical codes; the plain mode's (51 + L) below */
+                c->hcode[c->orig[i][0] | (L << 6)] = (uint8_t)ncodes;
+                c->hword[ncodes++] = (uint16_t)(c->orig[i][0] | (L << 6));
+            }
+        }
+        if (c->olen[i] > c->maxolen) c->maxolen = c->olen[i];
+    }
+    if (!c->canonical) {   /* codes 51 + L, L = 2..maxolen, the column being the one of c0 */
+        ncodes = 52 + (c->maxolen > 1 ? c->maxolen : 1);
+        for (int i = 0; i < 8; i++)
+            for (int L = 2; L <= c->olen[i]; L++) c->hcode[c->orig[i][0] | (L << 6)] = (uint8_t)(51 + L);
+    }
+    for (c->hb = 0; (1 << c->hb) < ncodes; c->hb++) {}
+    for (int n = 0; n <= 52; n++)
+        for (int k = 0; k <= 8; k++)
+            c->binom[n][k] = k == 0 ? 1 : n == 0 ? 0 : c->binom[n - 1][k - 1] + c->binom[n - 1][k];
+    c->coff[0] = 0;
+    for (int k = 0; k <= 8; k++) c->coff[k + 1] = c->coff[k] + c->binom[52][k];
+    for (c->cb = 0; (1ull << c->cb) < (uint64_t)c->coff[c->cells + 1]; c->cb++) {}
+    for (int j = 1; j <= 8; j++) {
+        int sh = 0, x = j - 1;
+        while ((c->binom[52][j] >> sh) >= 1024) sh++;
+        c->csh[j] = (uint8_t)sh;
+        for (uint32_t b = 0; b < 1024; b++) {
+            while (x < 52 && c->binom[x + 1][j] <= (b << sh)) x++;
+            c->cinv[j][b] = (uint8_t)x;
+        }
+    }
     return 0;
 }
 
@@ -332,6 +427,108 @@ static void key_to_p64(const ctx_t *c, const fkey_t *k, uint8_t *out) {
 
 static inline int home_sum(const fkey_t *k) {
     return (int)((k->w[0] >> 28) + (k->w[1] >> 28) + (k->w[2] >> 28) + (k->w[3] >> 28));
+}
+
+/* ---- the compact key ---- */
+static inline int popc32(uint32_t x) {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
+/* Pack k into 127 bits (bit 127 stays 0): per column its head code (hb bits) and, when not empty, the
+   word's bits 12.. (chain length, 4 bits, then one bit per chain card); then the rank of the cell set;
+   then the hand's bit. -1 when it does not fit (the caller keeps it as an overflow key). */
+static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
+    uint64_t lo = 0, hi = 0;
+    int pos = 0, n = 0, hb = c->hb;
+    for (int i = 0; i < 8; i++) {
+        uint32_t w = k->w[i] & WMASK;
+        uint64_t v = 0;
+        int nb = hb;
+        if (w) {
+            int code = c->hcode[w & 0xFFF];
+            if (code == 0xFF || (code > 52 && !c->canonical && c->colof[w & 63] != i)) return -1;
+            v = (uint64_t)code | ((uint64_t)(w >> 12) << hb);
+            nb = hb + 4 + w_chain(w);
+        }
+        if (pos + nb > 127) return -1;
+        if (pos < 64) {
+            lo |= v << pos;
+            if (pos + nb > 64) hi |= v >> (64 - pos);
+        } else {
+            hi |= v << (pos - 64);
+        }
+        pos += nb;
+    }
+    uint32_t r = 0;
+    for (uint64_t m = k->cells; m; m &= m - 1) {
+        if (++n > c->cells) return -1;
+        r += c->binom[ctz64(m)][n];
+    }
+    uint64_t v = (uint64_t)(r + c->coff[n]);
+    if (c->hand) v |= (uint64_t)((k->w[4] >> 28) & 1) << c->cb;
+    int nb = c->cb + c->hand;
+    if (pos + nb > 127) return -1;
+    if (nb) {
+        if (pos < 64) {
+            lo |= v << pos;
+            if (pos + nb > 64) hi |= v >> (64 - pos);
+        } else {
+            hi |= v << (pos - 64);
+        }
+    }
+    out->lo = lo;
+    out->hi = hi;
+    return 0;
+}
+
+/* The inverse of pack_key, the foundation heights included (every card not on the board is home). The
+   128 bits are consumed from the bottom (shifted right as fields are read). */
+static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
+    uint64_t lo = ck->lo, hi = ck->hi;
+    int n = 0, hb = c->hb;
+    uint32_t hmask = (1u << hb) - 1;
+    uint32_t cnt = 0;                  /* cards of each suit on the board, one byte each */
+#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
+    for (int i = 0; i < 8; i++) {
+        int code = (int)(lo & hmask);
+        CONSUME(hb);
+        if (!code) { k->w[i] = 0; continue; }
+        uint32_t w;
+        if (code <= 52 || c->canonical) w = c->hword[code];
+        else w = (uint32_t)c->orig[i][0] | ((uint32_t)(code - 51) << 6);
+        cnt += (w >> 6 & 63) == 1 ? 1u << (8 * suit((int)(w & 63))) : c->pcnt[c->colof[w & 63]][(w >> 6) & 63];
+        int ch = (int)(lo & 15);
+        uint32_t bits = (uint32_t)(lo >> 4) & ((1u << ch) - 1);
+        CONSUME(4 + ch);
+        if (ch) {   /* the chain alternates colours from the head; a chain card's bit picks its suit */
+            uint32_t len = (1u << ch) - 1;
+            uint32_t redm = (isred(c->head[w & 0xFFF]) ? 0xAAAu : 0x555u) & len, blkm = len & ~redm;
+            int h = popc32(bits & redm), sp = popc32(bits & blkm);
+            cnt += (uint32_t)(popc32(redm) - h) << 8 | (uint32_t)h << 16
+                 | (uint32_t)(popc32(blkm) - sp) | (uint32_t)sp << 24;
+        }
+        k->w[i] = w | ((uint32_t)ch << 12) | (bits << 16);
+    }
+#undef CONSUME
+    uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
+    while (n < 8 && c->coff[n + 1] <= r) n++;
+    r -= c->coff[n];
+    k->cells = 0;
+    int top = 52;
+    for (int j = n; j >= 1; j--) {     /* the combinatorial number system: the largest x with C(x, j) <= r */
+        uint32_t b = r >> c->csh[j];
+        int x = c->cinv[j][b < 1024 ? b : 1023];
+        while (x + 1 < top && c->binom[x + 1][j] <= r) x++;
+        r -= c->binom[x][j];
+        k->cells |= 1ull << x;
+        cnt += 1u << (8 * suit(x));
+        top = x;
+    }
+    if (c->hand && ((lo >> c->cb) & 1)) k->w[4] |= HANDUSED;
+    for (int s = 0; s < 4; s++) k->w[s] |= (13u - ((cnt >> (8 * s)) & 0xFF)) << 28;
 }
 
 /* ---- autoplay and canonical order ---- */
@@ -515,91 +712,212 @@ static int gen_favor(const ctx_t *c, const fkey_t *k, fkey_t *out, int n) {
 /* ---- hash set ---- */
 static inline uint64_t rd64(const uint32_t *w) { return (uint64_t)w[0] | ((uint64_t)w[1] << 32); }
 
-static inline uint32_t hash_key(const fkey_t *k) {
+static inline uint64_t hash64_key(const fkey_t *k) {
     uint64_t h = (k->cells ^ 0x243F6A8885A308D3ull) * 0x9E3779B97F4A7C15ull
                ^ rd64(k->w + 0) * 0xC2B2AE3D27D4EB4Full
                ^ rd64(k->w + 2) * 0x165667B19E3779F9ull
                ^ rd64(k->w + 4) * 0xD6E8FEB86659FD93ull
                ^ rd64(k->w + 6) * 0xFF51AFD7ED558CCDull;
     h ^= h >> 33; h *= 0xC4CEB9FE1A85EC53ull; h ^= h >> 29;
-    return (uint32_t)(h >> 32);
+    return h;
+}
+
+static inline uint32_t hash_key(const fkey_t *k) { return (uint32_t)(hash64_key(k) >> 32); }
+
+static inline uint64_t hash_ck(const ckey_t *k) {
+    uint64_t h = (k->lo ^ 0x243F6A8885A308D3ull) * 0x9E3779B97F4A7C15ull
+               ^ (k->hi ^ 0x13198A2E03707344ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 32; h *= 0xD6E8FEB86659FD93ull; h ^= h >> 32; h *= 0x9E3779B97F4A7C15ull; h ^= h >> 29;
+    return h;
 }
 
 static inline int key_eq(const fkey_t *a, const fkey_t *b) {
     return a->cells == b->cells && memcmp(a->w, b->w, sizeof a->w) == 0;
 }
 
-static int grow_table(fc_search *s) {
-    uint64_t nsize = (s->tmask + 1) * 2;
-    uint64_t *t = (uint64_t *)calloc(nsize, sizeof *t);
-    if (!t) return FC_ENOMEM;
-    uint64_t nmask = nsize - 1;
-    for (uint64_t i = 0; i <= s->tmask; i++) {
-        uint64_t e = s->table[i];
-        if (!e) continue;
-        uint64_t p = (e >> 32) & nmask;
-        while (t[p]) p = (p + 1) & nmask;
-        t[p] = e;
-    }
+/* ---- the store: arena, overflow keys, hash table, parent bitmap ---- */
+static inline uint8_t *kptr(const fc_search *s, uint64_t i) {
+    return s->blk[i >> BLKBITS] + (size_t)(i & ((1u << BLKBITS) - 1)) * s->ks;
+}
+
+/* The stored key of state i as an fkey_t (foundation heights included). */
+static inline void load_key(const fc_search *s, uint64_t i, fkey_t *k) {
+    if (!s->compact) { memcpy(k, kptr(s, i), sizeof *k); return; }
+    const ckey_t *t = (const ckey_t *)kptr(s, i);
+    if (t->hi & OVF) *k = s->ovf[t->lo];
+    else unpack_key(&s->c, t, k);
+}
+
+/* A candidate k: its packed form (OVF set when it does not pack) and its hash, a function of the position. */
+static inline uint64_t prep_key(const fc_search *s, const fkey_t *k, ckey_t *ck) {
+    if (!s->compact) return hash64_key(k);
+    if (pack_key(&s->c, k, ck)) { ck->lo = 0; ck->hi = OVF; return hash64_key(k); }
+    return hash_ck(ck);
+}
+
+static inline uint64_t stored_hash(const fc_search *s, uint64_t i) {
+    if (!s->compact) return hash64_key((const fkey_t *)kptr(s, i));
+    const ckey_t *t = (const ckey_t *)kptr(s, i);
+    return (t->hi & OVF) ? hash64_key(&s->ovf[t->lo]) : hash_ck(t);
+}
+
+static inline int stored_eq(const fc_search *s, uint64_t i, const fkey_t *k, const ckey_t *ck) {
+    if (!s->compact) return key_eq((const fkey_t *)kptr(s, i), k);
+    const ckey_t *t = (const ckey_t *)kptr(s, i);
+    if (!(ck->hi & OVF)) return t->lo == ck->lo && t->hi == ck->hi;
+    return (t->hi & OVF) && key_eq(&s->ovf[t->lo], k);
+}
+
+static inline uint64_t slot_of(const fc_search *s, uint64_t h) {
+    return ((h >> 32) * s->tsize) >> 32;
+}
+
+static inline uint32_t tag_of(const fc_search *s, uint64_t h) {
+    return (uint32_t)h & (uint32_t)((1ull << (32 - s->ib)) - 1);
+}
+
+/* A table of `size` slots (at most 2^32), rebuilt from the arena. The old table is freed first (no
+   second table in memory); when the new one cannot be had, one of the old size is made again. */
+static int build_table(fc_search *s, uint64_t size) {
+    uint64_t old = s->tsize;
+    int e = 0;
     free(s->table);
-    s->table = t;
-    s->tmask = nmask;
-    return 0;
+    s->table = (uint32_t *)calloc(size, sizeof *s->table);
+    if (!s->table && old) {
+        e = FC_ENOMEM;
+        size = old;
+        s->table = (uint32_t *)calloc(size, sizeof *s->table);
+    }
+    if (!s->table) { s->tsize = 0; return FC_ENOMEM; }
+    s->tsize = size;
+    s->tmax = size / 5 * 4;
+    if (s->tmax > MAX_STATES_CAP) s->tmax = MAX_STATES_CAP;
+    for (s->ib = 1; (1ull << s->ib) <= s->tmax + 1; s->ib++) {}
+    uint32_t imask = (uint32_t)((1ull << s->ib) - 1);
+    uint64_t hs[64];
+    for (uint64_t i0 = 0; i0 < s->count; i0 += 64) {   /* in batches: the slots are prefetched */
+        uint64_t nb = s->count - i0 < 64 ? s->count - i0 : 64;
+        for (uint64_t t = 0; t < nb; t++) {
+            hs[t] = stored_hash(s, i0 + t);
+            PREFETCH(&s->table[slot_of(s, hs[t])]);
+        }
+        for (uint64_t t = 0; t < nb; t++) {
+            uint64_t p = slot_of(s, hs[t]);
+            while (s->table[p]) if (++p == s->tsize) p = 0;
+            s->table[p] = ((uint32_t)(i0 + t + 1) & imask) | (tag_of(s, hs[t]) << s->ib);
+        }
+    }
+    return e;
+}
+
+/* A growable array with room for element n: arr itself while n < *cap, else arr grown (*cap doubled from
+   `first`, the new part zeroed); on failure arr unchanged and *err = FC_ENOMEM. */
+static void *room_for(void *arr, uint64_t n, uint64_t *cap, size_t elem, uint64_t first, int *err) {
+    if (n < *cap) return arr;
+    uint64_t ncap = *cap ? *cap * 2 : first;
+    char *a = (char *)realloc(arr, ncap * elem);
+    if (!a) { *err = FC_ENOMEM; return arr; }
+    memset(a + *cap * elem, 0, (ncap - *cap) * elem);
+    *cap = ncap;
+    return a;
 }
 
 static int grow_arena(fc_search *s) {
-    uint64_t ncap = s->cap * 2;
-    if (s->max_states && ncap > s->max_states) ncap = s->max_states;
-    if (ncap <= s->cap) return FC_ENOMEM;
-    fkey_t *k = (fkey_t *)realloc(s->keys, ncap * sizeof *k);
-    if (!k) return FC_ENOMEM;
-    s->keys = k;
-    uint32_t *p = (uint32_t *)realloc(s->parent, ncap * sizeof *p);
-    if (!p) return FC_ENOMEM;
-    s->parent = p;
-    if (s->order == FC_ORDER_BEST) {
-        uint16_t *m = (uint16_t *)realloc(s->mv, ncap * sizeof *m);
-        if (!m) return FC_ENOMEM;
-        s->mv = m;
-        uint16_t *d = (uint16_t *)realloc(s->dep, ncap * sizeof *d);
-        if (!d) return FC_ENOMEM;
-        s->dep = d;
-    }
-    s->cap = ncap;
+    int e = 0;
+    s->blk = (uint8_t **)room_for(s->blk, s->nblk, &s->blkcap, sizeof *s->blk, 16, &e);
+    if (e) return e;
+    uint8_t *blk = (uint8_t *)malloc(((size_t)1 << BLKBITS) * s->ks);
+    if (!blk) return FC_ENOMEM;
+    s->blk[s->nblk++] = blk;
     return 0;
 }
 
-static int64_t lookup(const fc_search *s, const fkey_t *k, uint32_t h) {
-    uint64_t p = h & s->tmask;
+/* FC_ORDER_BEST: the per-state arrays, grown by doubling */
+static int grow_best(fc_search *s) {
+    uint64_t ncap = s->pcap ? s->pcap * 2 : 4096;
+    if (s->max_states && ncap > s->max_states) ncap = s->max_states;
+    if (ncap <= s->pcap) return FC_ENOMEM;
+    uint32_t *p = (uint32_t *)realloc(s->parent, ncap * sizeof *p);
+    if (!p) return FC_ENOMEM;
+    s->parent = p;
+    uint16_t *m = (uint16_t *)realloc(s->mv, ncap * sizeof *m);
+    if (!m) return FC_ENOMEM;
+    s->mv = m;
+    uint16_t *d = (uint16_t *)realloc(s->dep, ncap * sizeof *d);
+    if (!d) return FC_ENOMEM;
+    s->dep = d;
+    s->pcap = ncap;
+    return 0;
+}
+
+/* Append one event to the parent bitmap (FC_ORDER_BFS/DFS): 1 an expansion begins, 0 a state is stored. */
+static int pbit_push(fc_search *s, int bit) {
+    int e = 0;
+    s->pbit = (uint64_t *)room_for(s->pbit, s->nbits >> 6, &s->pbcap, sizeof *s->pbit, 1024, &e);
+    if (e) return e;
+    if (s->nbits % (ZWORDS * 64) == 0) {
+        s->zdir = (uint64_t *)room_for(s->zdir, s->nzdir, &s->zdcap, sizeof *s->zdir, 64, &e);
+        if (e) return e;
+        s->zdir[s->nzdir++] = s->nzero;
+    }
+    if (bit) s->pbit[s->nbits >> 6] |= 1ull << (s->nbits & 63);
+    else s->nzero++;
+    s->nbits++;
+    return 0;
+}
+
+/* The index of k among the stored states, or -1 with *slot the free slot where it would go. */
+static inline int64_t probe(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint64_t *slot) {
+    uint64_t p = slot_of(s, h);
+    uint32_t tag = tag_of(s, h), imask = (uint32_t)((1ull << s->ib) - 1);
     for (;;) {
-        uint64_t e = s->table[p];
-        if (!e) return -1;
-        if ((uint32_t)(e >> 32) == h && key_eq(&s->keys[(e & 0xFFFFFFFFu) - 1], k))
-            return (int64_t)(e & 0xFFFFFFFFu) - 1;
-        p = (p + 1) & s->tmask;
+        uint32_t e = s->table[p];
+        if (!e) { *slot = p; return -1; }
+        if ((e >> s->ib) == tag && stored_eq(s, (e & imask) - 1, k, ck)) return (int64_t)(e & imask) - 1;
+        if (++p == s->tsize) p = 0;
     }
 }
 
+static int64_t lookup(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h) {
+    uint64_t p;
+    return s->tsize ? probe(s, k, ck, h, &p) : -1;
+}
+
 /* 0: already there; 1: inserted; or FC_LIMIT / FC_ENOMEM */
-static int insert(fc_search *s, const fkey_t *k, uint32_t h, uint32_t parent) {
-    uint64_t p = h & s->tmask;
-    for (;;) {
-        uint64_t e = s->table[p];
-        if (!e) break;
-        if ((uint32_t)(e >> 32) == h && key_eq(&s->keys[(e & 0xFFFFFFFFu) - 1], k)) return 0;
-        p = (p + 1) & s->tmask;
-    }
+static int insert(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent) {
+    uint64_t p;
+    if (probe(s, k, ck, h, &p) >= 0) return 0;
     if (s->max_states && s->count >= s->max_states) return FC_LIMIT;
     if (s->count >= MAX_STATES_CAP) return FC_ENOMEM;
-    if (s->count == s->cap && grow_arena(s)) return FC_ENOMEM;
-    uint64_t idx = s->count++;
-    s->keys[idx] = *k;
-    s->parent[idx] = parent;
-    s->table[p] = ((uint64_t)h << 32) | (idx + 1);
+    if ((s->count >> BLKBITS) >= s->nblk && grow_arena(s)) return FC_ENOMEM;
+    if (s->order == FC_ORDER_BEST) {
+        if (s->count == s->pcap && grow_best(s)) return FC_ENOMEM;
+    } else if (s->count > 0 && pbit_push(s, 0)) {
+        return FC_ENOMEM;
+    }
+    uint64_t idx = s->count;
+    uint8_t *dst = kptr(s, idx);
+    if (!s->compact) memcpy(dst, k, sizeof *k);
+    else if (!(ck->hi & OVF)) memcpy(dst, ck, sizeof *ck);
+    else {
+        int e = 0;
+        s->ovf = (fkey_t *)room_for(s->ovf, s->novf, &s->ovfcap, sizeof *s->ovf, 64, &e);
+        if (e) return e;
+        ckey_t t = {s->novf, OVF};
+        s->ovf[s->novf++] = *k;
+        memcpy(dst, &t, sizeof t);
+    }
+    s->count++;
+    if (s->order == FC_ORDER_BEST) s->parent[idx] = parent;
+    s->table[p] = ((uint32_t)(idx + 1) & (uint32_t)((1ull << s->ib) - 1)) | (tag_of(s, h) << s->ib);
     int hs = home_sum(k);
     if (hs > s->max_home) s->max_home = hs;
     if (hs == 52 && !s->won) { s->won = 1; s->won_index = (int64_t)idx; }
-    if ((s->count + 1) * 10 > (s->tmask + 1) * 7 && grow_table(s)) return FC_ENOMEM;
+    if (s->count > s->tmax) {
+        uint64_t ns = s->tsize + s->tsize / 2;
+        if (ns > 0xFFFFFFFFull) ns = 0xFFFFFFFFull;
+        if (ns <= s->tsize || build_table(s, ns)) return FC_ENOMEM;
+    }
     return 1;
 }
 
@@ -673,23 +991,23 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
     s->order = (order == FC_ORDER_DFS || order == FC_ORDER_BEST) ? order : FC_ORDER_BFS;
     s->won_index = -1;
     s->status = FC_RUNNING;
-    s->cap = 4096;
-    if (s->max_states && s->cap > s->max_states) s->cap = s->max_states;
-    s->keys = (fkey_t *)malloc(s->cap * sizeof *s->keys);
-    s->parent = (uint32_t *)malloc(s->cap * sizeof *s->parent);
-    s->tmask = 8192 - 1;
-    s->table = (uint64_t *)calloc(s->tmask + 1, sizeof *s->table);
-    if (!s->keys || !s->parent || !s->table) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+    /* compact keys for the enumerations, unless the fixed fields alone leave too little room (then
+       nearly every position would go to the overflow keys); compile with -DFC_WIDE_KEYS for 40 bytes */
+    s->compact = s->order != FC_ORDER_BEST && 8 * s->c.hb + s->c.cb + s->c.hand <= 100;
+#ifdef FC_WIDE_KEYS
+    s->compact = 0;
+#endif
+    s->ks = s->compact ? sizeof(ckey_t) : sizeof(fkey_t);
+    if (grow_arena(s) || build_table(s, 16384)) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
     if (s->c.hand) {
         s->bigbuf = (fkey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigbuf);
-        s->bighash = (uint32_t *)malloc(HAND_MAX_SUCC * sizeof *s->bighash);
+        s->bigck = (ckey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigck);
+        s->bighash = (uint64_t *)malloc(HAND_MAX_SUCC * sizeof *s->bighash);
         s->bigfresh = (uint32_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigfresh);
-        if (!s->bigbuf || !s->bighash || !s->bigfresh) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+        if (!s->bigbuf || !s->bigck || !s->bighash || !s->bigfresh) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
     }
     if (s->order == FC_ORDER_BEST) {
-        s->mv = (uint16_t *)malloc(s->cap * sizeof *s->mv);
-        s->dep = (uint16_t *)malloc(s->cap * sizeof *s->dep);
-        if (!s->mv || !s->dep) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
+        if (grow_best(s)) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
         memcpy(s->w, DEFAULT_WEIGHTS, sizeof s->w);
     }
     fkey_t k;
@@ -697,7 +1015,8 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
     s->start_raw = k;
     autoplay_key(&s->c, &k);
     if (s->c.canonical) canon_key(&k);
-    e = insert(s, &k, hash_key(&k), 0xFFFFFFFFu);
+    ckey_t ck;
+    e = insert(s, &k, &ck, prep_key(s, &k, &ck), 0xFFFFFFFFu);
     if (e != 1 || (s->order == FC_ORDER_DFS && push_stack(s, 0))) {
         fc_search_free(s); *err = FC_ENOMEM; return NULL;
     }
@@ -715,27 +1034,28 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
 
 void fc_search_free(fc_search *s) {
     if (!s) return;
-    free(s->keys);
-    free(s->parent);
+    for (uint64_t b = 0; b < s->nblk; b++) free(s->blk[b]);
+    free(s->blk);
+    free(s->ovf);
     free(s->table);
+    free(s->pbit);
+    free(s->zdir);
+    free(s->parent);
     free(s->stack);
     free(s->mv);
     free(s->dep);
     free(s->heap);
     free(s->bigbuf);
+    free(s->bigck);
     free(s->bighash);
     free(s->bigfresh);
     free(s);
 }
 
 static int push_stack(fc_search *s, uint32_t idx) {
-    if (s->sp == s->scap) {
-        uint64_t ncap = s->scap ? s->scap * 2 : 4096;
-        uint32_t *st = (uint32_t *)realloc(s->stack, ncap * sizeof *st);
-        if (!st) return FC_ENOMEM;
-        s->stack = st;
-        s->scap = ncap;
-    }
+    int e = 0;
+    s->stack = (uint32_t *)room_for(s->stack, s->sp, &s->scap, sizeof *s->stack, 4096, &e);
+    if (e) return e;
     s->stack[s->sp++] = idx;
     return 0;
 }
@@ -749,7 +1069,8 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
     uint32_t fresh_small[SOLVE_MAX_SUCC];
     uint32_t *fresh = s->bigfresh ? s->bigfresh : fresh_small;
     fkey_t *buf = s->bigbuf ? s->bigbuf : s->buf;
-    uint32_t *hbuf = s->bighash ? s->bighash : s->hbuf;
+    ckey_t *cbuf = s->bigck ? s->bigck : s->cbuf;
+    uint64_t *hbuf = s->bighash ? s->bighash : s->hbuf;
     for (;;) {
         uint64_t cur;
         if (dfs) {
@@ -760,17 +1081,19 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
             cur = s->head;
         }
         if (max_expand && budget-- == 0) return s->status = FC_RUNNING;
-        fkey_t k = s->keys[cur];
+        if (pbit_push(s, 1)) return s->status = FC_ENOMEM;
+        fkey_t k;
+        load_key(s, cur, &k);
         int n = gen(c, &k, buf), nf = 0;
         s->generated += (uint64_t)n;
         if (c->autoplay) for (int i = 0; i < n; i++) autoplay_key(c, &buf[i]);
         if (c->canonical) for (int i = 0; i < n; i++) canon_key(&buf[i]);
         for (int i = 0; i < n; i++) {
-            hbuf[i] = hash_key(&buf[i]);
-            PREFETCH(&s->table[hbuf[i] & s->tmask]);
+            hbuf[i] = prep_key(s, &buf[i], &cbuf[i]);
+            PREFETCH(&s->table[slot_of(s, hbuf[i])]);
         }
         for (int i = 0; i < n; i++) {
-            int e = insert(s, &buf[i], hbuf[i], (uint32_t)cur);
+            int e = insert(s, &buf[i], &cbuf[i], hbuf[i], (uint32_t)cur);
             if (UNLIKELY(e > 1 || e < 0)) return s->status = e;   /* FC_LIMIT or FC_ENOMEM */
             if (e == 1) {
                 if (UNLIKELY(s->won && s->stop_on_win)) return s->status = FC_WON;
@@ -787,6 +1110,9 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
             s->head++;
         }
     }
+    free(s->stack);               /* the search is over: the DFS stack is empty */
+    s->stack = NULL;
+    s->sp = s->scap = 0;
     return s->status = FC_DONE;
 }
 
@@ -803,40 +1129,194 @@ void fc_search_stats(const fc_search *s, fc_stats *out) {
 uint64_t fc_search_count(const fc_search *s) { return s->count; }
 
 int fc_search_get_p64(const fc_search *s, uint64_t idx, uint8_t *out) {
+    fkey_t k;
     if (idx >= s->count) return FC_ERANGE;
-    key_to_p64(&s->c, &s->keys[idx], out);
+    load_key(s, idx, &k);
+    key_to_p64(&s->c, &k, out);
     return 0;
 }
 
 int fc_search_get_pos(const fc_search *s, uint64_t idx, fc_pos *out) {
+    fkey_t k;
     if (idx >= s->count) return FC_ERANGE;
     memset(out, 0, sizeof *out);
-    key_to_pos(&s->c, &s->keys[idx], out);
+    load_key(s, idx, &k);
+    key_to_pos(&s->c, &k, out);
     return 0;
 }
 
 uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count, uint8_t *out) {
+    fkey_t k;
     if (first >= s->count) return 0;
     if (count > s->count - first) count = s->count - first;
-    for (uint64_t i = 0; i < count; i++) key_to_p64(&s->c, &s->keys[first + i], out + i * FC_P64_SIZE);
+    for (uint64_t i = 0; i < count; i++) {
+        load_key(s, first + i, &k);
+        key_to_p64(&s->c, &k, out + i * FC_P64_SIZE);
+    }
     return count;
 }
 
+/* ---- the states in the order of their P64 records (certificates are sorted) ---- */
+typedef struct { uint64_t key; uint32_t idx; } skey_t;
+
+static int cmp_skey(const void *a, const void *b) {
+    const skey_t *x = (const skey_t *)a, *y = (const skey_t *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sort v by the P64 bytes off..off+7 (big-endian), then each run of equal bytes by the next eight. */
+static void sort_level(const fc_search *s, skey_t *v, uint64_t n, int off) {
+    uint8_t rec[FC_P64_SIZE];
+    fkey_t k;
+    for (uint64_t i = 0; i < n; i++) {
+        load_key(s, v[i].idx, &k);
+        key_to_p64(&s->c, &k, rec);
+        uint64_t x = 0;
+        for (int t = 0; t < 8; t++) x = x << 8 | rec[off + t];
+        v[i].key = x;
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_skey);
+    if (off + 8 >= FC_P64_SIZE) return;
+    for (uint64_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j].key == v[i].key; j++) {}
+        if (j - i > 1) sort_level(s, v + i, j - i, off + 8);
+    }
+}
+
+int fc_search_sort_p64(const fc_search *s, uint32_t *order) {
+    skey_t *v = (skey_t *)malloc((size_t)(s->count ? s->count : 1) * sizeof *v);
+    if (!v) return FC_ENOMEM;
+    for (uint64_t i = 0; i < s->count; i++) v[i].idx = (uint32_t)i;
+    sort_level(s, v, s->count, 0);
+    for (uint64_t i = 0; i < s->count; i++) order[i] = v[i].idx;
+    free(v);
+    return 0;
+}
+
+uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out) {
+    fkey_t k;
+    for (uint64_t i = 0; i < count; i++) {
+        if (idx[i] >= s->count) return i;
+        load_key(s, idx[i], &k);
+        key_to_p64(&s->c, &k, out + i * FC_P64_SIZE);
+    }
+    return count;
+}
+
+/* ---- parents from the event bitmap (FC_ORDER_BFS/DFS) ---- */
+
+/* the bit position of the idx-th 0 (idx >= 1, idx <= nzero) */
+static uint64_t select0(const fc_search *s, uint64_t idx) {
+    uint64_t lo = 0, hi = s->nzdir;
+    while (hi - lo > 1) {               /* the last directory entry with fewer than idx zeros before it */
+        uint64_t m = (lo + hi) / 2;
+        if (s->zdir[m] < idx) lo = m; else hi = m;
+    }
+    uint64_t z = s->zdir[lo], w = lo * ZWORDS;
+    for (;; w++) {
+        uint64_t zeros = 64 - (uint64_t)popc64(s->pbit[w]);
+        if (z + zeros >= idx) break;
+        z += zeros;
+    }
+    uint64_t word = ~s->pbit[w];
+    for (uint64_t r = idx - z; r > 1; r--) word &= word - 1;
+    return w * 64 + (uint64_t)ctz64(word);
+}
+
+/* Replays the bitmap up to state upto (>= 1): par[i] = parent of i for 1 <= i <= upto when par is not
+   NULL; returns the parent of upto (FC_ENOMEM). BFS: expansion j is state j. DFS: the stack is replayed
+   (its top is expanded; then popped, and the states found pushed, the first one on top). */
+static int64_t walk_parents(const fc_search *s, uint64_t upto, uint32_t *par) {
+    uint32_t *st = NULL;
+    uint64_t sp = 0, scap = 0, next = 1, first = 1;
+    int64_t cur = -1, j = -1, res = FC_ENOMEM;
+    const int dfs = s->order == FC_ORDER_DFS;
+    if (dfs) {
+        scap = 4096;
+        st = (uint32_t *)malloc(scap * sizeof *st);
+        if (!st) return FC_ENOMEM;
+        st[sp++] = 0;
+    }
+    for (uint64_t b = 0; b < s->nbits; b++) {
+        if ((s->pbit[b >> 6] >> (b & 63)) & 1) {
+            j++;
+            if (!dfs) { cur = j; continue; }
+            if (cur >= 0) {
+                sp--;
+                if (sp + (next - first) > scap) {
+                    while (sp + (next - first) > scap) scap *= 2;
+                    uint32_t *t = (uint32_t *)realloc(st, scap * sizeof *t);
+                    if (!t) break;
+                    st = t;
+                }
+                for (uint64_t t = next; t-- > first;) st[sp++] = (uint32_t)t;
+            }
+            cur = st[sp - 1];
+            first = next;
+        } else {
+            if (par) par[next] = (uint32_t)cur;
+            if (next == upto) { res = cur; break; }
+            next++;
+        }
+    }
+    free(st);
+    return res;
+}
+
 int64_t fc_search_parent(const fc_search *s, uint64_t idx) {
-    if (idx >= s->count || s->parent[idx] == 0xFFFFFFFFu) return -1;
-    return (int64_t)s->parent[idx];
+    if (idx >= s->count || idx == 0) return -1;
+    if (s->order == FC_ORDER_BEST) return s->parent[idx] == 0xFFFFFFFFu ? -1 : (int64_t)s->parent[idx];
+    if (s->order == FC_ORDER_BFS) return (int64_t)(select0(s, idx) - (idx - 1)) - 1;
+    int64_t p = walk_parents(s, idx, NULL);
+    return p < 0 ? -1 : p;
+}
+
+/* The states from the start to idx (malloc'd, *len of them), or NULL (FC_ENOMEM). */
+static uint64_t *path_to(const fc_search *s, uint64_t idx, uint64_t *len) {
+    uint32_t *par = NULL;
+    uint64_t n = 1;
+    if (s->order == FC_ORDER_DFS && idx > 0) {
+        par = (uint32_t *)malloc((idx + 1) * sizeof *par);
+        if (!par || walk_parents(s, idx, par) < 0) { free(par); return NULL; }
+        par[0] = 0xFFFFFFFFu;
+    }
+#define PARENT_OF(k) (par ? (par[k] == 0xFFFFFFFFu ? -1 : (int64_t)par[k]) : fc_search_parent(s, (uint64_t)(k)))
+    for (int64_t k = (int64_t)idx; k > 0; k = PARENT_OF(k)) n++;
+    uint64_t *path = (uint64_t *)malloc(n * sizeof *path);
+    if (path) {
+        uint64_t t = n;
+        for (int64_t k = (int64_t)idx; k >= 0; k = k ? PARENT_OF(k) : -1) path[--t] = (uint64_t)k;
+    }
+#undef PARENT_OF
+    free(par);
+    *len = n;
+    return path;
+}
+
+int64_t fc_search_path(const fc_search *s, uint64_t idx, uint64_t *out, uint64_t cap) {
+    uint64_t n;
+    if (idx >= s->count) return FC_ERANGE;
+    uint64_t *path = path_to(s, idx, &n);
+    if (!path) return FC_ENOMEM;
+    if (n <= cap) memcpy(out, path, n * sizeof *path);
+    free(path);
+    return (int64_t)n;
 }
 
 int fc_search_home_count(const fc_search *s, uint64_t idx) {
+    fkey_t k;
     if (idx >= s->count) return -1;
-    return home_sum(&s->keys[idx]);
+    load_key(s, idx, &k);
+    return home_sum(&k);
 }
 
 int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int cap) {
-    fkey_t buf[SOLVE_MAX_SUCC];
+    fkey_t buf[SOLVE_MAX_SUCC], k;
     if (idx >= s->count) return FC_ERANGE;
     if (s->c.hand) return FC_EBADRULES;
-    int n = gen(&s->c, &s->keys[idx], buf);
+    load_key(s, idx, &k);
+    int n = gen(&s->c, &k, buf);
     if (n > cap) return FC_ERANGE;
     for (int i = 0; i < n; i++) {
         autoplay_key(&s->c, &buf[i]);
@@ -848,17 +1328,22 @@ int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int
 int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64) {
     fc_pos p;
     fkey_t k;
+    ckey_t ck;
     if (fc_p64_to_pos(in64, &p)) return -1;
     if (pos_to_key(&s->c, &p, &k)) return -1;
     if (s->c.canonical) canon_key(&k);
-    return lookup(s, &k, hash_key(&k));
+    return lookup(s, &k, &ck, prep_key(s, &k, &ck));
 }
 
 uint64_t fc_search_memory(const fc_search *s) {
-    return s->cap * (sizeof(fkey_t) + sizeof(uint32_t)) + (s->tmask + 1) * sizeof(uint64_t)
+    return s->nblk * ((uint64_t)1 << BLKBITS) * s->ks + s->blkcap * sizeof(uint8_t *)
+           + s->ovfcap * sizeof(fkey_t) + s->tsize * sizeof(uint32_t)
+           + s->pbcap * sizeof(uint64_t) + s->zdcap * sizeof(uint64_t)
            + s->scap * sizeof(uint32_t) + sizeof *s
-           + (s->order == FC_ORDER_BEST ? s->cap * 2 * sizeof(uint16_t) + s->hcap * sizeof(uint64_t) : 0);
+           + s->pcap * (sizeof(uint32_t) + 2 * sizeof(uint16_t)) + s->hcap * sizeof(uint64_t);
 }
+
+uint64_t fc_search_overflow(const fc_search *s) { return s->compact ? s->novf : s->count; }
 
 int fc_version(void) { return 3; }
 
@@ -1207,8 +1692,10 @@ static uint32_t heap_pop(fc_search *s) {
 
 static int heap_push(fc_search *s, uint32_t idx) {
     const int *w = s->w;
-    int64_t f = (int64_t)score(&s->c, &s->keys[idx], w);
-    if (w[9] > 0) f += (int64_t)((hash_key(&s->keys[idx]) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
+    fkey_t k;
+    load_key(s, idx, &k);
+    int64_t f = (int64_t)score(&s->c, &k, w);
+    if (w[9] > 0) f += (int64_t)((hash_key(&k) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
     if (w[8]) {
         /* depth first: the deepest state first, its children in the order of their scores */
         if (f < 0) f = 0;
@@ -1225,10 +1712,12 @@ static int heap_push(fc_search *s, uint32_t idx) {
 /* After state idx was stored: when its columns are sorted, store the won position as its child.
    Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
 static int best_goal(fc_search *s, uint32_t idx) {
-    if (!key_sorted(&s->c, &s->keys[idx])) return 0;
     fkey_t k;
+    ckey_t ck;
+    load_key(s, idx, &k);
+    if (!key_sorted(&s->c, &k)) return 0;
     won_key(&k);
-    int e = insert(s, &k, hash_key(&k), idx);
+    int e = insert(s, &k, &ck, prep_key(s, &k, &ck), idx);
     if (e == 1) {
         s->mv[s->count - 1] = MV_HOMEALL;
         s->dep[s->count - 1] = s->dep[idx] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[idx] + 1);
@@ -1242,7 +1731,8 @@ static int run_best(fc_search *s, uint64_t max_expand) {
     while (s->hn) {
         if (max_expand && budget-- == 0) return FC_RUNNING;
         uint32_t cur = heap_pop(s);
-        fkey_t k = s->keys[cur];
+        fkey_t k;
+        load_key(s, cur, &k);
         int n = gen_mv(c, &k, s->buf, s->mvbuf, s->frombuf, c->canonical);
         s->generated += (uint64_t)n;
         if (c->autoplay) {
@@ -1260,12 +1750,12 @@ static int run_best(fc_search *s, uint64_t max_expand) {
         }
         if (c->canonical) for (int i = 0; i < n; i++) canon_key(&s->buf[i]);
         for (int i = 0; i < n; i++) {
-            s->hbuf[i] = hash_key(&s->buf[i]);
-            PREFETCH(&s->table[s->hbuf[i] & s->tmask]);
+            s->hbuf[i] = prep_key(s, &s->buf[i], &s->cbuf[i]);
+            PREFETCH(&s->table[slot_of(s, s->hbuf[i])]);
         }
         uint16_t d = s->dep[cur] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[cur] + 1);
         for (int i = 0; i < n; i++) {
-            int e = insert(s, &s->buf[i], s->hbuf[i], cur);
+            int e = insert(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], cur);
             if (UNLIKELY(e > 1 || e < 0)) return e;
             if (e == 1) {
                 uint32_t idx = (uint32_t)(s->count - 1);
@@ -1396,37 +1886,38 @@ static int step_match(const fc_search *s, fkey_t *a, uint64_t j, uint16_t *out, 
     fkey_t buf[FC_MAX_SUCC];
     uint16_t mv[FC_MAX_SUCC];
     uint8_t from[FC_MAX_SUCC];
+    fkey_t kj;
+    load_key(s, j, &kj);
     int m = gen_mv(c, a, buf, mv, from, 0);
     for (int i = 0; i < m; i++) {
         fkey_t t = buf[i];
         autoplay_key(c, &t);
-        if (key_eq_canon(c, &t, &s->keys[j])) {
+        if (key_eq_canon(c, &t, &kj)) {
             if (*n >= cap) return FC_ERANGE;
             out[(*n)++] = mv[i];
             *a = buf[i];
             return autoplay_rec(c, a, out, n, cap);
         }
     }
-    if (home_sum(&s->keys[j]) == 52 && key_sorted(c, a))   /* a won child of a sorted position */
+    if (home_sum(&kj) == 52 && key_sorted(c, a))   /* a won child of a sorted position */
         return home_all_rec(c, a, out, n, cap);
     return FC_EENCODE;
 }
 
 int fc_search_moves(const fc_search *s, uint64_t idx, uint16_t *moves, int cap) {
     if (idx >= s->count) return FC_ERANGE;
-    uint64_t len = 0;
-    for (int64_t k = (int64_t)idx; k >= 0; k = fc_search_parent(s, (uint64_t)k)) len++;
-    uint64_t *path = (uint64_t *)malloc(len * sizeof *path);
+    uint64_t len;
+    uint64_t *path = path_to(s, idx, &len);
     if (!path) return FC_ENOMEM;
-    uint64_t t = len;
-    for (int64_t k = (int64_t)idx; k >= 0; k = fc_search_parent(s, (uint64_t)k)) path[--t] = (uint64_t)k;
-    fkey_t a = s->start_raw;
+    fkey_t a = s->start_raw, kj;
     int n = 0, e = autoplay_rec(&s->c, &a, moves, &n, cap);
-    if (!e && !key_eq_canon(&s->c, &a, &s->keys[0])) e = FC_EENCODE;
+    load_key(s, 0, &kj);
+    if (!e && !key_eq_canon(&s->c, &a, &kj)) e = FC_EENCODE;
     for (uint64_t i = 1; !e && i < len; i++) {
         e = s->order == FC_ORDER_BEST ? step_stored(s, &a, path[i], moves, &n, cap)
                                       : step_match(s, &a, path[i], moves, &n, cap);
-        if (!e && !key_eq_canon(&s->c, &a, &s->keys[path[i]])) e = FC_EENCODE;
+        load_key(s, path[i], &kj);
+        if (!e && !key_eq_canon(&s->c, &a, &kj)) e = FC_EENCODE;
     }
     free(path);
     return e ? e : n;

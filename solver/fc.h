@@ -41,14 +41,15 @@
  * ---- The search ----------------------------------------------------------------------------------------
  * Enumeration of every position reachable from a start position, breadth first (the state arena is
  * the queue), depth first (a stack of unexpanded states) or best first (a heap ordered by a heuristic
- * score: the solver, see FC_ORDER_BEST and fc_solve), with an exact hash set (fixed-size 40-byte keys,
- * no lossy hashing; keys are relative to the start position, see fc.c).
- * State 0 is the start, states are numbered in discovery order, and
- * each state remembers its parent (the state whose expansion first found it), so a line of play to
- * any state can be read back. fc_search_run expands states in chunks so a caller can show progress.
- * Memory grows with the number of states -- a 40-byte key and a 4-byte parent per state, an 8-byte
- * hash slot per state at load <= 0.7, 4 bytes of stack per state in DFS; about 60 bytes a state,
- * up to twice that while the arrays grow by doubling -- and is bounded through max_states.
+ * score: the solver, see FC_ORDER_BEST and fc_solve), with an exact hash set (no lossy hashing).
+ * State 0 is the start, states are numbered in discovery order, and each state has a parent (the state
+ * whose expansion first found it), so a line of play to any state can be read back. fc_search_run
+ * expands states in chunks so a caller can show progress.
+ * Memory (BFS/DFS): a 16-byte compact key per state (a position packed exactly relative to the start
+ * position, see fc.c; the rare position that does not fit is kept as a 40-byte key besides), a 4-byte
+ * hash slot per state at load 0.53..0.8, 2 bits of parent bitmap per state, and in DFS 4 bytes per
+ * state on the stack while it is there: about 22 bytes a state. FC_ORDER_BEST keeps 40-byte keys, a
+ * 4-byte parent, a move and a depth per state. Bounded through max_states.
  */
 
 /* sizes */
@@ -180,8 +181,23 @@ int fc_search_get_pos(const fc_search *s, uint64_t idx, fc_pos *out);
    into out, in discovery order. Returns the number of states written. */
 uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count, uint8_t *out);
 
-/* The state whose expansion first found idx; -1 for the start (and for idx out of range). */
+/* The state indices ordered by their P64 records (bytewise; ties by index), into order[0 .. count-1].
+   Made by sorting eight bytes of P64 at a time, decoding the states again only where records agree so
+   far: 16 bytes a state of working memory besides order. 0 or FC_ENOMEM. */
+int fc_search_sort_p64(const fc_search *s, uint32_t *order);
+
+/* States idx[0 .. count-1] as count*64 bytes of P64 into out. Returns the number written (it stops at
+   an index out of range). */
+uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out);
+
+/* The state whose expansion first found idx; -1 for the start (and for idx out of range). Parents are not
+   stored per state in FC_ORDER_BFS/DFS (see "The search" above): BFS answers in microseconds, DFS replays
+   the search's order of expansion from its event bitmap (a pass over 2 bits a state, no positions). */
 int64_t fc_search_parent(const fc_search *s, uint64_t idx);
+
+/* The states from the start (0) to idx, each the parent of the next, written to out when they fit in cap
+   (one replay in DFS). Returns their number (write nothing when it exceeds cap), or a negative error. */
+int64_t fc_search_path(const fc_search *s, uint64_t idx, uint64_t *out, uint64_t cap);
 
 /* Cards on the foundations in state idx (-1 out of range). */
 int fc_search_home_count(const fc_search *s, uint64_t idx);
@@ -195,8 +211,12 @@ int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int
    mode), or -1 when absent. */
 int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64);
 
-/* Bytes of memory the search holds now (arena + hash table). */
+/* Bytes of memory the search holds now (arena + hash table + parent bitmap + DFS stack). */
 uint64_t fc_search_memory(const fc_search *s);
+
+/* Stored states kept in the 40-byte form: with compact keys, those that do not pack into 127 bits (see
+   fc.c, "The compact store"); all of them without compact keys (FC_ORDER_BEST). */
+uint64_t fc_search_overflow(const fc_search *s);
 
 int fc_version(void);
 

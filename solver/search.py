@@ -232,13 +232,14 @@ class Search:
         return list(ffi.unpack(buf, n))
 
     def line_to(self, k):
-        """State indices from the start to k, each one move (plus autoplay) from the previous."""
-        line = [k]
-        while True:
-            p = self.parent(line[-1])
-            if p is None:
-                return line[::-1]
-            line.append(p)
+        """State indices from the start to k, each one move (plus autoplay) from the previous (the chain of
+        parents, read in one pass: fc_search_path)."""
+        n = lib.fc_search_path(self._h(), k, ffi.NULL, 0)
+        if n < 0:
+            raise _error(n, "cannot read the line: ")
+        out = ffi.new("uint64_t[]", n)
+        lib.fc_search_path(self._h(), k, out, n)
+        return list(out)
 
     def home_count(self, k):
         return lib.fc_search_home_count(self._h(), k)
@@ -262,6 +263,10 @@ class Search:
     def memory(self):
         """Bytes the C core holds for this search."""
         return lib.fc_search_memory(self._h())
+
+    def overflow(self):
+        """States kept in the 40-byte form (those that do not pack into the 16-byte compact key)."""
+        return lib.fc_search_overflow(self._h())
 
 
 class ExploreResult:

@@ -350,3 +350,43 @@ def test_a_freecell_pro_deal_number_in_the_header_is_read(tmp_path, small_certs)
     proc = run("-m", "certgen", "check", str(path))
     assert proc.returncode == 1 and proc.stdout.startswith("invalid for deal 8589934591 under") \
         and "the header's start position is not msDeal 8589934591" in proc.stdout
+
+
+# -- certificates at size: written from the core, summarized without the records (issue 15) ---------------
+
+def test_write_search_is_byte_identical_to_write(tmp_path):
+    """The streamed writer (the core's states sorted by fc_search_sort_p64, compressed a batch at a time
+    into a temporary body file) writes the very bytes of write(make(...)), for both search orders."""
+    for deal, rules in ((11982, Rules()), (11982, Rules(cells=1)), (7, Rules(cells=0))):
+        pos = deals.ms_deal(deal)
+        want = certificate.encode(build(deal, rules.cells))
+        for order in ("bfs", "dfs"):
+            res = search.explore(pos, rules, order=order)
+            path = tmp_path / f"{deal}-{order}.cert"
+            s = certificate.write_search(str(path), {"kind": "ms", "deal": deal}, rules.to_dict(), pos, res.search,
+                                         {"max_home": res.max_home})
+            assert s.states == res.states and path.read_bytes() == want
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp")]
+
+
+def test_summarize_reads_the_header_and_counts_the_body(tmp_path, small_certs, monkeypatch):
+    """certgen info's reader: the records are checked and counted in a streaming pass, none is kept (a
+    body too big to be read whole is passed over on disk); damage is refused as by read."""
+    monkeypatch.setattr(certificate, "_SMALL", 100)       # every body is left on disk
+    monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
+    for cert in small_certs:
+        path = tmp_path / "c.cert"
+        certificate.write(str(path), cert)
+        s = certificate.summarize(str(path))
+        assert (s.states, s.source, s.rules, s.start, s.info) == (cert.states, cert.source, cert.rules, cert.start,
+                                                                   cert.info)
+        assert not hasattr(s, "records")
+    monkeypatch.undo()
+    data = bytearray(certificate.encode(small_certs[0]))
+    data[-80] ^= 1                                        # inside the body (the sha256 text is the last 65 bytes)
+    (tmp_path / "bad.cert").write_bytes(bytes(data))
+    with pytest.raises(FreecellError, match="checksum mismatch"):
+        certificate.summarize(str(tmp_path / "bad.cert"))
+    with pytest.raises(FreecellError, match="not a readable certificate"):
+        (tmp_path / "cut.cert").write_bytes(certificate.encode(small_certs[0])[:-30])
+        certificate.summarize(str(tmp_path / "cut.cert"))

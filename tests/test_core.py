@@ -125,6 +125,48 @@ def test_11982_parents_are_moves(r11982):
     assert line[0] == 0 and line[-1] == r11982.states - 1
 
 
+def test_dfs_parents_replayed_from_the_bitmap():
+    """DFS stores no parent per state: fc_search_parent replays the order of expansion from the event
+    bitmap. Each parent is a stored state one move away, found earlier, and line_to (one replay) agrees
+    with the parents one by one."""
+    res = search.explore(ms(11982), order="dfs")
+    s = res.search
+    assert res.states == 84767
+    for k in random.Random(3).sample(range(1, res.states), 60):
+        p = s.parent(k)
+        assert p is not None and p < k
+        assert s.p64(k) in search.successors_p64(s.p64(p), SPEC)
+    for k in (res.states - 1, 40000):
+        line = s.line_to(k)
+        assert line[0] == 0 and line[-1] == k and len(line) > 5
+        assert all(s.parent(b) == a for a, b in zip(line, line[1:]))
+
+
+def chains_position():
+    """Two columns K..A, each card one lower and of the other colour than the one below it, and the other
+    cards in six columns: its positions often need more than the compact key's 127 bits."""
+    suits = [(3, 2, 0, 1), (0, 1, 3, 2)]
+    chains = [tuple((r - 1) * 4 + su[i % 4] for i, r in enumerate(range(13, 0, -1))) for su in suits]
+    rest = [c for c in range(52) if c not in chains[0] and c not in chains[1]]
+    random.Random(1).shuffle(rest)
+    return (tuple(chains) + tuple(tuple(rest[i::6]) for i in range(6)), (), (0, 0, 0, 0))
+
+
+def test_overflow_keys_are_exact():
+    """Positions that do not pack into 16 bytes are kept whole (fc_search_overflow): the set stays exact.
+    Every stored record is found again at its own index, the records are distinct, sampled successors
+    match the spec and parents are one move away."""
+    a = search.explore(chains_position(), max_states=20000, stop_on_win=False, order="bfs")
+    assert 0 < a.search.overflow() < a.states == 20000
+    recs = a.records()
+    assert len(set(recs)) == len(recs)
+    assert all(a.search.find_p64(r) == i for i, r in enumerate(recs))
+    for k in range(0, a.states, 997):
+        assert_same_moves(recs[k], SPEC, a.search.successors_p64(k))
+    for k in random.Random(4).sample(range(1, a.states), 100):
+        assert recs[k] in search.successors_p64(recs[a.search.parent(k)], SPEC)
+
+
 def test_deal1_limit_is_unknown():
     res = search.explore(ms(1), max_states=200000, order="bfs")
     assert res.complete is False and res.won is False
