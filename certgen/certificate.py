@@ -433,6 +433,7 @@ def summarize(path: str) -> Summary:
     def bad(why):
         return FreecellError(f"{path}: {why}")
 
+    not_a_directory(path)
     try:
         with open(path, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
