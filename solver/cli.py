@@ -8,7 +8,7 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (Parser, add_command, add_source_args, card_arg, cells_arg, columns_arg, fail, jobs_arg, max_states_arg, progress_of,
+from .cliargs import (Parser, add_command, add_source_args, card_arg, cells_arg, columns_arg, fail, jobs_arg, max_states_arg, tiers_arg, progress_of,
                       rules_of, run, source_of, writing)
 from . import report
 from .board import format_position
@@ -207,6 +207,8 @@ def _survey_difficulty(args, first, last):
     from . import difficulty
     from .atomic import is_stdout, write_atomic
     tiers = ((args.max_states, args.max_states),) if args.max_states else difficulty.TIERS
+    if args.tiers is not None:
+        tiers = tiers[:args.tiers]
     out = args.out
     journal = out if out is not None and not is_stdout(out) and (not os.path.exists(out) or os.path.isfile(out)) \
         else None
@@ -238,6 +240,8 @@ def cmd_survey(args):
     first, last = parse_range(args.range)
     if args.difficulty:
         return _survey_difficulty(args, first, last)
+    if args.tiers is not None:
+        fail("--tiers goes with --difficulty")
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
@@ -361,6 +365,9 @@ def build_parser():
                         "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
                         "20,000,000 and 20,000,000 / 80,000,000; --max-states K: one tier K / K). With --out "
                         "the run is resumable: the CSV is read first and appended to deal by deal")
+    v.add_argument("--tiers", metavar="N", type=tiers_arg,
+                   help="with --difficulty: run only the first N tiers of limits (e.g. 1: the cheap pass; a later "
+                        "run with more tiers goes on from the --out file)")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p

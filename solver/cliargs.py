@@ -79,6 +79,10 @@ def jobs_arg(text):
     return whole_number(text, "--jobs", 1, 256)
 
 
+def tiers_arg(text):
+    return whole_number(text, "--tiers", 1, 3)       # len(solver.difficulty.TIERS) (tests/test_difficulty.py)
+
+
 def card_arg(text):
     try:
         return parse_card(text)

@@ -92,3 +92,12 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
     bad.write_text("deal,k,class,proven_low,win_with,states,tier\n1,2,easy,0,3,5,1\n")
     assert "line 2: not a difficulty row" in assert_one_line_error(
         run("survey", "1", "--difficulty", "--out", str(bad)))
+
+
+def test_tiers_flag(run_json, run, assert_one_line_error):
+    """--tiers N runs only the first N tiers: deal 9 is decided in tier 2, so with one tier it stays
+    undecided with what tier 1 proved (2 cells are needed: 1 is enumerated; a win with 3)."""
+    obj = run_json("survey", "9", "--difficulty", "--tiers", "1")
+    assert obj["undecided"] == [{"deal": 9, "low": 2, "win_with": 3}] and len(obj["tiers"]) == 1
+    assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
+    assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))
