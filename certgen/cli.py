@@ -102,6 +102,11 @@ def cmd_render(args):
 
 
 def cmd_prove(args):
+    if args.from_survey is not None:
+        if any(getattr(args, f, None) is not None for f in ("number", "deal", "board", "code")):
+            raise FreecellError("give either a position or --from-survey DIR, not both")
+        args.dir = args.from_survey
+        return cmd_prove_survey(args)
     src = source_of(args)
     return prove.prove(src, rules_of(args, src), args.out_dir, args.lean_dir, args.max_states, progress_of(args),
                        say)
@@ -223,7 +228,10 @@ def build_parser():
     r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
     r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
 
-    _dirs(add_command(sub, "prove", cmd_prove, "explore, certificate, Python check, render, lake build", **start))
+    pr = add_command(sub, "prove", cmd_prove, "explore, certificate, Python check, render, lake build", **start)
+    _dirs(pr)
+    pr.add_argument("--from-survey", metavar="DIR", default=None,
+                    help="instead of one position: every certificate of a survey directory (= prove-survey DIR)")
     k = add_command(sub, "prove-known", cmd_prove_known, "prove every known unsolvable deal of 1..1,000,000",
                     "The eight deals of 1..1,000,000 known to be unsolvable, under the standard rules (4 free "
                     "cells, no foundation returns; `prove` takes other rules): certificates, Python checks, "

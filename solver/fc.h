@@ -212,48 +212,50 @@ int fc_version(void);
 #define FC_MAX_LINE 65535    /* longest line fc_solve / fc_search_moves / fc_shorten write */
 #define FC_NWEIGHTS 12
 
-/* Move pruning of the solver's first stages (fc_solve_opts.prune; a position's successors are fewer, so
-   a few deals are not solved by them and the last stage, without pruning, takes over). */
+/* Move pruning of the solver's pruned stages (a position's successors are fewer, so a few deals are not
+   solved by them and an unpruned stage takes over). */
 #define FC_PRUNE_SWAP 1      /* a card lying on its stacking parent does not move onto another column */
 #define FC_PRUNE_BREAK 2     /* ... nor alone onto an empty column */
 #define FC_PRUNE_LONGEST 4   /* a sequence goes to an empty column whole (as much as may move) only */
 #define FC_PRUNE_CELL 8      /* a card lying on its stacking parent does not go into a free cell */
 #define FC_PRUNE_ALL 15
-#define FC_FIRST_STAGE 30000 /* default positions of each pruned stage */
+#define FC_MAX_STAGES 12
 
 typedef struct {
-    uint64_t max_states;     /* positions the last (unpruned) stage may store; 0 = no limit */
-    uint64_t first_stage;    /* positions each pruned stage may store; 0 = FC_FIRST_STAGE (at most
-                                max_states) */
-    int single_stage;        /* 1: no pruned stages, only the unpruned search */
-    int prune;               /* the pruned stages' FC_PRUNE_* flags; 0 = FC_PRUNE_ALL */
+    uint64_t max_states;     /* positions the last (unpruned) stage may store; 0 = no limit. Every
+                                stage stores at most this many */
+    int single_stage;        /* 1: only the last stage (unpruned, the default weights) */
     int shorten;             /* post-pass on the found line: 0 none; 1 cycles and one-move shortcuts;
                                 2 also two-move shortcuts (slower) */
     int supermoves;          /* 1: the search also moves a whole sequence in one step (written out as
                                 single-card moves through the free cells and empty columns) */
-    int use_weights;         /* 1: weights below; 0: the built-in defaults */
-    int weights[12];         /* heuristic weights (see fc.c: score); tuning only */
+    int nstages;             /* tuning only: 1..FC_MAX_STAGES replaces the built-in portfolio (fc.c,
+                                PORTFOLIO) by the stages below; 0 = the built-in one */
+    int stage_prune[12];     /* per stage: FC_PRUNE_* flags (0 = none) */
+    uint64_t stage_states[12];/* per stage: positions it may store (0 = max_states) */
+    int stage_weights[12][12];/* per stage: heuristic weights (fc.c: score, heap_push) */
 } fc_solve_opts;
 
 typedef struct {
     int status;              /* FC_WON (a line was written), FC_DONE (every position the solver's own
                                 moves reach was searched, no win: with autoplay/canonical this is NOT
                                 a proof), FC_LIMIT (max_states), or a negative error */
-    uint64_t states;         /* positions stored (both stages) */
-    uint64_t expanded;       /* positions expanded (both stages) */
-    int stages;              /* stages run (1 to 3) */
+    uint64_t states;         /* positions stored (every stage run) */
+    uint64_t expanded;       /* positions expanded (every stage run) */
+    int stages;              /* stages run */
     int found_len;           /* single-card moves in the line as found (automatic moves written out) */
     int len;                 /* single-card moves written (after shortening) */
 } fc_solve_result;
 
 /* Best-first search for a won position from `start` under `rules` (cells, foundation_return: the moves;
-   autoplay and canonical: the solver's speed-ups, e.g. FC_AUTOPLAY_SAFE + canonical), in up to three
-   stages until one finds a win: with the opts->prune move pruning up to opts->first_stage positions,
-   the same with a second set of heuristic weights, then without pruning up to opts->max_states. Then the line to the won position as single-card moves
+   autoplay and canonical: the solver's speed-ups, e.g. FC_AUTOPLAY_SAFE + canonical), as a portfolio
+   of stages run one after the other until one finds a win: short searches with the move pruning and
+   different (partly randomised) heuristic weights, then one without pruning up to opts->max_states
+   (fc.c: PORTFOLIO). Then the line to the won position as single-card moves
    in the plain rules (every automatic move written out as a move to the foundation, every sequence move
    card by card, columns in their real places), shortened per opts->shorten, into moves[0..cap).
    Returns the number of moves written (>= 0) when status is FC_WON, else 0 or a negative error.
-   FC_DONE means the unpruned stage ran out of positions without a win. */
+   FC_DONE means the last (unpruned) stage ran out of positions without a win. */
 int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
              int cap, fc_solve_result *out);
 

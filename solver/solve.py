@@ -6,7 +6,9 @@
     r.moves          # [(card, src, dst), ...] single-card moves under the spec rules
     r.notation()     # ["3a", "3h", ...] Freecell Solver's standard notation
 
-How a line is found (solver/fc.c, ``fc_solve``): a best-first search with the solver's speed-ups --
+How a line is found (solver/fc.c, ``fc_solve``): best-first searches -- a portfolio of short stages
+with move pruning and randomised heuristic weights, then one unpruned stage (fc.c: PORTFOLIO) -- with
+the solver's speed-ups --
 positions counted up to the order of the columns, the safe automatic moves of seed 004, whole sequences
 moved in one step -- then the line is written out as single-card moves of the spec (every automatic move
 and every card of a sequence move becomes one move), and shortened (cycles cut, shortcuts of one or two

@@ -360,6 +360,41 @@ def test_11982_unwinnable_unknown_and_five_cells(run):
     verify_spec(deals.ms_deal(11982), moves, Rules(cells=5))
 
 
+@pytest.mark.parametrize("deal", (114255, 305642, 429182, 496564))
+def test_the_four_hard_deals_of_the_first_million(deal):
+    # unknown after 3,000,000 positions under one heuristic ordering; the portfolio's randomised
+    # restarts win each within 40,000, and the line replays against spec.moves (strict)
+    r = solve.solve(deals.ms_deal(deal))
+    assert r.verdict == "winnable" and r.states <= 40_000
+    assert r.path is not None and len(r.path) == r.length + 1
+
+
+def test_few_free_cells():
+    # deal 9 with 2 cells: Freecell Solver's -l lg checks 16,063 positions; one ordering needed > 200,000
+    r = solve.solve(deals.ms_deal(9), Rules(cells=2))
+    assert r.verdict == "winnable" and r.states <= 20_000
+    verify_spec(r.start, r.moves, Rules(cells=2))
+
+
+def test_a_pruned_stage_that_runs_dry_is_not_done():
+    # the pruned stages see fewer moves: exhausting one proves nothing, so fc_solve reports a limit;
+    # the unpruned stage exhausts the solver's own space of 11982 (then the spec enumeration decides)
+    from solver._fc import ffi, lib
+    rules = Rules(autoplay="safe", canonical=True)
+    for prune, status in ((lib.FC_PRUNE_ALL, lib.FC_LIMIT), (0, lib.FC_DONE)):
+        opts = ffi.new("fc_solve_opts *")
+        opts.supermoves = 1
+        opts.nstages = 1
+        opts.stage_prune[0] = prune
+        opts.stage_weights[0] = [6, 4, 2, 9, 4, 2, 5, 3, 0, 0, 0, 0]
+        res = ffi.new("fc_solve_result *")
+        buf = ffi.new("uint16_t[]", lib.FC_MAX_LINE)
+        n = lib.fc_solve(search.pos_to_c(deals.ms_deal(11982)), search._rules_c(rules), opts, buf,
+                         lib.FC_MAX_LINE, res)
+        assert n == 0 and res.status == status and res.stages == 1
+        assert (res.states < 61643) if prune else (res.states == 61643)
+
+
 def test_foundation_return_lines():
     r = solve.solve(deals.ms_deal(1), Rules(foundation_return=True))
     assert r.verdict == "winnable"

@@ -131,6 +131,10 @@ def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
     assert "Deal11982.cert: valid for deal 11982 under the standard rules (4 free cells, nothing back from the foundations): 84,767" in out
     assert os.path.exists(tmp_path / "lean" / "Deal11982.lean")
     assert code in (0, 1, 3)
+    # `prove --from-survey DIR` is the same command
+    lean2 = str(tmp_path / "lean2")
+    again = run_cli("prove", "--from-survey", d, "--lean-dir", lean2, "--no-progress")
+    assert again[0] == code and again[1:] == tuple(t.replace(str(tmp_path / "lean"), lean2) for t in (out, err))
 
 
 @pytest.mark.slow
@@ -185,6 +189,13 @@ def test_bad_survey_arguments_are_one_line(tmp_path, args, message):
 def test_prove_survey_needs_a_survey_directory(tmp_path):
     code, out, err = run_cli("prove-survey", str(tmp_path))
     assert code == 2 and err == f"error: {tmp_path} is not a survey directory (no certs/ folder)\n"
+
+
+def test_prove_from_survey_is_prove_survey(tmp_path):
+    code, out, err = run_cli("prove", "--from-survey", str(tmp_path))
+    assert code == 2 and err == f"error: {tmp_path} is not a survey directory (no certs/ folder)\n"
+    code, out, err = run_cli("prove", "--deal", "1", "--from-survey", str(tmp_path))
+    assert code == 2 and err == "error: give either a position or --from-survey DIR, not both\n"
 
 
 def test_prove_survey_refuses_an_unfinished_survey(tmp_path):
