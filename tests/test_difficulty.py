@@ -9,8 +9,8 @@ import pytest
 from solver import deals, difficulty, search
 from solver.rules import Rules
 
-# k for deals 1..30 (deal 9: the solver needs 2,000,000 positions to win with 2 cells -- tier 2 -- and the
-# 1-cell enumeration is complete; deal 12 likewise).
+# k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
+# needs 3). The same with the solver before its portfolio of stages (which needed tier 2 for deals 9 and 12).
 K_1_30 = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3, 7: 1, 8: 1, 9: 2, 10: 2, 11: 1, 12: 2, 13: 2, 14: 2, 15: 2,
           16: 2, 17: 2, 18: 2, 19: 2, 20: 2, 21: 3, 22: 2, 23: 2, 24: 2, 25: 3, 26: 1, 27: 2, 28: 2, 29: 2,
           30: 1}
@@ -23,7 +23,7 @@ def test_survey_1_30_figures(run_json, tmp_path):
     assert obj["counts"] == {"easy": 7, "medium": 19, "hard": 4, "more": 0, "undecided": 0}
     rows = out.read_text().splitlines()
     assert rows[0] == "deal,k,class,proven_low,win_with,states,tier" and len(rows) == 31
-    assert rows[9].startswith("9,2,medium,2,2,") and rows[9].endswith(",2")     # decided in tier 2
+    assert rows[9].startswith("9,2,medium,2,2,") and rows[9].endswith(",1")     # decided in tier 1
     assert rows[1].startswith("1,3,hard,3,3,") and rows[1].endswith(",1")
 
 
@@ -95,9 +95,10 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
 
 
 def test_tiers_flag(run_json, run, assert_one_line_error):
-    """--tiers N runs only the first N tiers: deal 9 is decided in tier 2, so with one tier it stays
-    undecided with what tier 1 proved (2 cells are needed: 1 is enumerated; a win with 3)."""
-    obj = run_json("survey", "9", "--difficulty", "--tiers", "1")
-    assert obj["undecided"] == [{"deal": 9, "low": 2, "win_with": 3}] and len(obj["tiers"]) == 1
+    """--tiers N runs only the first N tiers: deal 90 is decided in tier 2 (its 1-cell set has 6,813,131
+    positions, more than tier 1's 2,000,000), so with one tier it stays undecided with what tier 1 proved
+    (0 cells are too few; a win with 2)."""
+    obj = run_json("survey", "90", "--difficulty", "--tiers", "1")
+    assert obj["undecided"] == [{"deal": 90, "low": 1, "win_with": 2}] and len(obj["tiers"]) == 1
     assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
     assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))
