@@ -896,30 +896,43 @@ static const int DEFAULT_WEIGHTS[FC_NWEIGHTS] = {6, 4, 2, 9, 4, 4, 5, 3, 0, 0, 0
 /* The stages of fc_solve, run one after the other until one wins; `states` is the stage's budget (0: the
    caller's max_states), every budget is capped by max_states. The first stage (pruned, plain weights)
    solves nearly every deal with 4 cells in a few hundred positions; the next ones are restarts with the
-   pruning and randomised weights that stress the free cells (w[3], w[4]) or ignore the depth (w[5] = 0):
-   a deal the heuristic leads astray under one ordering is rarely led astray under all of them (deals
-   114255, 305642, 429182 and 496564 were not solved within 3,000,000 positions by a single ordering). The
-   last stage has no pruning: when it runs out of positions (FC_DONE) the solver's whole space was seen.
-   Chosen on the deals of 1..100,000 that the first stage does not solve, those four, and deals 1..200
-   with 1..3 free cells (fewest positions in all). */
+   pruning and randomised weights -- four bases: the plain weights, with the depth counting less (W_D2),
+   stressing the free cells and columns (W_CELLS) or ignoring the depth (W_GREEDY) -- each with its own
+   seed: a deal the heuristic leads astray under one ordering is rarely led astray under all of them
+   (deals 114255, 305642, 429182 and 496564 were not solved within 3,000,000 positions by one ordering;
+   a hard deal is typically won by about half of the short restarts, in a few thousand positions, so
+   many short restarts beat a few long ones). Two stages have no pruning (some deals need a move the
+   pruning leaves out); the last of them, up to max_states: when it runs out of positions (FC_DONE) the
+   solver's whole space was seen. Chosen on the deals of 1..400,000 the first stage does not solve,
+   those four, 971761 (not solved within 3,000,000 by an earlier portfolio of nine stages), and deals
+   1..200 with 2 and 3 free cells (fewest positions in all). */
 typedef struct {
     int prune;
     uint32_t states;
     int w[FC_NWEIGHTS];
 } stage_t;
 
+#define W_D(seed) {6, 4, 2, 9, 4, 4, 5, 3, 0, 20, seed, 0}
+#define W_D2(seed) {6, 4, 2, 9, 4, 2, 5, 3, 0, 20, seed, 0}
 #define W_CELLS(seed) {6, 4, 2, 16, 8, 1, 5, 3, 0, 20, seed, 0}
 #define W_GREEDY(seed) {6, 4, 2, 9, 4, 0, 5, 3, 0, 20, seed, 0}
 static const stage_t PORTFOLIO[] = {
     {FC_PRUNE_ALL, 15000, {6, 4, 2, 9, 4, 2, 5, 3, 0, 0, 0, 0}},
-    {FC_PRUNE_ALL, 15000, W_CELLS(1)},
-    {FC_PRUNE_ALL, 15000, W_GREEDY(2)},
-    {FC_PRUNE_ALL, 15000, W_CELLS(3)},
-    {0, 20000, {6, 4, 2, 9, 4, 4, 5, 3, 0, 20, 8, 0}},
-    {FC_PRUNE_ALL, 30000, W_GREEDY(4)},
-    {FC_PRUNE_ALL, 30000, W_CELLS(5)},
-    {FC_PRUNE_ALL, 60000, W_GREEDY(6)},
-    {0, 0, {6, 4, 2, 9, 4, 4, 5, 3, 0, 20, 7, 0}},
+    {FC_PRUNE_ALL, 8000, W_CELLS(1)},
+    {FC_PRUNE_ALL, 8000, W_GREEDY(2)},
+    {FC_PRUNE_ALL, 8000, W_D(3)},
+    {FC_PRUNE_ALL, 8000, W_D2(4)},
+    {FC_PRUNE_ALL, 8000, W_CELLS(5)},
+    {FC_PRUNE_ALL, 8000, W_GREEDY(6)},
+    {FC_PRUNE_ALL, 8000, W_D(7)},
+    {FC_PRUNE_ALL, 8000, W_D2(8)},
+    {0, 20000, W_D(9)},
+    {FC_PRUNE_ALL, 30000, W_GREEDY(10)},
+    {FC_PRUNE_ALL, 30000, W_CELLS(11)},
+    {FC_PRUNE_ALL, 30000, W_D(12)},
+    {FC_PRUNE_ALL, 30000, W_D2(13)},
+    {FC_PRUNE_ALL, 60000, W_GREEDY(14)},
+    {0, 0, W_D(15)},
 };
 #define NPORTFOLIO ((int)(sizeof PORTFOLIO / sizeof PORTFOLIO[0]))
 

@@ -219,7 +219,7 @@ int fc_version(void);
 #define FC_PRUNE_LONGEST 4   /* a sequence goes to an empty column whole (as much as may move) only */
 #define FC_PRUNE_CELL 8      /* a card lying on its stacking parent does not go into a free cell */
 #define FC_PRUNE_ALL 15
-#define FC_MAX_STAGES 12
+#define FC_MAX_STAGES 16
 
 typedef struct {
     uint64_t max_states;     /* positions the last (unpruned) stage may store; 0 = no limit. Every
@@ -231,9 +231,9 @@ typedef struct {
                                 single-card moves through the free cells and empty columns) */
     int nstages;             /* tuning only: 1..FC_MAX_STAGES replaces the built-in portfolio (fc.c,
                                 PORTFOLIO) by the stages below; 0 = the built-in one */
-    int stage_prune[12];     /* per stage: FC_PRUNE_* flags (0 = none) */
-    uint64_t stage_states[12];/* per stage: positions it may store (0 = max_states) */
-    int stage_weights[12][12];/* per stage: heuristic weights (fc.c: score, heap_push) */
+    int stage_prune[16];     /* per stage: FC_PRUNE_* flags (0 = none) */
+    uint64_t stage_states[16];/* per stage: positions it may store (0 = max_states) */
+    int stage_weights[16][12];/* per stage: heuristic weights (fc.c: score, heap_push) */
 } fc_solve_opts;
 
 typedef struct {

@@ -120,10 +120,21 @@ def test_compare_without_fcsolve(monkeypatch, capsys):
                     reason="Freecell Solver (freecell-solver-bin) is not installed")
 def test_compare_with_fcsolve(capsys):
     mod = _compare_module()
-    assert mod.main(["11978", "11986"]) == 0
+    assert mod.main(["11978", "11986", "--ours", "solver"]) == 0
     out = capsys.readouterr().out
     assert "8 solved, 1 unsolved" in out and "8 winnable, 1 unwinnable" in out
     assert "ratio (ours / Freecell Solver): " in out and "verdicts: all 9 deals agree" in out
+    # the default: the streaming `certgen survey`, one JSON object
+    assert mod.main(["1", "30", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["ours"]["command"] == "python -m certgen survey 1-30 --dir DIR --jobs 1"
+    assert obj["ours"]["counts"] == obj["freecell_solver"]["counts"] == {"winnable": 30, "unwinnable": 0, "unknown": 0}
+    assert obj["differ"] == [] and obj["ratio"] > 0
+    # --states: deal 9 with 2 free cells, Freecell Solver checks 16,063 states, ours stores <= 20,000
+    assert mod.main(["9", "9", "--states", "--cells", "2", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["both_won"] == 1 and obj["states_both"]["freecell_solver"] == 16063
+    assert obj["states_both"]["ours"] <= 20_000
 
 
 @pytest.mark.slow
