@@ -9,7 +9,8 @@ import argparse
 import sys
 
 from .cliargs import (EXPLORE_LIMIT, Parser, add_command, add_source_args, card_arg, fail, jobs_arg,
-                      max_states_arg, memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
+                      max_states_arg, memory_words, progress_of, rules_of, run, source_of, tiers_arg, whole_arg,
+                      writing)
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
@@ -204,24 +205,34 @@ def cmd_solve(args):
 
 
 def _survey_difficulty(args, first, last):
+    import os
     from . import difficulty
-    max_states = args.max_states or difficulty.DEFAULT_MAX_STATES
-    needs, counts = difficulty.survey(first, last, max_states=max_states, progress=progress_of(args))
-    if args.out is not None:
-        from .atomic import write_atomic
-        with writing(args.out):
-            write_atomic(args.out, difficulty.csv_text(needs))
+    from .atomic import is_stdout, write_atomic
+    tiers = ((args.max_states, args.max_states),) if args.max_states else difficulty.TIERS
+    if args.tiers is not None:
+        tiers = tiers[:args.tiers]
+    out = args.out
+    journal = out if out is not None and not is_stdout(out) and (not os.path.exists(out) or os.path.isfile(out)) \
+        else None
+    with writing(out):
+        needs, counts, seconds, resumed = difficulty.survey(first, last, jobs=args.jobs, tiers=tiers,
+                                                            journal=journal, progress=progress_of(args))
+        if out is not None and journal is None:
+            write_atomic(out, difficulty.csv_text(needs))
     undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
+    limits = [{"solver": a, "enumeration": b} for a, b in tiers]
     if args.json:
-        report.write_json({"first": first, "last": last, "max_states": max_states, "counts": counts,
+        report.write_json({"first": first, "last": last, "jobs": args.jobs, "tiers": limits, "counts": counts,
                            "cells_needed": {str(n.deal): n.k for n in needs}, "undecided": undecided,
-                           "csv": args.out})
+                           "resumed": resumed, "seconds": round(seconds, 3), "csv": out})
     else:
         c = counts
         report.write(f"deals {first}-{last}, fewest free cells to win (proven both ways): {c['easy']:,} easy "
                      f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
-                     f"than 4, {c['undecided']:,} undecided (the --max-states {max_states:,} limit)"
-                     + (f"\ncsv: {args.out}" if args.out else "") + "\n")
+                     f"than 4, {c['undecided']:,} undecided (a limit stopped a search: last tier "
+                     f"{tiers[-1][0]:,} solver / {tiers[-1][1]:,} enumeration positions)"
+                     + (f"; {resumed:,} deals were already in {out}" if resumed else "")
+                     + (f"\ncsv: {out}" if out else "") + "\n")
     return 0
 
 
@@ -231,6 +242,8 @@ def cmd_survey(args):
     first, last = parse_range(args.range)
     if args.difficulty:
         return _survey_difficulty(args, first, last)
+    if args.tiers is not None:
+        fail("--tiers goes with --difficulty")
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
@@ -368,7 +381,13 @@ def build_parser():
     v.add_argument("--difficulty", action="store_true",
                    help="seed 004's difficulty: per deal the fewest free cells (0..4) a win needs, proven by a "
                         "replayed line and a complete enumeration with one cell fewer; counts easy (0-1), medium "
-                        "(2), hard (3-4), and undecided where a limit stopped an enumeration")
+                        "(2), hard (3-4), and undecided where a limit stopped a search. Limits in tiers (solver / "
+                        "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
+                        "20,000,000 and 20,000,000 / 80,000,000; --max-states K: one tier K / K). With --out "
+                        "the run is resumable: the CSV is read first and appended to deal by deal")
+    v.add_argument("--tiers", metavar="N", type=tiers_arg,
+                   help="with --difficulty: run only the first N tiers of limits (e.g. 1: the cheap pass; a later "
+                        "run with more tiers goes on from the --out file)")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p

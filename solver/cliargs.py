@@ -95,6 +95,9 @@ def memory_words(default):
             f"at most {MAX_STATES:,}")
 
 
+tiers_arg = whole_arg("--tiers", 1, 3)     # 3 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
+
+
 def card_arg(text):
     try:
         return parse_card(text)

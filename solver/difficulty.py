@@ -1,53 +1,142 @@
 """Difficulty by free cells needed (seed 004; issue 13): for a deal, the fewest free cells k with which
 it can be won, proven both ways --
 
-* k: a complete-or-winning search with k cells reached a won position, and its line replays under the
-  spec rules (solver.lines.judge);
-* k - 1 (when k > 0): the whole reachable set with k - 1 cells was enumerated without a won position.
+* k cells suffice: a winning line with k cells, replayed move by move under the spec rules (the survey's
+  fast replay check, solver.lines.codes_to_moves, written from spec.moves and tested against it);
+* k - 1 cells do not (when k > 0): the whole reachable set with k - 1 cells, under the spec rules
+  (single-card moves, no automatic play, fixed columns), enumerated without a won position.
 
-Cells are tried 0, 1, 2, ... up to 4. When an enumeration stops at the limit, the solver tries that
-many cells: a win gives an upper bound, and the deal is "undecided" between its bounds (never dropped,
-never guessed). Seed 004's classes: Easy k <= 1, Medium k = 2, Hard k = 3 or 4; a deal that needs more
-than 4 cells (unwinnable with 4) is counted apart.
+Fewer cells can only do less (a game with c cells is a game with c + 1 cells that never uses the last
+one), so one complete enumeration with k - 1 cells proves every count below k too.
+
+How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
+
+1. the solver (solver.solve.solve: best-first with its speed-ups, the line replayed) with 0, 1, 2, 3, 4
+   cells at the tier's solver limit; the fewest cells it wins with is the upper bound ``high``. When its
+   own space runs out, solve() enumerates the spec rules with that many cells and a complete enumeration
+   raises the lower bound ``low`` (cells below ``low`` are proven too few). In later tiers the solver is
+   tried downwards from high - 1 (a win lowers ``high`` again).
+2. ONE exhaustive enumeration with high - 1 cells (solver.search.explore, depth first, stopping at a
+   win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
+   without a win proves ``low = high``: k is decided.
+3. A deal still undecided (a limit stopped a search) keeps its proven bounds and goes to the next tier
+   (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided.
+
+Seed 004's classes: Easy k <= 1, Medium k = 2, Hard k = 3 or 4; a deal that needs more than 4 cells
+(every position with 4 enumerated, none won) is counted apart ("more").
+
+The survey (:func:`survey`) runs tier 1 on every deal, then each further tier on the deals still
+undecided. With an output file it is resumable: the file is read first (the deals it holds are not done
+again; an undecided one goes on from its bounds at its next tier), every finished deal is appended as one
+CSV row at once (the last row of a deal counts), and at the end the file is rewritten atomically, one row
+a deal in deal order. A run killed at any moment and started again with the same file goes on where it
+stopped (a partly written last line is cut off and that deal done again).
 """
+import csv
+import io
+import multiprocessing as mp
+import os
+import signal
+import time
 from collections import namedtuple
 
 from . import deals, search
-from .lines import judge
+from .atomic import write_atomic
+from .errors import FreecellError
+from .lines import codes_to_moves
 from .progress import bar
 from .rules import Rules
+from .solve import SURVEY_SHORTEN, solve
 
 MAX_K = 4
-DEFAULT_MAX_STATES = 3_000_000
-Need = namedtuple("Need", "deal k low high states")
-Need.__doc__ = """k: the fewest cells proven (None when undecided); low/high: what is proven (k - 1 cells
-do not suffice: low = k; a win with high cells; high None: none found up to 4); states: positions
-searched in all."""
+# (solver limit, enumeration limit) per tier: positions stored. The last tier's enumeration is about
+# 85 bytes a position: 80,000,000 positions need about 7 GB.
+TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000))
+CLASSES = ("easy", "medium", "hard", "more", "undecided")
+CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
+MEMORY_PER_STATE = 85          # bytes a stored position costs the C core, about (the --jobs guard)
+MEMORY_BUDGET = 8 << 30        # enumerations of the processes together stay under this
+
+Need = namedtuple("Need", "deal k low high states tier")
+Need.__doc__ = """k: the fewest cells, proven both ways (None when undecided); low: every count below it is
+proven not enough (a complete enumeration with low - 1 cells had no won position); high: a replayed win
+with that many cells (None: none found up to 4); states: positions stored by every search of this deal;
+tier: the last limit tier (1-based) that worked on it."""
 
 
-def cells_needed(deal, max_states=DEFAULT_MAX_STATES):
-    """The :class:`Need` of Microsoft deal ``deal``."""
-    from .solve import solve
+def _decided(low, high):
+    return low == high or (high is None and low > MAX_K)
+
+
+def _need(deal, low, high, states, tier):
+    k = low if _decided(low, high) else None
+    return Need(deal, k, low, high, states, tier)
+
+
+def _solver(pos, k, limit):
+    """The solver with k cells: ("winnable" | "unwinnable" | "unknown", positions stored)."""
+    r = solve(pos, Rules(cells=k), max_states=limit, shorten=SURVEY_SHORTEN, strict=False)
+    return r.verdict, int(r.states)
+
+
+def _enumerate(pos, k, limit):
+    """Every position with k cells (depth first, stopping at a win): ("winnable" with a replayed line |
+    "unwinnable" when complete | "unknown" at the limit, positions stored)."""
+    rules = Rules(cells=k)
+    res = search.explore(pos, rules, max_states=limit, stop_on_win=True)
+    try:
+        if res.won:
+            codes_to_moves(pos, res.search.moves_to(res.won_index), rules)   # LineError: a bug, never a win
+            return "winnable", res.states
+        return ("unwinnable" if res.complete else "unknown"), res.states
+    finally:
+        res.close()
+
+
+def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
+    """One tier (0-based index into ``tiers``) of the ladder for ``deal``, from the proven bounds
+    ``low``/``high``; returns its :class:`Need`."""
     pos = deals.ms_deal(deal)
-    low, total = 0, 0          # low: every count below it is proven not enough
-    for k in range(MAX_K + 1):
-        rules = Rules(cells=k)
-        r = search.explore(pos, rules, max_states=max_states)
-        try:
-            verdict, _line = judge(pos, r, rules)
-            total += r.states
-        finally:
-            r.close()
+    solver_limit, enum_limit = tiers[tier]
+    top = MAX_K if high is None else high - 1
+    if tier == 0:
+        order = range(low, top + 1)              # upwards: the first win is the upper bound
+    else:
+        order = range(top, low - 1, -1)         # downwards from high - 1: each win lowers it
+    for k in order:
+        verdict, n = _solver(pos, k, solver_limit)
+        states += n
         if verdict == "winnable":
-            return Need(deal, k if low == k else None, low, k, total)
-        if verdict == "unwinnable":
+            high = k
+            if tier == 0:
+                break
+        elif verdict == "unwinnable":
+            low = max(low, k + 1)
+            if tier > 0:
+                break
+        elif tier > 0:
+            break
+    while not _decided(low, high):
+        k = MAX_K if high is None else high - 1
+        verdict, n = _enumerate(pos, k, enum_limit)
+        states += n
+        if verdict == "winnable":
+            high = k
+        elif verdict == "unwinnable":
             low = k + 1
-            continue
-        s = solve(pos, rules, max_states=max_states, strict=False)    # unknown: an upper bound at least
-        total += s.states
-        if s.verdict == "winnable":
-            return Need(deal, k if low == k else None, low, k, total)
-    return Need(deal, None if low <= MAX_K else MAX_K + 1, low, None, total)
+        else:
+            break
+    return _need(deal, low, high, states, tier + 1)
+
+
+def cells_needed(deal, tiers=TIERS):
+    """The :class:`Need` of Microsoft deal ``deal`` after as many tiers as it takes (or all of them)."""
+    n = refine(deal, 0, tiers=tiers)
+    for t in range(1, len(tiers)):
+        if n.k is not None:
+            break
+        n = refine(deal, t, n.low, n.high, n.states, tiers=tiers)
+    return n
 
 
 def klass(n: Need):
@@ -58,21 +147,155 @@ def klass(n: Need):
     return "easy" if n.k <= 1 else "medium" if n.k == 2 else "hard"
 
 
-def survey(first, last, max_states=DEFAULT_MAX_STATES, progress=False):
-    """[Need] for deals first..last, and the counts per class (easy, medium, hard, more, undecided)."""
-    out = []
-    with bar(progress, total=last - first + 1, unit=" deals", desc="difficulty") as b:
-        for d in range(first, last + 1):
-            out.append(cells_needed(d, max_states))
-            b.update(1)
-    counts = {c: 0 for c in ("easy", "medium", "hard", "more", "undecided")}
-    for n in out:
+def counts_of(needs):
+    counts = {c: 0 for c in CLASSES}
+    for n in needs:
         counts[klass(n)] += 1
-    return out, counts
+    return counts
+
+
+# --- rows and the journal -------------------------------------------------------------------------------
+
+def _cell(v):
+    return "" if v is None else str(v)
+
+
+def row_text(n: Need):
+    return ",".join((str(n.deal), _cell(n.k), klass(n), str(n.low), _cell(n.high), str(n.states), str(n.tier)))
 
 
 def csv_text(needs):
-    rows = ["deal,k,class,proven_low,win_with,states"]
-    rows += [f"{n.deal},{'' if n.k is None else n.k},{klass(n)},{n.low},{'' if n.high is None else n.high},"
-             f"{n.states}" for n in needs]
-    return "\n".join(rows) + "\n"
+    return ",".join(CSV_HEADER) + "\n" + "".join(row_text(n) + "\n" for n in needs)
+
+
+def _parse_row(fields):
+    deal, k, _klass, low, high, states, tier = fields
+    n = Need(int(deal), None if k == "" else int(k), int(low), None if high == "" else int(high), int(states),
+             int(tier))
+    if n != _need(n.deal, n.low, n.high, n.states, n.tier) or not 0 <= n.low <= MAX_K + 1:
+        raise ValueError("inconsistent bounds")
+    return n
+
+
+def read_journal(path):
+    """{deal: Need} from the difficulty CSV at ``path`` (the last row of a deal counts); a partly written last
+    line (a killed run) is cut off the file. A file that is not a difficulty journal is one error line."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, "rb") as f:
+        data = f.read()
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        with open(path, "r+b") as f:
+            f.truncate(end)
+    lines = data[:end].decode("utf-8", "replace").splitlines()
+    if not lines:
+        return {}
+    if tuple(lines[0].split(",")) != CSV_HEADER:
+        raise FreecellError(f"{path} is not a difficulty CSV (its first line is not {','.join(CSV_HEADER)}); "
+                            f"give another --out")
+    out = {}
+    for i, fields in enumerate(csv.reader(io.StringIO("\n".join(lines[1:]))), start=2):
+        try:
+            n = _parse_row(fields)
+        except ValueError:
+            raise FreecellError(f"{path}, line {i}: not a difficulty row: {','.join(fields)!r}") from None
+        out[n.deal] = n
+    return out
+
+
+class _Journal:
+    """Rows appended and flushed one by one (None: no journal)."""
+
+    def __init__(self, path):
+        self.f = None
+        if path is not None:
+            new = not os.path.exists(path) or os.path.getsize(path) == 0
+            self.f = open(path, "a", encoding="utf-8")
+            if new:
+                self.f.write(",".join(CSV_HEADER) + "\n")
+                self.f.flush()
+
+    def add(self, n):
+        if self.f is not None:
+            self.f.write(row_text(n) + "\n")
+            self.f.flush()
+
+    def close(self):
+        if self.f is not None:
+            os.fsync(self.f.fileno())
+            self.f.close()
+
+
+# --- the survey -----------------------------------------------------------------------------------------
+
+def _work(task):
+    deal, tier, low, high, states, tiers = task
+    return refine(deal, tier, low, high, states, tiers=tiers)
+
+
+def _worker_init():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def jobs_for(tier, jobs, tiers=TIERS):
+    """Processes for a tier: ``jobs``, fewer when their enumerations together would pass MEMORY_BUDGET."""
+    per = tiers[tier][1] * MEMORY_PER_STATE
+    return max(1, min(jobs, MEMORY_BUDGET // per))
+
+
+def _run_tier(tasks, jobs, journal, done, b):
+    if jobs <= 1 or len(tasks) <= 1:
+        results = map(_work, tasks)
+        pool = None
+    else:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            pool = ctx.Pool(jobs, initializer=_worker_init)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        results = pool.imap_unordered(_work, tasks, chunksize=4)
+    try:
+        for n in results:
+            done[n.deal] = n
+            journal.add(n)
+            b.update(1)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False):
+    """[Need] for deals first..last in deal order, and the counts per class. ``journal``: the CSV file the
+    rows are appended to as they finish, read back first (a restarted run goes on), rewritten at the end
+    (one row a deal, in deal order; rows of deals outside the range are kept). Returns (needs, counts,
+    seconds, resumed) -- resumed: the deals of the range found in the file."""
+    t0 = time.perf_counter()
+    known = read_journal(journal) if journal else {}
+    done = {d: n for d, n in known.items() if first <= d <= last}
+    resumed = len(done)
+    j = _Journal(journal)
+    try:
+        for tier in range(len(tiers)):
+            if tier == 0:
+                todo = [d for d in range(first, last + 1) if d not in done]
+                tasks = [(d, 0, 0, None, 0, tiers) for d in todo]
+            else:
+                # Fewer cells first (a smaller set to enumerate: most deals decided per second).
+                tasks = [(n.deal, tier, n.low, n.high, n.states, tiers) for n in
+                         sorted(done.values(), key=lambda n: (MAX_K + 1 if n.high is None else n.high, n.deal))
+                         if n.k is None and n.tier == tier]
+            if not tasks:
+                continue
+            with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",
+                     smoothing=0.05) as b:
+                _run_tier(tasks, jobs_for(tier, jobs, tiers), j, done, b)
+    finally:
+        j.close()
+    if journal:
+        known.update(done)
+        write_atomic(journal, csv_text(known[d] for d in sorted(known)))
+    needs = [done[d] for d in range(first, last + 1)]
+    return needs, counts_of(needs), time.perf_counter() - t0, resumed

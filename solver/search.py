@@ -225,8 +225,15 @@ class Search:
     def moves_to(self, k):
         """The line from the start (as given, before its autoplay) to state k, as single-card move codes
         (card | dest << 8) in the plain rules (fc_search_moves)."""
-        buf = _line_buffer()
-        n = lib.fc_search_moves(self._h(), k, buf, MAX_LINE)
+        cap, buf = MAX_LINE, _line_buffer()
+        while True:
+            n = lib.fc_search_moves(self._h(), k, buf, cap)
+            # A depth-first search's line may be longer than MAX_LINE: a bigger buffer (a step is at most
+            # one move and 52 automatic ones).
+            if n != lib.FC_ERANGE or not 0 <= k < len(self) or cap >= 53 * (len(self) + 1):
+                break
+            cap = min(4 * cap, 53 * (len(self) + 1))
+            buf = ffi.new("uint16_t[]", cap)
         if n < 0:
             raise _error(n, "cannot read the line: ")
         return list(ffi.unpack(buf, n))

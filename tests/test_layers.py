@@ -111,7 +111,6 @@ LAZY = {
     ("solver/source.py", "stem"): "hashlib: not for `deal`",
     ("solver/source.py", "load"): "solver.siggysoft (hashlib): only for --code",
     ("solver/cli.py", "_survey_difficulty"): "the C core: only for survey --difficulty",
-    ("solver/difficulty.py", "cells_needed"): "solver.solve: only when an enumeration stops at its limit",
     ("solver/cli.py", "cmd_rules"): "the supermove limit: not for `deal`",
     ("solver/cli.py", "cmd_deal"): "os.urandom and siggysoft for --random, games for other games' codes",
     ("solver/cli.py", "_other_game"): "solver.games (hashlib): only for another game's code",

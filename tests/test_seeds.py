@@ -199,37 +199,3 @@ def test_known_deals_one_favor_opens(run_json, deal, length, step):
 def test_hand_flag_errors(run, assert_one_line_error):
     assert "--hand" in assert_one_line_error(run("explore", "--deal", "1", "--hand", "2"))
     assert "plain rules only" in assert_one_line_error(run("explore", "--deal", "1", "--hand", "1", "--canonical"))
-
-
-# --- item 4: difficulty by free cells needed -------------------------------------------------------------
-
-@pytest.mark.parametrize("deal,k,klass", [(2, 1, "easy"), (4, 2, "medium"), (1, 3, "hard"), (617, 4, "hard"),
-                                          (11982, 5, "more")])
-def test_cells_needed_proven_both_ways(deal, k, klass):
-    from solver import difficulty, deals
-    n = difficulty.cells_needed(deal)
-    assert (n.k, difficulty.klass(n)) == (k, klass)
-    if k > 0:      # the proof below: k - 1 cells, every reachable position enumerated, none won
-        r = search.explore(deals.ms_deal(deal), Rules(cells=k - 1), stop_on_win=False)
-        try:
-            assert r.complete and not r.won
-        finally:
-            r.close()
-
-
-def test_survey_difficulty_cli(run_json, tmp_path):
-    out = tmp_path / "d.csv"
-    obj = run_json("survey", "4-5", "--difficulty", "--out", str(out))
-    assert obj["counts"] == {"easy": 1, "medium": 1, "hard": 0, "more": 0, "undecided": 0}
-    assert obj["cells_needed"] == {"4": 2, "5": 1} and obj["undecided"] == []
-    assert out.read_text().splitlines()[1].startswith("4,2,medium,2,2,")
-
-
-def test_undecided_is_counted_not_dropped(run_json):
-    """Deal 3 with a small limit: the 2-cell enumeration stops, but 1 cell is enumerated completely and
-    the solver wins with 2: decided (2). Deal 2 with a tiny limit: nothing is proven: undecided."""
-    obj = run_json("survey", "3", "--difficulty", "--max-states", "2000")
-    assert obj["cells_needed"] == {"3": 2}
-    obj = run_json("survey", "2", "--difficulty", "--max-states", "10")
-    assert sum(obj["counts"].values()) == 1 and obj["cells_needed"] == {"2": None}
-    assert obj["counts"]["undecided"] == 1 and obj["undecided"][0]["deal"] == 2
