@@ -67,8 +67,9 @@ class Parser(argparse.ArgumentParser):
 # The most positions a search may store: the C core numbers them with 31 bits (MAX_STATES_CAP in
 # solver/fc.c). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
 MAX_STATES = 2 ** 31 - 1
-# The memory a search needs: measured 60 bytes a stored position at the peak of `explore --deal 5
-# --max-states 20000000` (1.16 GB; 63 at 8,000,000), up to about 90 right after the arrays doubled.
+# The memory a search needs, an upper bound for every command: the enumeration's compact store takes about
+# 24 bytes a position (23 at the peak of `explore --deal 5 --max-states 5000000`, 127 MB), the solver's
+# best-first store and the checks after `build`/`prove` more; 90 covers them (docs/TRUST.md, scripts/bench.py).
 BYTES_PER_STATE = 90
 EXPLORE_LIMIT = 20_000_000  # = search.EXPLORE_LIMIT (a test keeps them equal; --help loads no C core)
 
