@@ -46,7 +46,7 @@ from .errors import FreecellError
 from .lines import codes_to_moves
 from .progress import bar
 from .rules import Rules
-from .solve import SURVEY_SHORTEN, solve
+from .solve import solve
 
 MAX_K = 4
 # (solver limit, enumeration limit) per tier: positions stored. The last tier's enumeration is about
@@ -75,7 +75,7 @@ def _need(deal, low, high, states, tier):
 
 def _solver(pos, k, limit):
     """The solver with k cells: ("winnable" | "unwinnable" | "unknown", positions stored)."""
-    r = solve(pos, Rules(cells=k), max_states=limit, shorten=SURVEY_SHORTEN, strict=False)
+    r = solve(pos, Rules(cells=k), max_states=limit, strict=False)   # the line every command gives
     return r.verdict, int(r.states)
 
 
