@@ -6,7 +6,8 @@ it), chunk by chunk, and the survey directory keeps what matters:
 
     DIR/survey.json            the settings (a rerun with other settings is refused) and the first command
     DIR/chunks/A-B.json        one journal record per finished chunk (written atomically): counts, the
-                               histograms, the rare rows (unwinnable, unknown; every row with --rows)
+                               histograms, the rare rows (unwinnable, unknown; every row with --rows),
+                               a SHA-256 of its content; a record that disagrees with itself is redone
     DIR/certs/Deal<N>.cert     the certificate of every unwinnable deal, checked by the independent
                                checker (certgen/checker.py) before the deal is counted as unwinnable
     DIR/second/<N>.json        the second pass of a deal unknown at the first limit (a bigger limit)
@@ -27,12 +28,11 @@ so a worker lost mid-chunk costs a retry of that chunk, never a deal.
 """
 import concurrent.futures as cf
 import csv
+import hashlib
 import json
 import multiprocessing as mp
 import os
-import signal
 import sys
-import threading
 import time
 
 from solver import packed, search, solve
@@ -41,6 +41,7 @@ from solver.errors import FreecellError
 from solver.progress import bar
 from solver.rules import STANDARD, Rules
 from solver.source import load
+from solver.workers import orphan_watch
 
 from . import certificate, checker
 
@@ -132,24 +133,12 @@ def _windowed(tasks, submit, wait_first, window):
             yield f.result()
 
 
-def _orphan_watch(parent):
-    """In a worker: ignore SIGINT (Ctrl-C is the survey process's to handle: it stops the pool; a worker
-    would print a traceback), and exit as soon as the survey process is gone (killed with SIGKILL, its
-    pool workers would otherwise wait on their queue for ever)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def _local(tasks, jobs):
     if jobs <= 1:
         yield from map(run_chunk, tasks)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_orphan_watch, initargs=(os.getpid(),))
+    ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=orphan_watch, initargs=(os.getpid(),))
     try:
         yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
                              lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
@@ -226,6 +215,48 @@ def _certs_intact(out_dir, rows, rules):
     return True
 
 
+def _record_digest(rec):
+    """The SHA-256 of a chunk record's content (every key but ``sha256``, as canonical JSON)."""
+    body = {k: v for k, v in rec.items() if k != "sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _consistent(rec, name):
+    """A chunk record agrees with itself: its file name is its range, the counts add up to the range's size,
+    the rows kept are inside it, one a deal, and every unwinnable and unknown deal has its row (the rows are
+    what the second pass and the certificates go by), the line-length histogram counts the winnable deals
+    and the states histogram every deal, and its ``sha256`` is its content's. A record that does not is done
+    again. (This catches damage and edits by hand; it is no defence against someone who recomputes the
+    checksum: the journal is the survey's working state; the proofs are the certificates, checked again by
+    prove-survey, and the lines, replayed when they were found.)"""
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if not isinstance(rec, dict) or not all(k in rec for k in ("first", "last", "counts", "rows", "lengths",
+                                                               "states", "sha256")):
+        return False
+    if rec["sha256"] != _record_digest(rec):
+        return False
+    a, b, counts, rows = rec["first"], rec["last"], rec["counts"], rec["rows"]
+    if not (whole(a) and whole(b) and a <= b and name == _chunk_name(a, b)):
+        return False
+    if not isinstance(counts, dict) or set(counts) != {"winnable", "unwinnable", "unknown"} \
+            or not all(whole(v) for v in counts.values()) or sum(counts.values()) != b - a + 1:
+        return False
+    if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == len(ROW_FIELDS) and whole(r[0])
+                                             and a <= r[0] <= b and r[1] in counts for r in rows):
+        return False
+    if len({r[0] for r in rows}) != len(rows):
+        return False
+    for verdict in ("unwinnable", "unknown"):
+        if sum(1 for r in rows if r[1] == verdict) != counts[verdict]:
+            return False
+    for hist, total in ((rec["lengths"], counts["winnable"]), (rec["states"], b - a + 1)):
+        if not isinstance(hist, dict) or not all(whole(v) for v in hist.values()) or sum(hist.values()) != total:
+            return False
+    return True
+
+
 def _drop_damaged(out_dir, rules):
     """Remove the chunk records that cannot be read, and those naming an unwinnable deal whose certificate
     is missing or damaged: those chunks are done again (never counted blindly)."""
@@ -234,7 +265,7 @@ def _drop_damaged(out_dir, rules):
         if name.endswith(".json"):
             try:
                 rec = _json_read(os.path.join(folder, name))
-                ok = isinstance(rec, dict) and all(k in rec for k in ("first", "last", "counts", "rows"))
+                ok = _consistent(rec, name)
             except FreecellError:
                 ok = False
             if not ok or not _certs_intact(out_dir, rec["rows"], rules):
@@ -273,6 +304,7 @@ def _store(out_dir, result, rules):
     """Certificates first, then the journal record (the chunk counts only once the record exists)."""
     for n, data in sorted(result.pop("certs").items()):
         write_atomic(_cert_path(out_dir, int(n), rules), data)
+    result["sha256"] = _record_digest(result)
     _json_write(os.path.join(out_dir, "chunks", _chunk_name(result["first"], result["last"])), result)
 
 

@@ -88,9 +88,11 @@ def place_json(p):
 
 def move_from(value):
     """(card, destination) of a player's move ``{"card": ..., "to": ...}``."""
-    if not isinstance(value, dict) or set(value) - {"card", "to", "from", "count"} or "card" not in value \
-            or "to" not in value:
+    if not isinstance(value, dict) or "card" not in value or "to" not in value:
         raise BadRequest("move: expected an object {\"card\": \"5H\", \"to\": 3 | \"cell\" | \"home\"}")
+    extra = sorted(set(value) - {"card", "to"}, key=str)
+    if extra:       # the card's place is the position's business: a "from" or "count" would be ignored
+        raise BadRequest(f"move: unknown key {_shown(extra[0])}: a move takes card, to")
     return _card(value["card"], "move"), place_from(value["to"], "move: to")
 
 
@@ -119,8 +121,10 @@ def start_from(body):
     value = body[key]
     if key == "deal" and (isinstance(value, bool) or not isinstance(value, int)):
         # A number, not text: "5" is refused (the page sends numbers); the limit as the engine prints it.
-        raise BadRequest(f"deal must be a whole number from 1 to {engine.MAX_DEAL}, got {_shown(value)} "
-                         f"(a JSON number)")
+        kind = "text" if isinstance(value, str) else "a boolean" if isinstance(value, bool) else \
+            "a number with a point or an exponent" if isinstance(value, float) else "null" if value is None else "not a number"
+        raise BadRequest(f"deal must be a whole number from 1 to {engine.MAX_DEAL}, got {_shown(value)} ({kind}; "
+                         f"send a JSON number)")
     elif key != "deal" and not isinstance(value, str):
         raise BadRequest(f"{key} must be text, got {_shown(value)}")
     elif key == "board" and len(value) > MAX_BOARD_TEXT:

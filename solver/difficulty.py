@@ -47,6 +47,7 @@ from .lines import codes_to_moves
 from .progress import bar
 from .rules import Rules
 from .solve import solve
+from .workers import orphan_watch
 
 MAX_K = 4
 # (solver limit, enumeration limit) per tier: positions stored. The last tier's enumeration is about
@@ -234,10 +235,6 @@ def _work(task):
     return refine(deal, tier, low, high, states, tiers=tiers)
 
 
-def _worker_init():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def jobs_for(tier, jobs, tiers=TIERS):
     """Processes for a tier: ``jobs``, fewer when their enumerations together would pass MEMORY_BUDGET."""
     per = tiers[tier][1] * MEMORY_PER_STATE
@@ -252,7 +249,7 @@ def _run_tier(tasks, jobs, journal, done, b):
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            pool = ctx.Pool(jobs, initializer=_worker_init)
+            pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(),))
         finally:
             signal.signal(signal.SIGINT, previous)
         results = pool.imap_unordered(_work, tasks, chunksize=4)

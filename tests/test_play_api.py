@@ -114,10 +114,11 @@ def test_deal_by_number_code_and_board(client):
     ({"deal": 0}, r"^deal must be a whole number from 1 to 8589934591, got 0$"),
     ({"deal": 2 ** 33}, r"from 1 to 8589934591, got 8589934592"),
     ({"deal": -5}, r"got -5"),
-    ({"deal": "12a"}, r'^deal must be a whole number from 1 to 8589934591, got "12a" \(a JSON number\)$'),
-    ({"deal": "5"}, r'^deal must be a whole number from 1 to 8589934591, got "5" \(a JSON number\)$'),
+    ({"deal": "12a"}, r'^deal must be a whole number from 1 to 8589934591, got "12a" \(text; send a JSON number\)$'),
+    ({"deal": "5"}, r'^deal must be a whole number from 1 to 8589934591, got "5" \(text; send a JSON number\)$'),
+    ({"deal": True}, r'^deal must be .* got true \(a boolean; send a JSON number\)$'),
+    ({"deal": 5.0}, r'^deal must be .* got 5\.0 \(a number with a point or an exponent; send a JSON number\)$'),
     ({"deal": 1.5}, r"^deal must be a whole number"),
-    ({"deal": True}, r"^deal must be a whole number from 1 to 8589934591, got true"),
     ({"deal": [1]}, r"^deal must be a whole number"),
     ({"deal": "9" * 60}, r"^deal must be a whole number"),
     ({}, r"^give exactly one of deal"),
@@ -130,6 +131,15 @@ def test_deal_by_number_code_and_board(client):
 ])
 def test_deal_refuses_bad_input(client, body, pattern):
     assert_error(client.post("/api/deal", json=body), 400, pattern)
+
+
+@pytest.mark.parametrize("extra", [{"count": "abc"}, {"count": -3}, {"from": 1}, {"zz": 1}])
+def test_a_move_takes_card_and_to_only(client, extra):
+    # "from" and "count" were accepted and ignored whatever they held (hostile pass, session 3)
+    start = client.post("/api/deal", json={"deal": 1}).json()["start"]
+    key = next(iter(extra))
+    assert_error(client.post("/api/move", json={"position": start, "move": {"card": "9S", "to": "cell", **extra}}),
+                 400, rf'^move: unknown key "{key}": a move takes card, to$')
 
 
 @pytest.mark.parametrize("path,body,key,takes", [

@@ -266,3 +266,43 @@ def test_a_resumed_survey_checks_the_certificates_it_names(tmp_path, monkeypatch
     redone.clear()          # an intact survey is not redone
     survey.run(7, 7, d, rules=rules, chunk=1, **limits)
     assert redone == []
+
+
+@pytest.mark.parametrize("edit", ["all winnable", "unknown without rows", "counts short", "row outside",
+                                  "lengths", "renamed"])
+def test_a_chunk_record_that_disagrees_with_itself_is_done_again(tmp_path, monkeypatch, edit):
+    # A well-formed record edited to say deal 3 (one free cell: unwinnable, 448 positions) was winnable, or
+    # with counts its rows and histograms do not bear out, was counted as it stood (hostile pass, session
+    # 3): the resumed survey now does that chunk again. Deal 2 is winnable with one cell.
+    d, rules = str(tmp_path / "s"), Rules(cells=1)
+    first = survey.run(2, 3, d, rules=rules, chunk=2)
+    assert first["unwinnable"] == [3] and first["counts"] == {"winnable": 1, "unwinnable": 1, "unknown": 0}
+    name = os.path.join(d, "chunks", "0000000002-0000000003.json")
+    with open(name) as f:
+        rec = json.load(f)
+    c = rec["counts"]
+    if edit == "all winnable":
+        rec["counts"] = {"winnable": 2, "unwinnable": 0, "unknown": 0}
+        rec["rows"] = []
+        rec["lengths"] = {"100": 2}          # even the histogram made to agree
+    elif edit == "unknown without rows":
+        rec["counts"] = {"winnable": c["winnable"], "unwinnable": 0, "unknown": c["unwinnable"]}
+        rec["rows"] = []
+    elif edit == "counts short":
+        rec["counts"]["winnable"] -= 1
+    elif edit == "row outside":
+        rec["rows"][0][0] = 9
+    elif edit == "lengths":
+        rec["lengths"] = {}
+    else:
+        os.rename(name, os.path.join(d, "chunks", "0000000001-0000000002.json"))
+        name = os.path.join(d, "chunks", "0000000001-0000000002.json")
+    with open(name, "w") as f:
+        json.dump(rec, f)
+    os.unlink(os.path.join(d, "summary.json"))
+    redone = []
+    real = survey.classify
+    monkeypatch.setattr(survey, "classify", lambda n, *a: redone.append(n) or real(n, *a))
+    again = survey.run(2, 3, d, rules=rules, chunk=2)
+    assert redone == [2, 3]
+    assert survey.comparable(again) == survey.comparable(first) and again["unwinnable"] == [3]
