@@ -189,8 +189,8 @@ def test_favors_c_matches_python():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("deal,length,step", [(186216, 166, 8), (455889, 135, 20), (495505, 177, 8),
-                                              (512118, 116, 32), (781948, 162, 22)])
+@pytest.mark.parametrize("deal,length,step", [(186216, 171, 8), (455889, 138, 20), (495505, 182, 8),
+                                              (512118, 116, 32), (781948, 166, 22)])
 def test_known_deals_one_favor_opens(run_json, deal, length, step):
     obj = run_json("explore", "--deal", str(deal), "--hand", "1")
     assert obj["verdict"] == "winnable" and obj["line_length"] == length and obj["favor_step"] == step
