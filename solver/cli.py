@@ -184,11 +184,12 @@ def cmd_analyze(args):
 def cmd_solve(args):
     if args.lean or args.lean_dir is not None:
         fail(MOVED["lean"])
-    from .solve import DEFAULT_MAX_STATES, solve
+    from .solve import DEFAULT_MAX_STATES, DEFAULT_SHORTEN, solve
     src = source_of(args)
     rules = rules_of(args, src)
     max_states = args.max_states or DEFAULT_MAX_STATES
-    r = solve(src.position, rules, max_states=max_states, shorten=args.shorten)
+    shorten = DEFAULT_SHORTEN if args.shorten is None else args.shorten
+    r = solve(src.position, rules, max_states=max_states, shorten=shorten)
     if args.json:
         obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict(), "verdict": r.verdict,
                "length": r.length, "states": int(r.states), "seconds": round(float(r.seconds), 6),
@@ -353,7 +354,7 @@ def build_parser():
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,
                    help=f"positions each search may store, then: unknown ({memory_words(3_000_000)})")
-    s.add_argument("--shorten", metavar="L", type=whole_arg("--shorten", 0, 2), default=0,
+    s.add_argument("--shorten", metavar="L", type=whole_arg("--shorten", 0, 2),
                    help="shorten the line found: 0 no (default: the line every command and survey gives), 1 "
                         "cut cycles and take one-move shortcuts, 2 also two-move shortcuts (about 10x slower, "
                         "lines about 2.5%% shorter)")

@@ -36,7 +36,6 @@ DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every comm
                              # both surveys) uses it: one line per deal, whichever asks. 1 = cycles and
                              # one-move shortcuts (+50% solver time, lines ~1.5% shorter), 2 = also two-move
                              # shortcuts (about 10x the time, ~2.5% shorter): `solve --shorten 2`, the play page
-SHORTEN_LEVELS = (0, 1, 2)
 
 
 @dataclass
