@@ -225,16 +225,23 @@ def _unpack_top(data, bad):
 
 def read_header(path: str) -> Dict:
     """The header of the certificate file at `path` after the cheap checks: format, version, the SHA-256
-    over header and body, the header's fields; the body is not inflated (a survey resuming checks its
-    certificates this way). Every problem is one FreecellError line naming `path`."""
+    over header and body, the header's fields; the body is not inflated, nor read into memory when the file
+    is laid out as the writer lays it out (a survey resuming checks its certificates this way). Every problem is one FreecellError line naming `path`."""
+    def bad(why):
+        return FreecellError(f"{path}: {why}")
+
     not_a_directory(path)
     try:
         with open(path, "rb") as f:
+            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
+            on_disk = _checked_on_disk(f, bad) if regular else None
+            if on_disk is not None:
+                return on_disk[0]
+            if regular:
+                f.seek(0)
             data = f.read()
     except OSError as e:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    def bad(why):
-        return FreecellError(f"{path}: {why}")
     top = _unpack_top(data, bad)
     return _check_top(top, bad, lambda hbytes: _digest(hbytes, top["body"]))
 
@@ -425,6 +432,27 @@ def _scan_top(f, size):
     return top
 
 
+def _checked_on_disk(f, bad):
+    """The regular file ``f`` laid out as the writer lays it out: (its header, checked like ``read``'s --
+    format, version, SHA-256, fields --, a function giving the body's pieces), the body left on disk. None
+    for any other layout (the caller reads the file whole)."""
+    top = _scan_top(f, os.fstat(f.fileno()).st_size)
+    if top is None:
+        return None
+    body = top.get("body")
+
+    def pieces():
+        return body.pieces() if isinstance(body, _FileBody) else [body]
+
+    def digest(hbytes):
+        h = hashlib.sha256(hbytes)
+        for piece in pieces():
+            h.update(piece)
+        return h.hexdigest()
+
+    return _check_top(top, bad, digest), pieces
+
+
 def summarize(path: str) -> Summary:
     """``certgen info``: the header, checked like ``read`` (format, version, SHA-256, header) and the
     records checked and counted in a streaming pass over the body, which stays on disk: memory flat in
@@ -438,20 +466,9 @@ def summarize(path: str) -> Summary:
         with open(path, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 return _summary_of(_read_stream(f, path))     # a FIFO or a device: opened once
-            top = _scan_top(f, os.fstat(f.fileno()).st_size)
-            if top is not None:
-                body = top.get("body")
-
-                def pieces():
-                    return body.pieces() if isinstance(body, _FileBody) else [body]
-
-                def digest(hbytes):
-                    h = hashlib.sha256(hbytes)
-                    for piece in pieces():
-                        h.update(piece)
-                    return h.hexdigest()
-
-                h = _check_top(top, bad, digest)
+            on_disk = _checked_on_disk(f, bad)
+            if on_disk is not None:
+                h, pieces = on_disk
                 n = _inflate(pieces(), h["states"], bad, keep=False)
                 return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
             f.seek(0)
