@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 DEAL   ?= 11982
 RULES  ?=
 OUT    ?= out
-CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py
+CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py checker/fccheck.c certgen/_build_replay.py
 FCCHECK := build/fccheck
 
 .PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit bench clean play screenshot
@@ -81,7 +81,7 @@ screenshot: setup
 	PLAY_SCREENSHOT=docs/examples/play-11982.png $(PY) -m pytest -q -rs tests/test_play_browser.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c $(OUT) .lake
+	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c certgen/_fcreplay*.so certgen/_fcreplay.c $(OUT) .lake
 
 # The eight deals of 1..1,000,000 known to be unsolvable: certificates, Python checks, Lean modules,
 # docs/KNOWN.md, one lake build.

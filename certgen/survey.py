@@ -38,15 +38,17 @@ import time
 from solver import packed, search, solve
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
+from solver.lines import LineError
 from solver.progress import bar
 from solver.rules import STANDARD, Rules
 from solver.source import load
 from solver.workers import orphan_watch
 
-from . import certificate, checker
+from . import certificate, checker, replay
 
 DEFAULT_CHUNK = 10_000          # deals per task (the issue's 10^4 .. 10^5; smaller for small ranges)
 MIN_CHUNKS = 50                 # a small range is still cut into about this many chunks
+BATCH = 1000                    # deals per C call of the first pass (solver.search.solve_deals)
 SECOND_FACTOR = 10              # the second pass: this many times the first state limit
 # searched_states: the positions the solver stored for its answer (405,246 for #11982), not the size of the
 # reachable set (84,767: that is the certificate's count, `certgen info`)
@@ -95,14 +97,38 @@ def classify(n, rules, max_states):
     return [n, verdict, int(r.states), r.length, round(time.perf_counter() - t, 6)], data
 
 
+def classify_range(first, last, rules, max_states):
+    """(row, certificate bytes or None) of each deal first..last, in order: the deals solved in C batches
+    (solver.search.solve_deals: the same search and line as :func:`classify`'s), every line replayed to
+    a won position by the independent checker (certgen.replay) before the deal counts as winnable; a deal
+    the solver does not win goes through :func:`classify` (the enumeration, the certificate)."""
+    speedups = solve.speedups(rules)
+    n = first
+    while n <= last:
+        batch = search.solve_deals(n, min(last - n + 1, BATCH), speedups, max_states, solve.DEFAULT_SHORTEN)
+        checked = replay.batch(batch, rules.cells, rules.foundation_return)
+        for i in range(batch.count):
+            if batch.status[i] != search.lib.FC_WON:
+                yield classify(n + i, rules, max_states)
+            elif checked[i] != 0:
+                what = (f"move {checked[i]} is not legal" if checked[i] <= batch.length[i]
+                        else "it does not end in a won position")
+                raise LineError(f"internal error: the solver's line for deal {n + i} failed the checker's "
+                                f"replay ({what})")
+            else:
+                yield [n + i, "winnable", int(batch.states[i]), int(batch.length[i]),
+                       round(batch.seconds[i], 6)], None
+        n += batch.count
+
+
 def run_chunk(task):
     """Classify deals ``task["first"]..task["last"]``: a dict of counts, histograms, rows, certificates."""
     rules = Rules.from_dict(task["rules"])
     counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
     lengths, states, rows, certs = {}, {}, [], {}
     seconds = 0.0
-    for n in range(task["first"], task["last"] + 1):
-        row, data = classify(n, rules, task["max_states"])
+    for row, data in classify_range(task["first"], task["last"], rules, task["max_states"]):
+        n = row[0]
         counts[row[1]] += 1
         seconds += row[4]
         if row[3] is not None:

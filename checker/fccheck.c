@@ -23,15 +23,18 @@
 #include <string.h>
 #include <stdarg.h>
 #include <time.h>
+#ifndef FCCHECK_LIBRARY
 #include <zlib.h>
 #include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#endif
 
 #define P64 64
 #define MAXMOVES 192 /* successors of a position: at most 8 columns x 10 + 8 cells x 9 + 4 foundations x 8 */
 
+#ifndef FCCHECK_LIBRARY /* the certificate reader; the library (replay below) needs none of it */
 /* ---- errors: one line, exit 2 -------------------------------------------------------------------- */
 
 static const char *g_name = "certificate";
@@ -285,6 +288,8 @@ static const char *repr(const Val *v, char *buf, size_t size) {
     }
 }
 
+#endif
+
 /* ---- cards and P64 records (docs/CERTIFICATE.md) --------------------------------------------------- */
 /* A card is its P64 byte b = key + 1, 1..52, where key = (rank - 1) * 4 + suit. A record lists columns
    0..7, each bottom card first and ended by a 0 byte, then the free cells in ascending order, then zeros.
@@ -491,6 +496,7 @@ static void ms_deal(uint64_t game, unsigned char *out) {
     memset(out + i, 0, (size_t)(P64 - i));
 }
 
+#ifndef FCCHECK_LIBRARY
 /* A position in words, as certgen/checker.py's describe writes it (any 64 bytes: a successor need not
    be a canonical record). */
 static void describe(const unsigned char *rec, char *buf) {
@@ -1050,3 +1056,71 @@ int main(int argc, char **argv) {
     if (!path) usage();
     return check(path, json, prog);
 }
+#else /* FCCHECK_LIBRARY */
+
+/* ---- the library: replaying the survey's winning lines -----------------------------------------------
+   Built as the Python module certgen._fcreplay (certgen/_build_replay.py) with -DFCCHECK_LIBRARY: the
+   rules, the deals and the records above, none of the certificate reader. A move code is the search
+   core's (docs: solver/fc.h): card key | destination << 8, destination 0..7 a column, 8 the free cells,
+   9 the card's foundation; the source is wherever the card is. Each move is checked the way `moves`
+   above makes it (the top card of a column, a free cell's card, or -- with foundation returns -- the top
+   of its foundation; onto its foundation when it is the next card there and not from it; onto another
+   column that is empty or whose top card it stacks on; into the free cells from a column while one is
+   free) and applied by the same `patch`. */
+
+/* Replay `n` codes from msDeal `deal`: 0 when every move is legal and the last position is won; k (1..n)
+   when move k is not a legal move; n + 1 when the line ends in a position that is not won; -1 for a
+   deal or rules out of range. */
+int fcc_replay(uint64_t deal, int cells, int foundation_return, const uint16_t *codes, int n);
+
+int fcc_replay(uint64_t deal, int cells, int foundation_return, const uint16_t *codes, int n) {
+    unsigned char rec[P64], out[P64];
+    Pos s;
+    int k;
+    if (deal < 1 || deal > 8589934591ull || cells < 0 || cells > 8 || n < 0) return -1;
+    ms_deal(deal, rec);
+    if (parse(rec, &s)) return -1;
+    for (k = 0; k < n; k++) {
+        int key = codes[k] & 0xff, dst = codes[k] >> 8, card = key + 1, a = -1, src = -1, i;
+        if (key >= 52 || dst > 9) return k + 1;
+        if (s.tops >> card & 1) { src = s.col_of[card]; a = s.end[src] - 1; }
+        else {
+            for (i = 0; i < s.ncell; i++)
+                if (s.rec[s.cell0 + i] == card) a = s.cell0 + i;
+            if (a < 0 && !(foundation_return && s.home[SUIT(card)] == RANK(card))) return k + 1;
+        }
+        if (dst == 9) { /* home: not from the foundation itself */
+            if (a < 0 || !can_home(s.home, card)) return k + 1;
+            patch(&s, a, -1, card, out);
+        } else if (dst == 8) { /* into the free cells, kept sorted */
+            int below = 0;
+            if (src < 0 || s.ncell >= cells) return k + 1;
+            for (i = 0; i < s.ncell; i++) below += s.rec[s.cell0 + i] < card;
+            patch(&s, a, s.cell0 + below, card, out);
+        } else { /* onto column dst: empty, or its top card one rank higher and of the other colour */
+            int top = s.top[dst];
+            if (dst == src || (top && top != stacks_on(card, 0) && top != stacks_on(card, 1))) return k + 1;
+            patch(&s, a, s.end[dst], card, out);
+        }
+        layout(out, &s);
+    }
+    return won(&s) ? 0 : n + 1;
+}
+
+/* fcc_replay on the lines of deals first .. first+count-1: line i is codes[offset[i] .. offset[i] + len[i])
+   (len[i] < 0: deal i has no line, result[i] = -1), result[i] fcc_replay's answer. Returns the number of
+   lines that replay to a won position. */
+int fcc_replay_deals(uint64_t first, int count, int cells, int foundation_return, const int32_t *len,
+                     const uint64_t *offset, const uint16_t *codes, int32_t *result);
+
+int fcc_replay_deals(uint64_t first, int count, int cells, int foundation_return, const int32_t *len,
+                     const uint64_t *offset, const uint16_t *codes, int32_t *result) {
+    int i, won_lines = 0;
+    for (i = 0; i < count; i++) {
+        result[i] = len[i] < 0 ? -1 : fcc_replay(first + (uint64_t)i, cells, foundation_return,
+                                                  codes + offset[i], len[i]);
+        won_lines += result[i] == 0;
+    }
+    return won_lines;
+}
+#endif /* FCCHECK_LIBRARY */

@@ -55,6 +55,7 @@ def installed_problem():
         import certgen  # noqa: F401
         import jinja2  # noqa: F401
         import msgpack  # noqa: F401
+        import certgen._fcreplay  # noqa: F401
         import solver._fc  # noqa: F401
         import tqdm  # noqa: F401
     except ImportError as e:

@@ -50,8 +50,10 @@
  */
 #include <stdint.h>
 #include "fc.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define WMASK 0x0FFFFFFFu
 #define HMASK 0xF0000000u
@@ -313,8 +315,10 @@ static int check_rules(const fc_rules *r) {
     return 0;
 }
 
-static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
-    memset(c, 0, sizeof *c);
+/* The context of a start position. tables_ready: c already holds the tables that depend on nothing
+   (binom, coff, cinv, csh: the last fields of ctx_t), from an earlier ctx_setup of the same c. */
+static int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables_ready) {
+    memset(c, 0, tables_ready ? offsetof(ctx_t, binom) : sizeof *c);
     memset(c->colof, 0xFF, sizeof c->colof);
     c->cells = r->cells;
     c->fret = r->foundation_return != 0;
@@ -376,23 +380,27 @@ static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) {
             for (int L = 2; L <= c->olen[i]; L++) c->hcode[c->orig[i][0] | (L << 6)] = (uint8_t)(51 + L);
     }
     for (c->hb = 0; (1 << c->hb) < ncodes; c->hb++) {}
-    for (int n = 0; n <= 52; n++)
-        for (int k = 0; k <= 8; k++)
-            c->binom[n][k] = k == 0 ? 1 : n == 0 ? 0 : c->binom[n - 1][k - 1] + c->binom[n - 1][k];
-    c->coff[0] = 0;
-    for (int k = 0; k <= 8; k++) c->coff[k + 1] = c->coff[k] + c->binom[52][k];
-    for (c->cb = 0; (1ull << c->cb) < (uint64_t)c->coff[c->cells + 1]; c->cb++) {}
-    for (int j = 1; j <= 8; j++) {
-        int sh = 0, x = j - 1;
-        while ((c->binom[52][j] >> sh) >= 1024) sh++;
-        c->csh[j] = (uint8_t)sh;
-        for (uint32_t b = 0; b < 1024; b++) {
-            while (x < 52 && c->binom[x + 1][j] <= (b << sh)) x++;
-            c->cinv[j][b] = (uint8_t)x;
+    if (!tables_ready) {
+        for (int n = 0; n <= 52; n++)
+            for (int k = 0; k <= 8; k++)
+                c->binom[n][k] = k == 0 ? 1 : n == 0 ? 0 : c->binom[n - 1][k - 1] + c->binom[n - 1][k];
+        c->coff[0] = 0;
+        for (int k = 0; k <= 8; k++) c->coff[k + 1] = c->coff[k] + c->binom[52][k];
+        for (int j = 1; j <= 8; j++) {
+            int sh = 0, x = j - 1;
+            while ((c->binom[52][j] >> sh) >= 1024) sh++;
+            c->csh[j] = (uint8_t)sh;
+            for (uint32_t b = 0; b < 1024; b++) {
+                while (x < 52 && c->binom[x + 1][j] <= (b << sh)) x++;
+                c->cinv[j][b] = (uint8_t)x;
+            }
         }
     }
+    for (c->cb = 0; (1ull << c->cb) < (uint64_t)c->coff[c->cells + 1]; c->cb++) {}
     return 0;
 }
+
+static int ctx_init(ctx_t *c, const fc_pos *p, const fc_rules *r) { return ctx_setup(c, p, r, 0); }
 
 static int pos_to_key(const ctx_t *c, const fc_pos *p, fkey_t *k) {
     for (int i = 0; i < 8; i++) {
@@ -977,6 +985,80 @@ static int best_goal(fc_search *s, uint32_t idx);
 static int run_best(fc_search *s, uint64_t max_expand);
 static const int DEFAULT_WEIGHTS[FC_NWEIGHTS];
 
+/* (Re)start search s from `start`: its context, its counters, the start state stored. A search used
+   before keeps its memory (the arena's first block, the table unless it grew past TABLE_KEEP slots, the
+   per-state arrays, the heap): the survey's batch (fc_solve_deals) runs thousands of searches in one. */
+#define TABLE_FIRST 16384
+#define TABLE_KEEP 65536
+static int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, uint64_t max_states,
+                        int stop_on_win, int order) {
+    int used = s->tsize != 0;
+    if (ctx_setup(&s->c, start, r, used)) return FC_EBADPOS;
+    s->max_states = max_states > MAX_STATES_CAP ? MAX_STATES_CAP : max_states;
+    s->stop_on_win = stop_on_win != 0;
+    s->order = (order == FC_ORDER_DFS || order == FC_ORDER_BEST) ? order : FC_ORDER_BFS;
+    s->won = s->max_home = 0;
+    s->won_index = -1;
+    s->status = FC_RUNNING;
+    s->count = s->head = s->expanded = s->generated = 0;
+    s->novf = s->sp = s->hn = 0;
+    s->nbits = s->nzero = s->nzdir = 0;
+    if (s->pbit) memset(s->pbit, 0, s->pbcap * sizeof *s->pbit);
+    /* compact keys for the enumerations, unless the fixed fields alone leave too little room (then
+       nearly every position would go to the overflow keys); compile with -DFC_WIDE_KEYS for 40 bytes */
+    s->compact = s->order != FC_ORDER_BEST && 8 * s->c.hb + s->c.cb + s->c.hand <= 100;
+#ifdef FC_WIDE_KEYS
+    s->compact = 0;
+#endif
+    size_t ks = s->compact ? sizeof(ckey_t) : sizeof(fkey_t);
+    if (ks != s->ks || s->nblk > 1) {   /* keep one block of the arena, of this key size */
+        for (uint64_t b = ks != s->ks ? 0 : 1; b < s->nblk; b++) free(s->blk[b]);
+        s->nblk = ks != s->ks ? 0 : s->nblk ? 1 : 0;
+        s->ks = ks;
+    }
+    if (!s->nblk && grow_arena(s)) return FC_ENOMEM;
+    if (s->tsize > TABLE_KEEP || !s->tsize) {
+        free(s->table);
+        s->table = NULL;
+        s->tsize = 0;
+        if (build_table(s, TABLE_FIRST)) return FC_ENOMEM;
+    } else {
+        memset(s->table, 0, s->tsize * sizeof *s->table);
+    }
+    if (s->c.hand && !s->bigbuf) {
+        s->bigbuf = (fkey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigbuf);
+        s->bigck = (ckey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigck);
+        s->bighash = (uint64_t *)malloc(HAND_MAX_SUCC * sizeof *s->bighash);
+        s->bigfresh = (uint32_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigfresh);
+        if (!s->bigbuf || !s->bigck || !s->bighash || !s->bigfresh) return FC_ENOMEM;
+    }
+    if (s->order == FC_ORDER_BEST) {
+        if (s->pcap > TABLE_KEEP) {
+            free(s->parent); free(s->mv); free(s->dep);
+            s->parent = NULL; s->mv = NULL; s->dep = NULL;
+            s->pcap = 0;
+        }
+        if (s->max_states && s->pcap > s->max_states) s->pcap = s->max_states;  /* grow_best's cap */
+        if (!s->pcap && grow_best(s)) return FC_ENOMEM;
+        memcpy(s->w, DEFAULT_WEIGHTS, sizeof s->w);
+    }
+    fkey_t k;
+    if (pos_to_key(&s->c, start, &k)) return FC_EENCODE;
+    s->start_raw = k;
+    autoplay_key(&s->c, &k);
+    if (s->c.canonical) canon_key(&k);
+    ckey_t ck;
+    int e = insert(s, &k, &ck, prep_key(s, &k, &ck), 0xFFFFFFFFu);
+    if (e != 1 || (s->order == FC_ORDER_DFS && push_stack(s, 0))) return FC_ENOMEM;
+    if (s->order == FC_ORDER_BEST) {
+        s->mv[0] = 0;
+        s->dep[0] = 0;
+        if ((!s->won && best_goal(s, 0) < 0) || heap_push(s, 0)) return FC_ENOMEM;
+    }
+    if (s->won && s->stop_on_win) s->status = FC_WON;
+    return 0;
+}
+
 fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_states, int stop_on_win,
                          int order, int *err) {
     int e = check_rules(r), dummy;
@@ -985,49 +1067,8 @@ fc_search *fc_search_new(const fc_pos *start, const fc_rules *r, uint64_t max_st
     if (fc_pos_check(start, FC_MAX_CELLS)) { *err = FC_EBADPOS; return NULL; }
     fc_search *s = (fc_search *)calloc(1, sizeof *s);
     if (!s) { *err = FC_ENOMEM; return NULL; }
-    if (ctx_init(&s->c, start, r)) { free(s); *err = FC_EBADPOS; return NULL; }
-    s->max_states = max_states > MAX_STATES_CAP ? MAX_STATES_CAP : max_states;
-    s->stop_on_win = stop_on_win != 0;
-    s->order = (order == FC_ORDER_DFS || order == FC_ORDER_BEST) ? order : FC_ORDER_BFS;
-    s->won_index = -1;
-    s->status = FC_RUNNING;
-    /* compact keys for the enumerations, unless the fixed fields alone leave too little room (then
-       nearly every position would go to the overflow keys); compile with -DFC_WIDE_KEYS for 40 bytes */
-    s->compact = s->order != FC_ORDER_BEST && 8 * s->c.hb + s->c.cb + s->c.hand <= 100;
-#ifdef FC_WIDE_KEYS
-    s->compact = 0;
-#endif
-    s->ks = s->compact ? sizeof(ckey_t) : sizeof(fkey_t);
-    if (grow_arena(s) || build_table(s, 16384)) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
-    if (s->c.hand) {
-        s->bigbuf = (fkey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigbuf);
-        s->bigck = (ckey_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigck);
-        s->bighash = (uint64_t *)malloc(HAND_MAX_SUCC * sizeof *s->bighash);
-        s->bigfresh = (uint32_t *)malloc(HAND_MAX_SUCC * sizeof *s->bigfresh);
-        if (!s->bigbuf || !s->bigck || !s->bighash || !s->bigfresh) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
-    }
-    if (s->order == FC_ORDER_BEST) {
-        if (grow_best(s)) { fc_search_free(s); *err = FC_ENOMEM; return NULL; }
-        memcpy(s->w, DEFAULT_WEIGHTS, sizeof s->w);
-    }
-    fkey_t k;
-    if (pos_to_key(&s->c, start, &k)) { fc_search_free(s); *err = FC_EENCODE; return NULL; }
-    s->start_raw = k;
-    autoplay_key(&s->c, &k);
-    if (s->c.canonical) canon_key(&k);
-    ckey_t ck;
-    e = insert(s, &k, &ck, prep_key(s, &k, &ck), 0xFFFFFFFFu);
-    if (e != 1 || (s->order == FC_ORDER_DFS && push_stack(s, 0))) {
-        fc_search_free(s); *err = FC_ENOMEM; return NULL;
-    }
-    if (s->order == FC_ORDER_BEST) {
-        s->mv[0] = 0;
-        s->dep[0] = 0;
-        if ((!s->won && best_goal(s, 0) < 0) || heap_push(s, 0)) {
-            fc_search_free(s); *err = FC_ENOMEM; return NULL;
-        }
-    }
-    if (s->won && s->stop_on_win) s->status = FC_WON;
+    e = search_start(s, start, r, max_states, stop_on_win, order);
+    if (e) { fc_search_free(s); *err = e; return NULL; }
     *err = 0;
     return s;
 }
@@ -2043,14 +2084,32 @@ int fc_apply_move(fc_pos *p, const fc_rules *rules, uint16_t move) {
     return 0;
 }
 
-/* one stage of fc_solve: a best-first search; on FC_WON *won gets the search (to read the line from) */
-static int solve_stage(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts,
-                       uint64_t max_states, int pflags, const int *weights, fc_solve_result *out,
-                       fc_search **won) {
+/* The solver's working memory: one search, reused by every stage (and by every deal of fc_solve_deals),
+   and the line buffers. */
+typedef struct {
+    fc_search *s;
+    uint16_t *a;             /* 2 * FC_MAX_LINE codes: the line as found, and the shortened one */
+} solver_mem;
+
+static void solver_mem_free(solver_mem *m) {
+    fc_search_free(m->s);
+    free(m->a);
+    m->s = NULL;
+    m->a = NULL;
+}
+
+/* one stage of fc_solve: a best-first search in m->s; on FC_WON the line is read from m->s */
+static int solve_stage(solver_mem *m, const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts,
+                       uint64_t max_states, int pflags, const int *weights, fc_solve_result *out) {
     int err = 0;
     if (opts->max_states && (max_states == 0 || max_states > opts->max_states)) max_states = opts->max_states;
-    fc_search *s = fc_search_new(start, rules, max_states, 1, FC_ORDER_BEST, &err);
-    if (!s) return err;
+    if (!m->s) {
+        m->s = fc_search_new(start, rules, max_states, 1, FC_ORDER_BEST, &err);
+        if (!m->s) return err;
+    } else if ((err = search_start(m->s, start, rules, max_states, 1, FC_ORDER_BEST)) != 0) {
+        return err;
+    }
+    fc_search *s = m->s;
     memcpy(s->w, weights, sizeof s->w);
     s->c.super = opts->supermoves != 0;
     s->c.pflags = pflags;
@@ -2058,51 +2117,104 @@ static int solve_stage(const fc_pos *start, const fc_rules *rules, const fc_solv
     out->states += s->count;
     out->expanded += s->expanded;
     out->stages++;
-    if (st == FC_WON) *won = s;
-    else fc_search_free(s);
     /* a pruned stage that runs out of positions has not seen the solver's whole space */
     return st == FC_DONE && pflags ? FC_LIMIT : st;
 }
 
-int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
-             int cap, fc_solve_result *out) {
-    fc_search *s = NULL;
+static int solve_with(solver_mem *m, const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts,
+                      uint16_t *moves, int cap, fc_solve_result *out) {
     memset(out, 0, sizeof *out);
     int st = FC_DONE;
     if (opts->nstages < 0 || opts->nstages > FC_MAX_STAGES) return out->status = FC_ERANGE;
+    if ((st = check_rules(rules)) != 0) return out->status = st;
+    if (fc_pos_check(start, FC_MAX_CELLS)) return out->status = FC_EBADPOS;
+    st = FC_DONE;
     int nst = opts->nstages ? opts->nstages : opts->single_stage ? 1 : NPORTFOLIO;
     for (int i = 0; i < nst && st != FC_WON; i++) {
         if (opts->nstages)
-            st = solve_stage(start, rules, opts, opts->stage_states[i], opts->stage_prune[i],
-                             opts->stage_weights[i], out, &s);
+            st = solve_stage(m, start, rules, opts, opts->stage_states[i], opts->stage_prune[i],
+                             opts->stage_weights[i], out);
         else if (opts->single_stage)
-            st = solve_stage(start, rules, opts, 0, 0, DEFAULT_WEIGHTS, out, &s);
+            st = solve_stage(m, start, rules, opts, 0, 0, DEFAULT_WEIGHTS, out);
         else
-            st = solve_stage(start, rules, opts, PORTFOLIO[i].states, PORTFOLIO[i].prune, PORTFOLIO[i].w,
-                             out, &s);
+            st = solve_stage(m, start, rules, opts, PORTFOLIO[i].states, PORTFOLIO[i].prune, PORTFOLIO[i].w,
+                             out);
         if (st < 0) return out->status = st;
     }
     out->status = st;
     if (st != FC_WON) return 0;
-    uint16_t *a = (uint16_t *)malloc(2 * FC_MAX_LINE * sizeof *a);
-    if (!a) { fc_search_free(s); return out->status = FC_ENOMEM; }
-    uint16_t *b = a + FC_MAX_LINE;
-    int n = fc_search_moves(s, (uint64_t)s->won_index, a, FC_MAX_LINE);
-    fc_search_free(s);
-    if (n < 0) { free(a); return out->status = n; }
+    if (!m->a && !(m->a = (uint16_t *)malloc(2 * FC_MAX_LINE * sizeof *m->a))) return out->status = FC_ENOMEM;
+    uint16_t *a = m->a, *b = a + FC_MAX_LINE;
+    int n = fc_search_moves(m->s, (uint64_t)m->s->won_index, a, FC_MAX_LINE);
+    if (n < 0) return out->status = n;
     out->found_len = n;
     if (opts->shorten > 0) {
         for (int pass = 0; pass < 8; pass++) {    /* until nothing changes */
-            int m = fc_shorten(start, rules, a, n, opts->shorten, b, FC_MAX_LINE);
-            if (m < 0) { free(a); return out->status = m; }
-            memcpy(a, b, (size_t)m * sizeof *a);
-            if (m == n) break;
-            n = m;
+            int k = fc_shorten(start, rules, a, n, opts->shorten, b, FC_MAX_LINE);
+            if (k < 0) return out->status = k;
+            memcpy(a, b, (size_t)k * sizeof *a);
+            if (k == n) break;
+            n = k;
         }
     }
-    if (n > cap) { free(a); return out->status = FC_ERANGE; }
+    if (n > cap) return out->status = FC_ERANGE;
     memcpy(moves, a, (size_t)n * sizeof *a);
-    free(a);
     out->len = n;
     return n;
+}
+
+int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
+             int cap, fc_solve_result *out) {
+    solver_mem m = {NULL, NULL};
+    int n = solve_with(&m, start, rules, opts, moves, cap, out);
+    solver_mem_free(&m);
+    return n;
+}
+
+/* ---- the survey's batch -------------------------------------------------------------------------------- */
+
+int fc_deal(uint64_t n, fc_pos *out) {
+    if (n < 1 || n > 8589934591ull) return FC_ERANGE;
+    uint8_t deck[52], order[52];
+    uint64_t x = n < 4294967296ull ? n : n - 4294967296ull;
+    for (int c = 0; c < 52; c++) deck[c] = (uint8_t)c;
+    for (int k = 0; k < 52; k++) {
+        x = (214013 * x + 2531011) & 0xFFFFFFFFull;
+        uint32_t r = n < 2147483648ull ? (uint32_t)((x >> 16) & 0x7FFF)
+                   : n < 4294967296ull ? (uint32_t)(((x >> 16) & 0x7FFF) | 0x8000)
+                   : (uint32_t)(((x >> 16) & 0xFFFF) + 1);
+        uint32_t j = r % (uint32_t)(52 - k);
+        order[k] = deck[j];
+        deck[j] = deck[51 - k];
+    }
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 52; k++) out->col[k % 8][out->len[k % 8]++] = order[k];
+    return 0;
+}
+
+int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_solve_opts *opts,
+                   int32_t *status, int32_t *len, uint64_t *states, uint64_t *offset, double *seconds,
+                   uint16_t *moves, uint64_t cap) {
+    solver_mem m = {NULL, NULL};
+    uint64_t used = 0;
+    int done = 0, e = 0;
+    if (count < 0 || first < 1 || first + (uint64_t)count - 1 > 8589934591ull) return FC_ERANGE;
+    for (; done < count; done++) {
+        fc_pos p;
+        fc_solve_result r;
+        clock_t t = clock();
+        fc_deal(first + (uint64_t)done, &p);
+        uint64_t room = cap - used;
+        int n = solve_with(&m, &p, rules, opts, moves + used, room > FC_MAX_LINE ? FC_MAX_LINE : (int)room, &r);
+        if (n < 0 && r.status == FC_ERANGE && room < FC_MAX_LINE) break;  /* moves is full: the caller goes on */
+        if (n < 0) { e = n; break; }
+        status[done] = r.status;
+        states[done] = r.states;
+        len[done] = r.status == FC_WON ? n : -1;
+        offset[done] = used;
+        seconds[done] = (double)(clock() - t) / CLOCKS_PER_SEC;
+        if (r.status == FC_WON) used += (uint64_t)n;
+    }
+    solver_mem_free(&m);
+    return e ? e : done;
 }

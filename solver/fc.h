@@ -293,3 +293,21 @@ int fc_shorten(const fc_pos *start, const fc_rules *rules, const uint16_t *moves
 /* Apply one move code to p in place if it is legal under the rules (plain rules: no autoplay).
    0, or FC_EILLEGAL (p unchanged). */
 int fc_apply_move(fc_pos *p, const fc_rules *rules, uint16_t move);
+
+/* ---- the survey's batch: many deals in one call ------------------------------------------------------
+ *
+ * fc_deal: deal n of FreeCell Pro's range 1..8,589,934,591 (Microsoft's generator below 2^31, FreeCell
+ * Pro's above: issue 12's rule; solver/deals.py is the Python twin) into out. 0 or FC_ERANGE.
+ *
+ * fc_solve_deals: fc_solve on deals first .. first+count-1, one after the other, the solver's memory kept
+ * from deal to deal. For deal first+i: status[i] (as fc_solve_result.status), states[i] the positions
+ * stored, len[i] its line's length (-1 unless FC_WON) and offset[i] where the line starts in moves (the
+ * lines of the won deals follow each other), seconds[i] the CPU time the deal took. Returns the number
+ * of deals done: fewer than count when moves (cap codes) is full -- the caller goes on from there (with
+ * cap >= FC_MAX_LINE at least one deal is done) -- or a negative error. Nothing here is trusted: the
+ * caller replays the lines (certgen/survey.py: the independent checker's replay, checker/fccheck.c). */
+int fc_deal(uint64_t n, fc_pos *out);
+
+int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_solve_opts *opts,
+                   int32_t *status, int32_t *len, uint64_t *states, uint64_t *offset, double *seconds,
+                   uint16_t *moves, uint64_t cap);

@@ -357,13 +357,9 @@ def solve_line(position, rules, max_states=0, shorten=0):
     """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
     canonical). Returns (status, codes or None, states, expanded, found_len); status "won", "done" (the
     solver's own space ran out: not a proof) or "limit"."""
-    opts = ffi.new("fc_solve_opts *")
-    opts.max_states = max_states or 0
-    opts.shorten = shorten
-    opts.supermoves = 1
     res = ffi.new("fc_solve_result *")
     buf = _line_buffer()
-    n = lib.fc_solve(pos_to_c(position), _rules_c(rules), opts, buf, MAX_LINE, res)
+    n = lib.fc_solve(pos_to_c(position), _rules_c(rules), _solve_opts(max_states, shorten), buf, MAX_LINE, res)
     if n < 0:
         raise _error(n, "the solver stopped: ")
     st = res.status
@@ -372,6 +368,59 @@ def solve_line(position, rules, max_states=0, shorten=0):
     if st not in (lib.FC_DONE, lib.FC_LIMIT):
         raise _error(st, "the solver stopped: ")
     return STATUS[st], None, res.states, res.expanded, 0
+
+
+def _solve_opts(max_states, shorten):
+    opts = ffi.new("fc_solve_opts *")
+    opts.max_states = max_states or 0
+    opts.shorten = shorten
+    opts.supermoves = 1
+    return opts
+
+
+def deal(n):
+    """The start Position of deal ``n`` as the C core deals it (fc_deal; solver.deals.ms_deal is the
+    Python twin, and the tests hold them equal)."""
+    p = ffi.new("fc_pos *")
+    if isinstance(n, bool) or not isinstance(n, int) or lib.fc_deal(n if n > 0 else 0, p):
+        raise FreecellError(f"deal must be a whole number from 1 to 8589934591, got {n!r}")
+    return pos_from_c(p)
+
+
+class DealBatch:
+    """What fc_solve_deals wrote for deals ``first`` .. ``first + count - 1`` (C arrays, read in place):
+    ``status[i]`` (lib.FC_WON, FC_DONE, FC_LIMIT), ``states[i]``, ``length[i]`` (-1 without a line),
+    ``offset[i]`` (the line's first code in ``moves``), ``seconds[i]`` (CPU time). Nothing here is
+    trusted: the lines are replayed by the caller."""
+
+    def __init__(self, first, count, status, length, states, offset, seconds, moves):
+        self.first, self.count = first, count
+        self.status, self.length, self.states = status, length, states
+        self.offset, self.seconds, self.moves = offset, seconds, moves
+
+    def line(self, i):
+        """The move codes of deal first + i (an empty list without a line)."""
+        n = self.length[i]
+        return list(ffi.unpack(self.moves + self.offset[i], n)) if n > 0 else []
+
+
+BATCH_LINE = 200                # move codes a deal's line takes in the batch buffer, on average at most
+
+
+def solve_deals(first, count, rules, max_states=0, shorten=0):
+    """fc_solve on deals first .. first+count-1 in one C call (the deals dealt in C, the solver's memory
+    kept from deal to deal), under ``rules`` with the solver's speed-ups (as :func:`solve_line`). Returns a
+    :class:`DealBatch` of the deals done: all of them, or fewer when the line buffer filled up (call again
+    for the rest)."""
+    cap = BATCH_LINE * count + MAX_LINE
+    status, length = ffi.new("int32_t[]", count), ffi.new("int32_t[]", count)
+    states, offset = ffi.new("uint64_t[]", count), ffi.new("uint64_t[]", count)
+    seconds, moves = ffi.new("double[]", count), ffi.new("uint16_t[]", cap)
+    n = lib.fc_solve_deals(first, count, _rules_c(rules), _solve_opts(max_states, shorten), status, length,
+                           states, offset, seconds, moves, cap)
+    if n < 0:
+        raise _error(n, "the solver stopped: ")
+    return DealBatch(first, n, status, length, states, offset, seconds, moves)
 
 
 def shorten_line(position, codes, rules, level):

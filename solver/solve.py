@@ -68,14 +68,18 @@ class SolveResult:
         return lines.move_objects(self.start, self.moves or [], self.rules.cells)
 
 
+def speedups(rules: Rules) -> Rules:
+    """The rules the solver searches under: the spec ``rules``' moves with its speed-ups (safe automatic
+    moves, positions counted up to the order of the columns)."""
+    return Rules(cells=rules.cells, foundation_return=rules.foundation_return, autoplay="safe", canonical=True)
+
+
 def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shorten=DEFAULT_SHORTEN,
           strict=True):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
     docstring). ``strict``: also replay against spec.moves itself; the survey passes False."""
     t0 = time.perf_counter()
-    speedups = Rules(cells=rules.cells, foundation_return=rules.foundation_return, autoplay="safe",
-                     canonical=True)
-    status, codes, states, _exp, found = search.solve_line(position, speedups, max_states, shorten)
+    status, codes, states, _exp, found = search.solve_line(position, speedups(rules), max_states, shorten)
     enumerated = None
     how = "solver"
     if status == "done":

@@ -255,11 +255,12 @@ def test_a_resumed_survey_checks_the_certificates_it_names(tmp_path, monkeypatch
         pos = deals.ms_deal(8)
         certificate.write(path, certificate.make({"kind": "ms", "deal": 7}, rules.to_dict(), pos,
                                                  [packed.pack(pos)], {}))
-    redone = []
-    real = survey.classify
+    redone = []     # the first pass's deals come through classify_range, the second pass's through classify
+    real_range, real = survey.classify_range, survey.classify
+    monkeypatch.setattr(survey, "classify_range", lambda a, b, *r: redone.extend(range(a, b + 1)) or real_range(a, b, *r))
     monkeypatch.setattr(survey, "classify", lambda n, *a: redone.append(n) or real(n, *a))
     again = survey.run(7, 7, d, rules=rules, chunk=1, **limits)
-    assert redone == [7]
+    assert set(redone) == {7}
     assert survey.comparable(again) == survey.comparable(first)
     with open(path, "rb") as f:
         assert f.read() == good
@@ -301,8 +302,8 @@ def test_a_chunk_record_that_disagrees_with_itself_is_done_again(tmp_path, monke
         json.dump(rec, f)
     os.unlink(os.path.join(d, "summary.json"))
     redone = []
-    real = survey.classify
-    monkeypatch.setattr(survey, "classify", lambda n, *a: redone.append(n) or real(n, *a))
+    real = survey.classify_range
+    monkeypatch.setattr(survey, "classify_range", lambda a, b, *r: redone.extend(range(a, b + 1)) or real(a, b, *r))
     again = survey.run(2, 3, d, rules=rules, chunk=2)
     assert redone == [2, 3]
     assert survey.comparable(again) == survey.comparable(first) and again["unwinnable"] == [3]
