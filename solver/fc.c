@@ -986,9 +986,12 @@ static int run_best(fc_search *s, uint64_t max_expand);
 static const int DEFAULT_WEIGHTS[FC_NWEIGHTS];
 
 /* (Re)start search s from `start`: its context, its counters, the start state stored. A search used
-   before keeps its memory (the arena's first block, the table unless it grew past TABLE_KEEP slots, the
-   per-state arrays, the heap): the survey's batch (fc_solve_deals) runs thousands of searches in one. */
+   before keeps its memory (the arena's first block, the table when it has its first size, the per-state
+   arrays up to TABLE_KEEP states, the heap): the survey's batch (fc_solve_deals) runs thousands of
+   searches in one. The solver's table starts small (most of its searches store a few hundred positions:
+   a table cleared for each is cheap) and grows by half when 80% full, as every table does. */
 #define TABLE_FIRST 16384
+#define TABLE_FIRST_BEST 2048
 #define TABLE_KEEP 65536
 static int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, uint64_t max_states,
                         int stop_on_win, int order) {
@@ -1017,11 +1020,12 @@ static int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, ui
         s->ks = ks;
     }
     if (!s->nblk && grow_arena(s)) return FC_ENOMEM;
-    if (s->tsize > TABLE_KEEP || !s->tsize) {
+    uint64_t first = s->order == FC_ORDER_BEST ? TABLE_FIRST_BEST : TABLE_FIRST;
+    if (s->tsize != first) {
         free(s->table);
         s->table = NULL;
         s->tsize = 0;
-        if (build_table(s, TABLE_FIRST)) return FC_ENOMEM;
+        if (build_table(s, first)) return FC_ENOMEM;
     } else {
         memset(s->table, 0, s->tsize * sizeof *s->table);
     }
@@ -1484,15 +1488,16 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
     int f = c->cells - popc64(k->cells);
     if (f < 0) f = 0;
     int ne = popc64(allempty);
-    int cards[14];
-    for (int t = 0; t <= ch; t++) cards[t] = w_chain_card(c, w, t);
+    int cards[14], have = 0, xr = isred(x);
     if (!all) empty &= -empty;   /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
     for (int j = 0; j < 8; j++) {
         if (j == i) continue;
         int kmin, kmax;
         if (top[j] >= 0) {
+            /* the card t below the top is of rank(x) + t and, the chain alternating, of x's colour
+               exactly when t is even */
             int t = rank0(top[j]) - 1 - rank0(x);
-            if (t < 1 || t > ch || isred(cards[t]) == isred(top[j])) continue;
+            if (t < 1 || t > ch || (xr ^ (t & 1)) == isred(top[j])) continue;
             if (t + 1 > ((f + 1) << ne)) continue;
             kmin = kmax = t + 1;
         } else {
@@ -1504,6 +1509,10 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
             if (prune && L == 1 && kmax == ch + 1) kmax--;   /* not the whole column */
             if (c->pflags & FC_PRUNE_LONGEST) kmin = kmax;
             if (kmax < 2) continue;
+        }
+        if (!have) {   /* the chain's cards, read once the first move is found */
+            for (int t = 0; t <= ch; t++) cards[t] = w_chain_card(c, w, t);
+            have = 1;
         }
         for (int kk = kmin; kk <= kmax; kk++) {
             fkey_t b = *k;
@@ -1654,7 +1663,9 @@ static void canon_perm(const fkey_t *k, int *perm) {
 static int score(const ctx_t *c, const fkey_t *k, const int *w) {
     int h[4], home = 0, blocked = 0, buried = 0, nonempty = 0, unseq = 0, hmin = 13, hmax = 0;
     int L[8], ch[8], rb[8], n[8];
+    int8_t at[52];           /* at[x]: the column whose bottom card is x, -1 when none */
     uint32_t ww[8];
+    memset(at, -1, sizeof at);
     for (int s = 0; s < 4; s++) {
         h[s] = (int)(k->w[s] >> 28); home += h[s];
         if (h[s] < hmin) hmin = h[s];
@@ -1675,6 +1686,7 @@ static int score(const ctx_t *c, const fkey_t *k, const int *w) {
         int cb = b - 1 - mn;                 /* chain cards (ranks b-1 down to b-chn) above rank mn */
         blocked += cb < 0 ? 0 : (cb < chn ? cb : chn);
         L[i] = l; ch[i] = chn; rb[i] = b; n[i] = l + chn;
+        at[c0] = (int8_t)i;
         nonempty++;
         unseq += l - 1;
     }
@@ -1682,12 +1694,16 @@ static int score(const ctx_t *c, const fkey_t *k, const int *w) {
         if (h[s] >= 13) continue;
         int x = h[s] * 4 + s, r = h[s];
         if ((k->cells >> x) & 1) continue;
+        /* x is in exactly one column: still in the base of its start column (whose bottom card is that
+           column's), the one-card base of a column, or a chain card */
+        if (c->ocol[x] != 0xFF) {
+            int i = at[c->orig[c->ocol[x]][0]];
+            if (i >= 0 && L[i] >= 2 && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; continue; }
+        }
+        if (at[x] >= 0 && L[at[x]] == 1) { buried += ch[at[x]]; continue; }
         for (int i = 0; i < 8; i++) {
             if (!n[i]) continue;
             uint32_t wi = ww[i];
-            int c0 = (int)(wi & 63);
-            if (L[i] >= 2 && c->ocol[x] == c->colof[c0] && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; break; }
-            if (L[i] == 1 && c0 == x) { buried += ch[i]; break; }
             int lo = rb[i] - ch[i];
             if (r >= lo && r < rb[i] && w_chain_card(c, wi, r - lo) == x) { buried += r - lo; break; }
         }
