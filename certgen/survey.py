@@ -33,6 +33,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+import tempfile
 import time
 
 from solver import packed, search, solve
@@ -44,7 +45,7 @@ from solver.rules import STANDARD, Rules
 from solver.source import load
 from solver.workers import orphan_watch
 
-from . import certificate, checker, replay
+from . import certificate, checker, fastcheck, replay
 
 DEFAULT_CHUNK = 10_000          # deals per task (the issue's 10^4 .. 10^5; smaller for small ranges)
 MIN_CHUNKS = 50                 # a small range is still cut into about this many chunks
@@ -69,7 +70,9 @@ def states_bucket(states):
 
 def certify(n, rules, max_states):
     """The checked certificate bytes of deal ``n`` when its whole reachable set has no won position, else
-    None. The bytes are decoded again and checked by the independent checker before they are returned."""
+    None. The bytes are checked before they are returned: by the fast checker (build/fccheck, the file
+    read as it will be stored) when it is built, else decoded again and checked by certgen/checker.py --
+    both independent of the search core, as `certgen check` uses them."""
     src = load(deal=n)
     res = search.explore(src.position, rules, max_states=max_states)
     try:
@@ -80,7 +83,15 @@ def certify(n, rules, max_states):
     finally:
         res.close()
     data = certificate.encode(cert)
-    ok = checker.check(certificate.decode(data, f"Deal{n}.cert"), jobs=1).ok
+    if fastcheck.binary():
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, f"Deal{n}.cert")
+            with open(path, "wb") as f:
+                f.write(data)
+            fast = fastcheck.check(path)
+        ok = fast.ok and fast.start == packed.pack(src.position) and fast.rules == rules.to_dict()
+    else:
+        ok = checker.check(certificate.decode(data, f"Deal{n}.cert"), jobs=1).ok
     return data if ok else None
 
 
