@@ -1538,6 +1538,14 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
     unsigned allempty = empty;
     if (prune) empty &= -empty;     /* the first empty column only */
     int room = popc64(k->cells) < c->cells;
+    /* for gen_super: bit r of rtop[q] when a column's top card has rank0 r and isred ^ (r & 1) == q. The card
+       t below the top of a chain headed by x (rank0 rx) goes onto a top of rank0 rx + 1 + t and of the other
+       colour than its own, x's colour when t is even: that top's q is isred(x) ^ 1 ^ ((rx + 1) & 1) for
+       every t, so the chain's possible destinations are one run of bits of one mask */
+    uint32_t rtop[2] = {0, 0};
+    if (c->super)
+        for (int j = 0; j < 8; j++)
+            if (top[j] >= 0) rtop[isred(top[j]) ^ (rank0(top[j]) & 1)] |= 1u << rank0(top[j]);
 
     for (int i = 0; i < 8; i++) {
         int x = top[i];
@@ -1556,7 +1564,11 @@ static int gen_mv(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, ui
             out[n] = b; out[n].w[j] = w_push(k->w[j], x); mv[n++] = mvcode(x, j);
         }
         if (room && !(onp && (c->pflags & FC_PRUNE_CELL))) { out[n] = b; out[n].cells |= 1ull << x; mv[n++] = mvcode(x, FC_TO_CELL); }
-        if (c->super && w_chain(pw[i])) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune, 0);
+        if (c->super && w_chain(pw[i])) {
+            int ch = w_chain(pw[i]), rx = rank0(x);
+            uint32_t want = (((1u << ch) - 1) << (rx + 2)) & rtop[isred(x) ^ 1 ^ ((rx + 1) & 1)];
+            if (want || empty) n = gen_super(c, k, i, top, empty, allempty, out, mv, n, prune, 0);
+        }
         for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }
     int n1 = n;
