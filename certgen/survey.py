@@ -2,7 +2,12 @@
 
 Every deal of A..B (1..8,589,934,591) is classified as solver/survey.py does (winnable: a line found and
 replay-checked; unwinnable: the whole reachable set enumerated without a win; unknown: a limit stopped
-it), chunk by chunk, and the survey directory keeps what matters:
+it), chunk by chunk. The first pass solves the deals in C batches (solver.search.solve_deals: dealt in C,
+the solver's memory kept from deal to deal, the same search and line as `solve`), and each line is
+replayed to a won position by the independent checker's own dealer and rules (certgen.replay, the library
+mode of checker/fccheck.c) before the deal counts as winnable; a deal the solver does not win goes
+through :func:`classify` (the enumeration, then the certificate). The survey directory keeps what
+matters:
 
     DIR/survey.json            the settings (a rerun with other settings is refused) and the first command
     DIR/chunks/A-B.json        one journal record per finished chunk (written atomically): counts, the
@@ -53,6 +58,7 @@ BATCH = 1000                    # deals per C call of the first pass (solver.sea
 SECOND_FACTOR = 10              # the second pass: this many times the first state limit
 # searched_states: the positions the solver stored for its answer (405,246 for #11982), not the size of the
 # reachable set (84,767: that is the certificate's count, `certgen info`)
+# seconds: the deal's processor time in the C batch (a deal the batch does not win: the wall time of classify)
 ROW_FIELDS = ("deal", "verdict", "searched_states", "length", "seconds")
 IDENTITY = ("first", "last", "chunk", "rules", "max_states", "second_max_states", "rows")
 
