@@ -13,7 +13,8 @@ by default the streaming survey of issue 12, `python -m certgen survey A-B --dir
 in-memory `python -m solver survey A-B --jobs J --out CSV` instead (default --jobs 1). The script prints
 both wall times and CPU times (on a machine shared with other jobs the CPU times are the steadier
 figure), the ratios (ours / Freecell Solver) and every deal on which the verdicts differ (solved =
-winnable, "Unsolved" = unwinnable, "Intractable" = unknown). `--json` prints one object instead.
+winnable, "Unsolved" = unwinnable, "Intractable" = unknown). `--json` prints one object instead (with the
+unwinnable and unknown deals of each side).
 For one core each on a shared machine: `nice -n 5 python scripts/compare_fcsolve.py 1 32000`.
 
 `--states [--cells K]` compares the searches instead, deal by deal: Freecell Solver's "states checked"
@@ -111,6 +112,11 @@ def counts(verdicts):
     return c
 
 
+def which(verdicts, verdict):
+    """The deals with that verdict, in order."""
+    return sorted(d for d, v in verdicts.items() if v == verdict)
+
+
 def words(c, names):
     return ", ".join(f"{c[k]:,} {names[k]}" for k in ("winnable", "unwinnable", "unknown"))
 
@@ -193,9 +199,11 @@ def main(argv=None):
     if args.json:
         print(json.dumps({"first": a, "last": b, "freecell_solver": {"command": f"{FCS} {a} {b} 1 {' '.join(PRESET)}",
                                                                       "seconds": round(fsec, 3), "cpu_seconds": round(CPU["fcs"], 3),
-                                                                      "counts": fc},
+                                                                      "counts": fc, "unsolved": which(fv, "unwinnable"),
+                                                                      "intractable": which(fv, "unknown")},
                           "ours": {"command": shown, "seconds": round(osec, 3), "cpu_seconds": round(CPU["ours"], 3),
-                                   "counts": oc},
+                                   "counts": oc, "unwinnable": which(ov, "unwinnable"),
+                                   "unknown": which(ov, "unknown")},
                           "ratio": round(osec / fsec, 3), "cpu_ratio": round(CPU["ours"] / max(CPU["fcs"], 1e-9), 3),
                           "differ": [list(x) for x in diff]}))
         return 1 if diff else 0

@@ -382,7 +382,7 @@ def deal(n):
     """The start Position of deal ``n`` as the C core deals it (fc_deal; solver.deals.ms_deal is the
     Python twin, and the tests hold them equal)."""
     p = ffi.new("fc_pos *")
-    if isinstance(n, bool) or not isinstance(n, int) or lib.fc_deal(n if n > 0 else 0, p):
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8589934591 or lib.fc_deal(n, p):
         raise FreecellError(f"deal must be a whole number from 1 to 8589934591, got {n!r}")
     return pos_from_c(p)
 
