@@ -58,6 +58,7 @@ class FastResult:
     read_seconds: float      # reading: checksum, header, inflation, order of the records
     check_seconds: float     # each record parsed, the three fence conditions (wall time)
     check_cpu_seconds: float  # the same in processor time (less sensitive to a busy machine)
+    held_bytes: int          # memory the checker held for the records (front-coded blocks; about 11-15 a position)
 
 
 def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastResult:
@@ -81,7 +82,7 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
                      successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
                      source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
                      read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
-                     check_cpu_seconds=obj["check_cpu_seconds"])
+                     check_cpu_seconds=obj["check_cpu_seconds"], held_bytes=obj["held_bytes"])
     certificate.check_source(res.source, lambda why: FreecellError(f"{path}: {why}"))
     if "code" in res.source and res.failure != "start-mismatch":
         try:

@@ -21,9 +21,14 @@ In one run it measures
      process, and its check alone in wall and processor time) and the Python reference
      (certgen/checker.py: reading the file, and the check), positions/s of both and the ratio; the same
      verdict is required (--no-checkers skips this part, ~30 s).
-  8. with --coq, the certificate of deal 11982 checked by the independent Python checker and by Coq
+  8. with --fccheck, the fast checker alone on #11982's certificate and deal 1474422072's (2,951,466
+     positions; built here with `certgen build`, about a minute, unless --fccheck-cert gives certificates):
+     bytes a position held for the records (its own count; target <= 16) and peak RSS a position, its check
+     in positions/s of processor and wall time (target >= 1 M/s), best of 3 processes, with the load
+     average; --fccheck-other EXE runs another build of it alike (before and after in one run),
+  9. with --coq, the certificate of deal 11982 checked by the independent Python checker and by Coq
      (certgen/coq.py: render, then coqc; wall time and peak memory), and the ratio of the two,
-  9. with --play, the play page: first paint in headless Chromium and the hint times over deals of
+ 10. with --play, the play page: first paint in headless Chromium and the hint times over deals of
      1..32000 (scripts/bench_play.py; its options --hint-step, --hint-full, --difficulty pass through).
 Plain text by default, one JSON object with --json.
 """
@@ -259,6 +264,66 @@ def bench_checkers():
     return row
 
 
+FCCHECK_DEALS = (11982, 1474422072)      # 84,767 and 2,951,466 positions
+FCCHECK_HELD_TARGET = 16                 # bytes a position held for the records
+FCCHECK_RATE_TARGET = 1_000_000          # positions a second, processor time
+
+
+def _fccheck_run(exe, path):
+    """One process of `exe --json path`: its JSON and the peak RSS (KiB; None without /usr/bin/time)."""
+    cmd = [exe, "--json", path]
+    timed = os.path.exists("/usr/bin/time")
+    if timed:
+        cmd = ["/usr/bin/time", "-f", "maxrss_kib %M"] + cmd
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if p.returncode not in (0, 1):
+        raise RuntimeError((p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[0])
+    rss = re.search(r"maxrss_kib (\d+)", p.stderr) if timed else None
+    return json.loads(p.stdout.strip().splitlines()[-1]), wall, int(rss.group(1)) if rss else None
+
+
+def bench_fccheck(certs=(), other=None, runs=3):
+    """The fast checker (and `other`, another build of it) on each certificate, each run its own process,
+    the run of least processor time kept."""
+    from certgen import fastcheck
+    exes = [e for e in (fastcheck.binary(), other) if e]
+    if not exes:
+        return {"available": False, "why": fastcheck.why_not()}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = list(certs)
+        for deal in FCCHECK_DEALS if not certs else ():
+            path = os.path.join(tmp, f"D{deal}.cert")
+            p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", str(deal), "--out", path,
+                                "--max-states", "5000000", "--no-progress"], cwd=ROOT, capture_output=True, text=True)
+            if p.returncode != 0:
+                return {"available": False, "why": f"certgen build --deal {deal}: " +
+                        (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]}
+            paths.append(path)
+        load = os.getloadavg()
+        for path in paths:
+            for exe in exes:
+                best = None
+                for _ in range(runs):
+                    obj, wall, rss = _fccheck_run(exe, path)
+                    if best is None or obj["check_cpu_seconds"] < best[0]["check_cpu_seconds"]:
+                        best = (obj, wall, rss)
+                obj, wall, rss = best
+                n = obj["states"]
+                held = obj.get("held_bytes")   # None: a build before the compact records
+                rows.append({"certificate": os.path.basename(path), "bytes": os.path.getsize(path), "exe": exe,
+                             "states": n, "valid": obj["valid"], "process_wall": wall,
+                             "read_seconds": obj["read_seconds"], "check_seconds": obj["check_seconds"],
+                             "check_cpu_seconds": obj["check_cpu_seconds"],
+                             "cpu_states_per_s": n / obj["check_cpu_seconds"] if obj["check_cpu_seconds"] else None,
+                             "wall_states_per_s": n / wall,
+                             "held_bytes_per_state": held / n if held is not None and n else None,
+                             "max_rss_bytes_per_state": rss * 1024 / n if rss and n else None, "max_rss_kib": rss})
+    return {"available": True, "load": load, "runs": runs, "rows": rows}
+
+
 def bench_coq():
     """The Python checker and the Coq check (render + coqc) on the same certificate of deal 11982."""
     import tempfile
@@ -304,6 +369,12 @@ def main(argv=None):
                     help="--store and also at 100,000,000 positions (~2.3 GB of memory, minutes)")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
+    ap.add_argument("--fccheck", action="store_true",
+                    help="also the fast checker alone: bytes a position and positions/s on #11982 and deal "
+                         "1474422072 (builds its certificate, ~1 min)")
+    ap.add_argument("--fccheck-cert", action="append", default=[], metavar="CERT",
+                    help="with --fccheck: this certificate instead of building the two (may be repeated)")
+    ap.add_argument("--fccheck-other", metavar="EXE", help="with --fccheck: another build of fccheck, run alike")
     ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
     ap.add_argument("--play", action="store_true", help="also the play page (scripts/bench_play.py)")
     import bench_play
@@ -325,6 +396,8 @@ def main(argv=None):
         res["store"] = bench_store(args.store_big)
     if not args.no_checkers:
         res["checkers"] = bench_checkers()
+    if args.fccheck:
+        res["fccheck"] = bench_fccheck(args.fccheck_cert, args.fccheck_other)
     if args.coq:
         res["coq"] = bench_coq()
     if args.play:
@@ -392,6 +465,25 @@ def main(argv=None):
         if f["available"]:
             print(f"    same verdict: {'yes' if k['same_verdict'] else 'NO'} ({p['message'][:40]}…); fast / Python = "
                   f"{k['ratio']:,.0f}x")
+    if "fccheck" in res:
+        fc = res["fccheck"]
+        if not fc["available"]:
+            print(f"  fast checker alone: not run: {fc['why']}")
+        else:
+            print(f"  fast checker alone (best of {fc['runs']} processes; load average "
+                  f"{' '.join(f'{x:.2f}' for x in fc['load'])}):")
+            for b in fc["rows"]:
+                held = (f"{b['held_bytes_per_state']:.1f} B/position held "
+                        f"({'ok' if b['held_bytes_per_state'] <= FCCHECK_HELD_TARGET else 'MISSED'}), "
+                        if b["held_bytes_per_state"] is not None else "")
+                rss = f"peak RSS {b['max_rss_kib'] / 1024:.1f} MiB = {b['max_rss_bytes_per_state']:.1f} B/position, " \
+                    if b["max_rss_kib"] else ""
+                rate = b["cpu_states_per_s"] or 0
+                print(f"    {b['exe']} on {b['certificate']} ({b['states']:,} positions, {b['bytes']:,} bytes, "
+                      f"{'valid' if b['valid'] else 'INVALID'}): {held}{rss}read {b['read_seconds']:.2f} s, check "
+                      f"{b['check_cpu_seconds']:.2f} s processor = {rate / 1e6:.2f} M/s "
+                      f"({'ok' if rate >= FCCHECK_RATE_TARGET else 'MISSED'}), {b['check_seconds']:.2f} s wall; "
+                      f"whole process {b['process_wall']:.2f} s = {b['wall_states_per_s'] / 1e6:.2f} M/s")
     if "coq" in res:
         q = res["coq"]
         if not q["available"]:

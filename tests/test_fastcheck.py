@@ -20,6 +20,7 @@ from solver.errors import FreecellError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = fastcheck.binary()
+P64 = fastcheck.P64
 pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
 
 
@@ -266,6 +267,65 @@ def test_boards_and_deal_codes(tmp_path, small_certs):
     res, ref = fast(tmp_path, away), checker.check(away)
     assert not res.ok and res.failure == ref.failure == "start" and res.message == one_line(ref)
     assert res.message.startswith("invalid for the board y (start position ")
+
+
+# -- the records held compactly: block boundaries, bytes a position -------------------------------------
+
+def _block_size():
+    """BLOCK in checker/fccheck.c: records a block (one head, the others front-coded)."""
+    with open(os.path.join(ROOT, "checker", "fccheck.c")) as f:
+        return int(next(line.split()[2] for line in f if line.startswith("#define BLOCK ")))
+
+
+BLOCK = _block_size()
+
+
+def dead_positions(n, seed):
+    """n distinct positions without a move under 0 free cells: eight red tops (the tens to the kings of
+    diamonds and hearts) that take no card and go nowhere, no empty column, nothing home; the 44 other
+    cards dealt at random under them. Any set of them is closed under the moves: a valid certificate of
+    exactly n records."""
+    rng = random.Random(seed)
+    tops = [spec.Card(rank, suit) for rank in (13, 12, 11, 10) for suit in (1, 2)]
+    rest = [spec.Card(rank, suit) for suit in range(4) for rank in range(1, 14) if spec.Card(rank, suit) not in tops]
+    out = set()
+    while len(out) < n:
+        rng.shuffle(rest)
+        cuts = sorted(rng.sample(range(45), 7))
+        piles = [rest[a:b] for a, b in zip([0] + cuts, cuts + [44])]
+        s = spec.State(tuple((top,) + tuple(pile) for top, pile in zip(tops, piles)), (), (0, 0, 0, 0))
+        assert spec.moves(spec.Rules(cells=0), s) == [] and not spec.won(s)
+        out.add(p64(s))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, 2 * BLOCK + 1])
+def test_block_boundaries_agree_with_python(tmp_path, n):
+    """Certificates of 1, a block, a block and one more records...: each record found wherever it lies in
+    its block (the start at a block's head, its last record, the certificate's last), and a start left
+    out of the set found missing, with the reference checker's lines."""
+    recs = dead_positions(n + 1, seed=n)
+    rules = {"cells": 0, "foundation_return": False}
+    places = sorted({k for k in (0, 1, BLOCK - 1, BLOCK, BLOCK + 1, n - 1) if 0 <= k < n})
+    for k in places:
+        cert = certificate.Certificate({"kind": "board", "name": "dead"}, rules, recs[k], recs[:n], {})
+        res, ref = fast(tmp_path, cert), checker.check(cert)
+        assert res.ok and ref.ok and res.message == ref.message
+        assert f": {n:,} state{'' if n == 1 else 's'}; " in res.message
+    others = [recs[n]] + [recs[k] for k in places]  # one record beyond, and each place left out in turn
+    for k, start in enumerate(others):
+        rest = recs[:n] if k == 0 else [r for r in recs[:n] if r != start] + [recs[n]]
+        cert = certificate.Certificate({"kind": "board", "name": "dead"}, rules, start, sorted(rest), {})
+        res, ref = fast(tmp_path, cert), checker.check(cert)
+        assert not res.ok and res.failure == ref.failure == "start" and res.message == one_line(ref)
+
+
+def test_records_are_held_in_at_most_16_bytes_a_position(tmp_path, cert11982):
+    """The 84,767 records of #11982 (64 bytes each in the file's body) held front-coded: 1,240,797 bytes
+    with blocks of 32 (14.6 a position; the heads 2.25 of them)."""
+    res = fast(tmp_path, cert11982)
+    assert res.ok and res.held_bytes <= 16 * res.states
+    assert res.held_bytes >= res.states * (P64 + 8) // BLOCK  # the heads and their places, at least
 
 
 # -- damaged files: exit 2, one line ---------------------------------------------------------------------
