@@ -14,7 +14,7 @@ import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, jobs_arg, memory_words, progress_of,
+from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, jobs_arg, memory_words, progress_of,
                             rules_of, run, source_of, whole_arg, writing)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
@@ -35,7 +35,12 @@ def say(text=""):
 def cmd_build(args):
     src = source_of(args)
     with writing(args.out):
-        b = prove.build(src, rules_of(args, src), args.out, args.max_states, progress_of(args))
+        rules = rules_of(args, src)
+        if args.memory is None and args.tmp is not None:
+            raise FreecellError("--tmp goes with --memory (the disk search's files)")
+        if args.memory is not None and rules.hand:
+            raise FreecellError("--memory: the disk search does not take --hand")
+        b = prove.build(src, rules, args.out, args.max_states, progress_of(args), args.memory, args.tmp)
     say(b.summary)
     say(prove.built_words(b))
     return 0 if b.cert is not None else 1
@@ -203,6 +208,7 @@ def build_parser():
     b = add_command(sub, "build", cmd_build, "explore and write a certificate", **start)
     b.add_argument("--out", metavar="CERT", required=True,
                    help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
+    add_disk_args(b, "the certificate's folder")
 
     c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "
                     "else the Python transliteration of the spec")

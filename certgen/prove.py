@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from solver import report, search, spec
-from solver.atomic import check_not_input
+from solver.atomic import check_not_input, temp_folder_for
+from solver.disksearch import explore_within
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
@@ -53,14 +54,21 @@ class Built:
 
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
-          progress: bool = False) -> Built:
+          progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None) -> Built:
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
-    unwinnable."""
+    unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit
+    (solver/disksearch.py; its files in ``tmp``, by default next to the certificate) and has no default
+    limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
-    max_states = max_states or search.EXPLORE_LIMIT
     with _timed(phases, "search"):
-        result = search.explore(source.position, rules, max_states=max_states, progress=progress)
+        if memory is None:
+            max_states = max_states or search.EXPLORE_LIMIT
+            result = search.explore(source.position, rules, max_states=max_states, progress=progress)
+        else:
+            max_states = max_states or certificate.MAX_STATES
+            tmp = temp_folder_for(out_path) if tmp is None else tmp
+            result = explore_within(source.position, rules, memory, tmp, max_states, progress)
     try:
         verdict, line = judge(source.position, result, rules)
         summary = report.explore_summary(source.name, verdict, result, rules, max_states,
