@@ -268,6 +268,49 @@ def bench_ddd(memory=DDD_MEMORY):
     return rows
 
 
+DDD_BIG = (24795893, 1 << 30, 100_000_000)    # deal, --memory (bytes), cut off at this many positions
+_DDD_BIG_CHILD = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from solver import deals, disksearch, search
+from solver.rules import STANDARD
+deal, memory, cap, step = (int(a) for a in sys.argv[2:6])
+s = disksearch.DiskSearch(deals.ms_deal(deal), STANDARD, memory, sys.argv[6], cap)
+t0, marks, mark, peak = time.perf_counter(), [], step, 0
+try:
+    while True:
+        status = search.lib.fc_ddd_run(s._d, 8192)
+        x = s.stats()
+        while x.states >= mark:
+            marks.append({"states": mark, "seconds": time.perf_counter() - t0, "layer": x.layer, "disk": x.disk})
+            mark += step
+        if status != 0:
+            break
+    print(json.dumps({"status": status, "states": x.states, "layers": x.layer + 1, "runs": x.runs,
+                      "disk_peak": x.disk_peak, "seconds": time.perf_counter() - t0, "marks": marks}))
+finally:
+    s.close()
+"""
+
+
+def bench_ddd_big(deal=DDD_BIG[0], memory=DDD_BIG[1], cap=DDD_BIG[2], step=10_000_000):
+    """The disk search alone (no in-memory attempt) on a deal too big to finish, cut off at `cap` positions:
+    the time at every `step` positions (the rate falls as the visited files every layer is merged against
+    grow), disk at most, peak RSS; one process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out, rss, wall, code = _child(["-c", _DDD_BIG_CHILD, ROOT, str(deal), str(memory), str(cap), str(step), tmp])
+        if code != 0:
+            return {"error": f"exit {code}"}
+        row = json.loads(out.strip().splitlines()[-1])
+    row.update(deal=deal, memory=memory, cap=cap, max_rss_bytes=rss, wall=wall, load=os.getloadavg(),
+               disk_peak_per_state=row["disk_peak"] / row["states"])
+    prev = {"states": 0, "seconds": 0.0}
+    for m in row["marks"]:
+        m["rate"] = (m["states"] - prev["states"]) / (m["seconds"] - prev["seconds"])   # positions/s of this step
+        prev = m
+    return row
+
+
 def bench_checkers():
     """Both certificate checkers on one certificate file of deal 11982, in one run."""
     import tempfile
@@ -356,6 +399,10 @@ def main(argv=None):
                     help=f"also the enumeration on disk (--memory {DDD_MEMORY}) against the in-memory one on deal "
                          f"{DDD_DEAL} (2,951,466 positions): explore and certgen build, each way (~1 min)")
     ap.add_argument("--ddd-only", action="store_true", help="only the --ddd part")
+    ap.add_argument("--ddd-big", action="store_true",
+                    help=f"only the disk search on deal {DDD_BIG[0]} with a {DDD_BIG[1] >> 20} MiB buffer, cut off at "
+                         f"{DDD_BIG[2]:,} positions: the rate every 10,000,000 (several minutes, ~1.1 GB of memory, "
+                         f"~3 GB of disk)")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
@@ -364,6 +411,10 @@ def main(argv=None):
     bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
 
+    if args.ddd_big:
+        res = bench_ddd_big()
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd_big(res)
+        return 0
     if args.ddd_only:
         res = {"ddd": bench_ddd()}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd(res["ddd"])
@@ -488,6 +539,20 @@ def report_ddd(d):
         print(f"    disk / memory: {d['disk']['seconds'] / d['memory']['seconds']:.1f}x the time, "
               f"{d['disk']['max_rss_bytes'] / d['memory']['max_rss_bytes']:.2f}x the peak RSS; same certificate "
               f"body: {'yes' if d['same_body'] else 'NO'}; files left: {d['left_in_tmp'] or 'none'}")
+
+
+
+def report_ddd_big(r):
+    if "error" in r:
+        print(f"  disk search on deal {r['deal']}: {r['error']}")
+        return
+    print(f"  disk search, deal {r['deal']}, buffer {r['memory'] >> 20} MiB, cut off at {r['cap']:,} (load "
+          f"{r['load'][0]:.1f}): {r['states']:,} positions in {r['seconds']:.0f} s, {r['layers']} layers, "
+          f"{r['runs']} runs, disk at most {r['disk_peak'] / 2 ** 30:.2f} GiB ({r['disk_peak_per_state']:.1f} "
+          f"B/position), peak RSS {(r['max_rss_bytes'] or 0) / 2 ** 20:,.0f} MiB")
+    for m in r["marks"]:
+        print(f"    {m['states']:>13,} positions at {m['seconds']:7.1f} s (layer {m['layer']}): "
+              f"{m['rate'] / 1e6:.2f} M/s over the last step")
 
 
 if __name__ == "__main__":
