@@ -2479,7 +2479,7 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     if (!d) { *err = FC_ENOMEM; return NULL; }
     if (ctx_init(&d->c, start, r)) { free(d); *err = FC_EBADPOS; return NULL; }
     strcpy(d->dir, dir);
-    d->mem = mem < 65536 ? 65536 : mem;
+    d->mem = mem < 4096 ? 4096 : mem;
     d->max_states = max_states;
     d->stop_on_win = stop_on_win != 0;
     d->cap = d->mem / sizeof(ckey_t);

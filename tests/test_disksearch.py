@@ -16,20 +16,25 @@ from solver.rules import STANDARD, Rules
 
 from conftest import _one_line_error
 
-SMALL = 1 << 16             # the smallest buffer: 4,096 keys, so a wide layer is many runs
+SMALL = 1 << 16             # the smallest --memory: 4,096 keys, so a wide layer is many runs
+TINY = 1 << 12              # the C core's smallest buffer: 256 keys, so #11982's widest layers give more than
+                            # 32 runs (merged 32 at a time first), and so do the P64-order runs of the certificate
 
 
 def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
     """#11982 with a 64 KB buffer: 84,767 positions in 39 layers (more than DDD_MAXF = 32, so the oldest
-    layers are merged into one file on the way), 100 runs; the certificate's bytes are those of the in-memory
-    build's (same header info), for two rule sets."""
-    for deal, rules, states, layers in ((11982, STANDARD, 84767, 39), (11982, Rules(cells=1), 83, 7)):
+    layers are merged into one file on the way), 100 runs; with a 4 KB buffer 1,259 runs, more than 32 in
+    a layer (merged in passes); the certificate's bytes are those of the in-memory build's (same header
+    info), for two rule sets and both buffers."""
+    for deal, rules, buffer, states, layers, runs in ((11982, STANDARD, SMALL, 84767, 39, 100),
+                                                     (11982, STANDARD, TINY, 84767, 39, 1259),
+                                                     (11982, Rules(cells=1), SMALL, 83, 7, 7)):
         pos = deals.ms_deal(deal)
-        r = disksearch.explore_disk(pos, rules, SMALL, tmp=str(tmp_path))
+        r = disksearch.explore_disk(pos, rules, buffer, tmp=str(tmp_path))
         folder = r.search.dir
         assert os.path.dirname(folder) == str(tmp_path) and os.listdir(folder)
         assert (r.status, r.complete, r.states, r.layers, r.won) == ("done", True, states, layers, False)
-        assert r.runs >= r.layers and r.disk_peak >= 16 * states
+        assert r.runs == runs and r.disk_peak >= 16 * states
         assert judge(pos, r, rules) == ("unwinnable", None)
         info = {"max_home": r.max_home}
         disk = tmp_path / "disk.cert"
@@ -41,16 +46,7 @@ def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
         mem = tmp_path / "mem.cert"
         certificate.write_search(str(mem), {"kind": "ms", "deal": deal}, rules.to_dict(), pos, m.search, info)
         assert disk.read_bytes() == mem.read_bytes()
-    assert r.runs == 7 and sorted(os.listdir(tmp_path)) == ["disk.cert", "mem.cert"]
-
-
-def test_the_runs_of_a_wide_layer_are_merged_in_passes(tmp_path):
-    """deal 11982 with --memory 64K: the widest layers give more than 32 runs (merged 32 at a time first)."""
-    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path))
-    try:
-        assert r.states == 84767 and r.runs == 100
-    finally:
-        r.close()
+    assert sorted(os.listdir(tmp_path)) == ["disk.cert", "mem.cert"]
 
 
 def _nearly_won():
