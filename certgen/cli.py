@@ -35,15 +35,21 @@ def say(text=""):
 def cmd_build(args):
     src = source_of(args)
     with writing(args.out):
-        rules = rules_of(args, src)
-        if args.memory is None and args.tmp is not None:
-            raise FreecellError("--tmp goes with --memory (the disk search's files)")
-        if args.memory is not None and rules.hand:
-            raise FreecellError("--memory: the disk search does not take --hand")
+        rules = _disk_rules(args, src)
         b = prove.build(src, rules, args.out, args.max_states, progress_of(args), args.memory, args.tmp)
     say(b.summary)
     say(prove.built_words(b))
     return 0 if b.cert is not None else 1
+
+
+def _disk_rules(args, src):
+    """The rules of the flags, --memory and --tmp checked."""
+    rules = rules_of(args, src)
+    if args.memory is None and args.tmp is not None:
+        raise FreecellError("--tmp goes with --memory (the disk search's files)")
+    if args.memory is not None and rules.hand:
+        raise FreecellError("--memory: the disk search does not take --hand")
+    return rules
 
 
 def cmd_check(args):
@@ -116,8 +122,9 @@ def cmd_prove(args):
         args.dir = args.from_survey
         return cmd_prove_survey(args)
     src = source_of(args)
-    return prove.prove(src, rules_of(args, src), args.out_dir, args.lean_dir, args.max_states, progress_of(args),
-                       say)
+    rules = _disk_rules(args, src)
+    return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
+                       args.memory, args.tmp)
 
 
 def cmd_prove_known(args):
@@ -237,6 +244,7 @@ def build_parser():
 
     pr = add_command(sub, "prove", cmd_prove, "explore, certificate, Python check, render, lake build", **start)
     _dirs(pr)
+    add_disk_args(pr, "the certificate's folder")
     pr.add_argument("--from-survey", metavar="DIR", default=None,
                     help="instead of one position: every certificate of a survey directory (= prove-survey DIR)")
     k = add_command(sub, "prove-known", cmd_prove_known, "prove every known unsolvable deal of 1..1,000,000",

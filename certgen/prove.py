@@ -107,14 +107,15 @@ class Prepared:
 
 
 def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
-            progress: bool = False, say: Callable = print) -> Prepared:
+            progress: bool = False, say: Callable = print, memory: Optional[int] = None,
+            tmp: Optional[str] = None) -> Prepared:
     """Explore, write the certificate, read it back, check it (the Python transliteration of the spec),
     render the module and the standalone file. Everything is named after ``source.stem(rules)``."""
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions")
-    b = build(source, rules, p.cert_path, max_states, progress)
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp)
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
@@ -195,18 +196,18 @@ def prove_win_command(source: Source, rules: Rules) -> str:
 
 
 def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
-          progress: bool = False, say: Callable = print) -> int:
+          progress: bool = False, say: Callable = print, memory: Optional[int] = None, tmp: Optional[str] = None) -> int:
     """The whole pipeline for one start: explore, certificate, Python check, render, lake build. First the
     solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
     prove, and prove says so in one line with the prove-win command, exit status WINNABLE (no enumeration
-    of a set that may need gigabytes)."""
+    of a set that may need gigabytes). ``memory``/``tmp``: the enumeration past memory (see build)."""
     first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
     if first.verdict == "winnable":
         say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card moves, "
             f"replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
             f"{prove_win_command(source, rules)}")
         return WINNABLE
-    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say)
+    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp)
     if p.module is None:
         return 1
     return finish([p.module], [p.theorem], lean_dir, say)
