@@ -276,18 +276,20 @@ from solver import deals, disksearch, search
 from solver.rules import STANDARD
 deal, memory, cap, step = (int(a) for a in sys.argv[2:6])
 s = disksearch.DiskSearch(deals.ms_deal(deal), STANDARD, memory, sys.argv[6], cap)
-t0, marks, mark, peak = time.perf_counter(), [], step, 0
+t0, c0, marks, mark = time.perf_counter(), time.process_time(), [], step
 try:
     while True:
         status = search.lib.fc_ddd_run(s._d, 8192)
         x = s.stats()
         while x.states >= mark:
-            marks.append({"states": mark, "seconds": time.perf_counter() - t0, "layer": x.layer, "disk": x.disk})
+            marks.append({"states": mark, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                          "layer": x.layer, "disk": x.disk})
             mark += step
         if status != 0:
             break
     print(json.dumps({"status": status, "states": x.states, "layers": x.layer + 1, "runs": x.runs,
-                      "disk_peak": x.disk_peak, "seconds": time.perf_counter() - t0, "marks": marks}))
+                      "disk_peak": x.disk_peak, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                      "marks": marks}))
 finally:
     s.close()
 """
@@ -304,9 +306,10 @@ def bench_ddd_big(deal=DDD_BIG[0], memory=DDD_BIG[1], cap=DDD_BIG[2], step=10_00
         row = json.loads(out.strip().splitlines()[-1])
     row.update(deal=deal, memory=memory, cap=cap, max_rss_bytes=rss, wall=wall, load=os.getloadavg(),
                disk_peak_per_state=row["disk_peak"] / row["states"])
-    prev = {"states": 0, "seconds": 0.0}
-    for m in row["marks"]:
-        m["rate"] = (m["states"] - prev["states"]) / (m["seconds"] - prev["seconds"])   # positions/s of this step
+    prev = {"states": 0, "seconds": 0.0, "cpu": 0.0}
+    for m in row["marks"]:      # positions a second of this step: wall, and processor time (the machine is shared)
+        m["rate"] = (m["states"] - prev["states"]) / (m["seconds"] - prev["seconds"])
+        m["cpu_rate"] = (m["states"] - prev["states"]) / max(1e-9, m["cpu"] - prev["cpu"])
         prev = m
     return row
 
@@ -544,15 +547,16 @@ def report_ddd(d):
 
 def report_ddd_big(r):
     if "error" in r:
-        print(f"  disk search on deal {r['deal']}: {r['error']}")
+        print(f"  disk search: {r['error']}")
         return
     print(f"  disk search, deal {r['deal']}, buffer {r['memory'] >> 20} MiB, cut off at {r['cap']:,} (load "
           f"{r['load'][0]:.1f}): {r['states']:,} positions in {r['seconds']:.0f} s, {r['layers']} layers, "
+          f"({r['cpu']:.0f} s of processor), "
           f"{r['runs']} runs, disk at most {r['disk_peak'] / 2 ** 30:.2f} GiB ({r['disk_peak_per_state']:.1f} "
           f"B/position), peak RSS {(r['max_rss_bytes'] or 0) / 2 ** 20:,.0f} MiB")
     for m in r["marks"]:
         print(f"    {m['states']:>13,} positions at {m['seconds']:7.1f} s (layer {m['layer']}): "
-              f"{m['rate'] / 1e6:.2f} M/s over the last step")
+              f"{m['rate'] / 1e6:.2f} M/s over the last step ({m['cpu_rate'] / 1e6:.2f} M per processor second)")
 
 
 if __name__ == "__main__":
