@@ -14,8 +14,8 @@ import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, jobs_arg, memory_words, progress_of,
-                            rules_of, run, source_of, whole_arg, writing)
+from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
+                            memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
@@ -36,7 +36,8 @@ def cmd_build(args):
     src = source_of(args)
     with writing(args.out):
         rules = _disk_rules(args, src)
-        b = prove.build(src, rules, args.out, args.max_states, progress_of(args), args.memory, args.tmp)
+        b = prove.build(src, rules, args.out, args.max_states, progress_of(args), args.memory, args.tmp,
+                        args.on_disk)
     say(b.summary)
     say(prove.built_words(b))
     return 0 if b.cert is not None else 1
@@ -45,10 +46,7 @@ def cmd_build(args):
 def _disk_rules(args, src):
     """The rules of the flags, --memory and --tmp checked."""
     rules = rules_of(args, src)
-    if args.memory is None and args.tmp is not None:
-        raise FreecellError("--tmp goes with --memory (the disk search's files)")
-    if args.memory is not None and rules.hand:
-        raise FreecellError("--memory: the disk search does not take --hand")
+    check_disk_args(args, rules)
     return rules
 
 
@@ -124,7 +122,7 @@ def cmd_prove(args):
     src = source_of(args)
     rules = _disk_rules(args, src)
     return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
-                       args.memory, args.tmp)
+                       args.memory, args.tmp, args.on_disk)
 
 
 def cmd_prove_known(args):

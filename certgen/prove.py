@@ -54,11 +54,12 @@ class Built:
 
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
-          progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None) -> Built:
+          progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
+          on_disk: bool = False) -> Built:
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
-    unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit
-    (solver/disksearch.py; its files in ``tmp``, by default next to the certificate) and has no default
-    limit on positions besides the certificate's."""
+    unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
+    ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate) and has no
+    default limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
     with _timed(phases, "search"):
@@ -68,7 +69,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
         else:
             max_states = max_states or certificate.MAX_STATES
             tmp = temp_folder_for(out_path) if tmp is None else tmp
-            result = explore_within(source.position, rules, memory, tmp, max_states, progress)
+            result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk)
     try:
         verdict, line = judge(source.position, result, rules)
         summary = report.explore_summary(source.name, verdict, result, rules, max_states,
@@ -108,14 +109,14 @@ class Prepared:
 
 def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
             progress: bool = False, say: Callable = print, memory: Optional[int] = None,
-            tmp: Optional[str] = None) -> Prepared:
+            tmp: Optional[str] = None, on_disk: bool = False) -> Prepared:
     """Explore, write the certificate, read it back, check it (the Python transliteration of the spec),
     render the module and the standalone file. Everything is named after ``source.stem(rules)``."""
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions")
-    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp)
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk)
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
@@ -196,7 +197,8 @@ def prove_win_command(source: Source, rules: Rules) -> str:
 
 
 def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
-          progress: bool = False, say: Callable = print, memory: Optional[int] = None, tmp: Optional[str] = None) -> int:
+          progress: bool = False, say: Callable = print, memory: Optional[int] = None, tmp: Optional[str] = None,
+          on_disk: bool = False) -> int:
     """The whole pipeline for one start: explore, certificate, Python check, render, lake build. First the
     solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
     prove, and prove says so in one line with the prove-win command, exit status WINNABLE (no enumeration
@@ -207,7 +209,7 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states:
             f"replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
             f"{prove_win_command(source, rules)}")
         return WINNABLE
-    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp)
+    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp, on_disk)
     if p.module is None:
         return 1
     return finish([p.module], [p.theorem], lean_dir, say)

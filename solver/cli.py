@@ -8,9 +8,9 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, add_source_args, card_arg, fail, jobs_arg,
-                      max_states_arg, memory_words, progress_of, rules_of, run, source_of, tiers_arg, whole_arg,
-                      writing)
+from .cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, add_source_args, card_arg,
+                      check_disk_args, fail, jobs_arg, max_states_arg, memory_words, progress_of, rules_of, run,
+                      source_of, tiers_arg, whole_arg, writing)
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
@@ -89,19 +89,17 @@ def cmd_explore(args):
     from . import search
     src = source_of(args)
     rules = rules_of(args, src)
+    check_disk_args(args, rules)
     if rules.hand:
-        if args.memory is not None:
-            fail("--memory: the disk search does not take --hand")
         return _explore_hand(args, src, rules)
     if args.memory is None:
-        if args.tmp is not None:
-            fail("--tmp goes with --memory (the disk search's files)")
         max_states = args.max_states or search.EXPLORE_LIMIT
         result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
     else:
         from .disksearch import explore_within
         max_states = args.max_states or MAX_STATES
-        result = explore_within(src.position, rules, args.memory, args.tmp, max_states, progress_of(args))
+        result = explore_within(src.position, rules, args.memory, args.tmp, max_states, progress_of(args),
+                                on_disk=args.on_disk)
     try:
         return _explore_report(args, src, rules, result, max_states)
     finally:

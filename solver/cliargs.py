@@ -178,6 +178,17 @@ def add_disk_args(p, tmp_default="the system's temporary folder"):
                         "sorted files on disk (16 bytes each; no default limit on positions then)")
     g.add_argument("--tmp", metavar="DIR", help=f"where the disk search's files go (default: {tmp_default}); "
                                                 "removed at the end, on an error and on Ctrl-C")
+    g.add_argument("--on-disk", action="store_true",
+                   help="with --memory: go to disk at once, without trying in memory first (for a set known not to "
+                        "fit: the attempt would cost the time of M / 24 positions)")
+
+
+def check_disk_args(args, rules):
+    """--tmp and --on-disk only with --memory; --memory not with --hand (the disk search has no favor)."""
+    if args.memory is None and (args.tmp is not None or args.on_disk):
+        raise FreecellError(f"{'--tmp' if args.tmp is not None else '--on-disk'} goes with --memory (the disk search)")
+    if args.memory is not None and rules.hand:
+        raise FreecellError("--memory: the disk search does not take --hand")
 
 
 def add_command(sub, name, func, help, description=None, source=False, rules=False, counting=False, limit=None,

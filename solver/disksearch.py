@@ -182,10 +182,14 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
         raise
 
 
-def explore_within(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True):
+def explore_within(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True,
+                   on_disk=False):
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
-    it (memory / BYTES_PER_STATE of them), else again from the start on disk (explore_disk). The result
-    (an ExploreResult or a DiskResult) is closed by the caller."""
+    it (memory / BYTES_PER_STATE of them), else again from the start on disk (explore_disk); ``on_disk``:
+    on disk at once (a set known not to fit). The result (an ExploreResult or a DiskResult) is closed by
+    the caller."""
+    if on_disk:
+        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win)
     fits = memory // BYTES_PER_STATE
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)

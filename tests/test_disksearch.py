@@ -136,12 +136,20 @@ def test_tmp_errors_are_one_line_and_leave_nothing(run, tmp_path):
     _one_line_error(run("explore", "--deal", "11982", "--memory", "64K", "--tmp", str(tmp_path / "none")),
                     f"--tmp {tmp_path / 'none'}: no such folder")
     _one_line_error(run("explore", "--deal", "11982", "--tmp", str(tmp_path)),
-                    "--tmp goes with --memory (the disk search's files)")
+                    "--tmp goes with --memory (the disk search)")
     _one_line_error(run("explore", "--deal", "11982", "--memory", "1M", "--hand", "1"),
                     "--memory: the disk search does not take --hand")
     _one_line_error(run("build", "--deal", "11982", "--tmp", str(tmp_path), "--out", str(tmp_path / "x.cert"),
-                        module="certgen"), "--tmp goes with --memory (the disk search's files)")
+                        module="certgen"), "--tmp goes with --memory (the disk search)")
+    _one_line_error(run("explore", "--deal", "11982", "--on-disk"), "--on-disk goes with --memory (the disk search)")
     assert os.listdir(tmp_path) == ["f"]
+
+
+def test_on_disk_skips_the_attempt_in_memory(run):
+    obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--on-disk", "--json").stdout)
+    assert obj["states"] == 84767 and obj["verdict"] == "unwinnable" and obj["disk"]["layers"] == 39
+    obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--json").stdout)
+    assert obj["states"] == 84767 and "disk" not in obj
 
 
 def test_a_file_error_mid_search_stops_it_as_unknown_and_removes_everything(tmp_path):
