@@ -2133,6 +2133,7 @@ int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *op
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
 #define DDD_WKEYS 4096       /* keys per writer buffer (64 KB) */
+#define DDD_MINMEM (SOLVE_MAX_SUCC * 16)   /* the smallest buffer: room for every successor of one position */
 
 static inline int ck_less(const ckey_t *a, const ckey_t *b) {
     return a->hi < b->hi || (a->hi == b->hi && a->lo < b->lo);
@@ -2479,7 +2480,7 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     if (!d) { *err = FC_ENOMEM; return NULL; }
     if (ctx_init(&d->c, start, r)) { free(d); *err = FC_EBADPOS; return NULL; }
     strcpy(d->dir, dir);
-    d->mem = mem < 4096 ? 4096 : mem;
+    d->mem = mem < DDD_MINMEM ? DDD_MINMEM : mem;
     d->max_states = max_states;
     d->stop_on_win = stop_on_win != 0;
     d->cap = d->mem / sizeof(ckey_t);
@@ -2521,7 +2522,7 @@ void fc_ddd_free(fc_ddd *d) {
     km_close(&d->seen);
     km_close(&d->sorted);
     if (d->out) { kw_close(d->out); d->out = NULL; }
-    uint64_t upto[FK_KINDS] = {d->nlayers + 1, d->nruns, d->nseen, d->nsorted};
+    uint64_t upto[FK_KINDS] = {d->nlayers + 1, d->nruns + 1, d->nseen + 1, d->nsorted + 1};   /* + a file being made */
     for (int t = 0; t < FK_KINDS; t++) {
         for (uint64_t i = 0; i < upto[t]; i++) ddd_remove(d, FR(t, i));
         free(d->fsz[t]);

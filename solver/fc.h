@@ -323,7 +323,7 @@ typedef struct {
     int sys_errno;           /* FC_EIO: the errno of the failed file operation (ENOSPC: the disk is full) */
 } fc_ddd_info;
 
-/* A new disk search from `start`; mem: bytes of the successor buffer (at least 4096 are used);
+/* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);
    max_states: 0 = no limit; stop_on_win as fc_search_new. NULL on failure with *err set. */
 fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem, uint64_t max_states,
                    int stop_on_win, int *err);

@@ -17,13 +17,13 @@ from solver.rules import STANDARD, Rules
 from conftest import _one_line_error
 
 SMALL = 1 << 16             # the smallest --memory: 4,096 keys, so a wide layer is many runs
-TINY = 1 << 12              # the C core's smallest buffer: 256 keys, so #11982's widest layers give more than
+TINY = 1 << 13              # the C core's smallest buffer: 512 keys, so #11982's widest layers give more than
                             # 32 runs (merged 32 at a time first), and so do the P64-order runs of the certificate
 
 
 def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
     """#11982 with a 64 KB buffer: 84,767 positions in 39 layers (more than DDD_MAXF = 32, so the oldest
-    layers are merged into one file on the way), 100 runs; with a 4 KB buffer 1,259 runs, more than 32 in
+    layers are merged into one file on the way), 100 runs; with an 8 KB buffer RUNS8K runs, more than 32 in
     a layer (merged in passes); the certificate's bytes are those of the in-memory build's (same header
     info), for two rule sets and both buffers."""
     for deal, rules, buffer, states, layers, runs in ((11982, STANDARD, SMALL, 84767, 39, 100),
