@@ -156,33 +156,31 @@ _BATCH = 1 << 16                # records exported from the core at a time
 
 
 def write_search(path, source, rules, start_pos, search, info=None, progress=False) -> Summary:
-    """Write the certificate of a finished enumeration straight from the C core (solver.search.Search),
-    atomically: the states in the order of their records (fc_search_sort_p64), exported a batch at a
-    time and compressed into a temporary body file next to `path` while the SHA-256 runs over it; then
-    the file is assembled around it (the body's length is known only then). The bytes are those of
-    ``write(path, make(...))``; no list of records is built. Returns the certificate's Summary."""
-    from solver.search import lib, ffi       # the C core: only when a certificate is written from a search
-    n = len(search)
+    """Write the certificate of a finished enumeration straight from the C core (solver.search.Search, or
+    solver.disksearch.DiskSearch: anything with ``len`` and ``sorted_batches``) through
+    :func:`write_sorted`. The bytes are those of ``write(path, make(...))``; no list of records is built."""
+    return write_sorted(path, source, rules, start_pos, search.sorted_batches(_BATCH), len(search), info, progress)
+
+
+def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False) -> Summary:
+    """Write a certificate atomically from ``batches``: bytes of whole P64 records, ascending over all the
+    batches (a record repeated at once is written once), ``total`` records in all (for the bar). They are
+    compressed into a temporary body file next to `path` while the SHA-256 runs over it; then the file is
+    assembled around it (the body's length is known only then). Returns the certificate's Summary."""
     start = packed.pack(start_pos)
-    order = ffi.new("uint32_t[]", max(n, 1))
-    if lib.fc_search_sort_p64(search._h(), order) != 0:
-        raise MemoryError("cannot sort the positions: out of memory")
-    out = ffi.new("uint8_t[]", _BATCH * packed.SIZE)
     with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
         z, size, kept, prev = zlib.compressobj(9), 0, 0, b""
-        with bar(progress, total=n, unit=" records", unit_scale=True, desc="write") as b:
-            for first in range(0, n, _BATCH):
-                m = min(_BATCH, n - first)
-                lib.fc_search_export_p64_at(search._h(), order + first, m, out)
-                blob = ffi.buffer(out, m * packed.SIZE)[:]
+        with bar(progress, total=total, unit=" records", unit_scale=True, desc="write") as b:
+            for blob in batches:
                 recs = [blob[i:i + packed.SIZE] for i in range(0, len(blob), packed.SIZE)]
                 recs = [r for i, r in enumerate(recs) if r != (recs[i - 1] if i else prev)]   # distinct
-                prev = blob[-packed.SIZE:]
+                if recs:
+                    prev = recs[-1]
                 kept += len(recs)
                 piece = z.compress(b"".join(recs))
                 body.write(piece)
                 size += len(piece)
-                b.update(m)
+                b.update(len(blob) // packed.SIZE)
         piece = z.flush()
         body.write(piece)
         size += len(piece)

@@ -14,8 +14,8 @@ import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, jobs_arg, memory_words, progress_of,
-                            rules_of, run, source_of, whole_arg, writing)
+from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
+                            memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
@@ -35,10 +35,19 @@ def say(text=""):
 def cmd_build(args):
     src = source_of(args)
     with writing(args.out):
-        b = prove.build(src, rules_of(args, src), args.out, args.max_states, progress_of(args))
+        rules = _disk_rules(args, src)
+        b = prove.build(src, rules, args.out, args.max_states, progress_of(args), args.memory, args.tmp,
+                        args.on_disk)
     say(b.summary)
     say(prove.built_words(b))
     return 0 if b.cert is not None else 1
+
+
+def _disk_rules(args, src):
+    """The rules of the flags, --memory and --tmp checked."""
+    rules = rules_of(args, src)
+    check_disk_args(args, rules)
+    return rules
 
 
 def cmd_check(args):
@@ -111,8 +120,9 @@ def cmd_prove(args):
         args.dir = args.from_survey
         return cmd_prove_survey(args)
     src = source_of(args)
-    return prove.prove(src, rules_of(args, src), args.out_dir, args.lean_dir, args.max_states, progress_of(args),
-                       say)
+    rules = _disk_rules(args, src)
+    return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
+                       args.memory, args.tmp, args.on_disk)
 
 
 def cmd_prove_known(args):
@@ -203,6 +213,7 @@ def build_parser():
     b = add_command(sub, "build", cmd_build, "explore and write a certificate", **start)
     b.add_argument("--out", metavar="CERT", required=True,
                    help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
+    add_disk_args(b, "the certificate's folder")
 
     c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "
                     "else the Python transliteration of the spec")
@@ -231,6 +242,7 @@ def build_parser():
 
     pr = add_command(sub, "prove", cmd_prove, "explore, certificate, Python check, render, lake build", **start)
     _dirs(pr)
+    add_disk_args(pr, "the certificate's folder")
     pr.add_argument("--from-survey", metavar="DIR", default=None,
                     help="instead of one position: every certificate of a survey directory (= prove-survey DIR)")
     k = add_command(sub, "prove-known", cmd_prove_known, "prove every known unsolvable deal of 1..1,000,000",

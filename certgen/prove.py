@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from solver import report, search, spec
-from solver.atomic import check_not_input
+from solver.atomic import check_not_input, temp_folder_for
+from solver.disksearch import explore_within
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
@@ -53,14 +54,22 @@ class Built:
 
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
-          progress: bool = False) -> Built:
+          progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
+          on_disk: bool = False) -> Built:
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
-    unwinnable."""
+    unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
+    ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate) and has no
+    default limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
-    max_states = max_states or search.EXPLORE_LIMIT
     with _timed(phases, "search"):
-        result = search.explore(source.position, rules, max_states=max_states, progress=progress)
+        if memory is None:
+            max_states = max_states or search.EXPLORE_LIMIT
+            result = search.explore(source.position, rules, max_states=max_states, progress=progress)
+        else:
+            max_states = max_states or certificate.MAX_STATES
+            tmp = temp_folder_for(out_path) if tmp is None else tmp
+            result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk)
     try:
         verdict, line = judge(source.position, result, rules)
         summary = report.explore_summary(source.name, verdict, result, rules, max_states,
@@ -99,14 +108,15 @@ class Prepared:
 
 
 def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
-            progress: bool = False, say: Callable = print) -> Prepared:
+            progress: bool = False, say: Callable = print, memory: Optional[int] = None,
+            tmp: Optional[str] = None, on_disk: bool = False) -> Prepared:
     """Explore, write the certificate, read it back, check it (the Python transliteration of the spec),
     render the module and the standalone file. Everything is named after ``source.stem(rules)``."""
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions")
-    b = build(source, rules, p.cert_path, max_states, progress)
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk)
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
@@ -187,18 +197,19 @@ def prove_win_command(source: Source, rules: Rules) -> str:
 
 
 def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
-          progress: bool = False, say: Callable = print) -> int:
+          progress: bool = False, say: Callable = print, memory: Optional[int] = None, tmp: Optional[str] = None,
+          on_disk: bool = False) -> int:
     """The whole pipeline for one start: explore, certificate, Python check, render, lake build. First the
     solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
     prove, and prove says so in one line with the prove-win command, exit status WINNABLE (no enumeration
-    of a set that may need gigabytes)."""
+    of a set that may need gigabytes). ``memory``/``tmp``: the enumeration past memory (see build)."""
     first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
     if first.verdict == "winnable":
         say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card moves, "
             f"replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
             f"{prove_win_command(source, rules)}")
         return WINNABLE
-    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say)
+    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp, on_disk)
     if p.module is None:
         return 1
     return finish([p.module], [p.theorem], lean_dir, say)

@@ -30,6 +30,9 @@ In one run it measures
      (certgen/coq.py: render, then coqc; wall time and peak memory), and the ratio of the two,
  10. with --play, the play page: first paint in headless Chromium and the hint times over deals of
      1..32000 (scripts/bench_play.py; its options --hint-step, --hint-full, --difficulty pass through).
+ 10. with --ddd (--ddd-only: nothing else), the enumeration past memory: `explore --deal 1474422072` in memory
+     and with `--memory 16M` (on disk, solver/disksearch.py), each in its own process: positions/s, wall,
+     peak RSS, disk at most; then `certgen build` both ways (wall, peak RSS, the same certificate body).
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -223,6 +226,99 @@ def bench_store(big, order="dfs"):
     return rows
 
 
+DDD_DEAL, DDD_MEMORY = 1474422072, "16M"     # 2,951,466 positions; the in-memory store needs about 70 MB
+
+
+def _child(args):
+    """`python ARGS` in its own process: (stdout, peak RSS in bytes or None, wall seconds, exit status)."""
+    cmd = [sys.executable] + args
+    timed = os.path.exists("/usr/bin/time")
+    if timed:
+        cmd = ["/usr/bin/time", "-f", "maxrss_kib %M"] + cmd
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t
+    rss = re.search(r"maxrss_kib (\d+)", p.stderr) if timed else None
+    return p.stdout, int(rss.group(1)) * 1024 if rss else None, wall, p.returncode
+
+
+def bench_ddd(memory=DDD_MEMORY):
+    """The enumeration past memory against the in-memory one, in one run, each in its own process: `explore
+    --deal 1474422072` with and without `--memory 16M` (positions/s of the search, wall, peak RSS, disk at
+    most), then `certgen build` both ways (wall, peak RSS, and the same certificate body)."""
+    import msgpack
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, extra in (("memory", []), ("disk", ["--memory", memory, "--tmp", tmp])):
+            out, rss, wall, code = _child(["-m", "solver", "explore", "--deal", str(DDD_DEAL), "--json"] + extra)
+            if code != 0:
+                rows[name] = {"error": f"exit {code}"}
+                continue
+            obj = json.loads(out)
+            row = {"states": obj["states"], "verdict": obj["verdict"], "seconds": obj["seconds"], "wall": wall,
+                   "states_per_s": obj["states"] / obj["seconds"], "max_rss_bytes": rss}
+            if "disk" in obj:
+                row.update(obj["disk"], disk_bytes_per_state=obj["disk"]["disk_peak_bytes"] / obj["states"])
+            cert = os.path.join(tmp, f"{name}.cert")
+            _out, brss, bwall, bcode = _child(["-m", "certgen", "build", "--deal", str(DDD_DEAL), "--out", cert]
+                                              + extra)
+            row["build"] = {"wall": bwall, "max_rss_bytes": brss, "exit": bcode,
+                            "bytes": os.path.getsize(cert) if bcode == 0 else None}
+            rows[name] = row
+        bodies = [msgpack.unpackb(open(os.path.join(tmp, f"{n}.cert"), "rb").read())["body"]
+                  for n in ("memory", "disk") if rows.get(n, {}).get("build", {}).get("exit") == 0]
+        rows["same_body"] = len(bodies) == 2 and bodies[0] == bodies[1]
+        rows["left_in_tmp"] = sorted(set(os.listdir(tmp)) - {"memory.cert", "disk.cert"})
+    rows.update(deal=DDD_DEAL, memory_flag=memory, load=os.getloadavg())
+    return rows
+
+
+DDD_BIG = (24795893, 1 << 30, 100_000_000)    # deal, --memory (bytes), cut off at this many positions
+_DDD_BIG_CHILD = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from solver import deals, disksearch, search
+from solver.rules import STANDARD
+deal, memory, cap, step = (int(a) for a in sys.argv[2:6])
+s = disksearch.DiskSearch(deals.ms_deal(deal), STANDARD, memory, sys.argv[6], cap)
+t0, c0, marks, mark = time.perf_counter(), time.process_time(), [], step
+try:
+    while True:
+        status = search.lib.fc_ddd_run(s._d, 8192)
+        x = s.stats()
+        while x.states >= mark:
+            marks.append({"states": mark, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                          "layer": x.layer, "disk": x.disk})
+            mark += step
+        if status != 0:
+            break
+    print(json.dumps({"status": status, "states": x.states, "layers": x.layer + 1, "runs": x.runs,
+                      "disk_peak": x.disk_peak, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                      "marks": marks}))
+finally:
+    s.close()
+"""
+
+
+def bench_ddd_big(deal=DDD_BIG[0], memory=DDD_BIG[1], cap=DDD_BIG[2], step=10_000_000):
+    """The disk search alone (no in-memory attempt) on a deal too big to finish, cut off at `cap` positions:
+    the time at every `step` positions (the rate falls as the visited files every layer is merged against
+    grow), disk at most, peak RSS; one process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out, rss, wall, code = _child(["-c", _DDD_BIG_CHILD, ROOT, str(deal), str(memory), str(cap), str(step), tmp])
+        if code != 0:
+            return {"error": f"exit {code}"}
+        row = json.loads(out.strip().splitlines()[-1])
+    row.update(deal=deal, memory=memory, cap=cap, max_rss_bytes=rss, wall=wall, load=os.getloadavg(),
+               disk_peak_per_state=row["disk_peak"] / row["states"])
+    prev = {"states": 0, "seconds": 0.0, "cpu": 0.0}
+    for m in row["marks"]:      # positions a second of this step: wall, and processor time (the machine is shared)
+        m["rate"] = (m["states"] - prev["states"]) / (m["seconds"] - prev["seconds"])
+        m["cpu_rate"] = (m["states"] - prev["states"]) / max(1e-9, m["cpu"] - prev["cpu"])
+        prev = m
+    return row
+
+
 def bench_checkers():
     """Both certificate checkers on one certificate file of deal 11982, in one run."""
     import tempfile
@@ -367,6 +463,14 @@ def main(argv=None):
                     help="also bytes per stored position and states/s at 2,951,466 positions (~10 s)")
     ap.add_argument("--store-big", action="store_true",
                     help="--store and also at 100,000,000 positions (~2.3 GB of memory, minutes)")
+    ap.add_argument("--ddd", action="store_true",
+                    help=f"also the enumeration on disk (--memory {DDD_MEMORY}) against the in-memory one on deal "
+                         f"{DDD_DEAL} (2,951,466 positions): explore and certgen build, each way (~1 min)")
+    ap.add_argument("--ddd-only", action="store_true", help="only the --ddd part")
+    ap.add_argument("--ddd-big", action="store_true",
+                    help=f"only the disk search on deal {DDD_BIG[0]} with a {DDD_BIG[1] >> 20} MiB buffer, cut off at "
+                         f"{DDD_BIG[2]:,} positions: the rate every 10,000,000 (several minutes, ~1.1 GB of memory, "
+                         f"~3 GB of disk)")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     ap.add_argument("--fccheck", action="store_true",
@@ -381,6 +485,14 @@ def main(argv=None):
     bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
 
+    if args.ddd_big:
+        res = bench_ddd_big()
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd_big(res)
+        return 0
+    if args.ddd_only:
+        res = {"ddd": bench_ddd()}
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd(res["ddd"])
+        return 0
     res = {"deal": DEAL, "c": bench_c(args.reps)}
     res["python"] = bench_python(None if args.py_full else args.py_states)
     res["ratio"] = res["c"]["states_per_s"] / res["python"]["states_per_s"]
@@ -394,6 +506,8 @@ def main(argv=None):
         res["big"] = bench_big()
     if args.store or args.store_big:
         res["store"] = bench_store(args.store_big)
+    if args.ddd:
+        res["ddd"] = bench_ddd()
     if not args.no_checkers:
         res["checkers"] = bench_checkers()
     if args.fccheck:
@@ -494,9 +608,47 @@ def main(argv=None):
                   f"{q['render_seconds']:.1f} s ({q['words']:,} integers), coqc {'proved it' if q['coq_ok'] else 'FAILED'} "
                   f"in {q['coqc_seconds']:.1f} s, peak {q['coqc_max_rss_mib']:.0f} MiB "
                   f"(coqc / Python = {q['ratio']:.1f})")
+    if "ddd" in res:
+        report_ddd(res["ddd"])
     if "play" in res:
         bench_play.report(res["play"])
     return 0
+
+
+def report_ddd(d):
+    mib = lambda b: "?" if b is None else f"{b / 2 ** 20:,.0f} MiB"     # noqa: E731
+    print(f"  past memory, deal {d['deal']} (load {d['load'][0]:.1f}): explore in memory vs on disk "
+          f"(--memory {d['memory_flag']})")
+    for name in ("memory", "disk"):
+        r = d[name]
+        if "error" in r:
+            print(f"    {name}: {r['error']}")
+            continue
+        disk = (f", {r['layers']} layers, {r['runs']} runs, disk at most {mib(r['disk_peak_bytes'])} "
+                f"({r['disk_bytes_per_state']:.1f} B/position)" if name == "disk" else "")
+        b = r["build"]
+        print(f"    {name:6}: {r['states']:,} positions, {r['verdict']}, {r['seconds']:.2f} s in the core = "
+              f"{r['states_per_s'] / 1e6:.2f} M/s, wall {r['wall']:.2f} s, peak RSS {mib(r['max_rss_bytes'])}{disk}; "
+              f"certgen build wall {b['wall']:.2f} s, peak RSS {mib(b['max_rss_bytes'])}")
+    if "error" not in d["memory"] and "error" not in d["disk"]:
+        print(f"    disk / memory: {d['disk']['seconds'] / d['memory']['seconds']:.1f}x the time, "
+              f"{d['disk']['max_rss_bytes'] / d['memory']['max_rss_bytes']:.2f}x the peak RSS; same certificate "
+              f"body: {'yes' if d['same_body'] else 'NO'}; files left: {d['left_in_tmp'] or 'none'}")
+
+
+
+def report_ddd_big(r):
+    if "error" in r:
+        print(f"  disk search: {r['error']}")
+        return
+    print(f"  disk search, deal {r['deal']}, buffer {r['memory'] >> 20} MiB, cut off at {r['cap']:,} (load "
+          f"{r['load'][0]:.1f}): {r['states']:,} positions in {r['seconds']:.0f} s, {r['layers']} layers, "
+          f"({r['cpu']:.0f} s of processor), "
+          f"{r['runs']} runs, disk at most {r['disk_peak'] / 2 ** 30:.2f} GiB ({r['disk_peak_per_state']:.1f} "
+          f"B/position), peak RSS {(r['max_rss_bytes'] or 0) / 2 ** 20:,.0f} MiB")
+    for m in r["marks"]:
+        print(f"    {m['states']:>13,} positions at {m['seconds']:7.1f} s (layer {m['layer']}): "
+              f"{m['rate'] / 1e6:.2f} M/s over the last step ({m['cpu_rate'] / 1e6:.2f} M per processor second)")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (EXPLORE_LIMIT, Parser, add_command, add_source_args, card_arg, fail, jobs_arg,
-                      max_states_arg, memory_words, progress_of, rules_of, run, source_of, tiers_arg, whole_arg,
-                      writing)
+from .cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, add_source_args, card_arg,
+                      check_disk_args, fail, jobs_arg, max_states_arg, memory_words, progress_of, rules_of, run,
+                      source_of, tiers_arg, whole_arg, writing)
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
@@ -87,13 +87,28 @@ def cmd_explore(args):
     if args.out is not None:
         fail(MOVED["out"])
     from . import search
-    from .lines import judge
     src = source_of(args)
     rules = rules_of(args, src)
+    check_disk_args(args, rules)
     if rules.hand:
         return _explore_hand(args, src, rules)
-    max_states = args.max_states or search.EXPLORE_LIMIT
-    result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
+    if args.memory is None:
+        max_states = args.max_states or search.EXPLORE_LIMIT
+        result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
+    else:
+        from .disksearch import explore_within
+        max_states = args.max_states or MAX_STATES
+        result = explore_within(src.position, rules, args.memory, args.tmp, max_states, progress_of(args),
+                                on_disk=args.on_disk)
+    try:
+        return _explore_report(args, src, rules, result, max_states)
+    finally:
+        if getattr(result, "disk", False):
+            result.close()          # the disk search's temporary folder
+
+
+def _explore_report(args, src, rules, result, max_states):
+    from .lines import judge
     verdict, line = judge(src.position, result, rules)
     if result.won and line is None:
         print(f"note: {report.NO_REPLAY}", file=sys.stderr)
@@ -104,9 +119,15 @@ def cmd_explore(args):
                "seconds": round(float(result.seconds), 6), "max_states": max_states}
         if length is not None:
             obj["line_length"] = length
+        if getattr(result, "disk", False):
+            obj["disk"] = {"layers": result.layers, "runs": result.runs, "disk_peak_bytes": result.disk_peak,
+                           "memory": args.memory}
         report.write_json(obj)
     else:
-        report.write(report.explore_summary(src.name, verdict, result, rules, max_states, length) + "\n")
+        text = report.explore_summary(src.name, verdict, result, rules, max_states, length)
+        if getattr(result, "disk", False):
+            text += "\n" + report.disk_words(result)
+        report.write(text + "\n")
     return 0
 
 
@@ -342,6 +363,7 @@ def build_parser():
     e = add_command(sub, "explore", cmd_explore, *ABOUT["explore"], source=True, rules=True, counting=True,
                     limit=f"stop after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})")
     e.add_argument("--out", help=argparse.SUPPRESS)
+    add_disk_args(e)
 
     a = add_command(sub, "analyze", cmd_analyze, *ABOUT["analyze"], source=True, rules=True, counting=True,
                     limit=f"stop after K positions (then: unknown; {memory_words(5_000_000)})")

@@ -19,7 +19,7 @@ from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
 from .errors import FreecellError, InternalError
-from .numbers import whole_number
+from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
 
 AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
@@ -96,6 +96,21 @@ def memory_words(default):
             f"at most {MAX_STATES:,}")
 
 
+MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+MIN_MEMORY = 1 << 16        # = solver.disksearch.MIN_MEMORY (the disk search's smallest buffer)
+
+
+def memory_arg(text):
+    """--memory: bytes, or a number with K, M, G or T (powers of 1024), e.g. 16G; at least 64K."""
+    t = text.strip().upper() if isinstance(text, str) else ""
+    unit = t[-1:] if t[-1:] in "KMGT" else ""
+    n = digits(t[:len(t) - len(unit)], 15)
+    if not t or n is None or n * MEMORY_UNITS[unit] < MIN_MEMORY:
+        raise FreecellError(f"--memory must be a size such as 16G, 512M or 64K (K, M, G, T: powers of 1024; "
+                            f"at least 64K), got {text!r}")
+    return n * MEMORY_UNITS[unit]
+
+
 tiers_arg = whole_arg("--tiers", 1, 3)     # 3 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
 
 
@@ -152,6 +167,28 @@ def add_limit_args(p, what="stop after K positions (verdict unknown)", json=True
     if json:
         p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_disk_args(p, tmp_default="the system's temporary folder"):
+    """--memory M and --tmp DIR: the enumeration past memory (solver/disksearch.py)."""
+    g = p.add_argument_group("past memory")
+    g.add_argument("--memory", metavar="M", type=memory_arg,
+                   help="the memory the enumeration may use, e.g. 16G or 512M: when the positions would not fit "
+                        "(about 24 bytes each), it goes on breadth first by layers with the visited positions in "
+                        "sorted files on disk (16 bytes each; no default limit on positions then)")
+    g.add_argument("--tmp", metavar="DIR", help=f"where the disk search's files go (default: {tmp_default}); "
+                                                "removed at the end, on an error and on Ctrl-C")
+    g.add_argument("--on-disk", action="store_true",
+                   help="with --memory: go to disk at once, without trying in memory first (for a set known not to "
+                        "fit: the attempt would cost the time of M / 24 positions)")
+
+
+def check_disk_args(args, rules):
+    """--tmp and --on-disk only with --memory; --memory not with --hand (the disk search has no favor)."""
+    if args.memory is None and (args.tmp is not None or args.on_disk):
+        raise FreecellError(f"{'--tmp' if args.tmp is not None else '--on-disk'} goes with --memory (the disk search)")
+    if args.memory is not None and rules.hand:
+        raise FreecellError("--memory: the disk search does not take --hand")
 
 
 def add_command(sub, name, func, help, description=None, source=False, rules=False, counting=False, limit=None,

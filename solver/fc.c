@@ -51,6 +51,8 @@
 #include <stdint.h>
 #include "fc.h"
 #include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1210,13 +1212,21 @@ static int cmp_skey(const void *a, const void *b) {
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Sort v by the P64 bytes off..off+7 (big-endian), then each run of equal bytes by the next eight. */
-static void sort_level(const fc_search *s, skey_t *v, uint64_t n, int off) {
-    uint8_t rec[FC_P64_SIZE];
+/* The record of element i of a collection (a search's state i, a disk search's key i), as P64. */
+typedef void (*rec_fn)(const void *src, uint64_t i, uint8_t *rec);
+
+static void search_rec(const void *src, uint64_t i, uint8_t *rec) {
+    const fc_search *s = (const fc_search *)src;
     fkey_t k;
+    load_key(s, i, &k);
+    key_to_p64(&s->c, &k, rec);
+}
+
+/* Sort v by the P64 bytes off..off+7 (big-endian), then each run of equal bytes by the next eight. */
+static void sort_level(rec_fn f, const void *src, skey_t *v, uint64_t n, int off) {
+    uint8_t rec[FC_P64_SIZE];
     for (uint64_t i = 0; i < n; i++) {
-        load_key(s, v[i].idx, &k);
-        key_to_p64(&s->c, &k, rec);
+        f(src, v[i].idx, rec);
         uint64_t x = 0;
         for (int t = 0; t < 8; t++) x = x << 8 | rec[off + t];
         v[i].key = x;
@@ -1225,7 +1235,7 @@ static void sort_level(const fc_search *s, skey_t *v, uint64_t n, int off) {
     if (off + 8 >= FC_P64_SIZE) return;
     for (uint64_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && v[j].key == v[i].key; j++) {}
-        if (j - i > 1) sort_level(s, v + i, j - i, off + 8);
+        if (j - i > 1) sort_level(f, src, v + i, j - i, off + 8);
     }
 }
 
@@ -1233,7 +1243,7 @@ int fc_search_sort_p64(const fc_search *s, uint32_t *order) {
     skey_t *v = (skey_t *)malloc((size_t)(s->count ? s->count : 1) * sizeof *v);
     if (!v) return FC_ENOMEM;
     for (uint64_t i = 0; i < s->count; i++) v[i].idx = (uint32_t)i;
-    sort_level(s, v, s->count, 0);
+    sort_level(search_rec, s, v, s->count, 0);
     for (uint64_t i = 0; i < s->count; i++) order[i] = v[i].idx;
     free(v);
     return 0;
@@ -2245,4 +2255,671 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
     }
     solver_mem_free(&m);
     return e ? e : done;
+}
+
+/* =========================================================================================================
+ * The enumeration on disk: delayed duplicate detection (fc_ddd_*)
+ *
+ * Breadth first by layers, in the manner of Korf's external-memory search: layer d+1 is made from layer d
+ * by generating every successor into a buffer of `mem` bytes (16-byte compact keys, see "The compact
+ * store"), sorting it and writing it as a run whenever it is full; then the runs are merged (duplicates
+ * dropped) and the keys of every earlier layer are subtracted in the same pass (moves are not all
+ * reversible: a new position may repeat one of any earlier layer). Each layer is a file of sorted,
+ * distinct keys (L<d>.keys in the folder given); the visited set is their union. A won successor stops
+ * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line).
+ * At the end the keys are put in the order of their P64 records (chunks of mem/32 keys sorted by
+ * sort_level, written as runs S<i>.keys, merged on their records) for the certificate (fc_ddd_next_p64).
+ * Every file is removed by fc_ddd_free; reading and writing use plain stdio.
+ * ========================================================================================================= */
+#define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
+#define DDD_WKEYS 4096       /* keys per writer buffer (64 KB) */
+#define DDD_MINMEM (SOLVE_MAX_SUCC * 16)   /* the smallest buffer: room for every successor of one position */
+
+static inline int ck_less(const ckey_t *a, const ckey_t *b) {
+    return a->hi < b->hi || (a->hi == b->hi && a->lo < b->lo);
+}
+
+static inline int ck_same(const ckey_t *a, const ckey_t *b) { return a->hi == b->hi && a->lo == b->lo; }
+
+/* Sort keys ascending (as 128-bit numbers): quicksort, median of three, insertion sort below 24. */
+static void ck_sort(ckey_t *v, uint64_t n) {
+    while (n > 24) {
+        ckey_t a = v[0], b = v[n / 2], c = v[n - 1], p;
+        if (ck_less(&a, &b)) p = ck_less(&b, &c) ? b : (ck_less(&a, &c) ? c : a);
+        else p = ck_less(&a, &c) ? a : (ck_less(&b, &c) ? c : b);
+        uint64_t i = 0, j = n - 1;
+        for (;;) {
+            while (ck_less(&v[i], &p)) i++;
+            while (ck_less(&p, &v[j])) j--;
+            if (i >= j) break;
+            ckey_t t = v[i]; v[i] = v[j]; v[j] = t;
+            i++; j--;
+        }
+        /* v[0..j] <= p <= v[j+1..n-1] */
+        if (j + 1 < n - j - 1) { ck_sort(v, j + 1); v += j + 1; n -= j + 1; }
+        else { ck_sort(v + j + 1, n - j - 1); n = j + 1; }
+    }
+    for (uint64_t i = 1; i < n; i++) {
+        ckey_t x = v[i];
+        uint64_t j = i;
+        while (j > 0 && ck_less(&x, &v[j - 1])) { v[j] = v[j - 1]; j--; }
+        v[j] = x;
+    }
+}
+
+typedef struct {             /* a file of keys read a buffer at a time */
+    FILE *f;
+    ckey_t *buf;
+    size_t n, at;
+    int err;                 /* errno of a failed read, else 0 */
+    uint8_t rec[FC_P64_SIZE];/* P64 order merges: the record of the current key */
+} kreader;
+
+typedef struct {             /* a file of keys written a buffer at a time */
+    FILE *f;
+    ckey_t buf[DDD_WKEYS];
+    size_t n;
+    uint64_t count;
+    int err;
+} kwriter;
+
+typedef struct {             /* the merge of several sorted key files: a min-heap of readers */
+    kreader *r;
+    int *heap;
+    int n, hn;
+    const ctx_t *c;          /* non-NULL: ordered by the keys' P64 records, else by the keys */
+} kmerge;
+
+typedef struct { int kind; uint64_t idx; } fref;   /* a file of the disk search: kind (FK_*) and number */
+enum { FK_LAYER, FK_RUN, FK_SEEN, FK_SORTED, FK_KINDS };
+static const char FK_NAME[FK_KINDS] = {'L', 'R', 'V', 'S'};
+#define DDD_MAXF 32          /* files merged at once (a merge of more is done in passes) */
+
+struct fc_ddd {
+    ctx_t c;
+    char dir[4096];
+    uint64_t mem, max_states;
+    int stop_on_win;
+    ckey_t *buf;             /* successors of the layer being expanded, sorted into runs when full */
+    uint64_t cap, nbuf;
+    uint64_t *fsz[FK_KINDS]; /* keys in each file, by kind and number */
+    uint64_t fcap[FK_KINDS];
+    uint64_t nlayers;        /* layer files L0 .. L<nlayers-1> made (the first `lfirst` merged into V<nseen-1>) */
+    uint64_t lfirst, nseen;
+    uint64_t cur;            /* the layer being expanded */
+    uint64_t rfirst, nruns;  /* the live runs of this layer: R<rfirst> .. R<nruns-1> */
+    uint64_t sfirst, nsorted;/* the live P64-order runs: S<sfirst> .. S<nsorted-1> */
+    uint64_t runs_total;
+    uint64_t states, expanded, generated, disk, disk_peak;
+    int max_home, won, status, phase, sys_errno;
+    ckey_t won_key, won_parent;
+    uint64_t won_layer;
+    kreader front;           /* PH_EXPAND: the layer being expanded */
+    kmerge cand, seen;       /* PH_MERGE: the runs, and the earlier layers */
+    kwriter *out;            /* PH_MERGE: the new layer */
+    kmerge sorted;           /* PH_P64: the S runs in P64 order */
+    ckey_t last;
+    int have_last;
+    fkey_t kb[SOLVE_MAX_SUCC];
+};
+
+enum { PH_EXPAND, PH_MERGE, PH_END, PH_P64 };
+
+static int ddd_path(const fc_ddd *d, fref f, char *path) {
+    int n = snprintf(path, 4200, "%s/%c%06llu.keys", d->dir, FK_NAME[f.kind], (unsigned long long)f.idx);
+    return n > 0 && n < 4200 ? 0 : FC_EIO;
+}
+
+static fref FR(int kind, uint64_t idx) { fref f; f.kind = kind; f.idx = idx; return f; }
+
+static int ddd_fail(fc_ddd *d, int e) {
+    if (!d->sys_errno) d->sys_errno = e ? e : EIO;
+    return d->status = FC_EIO;
+}
+
+static int kr_open(kreader *r, const char *path) {
+    memset(r, 0, sizeof *r);
+    r->buf = (ckey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
+    if (!r->buf) return FC_ENOMEM;
+    r->f = fopen(path, "rb");
+    if (!r->f) { r->err = errno ? errno : EIO; return FC_EIO; }
+    return 0;
+}
+
+static void kr_close(kreader *r) {
+    if (r->f) fclose(r->f);
+    free(r->buf);
+    r->f = NULL;
+    r->buf = NULL;
+}
+
+/* The reader's current key, or NULL at the end (r->err set when a read failed). */
+static inline const ckey_t *kr_peek(kreader *r) {
+    if (r->at < r->n) return &r->buf[r->at];
+    if (!r->f) return NULL;
+    r->n = fread(r->buf, sizeof *r->buf, DDD_RKEYS, r->f);
+    r->at = 0;
+    if (r->n == 0) {
+        if (ferror(r->f)) r->err = errno ? errno : EIO;
+        fclose(r->f);
+        r->f = NULL;
+        return NULL;
+    }
+    return &r->buf[0];
+}
+
+static kwriter *kw_open(const char *path, int *err) {
+    kwriter *w = (kwriter *)calloc(1, sizeof *w);
+    if (!w) { *err = ENOMEM; return NULL; }
+    w->f = fopen(path, "wb");
+    if (!w->f) { *err = errno ? errno : EIO; free(w); return NULL; }
+    return w;
+}
+
+static int kw_flush(kwriter *w) {
+    if (w->n && !w->err && fwrite(w->buf, sizeof *w->buf, w->n, w->f) != w->n) w->err = errno ? errno : EIO;
+    w->n = 0;
+    return w->err;
+}
+
+static inline int kw_put(kwriter *w, const ckey_t *k) {
+    w->buf[w->n++] = *k;
+    w->count++;
+    return w->n == DDD_WKEYS ? kw_flush(w) : 0;
+}
+
+/* Flush and close; 0 or the errno of the first failure (a full disk: ENOSPC). */
+static int kw_close(kwriter *w) {
+    int e = kw_flush(w);
+    if (fclose(w->f) && !e) e = errno ? errno : EIO;
+    free(w);
+    return e;
+}
+
+static inline int km_less(const kmerge *m, int a, int b) {
+    if (m->c) return memcmp(m->r[a].rec, m->r[b].rec, FC_P64_SIZE) < 0;
+    return ck_less(&m->r[a].buf[m->r[a].at], &m->r[b].buf[m->r[b].at]);
+}
+
+static void km_down(kmerge *m, int i) {
+    for (;;) {
+        int l = 2 * i + 1, b = i;
+        if (l < m->hn && km_less(m, m->heap[l], m->heap[b])) b = l;
+        if (l + 1 < m->hn && km_less(m, m->heap[l + 1], m->heap[b])) b = l + 1;
+        if (b == i) return;
+        int t = m->heap[i]; m->heap[i] = m->heap[b]; m->heap[b] = t;
+        i = b;
+    }
+}
+
+static void km_record(kmerge *m, int i) {   /* P64 order: the record of reader i's current key */
+    fkey_t k;
+    unpack_key(m->c, &m->r[i].buf[m->r[i].at], &k);
+    key_to_p64(m->c, &k, m->r[i].rec);
+}
+
+static void km_close(kmerge *m) {
+    for (int i = 0; i < m->n; i++) kr_close(&m->r[i]);
+    free(m->r);
+    free(m->heap);
+    memset(m, 0, sizeof *m);
+}
+
+/* Open the files f[0 .. count-1] for a merge (c: in P64 order); 0 or a negative error. */
+static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c) {
+    char path[4200];
+    memset(m, 0, sizeof *m);
+    m->c = c;
+    m->r = (kreader *)calloc(count ? count : 1, sizeof *m->r);
+    m->heap = (int *)malloc((count ? count : 1) * sizeof *m->heap);
+    if (!m->r || !m->heap) { km_close(m); return FC_ENOMEM; }
+    for (uint64_t i = 0; i < count; i++) {
+        if (ddd_path(d, f[i], path)) { km_close(m); return ddd_fail(d, ENAMETOOLONG); }
+        int e = kr_open(&m->r[m->n++], path);
+        if (e) { int no = m->r[m->n - 1].err; km_close(m); return e == FC_EIO ? ddd_fail(d, no) : e; }
+        if (kr_peek(&m->r[i])) {
+            if (c) km_record(m, (int)i);
+            m->heap[m->hn++] = (int)i;
+        } else if (m->r[i].err) {
+            int no = m->r[i].err; km_close(m); return ddd_fail(d, no);
+        }
+    }
+    for (int i = m->hn / 2 - 1; i >= 0; i--) km_down(m, i);
+    return 0;
+}
+
+static inline const ckey_t *km_peek(const kmerge *m) {
+    return m->hn ? &m->r[m->heap[0]].buf[m->r[m->heap[0]].at] : NULL;
+}
+
+/* Advance past the smallest key; 0 or the errno of a failed read. */
+static int km_pop(kmerge *m) {
+    int i = m->heap[0];
+    m->r[i].at++;
+    if (kr_peek(&m->r[i])) {
+        if (m->c) km_record(m, i);
+    } else {
+        if (m->r[i].err) return m->r[i].err;
+        m->heap[0] = m->heap[--m->hn];
+    }
+    km_down(m, 0);
+    return 0;
+}
+
+/* A file of n keys was written (or is being written: n = 1 a key). */
+static int ddd_grew(fc_ddd *d, fref f, uint64_t n) {
+    int e = 0;
+    d->fsz[f.kind] = (uint64_t *)room_for(d->fsz[f.kind], f.idx, &d->fcap[f.kind], sizeof(uint64_t), 256, &e);
+    if (e) return e;
+    d->fsz[f.kind][f.idx] += n;
+    d->disk += n * sizeof(ckey_t);
+    if (d->disk > d->disk_peak) d->disk_peak = d->disk;
+    return 0;
+}
+
+static uint64_t ddd_size(const fc_ddd *d, fref f) {
+    return f.idx < d->fcap[f.kind] ? d->fsz[f.kind][f.idx] : 0;
+}
+
+static void ddd_remove(fc_ddd *d, fref f) {
+    char path[4200];
+    if (!ddd_path(d, f, path)) remove(path);
+    if (f.idx < d->fcap[f.kind]) {
+        d->disk -= d->fsz[f.kind][f.idx] * sizeof(ckey_t);
+        d->fsz[f.kind][f.idx] = 0;
+    }
+}
+
+/* Merge the files in[0 .. count-1] (c: in P64 order) into the new file `out`, a repeated key written once;
+   the inputs are removed. 0 or a negative error. */
+static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, const ctx_t *c) {
+    char path[4200];
+    kmerge m;
+    int e = 0;
+    if (ddd_path(d, out, path)) return ddd_fail(d, ENAMETOOLONG);
+    if ((e = km_open(d, &m, in, count, c))) return e;
+    kwriter *w = kw_open(path, &e);
+    if (!w) { km_close(&m); return ddd_fail(d, e); }
+    ckey_t last = {0, 0};
+    uint64_t n = 0;
+    const ckey_t *k;
+    while ((k = km_peek(&m))) {
+        if (!n || !ck_same(k, &last)) {
+            last = *k;
+            n++;
+            if (kw_put(w, k)) break;
+        }
+        if ((e = km_pop(&m))) break;
+    }
+    km_close(&m);
+    int we = kw_close(w);
+    if (ddd_grew(d, out, n)) return FC_ENOMEM;
+    if (e || we) return ddd_fail(d, e ? e : we);
+    for (uint64_t i = 0; i < count; i++) ddd_remove(d, in[i]);
+    return 0;
+}
+
+/* Merge the oldest DDD_MAXF files of kind first .. *next-1 into a new one while there are more than
+   DDD_MAXF (so a merge never holds more files open). */
+static int ddd_passes(fc_ddd *d, int kind, uint64_t *first, uint64_t *next, const ctx_t *c) {
+    fref f[DDD_MAXF];
+    while (*next - *first > DDD_MAXF) {
+        for (int i = 0; i < DDD_MAXF; i++) f[i] = FR(kind, *first + (uint64_t)i);
+        int e = ddd_combine(d, f, DDD_MAXF, FR(kind, *next), c);
+        if (e) return e;
+        *first += DDD_MAXF;
+        (*next)++;
+    }
+    return 0;
+}
+
+/* The visited files: V<nseen-1> (when the oldest layers were merged) and L<lfirst> .. L<upto>. */
+static uint64_t ddd_visited(const fc_ddd *d, uint64_t upto, fref *f) {
+    uint64_t n = 0;
+    if (d->nseen) f[n++] = FR(FK_SEEN, d->nseen - 1);
+    for (uint64_t l = d->lfirst; l <= upto && l < d->nlayers; l++) f[n++] = FR(FK_LAYER, l);
+    return n;
+}
+
+/* Sort the buffer, drop its duplicates, write it as run R<nruns>. */
+static int ddd_flush_run(fc_ddd *d) {
+    char path[4200];
+    int e = 0;
+    if (!d->nbuf) return 0;
+    ck_sort(d->buf, d->nbuf);
+    fref f = FR(FK_RUN, d->nruns);
+    if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
+    kwriter *w = kw_open(path, &e);
+    if (!w) return ddd_fail(d, e);
+    for (uint64_t i = 0; i < d->nbuf; i++)
+        if ((i == 0 || !ck_same(&d->buf[i], &d->buf[i - 1])) && kw_put(w, &d->buf[i])) break;
+    uint64_t n = w->count;
+    d->nruns++;
+    d->runs_total++;
+    d->nbuf = 0;
+    if (ddd_grew(d, f, n)) { kw_close(w); return d->status = FC_ENOMEM; }
+    if ((e = kw_close(w))) return ddd_fail(d, e);
+    return ddd_passes(d, FK_RUN, &d->rfirst, &d->nruns, NULL);
+}
+
+static int ddd_open_front(fc_ddd *d) {
+    char path[4200];
+    if (ddd_path(d, FR(FK_LAYER, d->cur), path)) return ddd_fail(d, ENAMETOOLONG);
+    int e = kr_open(&d->front, path);
+    return e == FC_EIO ? ddd_fail(d, d->front.err) : e;
+}
+
+fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint64_t mem, uint64_t max_states,
+                   int stop_on_win, int *err) {
+    int e = check_rules(r), dummy;
+    if (!err) err = &dummy;
+    if (e || r->hand) { *err = FC_EBADRULES; return NULL; }
+    if (fc_pos_check(start, FC_MAX_CELLS)) { *err = FC_EBADPOS; return NULL; }
+    if (strlen(dir) >= 4000) { *err = FC_EIO; return NULL; }
+    fc_ddd *d = (fc_ddd *)calloc(1, sizeof *d);
+    if (!d) { *err = FC_ENOMEM; return NULL; }
+    if (ctx_init(&d->c, start, r)) { free(d); *err = FC_EBADPOS; return NULL; }
+    strcpy(d->dir, dir);
+    d->mem = mem < DDD_MINMEM ? DDD_MINMEM : mem;
+    d->max_states = max_states;
+    d->stop_on_win = stop_on_win != 0;
+    d->cap = d->mem / sizeof(ckey_t);
+    d->buf = (ckey_t *)malloc(d->cap * sizeof *d->buf);
+    fkey_t k;
+    ckey_t ck;
+    if (!d->buf) { fc_ddd_free(d); *err = FC_ENOMEM; return NULL; }
+    if (pos_to_key(&d->c, start, &k)) { fc_ddd_free(d); *err = FC_EENCODE; return NULL; }
+    autoplay_key(&d->c, &k);
+    if (d->c.canonical) canon_key(&k);
+    if (pack_key(&d->c, &k, &ck)) { fc_ddd_free(d); *err = FC_EENCODE; return NULL; }
+    char path[4200];
+    if (ddd_path(d, FR(FK_LAYER, 0), path)) { fc_ddd_free(d); *err = FC_EIO; return NULL; }
+    kwriter *w = kw_open(path, &e);
+    if (!w) { d->sys_errno = e; *err = FC_EIO; fc_ddd_free(d); return NULL; }
+    d->nlayers = 1;
+    kw_put(w, &ck);
+    if ((e = kw_close(w)) || ddd_grew(d, FR(FK_LAYER, 0), 1)) {
+        d->sys_errno = e; fc_ddd_free(d); *err = e ? FC_EIO : FC_ENOMEM; return NULL;
+    }
+    d->states = 1;
+    d->max_home = home_sum(&k);
+    d->status = FC_RUNNING;
+    if (d->max_home == 52) {
+        d->won = 1;
+        d->won_key = ck;
+        d->won_layer = 0;
+        if (d->stop_on_win) d->status = FC_WON;
+    }
+    if (d->status == FC_RUNNING && ddd_open_front(d)) { *err = FC_EIO; fc_ddd_free(d); return NULL; }
+    *err = 0;
+    return d;
+}
+
+void fc_ddd_free(fc_ddd *d) {
+    if (!d) return;
+    kr_close(&d->front);
+    km_close(&d->cand);
+    km_close(&d->seen);
+    km_close(&d->sorted);
+    if (d->out) { kw_close(d->out); d->out = NULL; }
+    uint64_t upto[FK_KINDS] = {d->nlayers + 1, d->nruns + 1, d->nseen + 1, d->nsorted + 1};   /* + a file being made */
+    for (int t = 0; t < FK_KINDS; t++) {
+        for (uint64_t i = 0; i < upto[t]; i++) ddd_remove(d, FR(t, i));
+        free(d->fsz[t]);
+    }
+    free(d->buf);
+    free(d);
+}
+
+/* The successors of the packed key *ck, packed (autoplay and canonical order applied), into out; the count,
+   or FC_EENCODE when one does not fit in 127 bits. *won: the index of a won one. */
+static int ddd_succ(fc_ddd *d, const ckey_t *ck, ckey_t *out, int *won) {
+    fkey_t k;
+    unpack_key(&d->c, ck, &k);
+    int n = gen(&d->c, &k, d->kb);
+    for (int i = 0; i < n; i++) {
+        if (d->c.autoplay) autoplay_key(&d->c, &d->kb[i]);
+        if (d->c.canonical) canon_key(&d->kb[i]);
+        if (pack_key(&d->c, &d->kb[i], &out[i])) return FC_EENCODE;
+        if (home_sum(&d->kb[i]) == 52) *won = i;
+    }
+    return n;
+}
+
+/* Begin the merge of the runs against the earlier layers into the new layer L<cur+1>. When more than
+   DDD_MAXF layer files are visited, the older ones are merged into one file V first. */
+static int ddd_begin_merge(fc_ddd *d) {
+    char path[4200];
+    fref f[DDD_MAXF + 2];
+    int e = 0;
+    if (d->cur + 1 - d->lfirst > DDD_MAXF) {
+        uint64_t n = ddd_visited(d, d->cur - 1, f);
+        if ((e = ddd_combine(d, f, n, FR(FK_SEEN, d->nseen), NULL))) return e;
+        d->nseen++;
+        d->lfirst = d->cur;
+    }
+    uint64_t nr = d->nruns - d->rfirst;
+    for (uint64_t i = 0; i < nr; i++) f[i] = FR(FK_RUN, d->rfirst + i);
+    if ((e = km_open(d, &d->cand, f, nr, NULL))) return e;
+    if ((e = km_open(d, &d->seen, f, ddd_visited(d, d->cur, f), NULL))) return e;
+    if (ddd_path(d, FR(FK_LAYER, d->cur + 1), path)) return ddd_fail(d, ENAMETOOLONG);
+    d->out = kw_open(path, &e);
+    if (!d->out) return ddd_fail(d, e);
+    d->nlayers = d->cur + 2;
+    d->have_last = 0;
+    d->phase = PH_MERGE;
+    return 0;
+}
+
+/* The merge is over: the runs go, the new layer becomes the one to expand (or the search is done). */
+static int ddd_end_merge(fc_ddd *d) {
+    int e = kw_close(d->out);
+    d->out = NULL;
+    km_close(&d->cand);
+    km_close(&d->seen);
+    for (uint64_t i = 0; i < d->nruns; i++) ddd_remove(d, FR(FK_RUN, i));
+    d->nruns = d->rfirst = 0;
+    if (e) return ddd_fail(d, e);
+    d->cur++;
+    if (!ddd_size(d, FR(FK_LAYER, d->cur))) {
+        ddd_remove(d, FR(FK_LAYER, d->cur));
+        d->nlayers--;
+        return d->status = FC_DONE;
+    }
+    d->phase = PH_EXPAND;
+    return ddd_open_front(d);
+}
+
+int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
+    uint64_t budget = max_expand;
+    ckey_t out[SOLVE_MAX_SUCC];
+    while (d->status == FC_RUNNING) {
+        if (max_expand && budget-- == 0) return FC_RUNNING;
+        if (d->phase == PH_EXPAND) {
+            const ckey_t *k = kr_peek(&d->front);
+            if (!k) {
+                if (d->front.err) return ddd_fail(d, d->front.err);
+                kr_close(&d->front);
+                int e = ddd_flush_run(d);
+                if (e) return d->status = e;
+                if (d->nruns == d->rfirst) { d->phase = PH_END; return d->status = FC_DONE; }
+                if ((e = ddd_begin_merge(d))) return d->status = e;
+                continue;
+            }
+            ckey_t cur = *k;
+            d->front.at++;
+            int won = -1, n = ddd_succ(d, &cur, out, &won);
+            if (n < 0) return d->status = n;
+            d->expanded++;
+            d->generated += (uint64_t)n;
+            if (won >= 0 && d->stop_on_win) {
+                d->won = 1;
+                d->won_key = out[won];
+                d->won_parent = cur;
+                d->won_layer = d->cur + 1;
+                d->max_home = 52;
+                return d->status = FC_WON;
+            }
+            if (d->nbuf + (uint64_t)n > d->cap) { int e = ddd_flush_run(d); if (e) return d->status = e; }
+            memcpy(d->buf + d->nbuf, out, (size_t)n * sizeof *out);
+            d->nbuf += (uint64_t)n;
+        } else {   /* PH_MERGE: up to 64 candidates a unit of the budget */
+            for (int t = 0; t < 64; t++) {
+                const ckey_t *c = km_peek(&d->cand);
+                if (!c) {
+                    int e = ddd_end_merge(d);
+                    if (e < 0 && d->status == FC_RUNNING) d->status = e;
+                    break;
+                }
+                ckey_t k = *c;
+                int e = km_pop(&d->cand);
+                if (e) return ddd_fail(d, e);
+                if (d->have_last && ck_same(&k, &d->last)) continue;
+                d->last = k;
+                d->have_last = 1;
+                const ckey_t *v;
+                while ((v = km_peek(&d->seen)) && ck_less(v, &k))
+                    if ((e = km_pop(&d->seen))) return ddd_fail(d, e);
+                if (v && ck_same(v, &k)) continue;
+                if (d->max_states && d->states >= d->max_states) return d->status = FC_LIMIT;
+                if (kw_put(d->out, &k)) return ddd_fail(d, d->out->err);
+                if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 1)) return d->status = FC_ENOMEM;
+                d->states++;
+                fkey_t f;
+                unpack_key(&d->c, &k, &f);
+                int h = home_sum(&f);
+                if (h > d->max_home) d->max_home = h;
+                if (h == 52 && !d->won) { d->won = 1; d->won_key = k; d->won_layer = d->cur + 1; }
+            }
+        }
+    }
+    return d->status;
+}
+
+void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
+    out->states = d->states;
+    out->expanded = d->expanded;
+    out->generated = d->generated;
+    out->layer = d->cur;
+    out->layer_states = ddd_size(d, FR(FK_LAYER, d->cur));
+    out->runs = d->runs_total;
+    out->disk = d->disk;
+    out->disk_peak = d->disk_peak;
+    out->memory = d->cap * sizeof(ckey_t);
+    out->max_home = d->max_home;
+    out->won = d->won;
+    out->status = d->status;
+    out->sys_errno = d->sys_errno;
+}
+
+/* The positions from the start to the won one, read back through the layer files: in layer l, the first
+   key (in key order) with the next position of the line among its successors. FC_ERANGE when the older
+   layers were merged into one file (their layer numbers are gone). */
+int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap) {
+    if (!d->won || d->nseen) return FC_ERANGE;
+    uint64_t n = d->won_layer + 1;
+    if (n > cap) return (int64_t)n;
+    ckey_t *chain = (ckey_t *)malloc(n * sizeof *chain), succ[SOLVE_MAX_SUCC];
+    if (!chain) return FC_ENOMEM;
+    chain[n - 1] = d->won_key;
+    if (n >= 2) chain[n - 2] = d->won_parent;
+    for (uint64_t l = n >= 3 ? n - 3 : 0; n >= 3; l--) {
+        char path[4200];
+        kreader r;
+        int found = 0, won = -1;
+        memset(&r, 0, sizeof r);
+        if (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path)) { kr_close(&r); free(chain); return FC_EIO; }
+        const ckey_t *k;
+        while (!found && (k = kr_peek(&r))) {
+            ckey_t cur = *k;
+            r.at++;
+            int m = ddd_succ(d, &cur, succ, &won);
+            for (int i = 0; i < m && !found; i++)
+                if (ck_same(&succ[i], &chain[l + 1])) { chain[l] = cur; found = 1; }
+        }
+        kr_close(&r);
+        if (!found) { free(chain); return FC_EENCODE; }
+        if (l == 0) break;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        fkey_t k;
+        unpack_key(&d->c, &chain[i], &k);
+        key_to_p64(&d->c, &k, out + i * FC_P64_SIZE);
+    }
+    free(chain);
+    return (int64_t)n;
+}
+
+static void ddd_rec(const void *src, uint64_t i, uint8_t *rec) {
+    const fc_ddd *d = (const fc_ddd *)src;
+    fkey_t k;
+    unpack_key(&d->c, &d->buf[i], &k);
+    key_to_p64(&d->c, &k, rec);
+}
+
+/* Sort the first n keys of the buffer by their P64 records (v: the sort's index, in the second half of
+   the buffer), write them as run S<nsorted>. */
+static int ddd_flush_p64(fc_ddd *d, uint64_t n, skey_t *v) {
+    char path[4200];
+    int e = 0;
+    for (uint64_t i = 0; i < n; i++) v[i].idx = (uint32_t)i;
+    sort_level(ddd_rec, d, v, n, 0);
+    fref f = FR(FK_SORTED, d->nsorted);
+    if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
+    kwriter *w = kw_open(path, &e);
+    if (!w) return ddd_fail(d, e);
+    for (uint64_t i = 0; i < n; i++) if (kw_put(w, &d->buf[v[i].idx])) break;
+    d->nsorted++;
+    if (ddd_grew(d, f, n)) { kw_close(w); return d->status = FC_ENOMEM; }
+    if ((e = kw_close(w))) return ddd_fail(d, e);
+    return ddd_passes(d, FK_SORTED, &d->sfirst, &d->nsorted, &d->c);
+}
+
+int fc_ddd_sort_p64(fc_ddd *d) {
+    if (d->status != FC_DONE || d->phase == PH_P64) return FC_ERANGE;
+    uint64_t half = d->cap / 2, n = 0;
+    skey_t *v = (skey_t *)(void *)(d->buf + half);     /* sizeof(skey_t) == sizeof(ckey_t) */
+    fref f[DDD_MAXF + 2];
+    if (sizeof(skey_t) != sizeof(ckey_t) || half > 0xFFFFFFFFull) return FC_ERANGE;
+    uint64_t nf = ddd_visited(d, d->nlayers, f);
+    for (uint64_t t = 0; t < nf; t++) {
+        char path[4200];
+        kreader r;
+        memset(&r, 0, sizeof r);
+        if (ddd_path(d, f[t], path)) return ddd_fail(d, ENAMETOOLONG);
+        if (kr_open(&r, path)) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
+        const ckey_t *k;
+        while ((k = kr_peek(&r))) {
+            d->buf[n++] = *k;
+            r.at++;
+            if (n == half) {
+                int e = ddd_flush_p64(d, n, v);
+                if (e) { kr_close(&r); return e; }
+                n = 0;
+            }
+        }
+        int no = r.err;
+        kr_close(&r);
+        if (no) return ddd_fail(d, no);
+        ddd_remove(d, f[t]);
+    }
+    int e = n ? ddd_flush_p64(d, n, v) : 0;
+    if (e) return e;
+    uint64_t ns = d->nsorted - d->sfirst;
+    for (uint64_t i = 0; i < ns; i++) f[i] = FR(FK_SORTED, d->sfirst + i);
+    if ((e = km_open(d, &d->sorted, f, ns, &d->c))) return e;
+    d->phase = PH_P64;
+    return 0;
+}
+
+uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap) {
+    uint64_t n = 0;
+    if (d->phase != PH_P64) return 0;
+    while (n < cap && d->sorted.hn) {
+        memcpy(out + n * FC_P64_SIZE, d->sorted.r[d->sorted.heap[0]].rec, FC_P64_SIZE);
+        n++;
+        int e = km_pop(&d->sorted);
+        if (e) { ddd_fail(d, e); return n; }
+    }
+    return n;
 }

@@ -90,6 +90,7 @@
 #define FC_EENCODE -4        /* internal: a position not expressible relative to the start */
 #define FC_ERANGE -5         /* a state index out of range, or a too-small output buffer */
 #define FC_EILLEGAL -6       /* a move that is not legal in the position it is applied to */
+#define FC_EIO -7            /* the disk search could not write or read one of its files (errno in its stats) */
 
 typedef struct {
     uint8_t len[8];          /* cards in each column */
@@ -311,3 +312,56 @@ int fc_deal(uint64_t n, fc_pos *out);
 int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_solve_opts *opts,
                    int32_t *status, int32_t *len, uint64_t *states, uint64_t *offset, double *seconds,
                    uint16_t *moves, uint64_t cap);
+
+/* ---- the enumeration on disk: delayed duplicate detection ----------------------------------------------
+ *
+ * The same reachable set as fc_search_new/run (any order gives the same set), found breadth first by
+ * layers with the visited positions kept in files instead of a hash table: memory is a buffer of `mem`
+ * bytes (16-byte compact keys) plus 16 KB a file being merged; disk is 16 bytes a position, plus the
+ * sorted runs of the layer being merged (fc.c, "The enumeration on disk"). Files go into `dir` (which
+ * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (none
+ * known) stop the search with FC_EENCODE. Not with rules.hand (FC_EBADRULES).
+ */
+typedef struct fc_ddd fc_ddd;         /* opaque */
+
+typedef struct {
+    uint64_t states;         /* distinct positions found (every layer) */
+    uint64_t expanded;       /* positions whose successors were generated */
+    uint64_t generated;      /* successors generated, duplicates included */
+    uint64_t layer;          /* the layer being expanded or merged (0 = the start) */
+    uint64_t layer_states;   /* positions in that layer */
+    uint64_t runs;           /* sorted runs written, every layer */
+    uint64_t disk;           /* bytes in its files now */
+    uint64_t disk_peak;      /* most bytes in its files at any time */
+    uint64_t memory;         /* bytes of its successor buffer */
+    int max_home;            /* most cards on the foundations in a position found */
+    int won;                 /* 1 when a won position was found */
+    int status;              /* FC_RUNNING, FC_DONE, FC_WON, FC_LIMIT or a negative error */
+    int sys_errno;           /* FC_EIO: the errno of the failed file operation (ENOSPC: the disk is full) */
+} fc_ddd_info;
+
+/* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);
+   max_states: 0 = no limit; stop_on_win as fc_search_new. NULL on failure with *err set. */
+fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem, uint64_t max_states,
+                   int stop_on_win, int *err);
+
+/* Remove its files and release its memory. NULL is fine. */
+void fc_ddd_free(fc_ddd *d);
+
+/* Work up to max_expand units (an expansion, or 64 positions merged; 0 = to the end). Returns the status. */
+int fc_ddd_run(fc_ddd *d, uint64_t max_expand);
+
+void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out);
+
+/* After FC_WON: the positions from the start to the won one as P64 records into out (cap records), each
+   one move (plus autoplay) from the one before. Returns their number (nothing written when it exceeds
+   cap), or a negative error. */
+int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap);
+
+/* After FC_DONE: put the positions in the order of their P64 records (sorted runs on disk, the layer
+   files removed as they are read). 0 or a negative error. */
+int fc_ddd_sort_p64(fc_ddd *d);
+
+/* After fc_ddd_sort_p64: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns
+   the number written; 0 at the end (or after an error: see the stats' status). */
+uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);

@@ -81,6 +81,12 @@ def explore_summary(name, verdict, result, rules, max_states=None, line_length=N
             f"at most {plural(result.max_home, 'card')} reached the foundations so far")
 
 
+def disk_words(result):
+    """The disk search's figures (solver.disksearch.DiskResult), one line."""
+    return (f"on disk: {plural(result.layers, 'layer')} breadth first, {plural(result.runs, 'sorted run')}, "
+            f"at most {result.disk_peak / 1e6:,.1f} MB of files (removed)")
+
+
 def analyze_lines(name, a):
     """The report of an analysis (solver.analyze.Analysis), as a list of lines."""
     head = f"{name}{rules_words(a.rules)}"

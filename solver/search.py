@@ -251,6 +251,19 @@ class Search:
     def home_count(self, k):
         return lib.fc_search_home_count(self._h(), k)
 
+    def sorted_batches(self, size):
+        """Every state's P64 record in the order of the records (fc_search_sort_p64), as bytes of up to
+        ``size`` records at a time (a record may repeat in a counting mode: the caller drops repeats)."""
+        n = len(self)
+        order = ffi.new("uint32_t[]", max(n, 1))
+        if lib.fc_search_sort_p64(self._h(), order) != 0:
+            raise MemoryError("cannot sort the positions: out of memory")
+        out = ffi.new("uint8_t[]", size * P64_SIZE)
+        for first in range(0, n, size):
+            m = min(size, n - first)
+            lib.fc_search_export_p64_at(self._h(), order + first, m, out)
+            yield ffi.buffer(out, m * P64_SIZE)[:]
+
     def successors_p64(self, k):
         """Successors of state k as the search generates them (P64 list)."""
         out = ffi.new("uint8_t[]", MAX_SUCC * P64_SIZE)
@@ -276,12 +289,12 @@ class Search:
         return lib.fc_search_overflow(self._h())
 
 
-class ExploreResult:
-    """What explore() found (the C core's word: the verdict is solver.lines.judge's). ``states``: distinct positions stored; ``max_home``: most cards on the
+class Found:
+    """What an enumeration found (the C core's word: the verdict is solver.lines.judge's), in memory or on
+    disk (solver.disksearch). ``states``: distinct positions stored; ``max_home``: most cards on the
     foundations in any of them; ``won``: a won position was reached; ``complete``: every reachable
     position was enumerated (the set is closed under moves); ``status``: "done", "won" or "limit";
-    ``seconds``: time in the C core. The search stays available (``records()``, ``search``) until
-    ``close()``."""
+    ``seconds``: time in the C core. The search stays available (``search``) until ``close()``."""
 
     def __init__(self, search, status):
         st = search.stats()
@@ -292,10 +305,23 @@ class ExploreResult:
         self.generated = int(st.generated)
         self.max_home = int(st.max_home)
         self.won = bool(st.won)
-        self.won_index = int(st.won_index) if st.won else None
         self.complete = status == "done"
         self.seconds = search.seconds
         self.rules = search.rules
+        self._stats(st)
+
+    def _stats(self, st):
+        """The figures only one kind of search has."""
+
+    def close(self):
+        self.search.close()
+
+
+class ExploreResult(Found):
+    """What explore() found (see Found); the states are readable (``records()``) until ``close()``."""
+
+    def _stats(self, st):
+        self.won_index = int(st.won_index) if st.won else None
 
     def records(self):
         return self.search.records()
@@ -308,9 +334,6 @@ class ExploreResult:
         if self.won_index is None:
             return None
         return [self.search.state(k) for k in self.search.line_to(self.won_index)]
-
-    def close(self):
-        self.search.close()
 
     def __repr__(self):
         return (f"ExploreResult(states={self.states}, max_home={self.max_home}, won={self.won}, "

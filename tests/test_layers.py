@@ -96,10 +96,11 @@ def test_the_engine_and_certgen_never_import_the_web_app():
 # Imports inside functions, and why (everything else is imported at the top of its module).
 LAZY = {
     ("certgen/certificate.py", "subject"): "certgen.render (rules_text) imports this module, through members",
-    ("certgen/certificate.py", "write_search"): "the C core (solver.search): only when a certificate is "
-                                                "written from a search",
     ("solver/atomic.py", "_write_atomic"): "tempfile: only when a file is written, not on `explore`'s start-up",
     ("solver/cli.py", "cmd_explore"): "the C core and the replay machinery: not for `deal`",
+    ("solver/cli.py", "_explore_report"): "the replay machinery (solver.lines): not for `deal`",
+    ("solver/disksearch.py", "winning_line"): "solver.solve and solver.lines: only for a win found past the "
+                                              "layer files the disk search keeps",
     ("solver/cli.py", "cmd_analyze"): "the C core, svg: not for `deal`",
     ("solver/cli.py", "cmd_solve"): "the C core: not for `deal`",
     ("solver/cli.py", "cmd_survey"): "the C core, multiprocessing: not for `deal`",

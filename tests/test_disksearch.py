@@ -1,0 +1,214 @@
+"""The enumeration past memory (issue 15): delayed duplicate detection on disk (solver/disksearch.py,
+fc_ddd_* in solver/fc.c). The same set as the in-memory enumeration, the same certificate bytes, the
+house's verdict rule, and no file left behind."""
+import json
+import os
+import shutil
+
+import msgpack
+import pytest
+
+from certgen import certificate, fastcheck
+from solver import deals, disksearch, search, spec
+from solver.errors import FreecellError
+from solver.lines import judge
+from solver.rules import STANDARD, Rules
+
+from conftest import _one_line_error
+
+SMALL = 1 << 16             # the smallest --memory: 4,096 keys, so a wide layer is many runs
+TINY = 1 << 13              # the C core's smallest buffer: 512 keys, so #11982's widest layers give more than
+                            # 32 runs (merged 32 at a time first), and so do the P64-order runs of the certificate
+
+
+def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
+    """#11982 with a 64 KB buffer: 84,767 positions in 39 layers (more than DDD_MAXF = 32, so the oldest
+    layers are merged into one file on the way), 100 runs; with an 8 KB buffer 639 runs, more than 32 in
+    a layer (merged in passes); the certificate's bytes are those of the in-memory build's (same header
+    info), for two rule sets and both buffers."""
+    for deal, rules, buffer, states, layers, runs in ((11982, STANDARD, SMALL, 84767, 39, 100),
+                                                     (11982, STANDARD, TINY, 84767, 39, 639),
+                                                     (11982, Rules(cells=1), SMALL, 83, 7, 7)):
+        pos = deals.ms_deal(deal)
+        r = disksearch.explore_disk(pos, rules, buffer, tmp=str(tmp_path))
+        folder = r.search.dir
+        assert os.path.dirname(folder) == str(tmp_path) and os.listdir(folder)
+        assert (r.status, r.complete, r.states, r.layers, r.won) == ("done", True, states, layers, False)
+        assert r.runs == runs and r.disk_peak >= 16 * states
+        assert judge(pos, r, rules) == ("unwinnable", None)
+        info = {"max_home": r.max_home}
+        disk = tmp_path / "disk.cert"
+        certificate.write_search(str(disk), {"kind": "ms", "deal": deal}, rules.to_dict(), pos, r.search, info)
+        r.close()
+        assert not os.path.exists(folder)
+        m = search.explore(pos, rules)
+        assert m.max_home == r.max_home
+        mem = tmp_path / "mem.cert"
+        certificate.write_search(str(mem), {"kind": "ms", "deal": deal}, rules.to_dict(), pos, m.search, info)
+        assert disk.read_bytes() == mem.read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["disk.cert", "mem.cert"]
+
+
+def _nearly_won():
+    """Every card home but the queens and kings of clubs and diamonds: QC under KD, QD under KC (4,622
+    positions reachable, 5,930 without stopping at the win)."""
+    return ((44, 49), (45, 48)) + ((),) * 6, (), (11, 11, 13, 13)
+
+
+def test_a_won_position_gives_a_line_read_back_through_the_layers(tmp_path):
+    pos = _nearly_won()
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, tmp=str(tmp_path))
+    try:
+        assert (r.status, r.won, r.complete) == ("won", True, False)
+        verdict, line = judge(pos, r, STANDARD)
+        assert verdict == "winnable" and line[0] == spec.from_position(pos) and spec.won(line[-1])
+        assert len(line) - 1 == r.layers == 5           # breadth first: a shortest line (KD away, then 4 home)
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_win_past_the_merged_layers_takes_the_solver_line(tmp_path, monkeypatch):
+    """When the layers' depths are gone (merged into one file), the line is the solver's, replayed."""
+    pos = _nearly_won()
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, tmp=str(tmp_path))
+    monkeypatch.setattr(r.search, "line", lambda: None)
+    try:
+        verdict, line = judge(pos, r, STANDARD)
+        assert verdict == "winnable" and spec.won(line[-1])
+    finally:
+        r.close()
+
+
+def test_a_won_deal_on_disk_is_winnable_or_unknown_never_unwinnable(run, tmp_path):
+    # deal 1 breadth first reaches no win within 100,000 positions: a limit, so unknown
+    p = run("explore", "--deal", "1", "--memory", "64K", "--max-states", "100000", "--tmp", str(tmp_path),
+            "--json")
+    obj = json.loads(p.stdout)
+    assert (obj["verdict"], obj["complete"], obj["states"]) == ("unknown", False, 100000)
+    assert obj["disk"]["layers"] > 5 and os.listdir(tmp_path) == []
+    # with a budget the deal fits in, the in-memory search wins first (a replayed line)
+    p = run("explore", "--deal", "1", "--memory", "64M", "--tmp", str(tmp_path), "--json")
+    obj = json.loads(p.stdout)
+    assert obj["verdict"] == "winnable" and obj["line_length"] > 52 and "disk" not in obj
+
+
+def test_certgen_build_on_disk_matches_the_in_memory_build(run, tmp_path):
+    """certgen build --memory 64K: the same records and header as without (but the search's time), and
+    `certgen info` / `certgen check` (the fast checker, when built) accept it; nothing left in --tmp."""
+    work = tmp_path / "work"
+    work.mkdir()
+    disk, mem = tmp_path / "disk.cert", tmp_path / "mem.cert"
+    p = run("build", "--deal", "11982", "--memory", "64K", "--tmp", str(work), "--out", str(disk), module="certgen")
+    assert p.returncode == 0 and "84,767" in p.stdout, p.stderr
+    assert run("build", "--deal", "11982", "--out", str(mem), module="certgen").returncode == 0
+    a, b = (msgpack.unpackb(f.read_bytes()) for f in (disk, mem))
+    ha, hb = msgpack.unpackb(a.pop("header")), msgpack.unpackb(b.pop("header"))
+    assert ha["info"].pop("search_seconds") >= 0 and hb["info"].pop("search_seconds") >= 0
+    assert ha == hb and a["body"] == b["body"] and set(a) == set(b)
+    assert os.listdir(work) == []
+    info = json.loads(run("info", str(disk), "--json", module="certgen").stdout)
+    assert info["states"] == 84767
+    if fastcheck.binary() is None:
+        pytest.skip("no build/fccheck: the fast checker is not built (make setup)")
+    p = run("check", str(disk), module="certgen")
+    assert p.returncode == 0 and p.stdout.startswith("valid for deal 11982"), p.stdout
+
+
+@pytest.mark.parametrize("value", ["12x", "1K", "", "16GB", "-5M", "0", "65535", "1.5G", "99999999999999999T"])
+def test_a_bad_memory_value_is_one_line(run, value):
+    line = _one_line_error(run("explore", "--deal", "11982", f"--memory={value}"))
+    assert line == (f"error: --memory must be a size such as 16G, 512M or 64K (K, M, G, T: powers of 1024; "
+                    f"at least 64K), got {value!r}")
+
+
+def test_memory_sizes_read():
+    from solver.cliargs import memory_arg
+    assert [memory_arg(v) for v in ("16G", "64m", "64K", "65536", "1T")] == [16 << 30, 64 << 20, 65536, 65536,
+                                                                              1 << 40]
+
+
+def test_tmp_errors_are_one_line_and_leave_nothing(run, tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    _one_line_error(run("explore", "--deal", "11982", "--memory", "64K", "--tmp", str(a_file)),
+                    f"--tmp {a_file}: not a folder")
+    _one_line_error(run("explore", "--deal", "11982", "--memory", "64K", "--tmp", str(tmp_path / "none")),
+                    f"--tmp {tmp_path / 'none'}: no such folder")
+    _one_line_error(run("explore", "--deal", "11982", "--tmp", str(tmp_path)),
+                    "--tmp goes with --memory (the disk search)")
+    _one_line_error(run("explore", "--deal", "11982", "--memory", "1M", "--hand", "1"),
+                    "--memory: the disk search does not take --hand")
+    _one_line_error(run("build", "--deal", "11982", "--tmp", str(tmp_path), "--out", str(tmp_path / "x.cert"),
+                        module="certgen"), "--tmp goes with --memory (the disk search)")
+    _one_line_error(run("explore", "--deal", "11982", "--on-disk"), "--on-disk goes with --memory (the disk search)")
+    assert os.listdir(tmp_path) == ["f"]
+
+
+def test_on_disk_skips_the_attempt_in_memory(run):
+    obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--on-disk", "--json").stdout)
+    assert obj["states"] == 84767 and obj["verdict"] == "unwinnable" and obj["disk"]["layers"] == 39
+    obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--json").stdout)
+    assert obj["states"] == 84767 and "disk" not in obj
+
+
+def test_a_file_error_mid_search_stops_it_as_unknown_and_removes_everything(tmp_path):
+    """The folder vanishes under the search (as a full or failing disk would stop it): one FreecellError
+    line, nothing claimed, and the search's own files gone."""
+    s = disksearch.DiskSearch(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path))
+    search.lib.fc_ddd_run(s._d, 2000)
+    shutil.rmtree(s.dir)
+    try:
+        with pytest.raises(FreecellError, match=r"^the disk search stopped after [\d,]+ positions: .*No such file "
+                                                r"or directory \(nothing is claimed: the verdict is unknown"):
+            s.run()
+    finally:
+        s.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_limit_on_disk_is_unknown_and_cleaned(tmp_path):
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), max_states=50000)
+    folder = r.search.dir
+    try:
+        assert (r.status, r.states, r.complete) == ("limit", 50000, False)
+        assert judge(deals.ms_deal(11982), r, STANDARD)[0] == "unknown"
+    finally:
+        r.close()
+    assert not os.path.exists(folder) and os.listdir(tmp_path) == []
+
+
+def test_the_smallest_buffer_holds_every_successor_of_a_position(tmp_path):
+    """A buffer asked smaller than the core's smallest (8 KB: 512 keys) gets the smallest; with supermoves (up
+    to 328 successors a position) the set is still the spec's 84,767."""
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(supermoves=True), 100, tmp=str(tmp_path))
+    try:
+        assert (r.states, r.complete, r.search.stats().memory) == (84767, True, TINY)
+    finally:
+        r.close()
+
+
+def test_explore_within_stays_in_memory_when_the_set_fits():
+    r = disksearch.explore_within(deals.ms_deal(11982), STANDARD, 16 << 20)
+    assert isinstance(r, search.ExploreResult) and r.states == 84767 and r.complete
+
+
+@pytest.mark.slow
+def test_deal_1474422072_on_disk(tmp_path, run):
+    """2,951,466 positions with a 16 MB buffer, as in memory; the certificate as in memory."""
+    p = run("build", "--deal", "1474422072", "--memory", "16M", "--tmp", str(tmp_path), "--out",
+            str(tmp_path / "d.cert"), module="certgen", timeout=1200)
+    assert p.returncode == 0 and "2,951,466" in p.stdout, p.stderr
+    p = run("build", "--deal", "1474422072", "--out", str(tmp_path / "m.cert"), module="certgen", timeout=1200)
+    a, b = (msgpack.unpackb((tmp_path / n).read_bytes()) for n in ("d.cert", "m.cert"))
+    assert a["body"] == b["body"]
+    assert sorted(os.listdir(tmp_path)) == ["d.cert", "m.cert"]
+
+
+def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
+    from test_interrupt import assert_interrupted, ctrl_c
+    work = tmp_path / "work"
+    work.mkdir()
+    assert_interrupted(*ctrl_c("certgen", "build", "--deal", "5", "--memory", "64K", "--tmp", str(work), "--out",
+                               "x.cert", cwd=tmp_path))
+    assert os.listdir(tmp_path) == ["work"] and os.listdir(work) == []
