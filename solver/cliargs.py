@@ -98,6 +98,7 @@ def memory_words(default):
 
 MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 MIN_MEMORY = 1 << 16        # = solver.disksearch.MIN_MEMORY (the disk search's smallest buffer)
+MAX_MEMORY = 1 << 50        # 1024T: more than any machine has; the core takes sizes up to 2**64 - 1
 
 
 def memory_arg(text):
@@ -105,9 +106,9 @@ def memory_arg(text):
     t = text.strip().upper() if isinstance(text, str) else ""
     unit = t[-1:] if t[-1:] in "KMGT" else ""
     n = digits(t[:len(t) - len(unit)], 15)
-    if not t or n is None or n * MEMORY_UNITS[unit] < MIN_MEMORY:
+    if not t or n is None or not MIN_MEMORY <= n * MEMORY_UNITS[unit] <= MAX_MEMORY:
         raise FreecellError(f"--memory must be a size such as 16G, 512M or 64K (K, M, G, T: powers of 1024; "
-                            f"at least 64K), got {text!r}")
+                            f"at least 64K, at most 1024T), got {text!r}")
     return n * MEMORY_UNITS[unit]
 
 
@@ -301,7 +302,7 @@ def run(parser, argv=None):
     except MemoryError:
         # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
         return _error("out of memory: stopped before an answer, so nothing is claimed (a search: try a "
-                      "smaller --max-states)", 1)
+                      "smaller --max-states, or a smaller --memory)", 1)
     except KeyboardInterrupt:
         sys.stdout.flush()
         print(INTERRUPTED, file=sys.stderr)

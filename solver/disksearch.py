@@ -17,7 +17,9 @@ through the layer files, replayed against the spec.
 import errno
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 
 from . import packed
@@ -38,6 +40,26 @@ def _size(n):
         n /= 1000
 
 
+class _term_as_interrupt:
+    """While it is entered (in the main thread), SIGTERM raises KeyboardInterrupt: the Ctrl-C path, which
+    removes the search's files. The handler before it is put back on exit."""
+
+    def __enter__(self):
+        self.old = None
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGTERM, self._raise)
+        return self
+
+    @staticmethod
+    def _raise(signum, frame):
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+        return False
+
+
 class DiskSearch:
     """One disk search owned by the C core and its temporary folder (removed by ``close``)."""
 
@@ -52,8 +74,12 @@ class DiskSearch:
                                 f"({e.strerror or e})") from None
         self._d = None
         err = ffi.new("int *")
-        d = lib.fc_ddd_new(pos_to_c(start), _rules_c(rules), self.dir.encode(), memory, max_states or 0,
-                           int(bool(stop_on_win)), err)
+        try:
+            d = lib.fc_ddd_new(pos_to_c(start), _rules_c(rules), self.dir.encode(), memory, max_states or 0,
+                               int(bool(stop_on_win)), err)
+        except BaseException:           # e.g. a size the core's types cannot hold: no folder left behind
+            self.close()
+            raise
         if d == ffi.NULL:
             self.close()
             if err[0] == lib.FC_EIO:
@@ -93,8 +119,10 @@ class DiskSearch:
         return _error(st.status, "the disk search stopped: ")
 
     def run(self, progress=False):
-        """Run to the end: "done", "won" or "limit" (an error: one FreecellError line)."""
-        with bar(progress, unit=" positions", unit_scale=True, desc="explore on disk") as b:
+        """Run to the end: "done", "won" or "limit" (an error: one FreecellError line). A SIGTERM (``timeout``,
+        ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be)."""
+        with _term_as_interrupt(), \
+                bar(progress, unit=" positions", unit_scale=True, desc="explore on disk") as b:
             done = 0
             while True:
                 t = time.perf_counter()

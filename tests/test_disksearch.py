@@ -115,11 +115,22 @@ def test_certgen_build_on_disk_matches_the_in_memory_build(run, tmp_path):
     assert p.returncode == 0 and p.stdout.startswith("valid for deal 11982"), p.stdout
 
 
-@pytest.mark.parametrize("value", ["12x", "1K", "", "16GB", "-5M", "0", "65535", "1.5G", "99999999999999999T"])
+@pytest.mark.parametrize("value", ["12x", "1K", "", "16GB", "-5M", "0", "65535", "1.5G", "99999999999999999T",
+                                   "1025T", "16777216T"])
 def test_a_bad_memory_value_is_one_line(run, value):
-    line = _one_line_error(run("explore", "--deal", "11982", f"--memory={value}"))
+    line = _one_line_error(run("explore", "--deal", "11982", f"--memory={value}", "--on-disk"))
     assert line == (f"error: --memory must be a size such as 16G, 512M or 64K (K, M, G, T: powers of 1024; "
-                    f"at least 64K), got {value!r}")
+                    f"at least 64K, at most 1024T), got {value!r}")
+
+
+def test_a_size_the_core_cannot_take_leaves_no_folder(tmp_path):
+    # 2**64 bytes passed below the command line (which refuses it): an error, and no temporary folder left.
+    from solver import deals
+    from solver.disksearch import explore_disk
+    from solver.rules import STANDARD
+    with pytest.raises(OverflowError):
+        explore_disk(deals.ms_deal(11982), STANDARD, 1 << 64, tmp=str(tmp_path))
+    assert os.listdir(tmp_path) == []
 
 
 def test_memory_sizes_read():
@@ -203,6 +214,17 @@ def test_deal_1474422072_on_disk(tmp_path, run):
     a, b = (msgpack.unpackb((tmp_path / n).read_bytes()) for n in ("d.cert", "m.cert"))
     assert a["body"] == b["body"]
     assert sorted(os.listdir(tmp_path)) == ["d.cert", "m.cert"]
+
+
+def test_sigterm_on_disk_removes_the_files_like_ctrl_c(tmp_path):
+    # `timeout`, `kill` and batch schedulers stop a job with SIGTERM: the same path as Ctrl-C.
+    import signal
+    from test_interrupt import assert_interrupted, ctrl_c
+    work = tmp_path / "work"
+    work.mkdir()
+    assert_interrupted(*ctrl_c("solver", "explore", "--deal", "1", "--memory", "64K", "--on-disk", "--tmp",
+                               str(work), cwd=tmp_path, sig=signal.SIGTERM))
+    assert os.listdir(tmp_path) == ["work"] and os.listdir(work) == []
 
 
 def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):

@@ -15,9 +15,10 @@ from conftest import ROOT
 WAIT = 3.0          # seconds before the signal: well inside each search (they run 20 s or more)
 
 
-def ctrl_c(module, *args, cwd=ROOT):
+def ctrl_c(module, *args, cwd=ROOT, sig=signal.SIGINT):
     """Start `python -m module args` in its own process group, send SIGINT to the whole group (as a
-    terminal's Ctrl-C does) after WAIT seconds; return (process, stdout, stderr, seconds after the signal)."""
+    terminal's Ctrl-C does; or ``sig``) after WAIT seconds; return (process, stdout, stderr, seconds after
+    the signal)."""
     p = subprocess.Popen([sys.executable, "-m", module, *args], cwd=cwd, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True,
                          # a shell's background job inherits SIGINT ignored; a terminal's does not
@@ -25,7 +26,7 @@ def ctrl_c(module, *args, cwd=ROOT):
     time.sleep(WAIT)
     assert p.poll() is None, p.communicate()
     t = time.monotonic()
-    os.killpg(p.pid, signal.SIGINT)
+    os.killpg(p.pid, sig)
     try:
         out, err = p.communicate(timeout=120)
     finally:
