@@ -40,39 +40,40 @@ def _size(n):
         n /= 1000
 
 
-class _term_as_interrupt:
-    """While it is entered (in the main thread), SIGTERM raises KeyboardInterrupt: the Ctrl-C path, which
-    removes the search's files. The handler before it is put back on exit."""
+def _term_as_interrupt():
+    """From now on (in the main thread), SIGTERM raises KeyboardInterrupt: the Ctrl-C path, which removes
+    the search's files. Returns the handler it replaced (None outside the main thread), for
+    :func:`_restore_term`."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
 
-    def __enter__(self):
-        self.old = None
-        if threading.current_thread() is threading.main_thread():
-            self.old = signal.signal(signal.SIGTERM, self._raise)
-        return self
 
-    @staticmethod
-    def _raise(signum, frame):
-        raise KeyboardInterrupt
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
 
-    def __exit__(self, *exc):
-        if self.old is not None:
-            signal.signal(signal.SIGTERM, self.old)
-        return False
+
+def _restore_term(old):
+    if old is not None:
+        signal.signal(signal.SIGTERM, old)
 
 
 class DiskSearch:
-    """One disk search owned by the C core and its temporary folder (removed by ``close``)."""
+    """One disk search owned by the C core and its temporary folder (removed by ``close``). While the
+    folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
+    ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be)."""
 
     def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True):
-        self.start, self.rules, self.dir = start, rules, None
+        self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         if tmp is not None and not os.path.isdir(tmp):
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
+        self._term = _term_as_interrupt()
         try:
             self.dir = tempfile.mkdtemp(prefix="freecell-disk-", dir=tmp)
         except OSError as e:
+            self.close()
             raise FreecellError(f"--tmp {tmp or tempfile.gettempdir()}: cannot make a temporary folder there "
                                 f"({e.strerror or e})") from None
-        self._d = None
         err = ffi.new("int *")
         try:
             d = lib.fc_ddd_new(pos_to_c(start), _rules_c(rules), self.dir.encode(), memory, max_states or 0,
@@ -81,9 +82,10 @@ class DiskSearch:
             self.close()
             raise
         if d == ffi.NULL:
+            folder = self.dir
             self.close()
             if err[0] == lib.FC_EIO:
-                raise FreecellError(f"cannot write in the temporary folder {self.dir}")
+                raise FreecellError(f"cannot write in the temporary folder {folder}")
             if err[0] == lib.FC_EBADRULES:
                 raise FreecellError("the disk search does not take these rules (--hand)")
             raise _error(err[0], "cannot start the disk search: ")
@@ -98,6 +100,8 @@ class DiskSearch:
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
             self.dir = None
+        _restore_term(self._term)
+        self._term = None
 
     def stats(self):
         st = ffi.new("fc_ddd_info *")
@@ -119,10 +123,8 @@ class DiskSearch:
         return _error(st.status, "the disk search stopped: ")
 
     def run(self, progress=False):
-        """Run to the end: "done", "won" or "limit" (an error: one FreecellError line). A SIGTERM (``timeout``,
-        ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be)."""
-        with _term_as_interrupt(), \
-                bar(progress, unit=" positions", unit_scale=True, desc="explore on disk") as b:
+        """Run to the end: "done", "won" or "limit" (an error: one FreecellError line)."""
+        with bar(progress, unit=" positions", unit_scale=True, desc="explore on disk") as b:
             done = 0
             while True:
                 t = time.perf_counter()
