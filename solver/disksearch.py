@@ -63,7 +63,9 @@ class DiskSearch:
     folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
     ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be)."""
 
-    def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True):
+    def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0):
+        """key_bits: 0, or fewer bits than the 16-byte key's 127 for tests (more positions then go to the
+        overflow set, kept whole in memory)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         if tmp is not None and not os.path.isdir(tmp):
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
@@ -77,7 +79,7 @@ class DiskSearch:
         err = ffi.new("int *")
         try:
             d = lib.fc_ddd_new(pos_to_c(start), _rules_c(rules), self.dir.encode(), memory, max_states or 0,
-                               int(bool(stop_on_win)), err)
+                               int(bool(stop_on_win)), key_bits, err)
         except BaseException:           # e.g. a size the core's types cannot hold: no folder left behind
             self.close()
             raise
@@ -117,9 +119,11 @@ class DiskSearch:
                 else os.strerror(st.sys_errno)
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {self.dir}: {why} "
                                  f"(nothing is claimed: the verdict is unknown; its files were removed)")
-        if st.status == lib.FC_EENCODE:
-            return FreecellError(f"the disk search stopped after {st.states:,} positions: a position does not "
-                                 f"fit its 16-byte key (nothing is claimed: the verdict is unknown)")
+        if st.status == lib.FC_EOVERFLOW:
+            return FreecellError(f"the disk search stopped after {st.states:,} positions: {st.overflow:,} of them "
+                                 f"do not pack into 16 bytes and their set in memory would pass its limit of "
+                                 f"{_size(st.overflow_limit)} (a quarter of --memory; nothing is claimed: the "
+                                 f"verdict is unknown)")
         return _error(st.status, "the disk search stopped: ")
 
     def run(self, progress=False):
@@ -201,10 +205,10 @@ class DiskResult(Found):
         return line
 
 
-def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True):
+def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0):
     """The disk search from ``start`` to its end (see the module's docstring). Its folder is removed when
     it fails or is interrupted; on success by the result's ``close()``."""
-    s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win)
+    s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits)
     try:
         return DiskResult(s, s.run(progress))
     except BaseException:

@@ -36,7 +36,7 @@
  * (rules.hand). The foundation heights are recomputed on unpacking (every card not on the board is home).
  * Usually 90..120 bits: a position needing more than 127 is kept whole as a 40-byte fkey_t in an overflow
  * array, its 16-byte slot holding the flag bit 127 and the index (fc_search_overflow counts them; none
- * among the 2,951,466 positions of deal 1474422072). Keys live in blocks of 2^16 in discovery order (the
+ * among the 2,951,466 positions of deal 1474422072; deal 219837216 reaches some past 100 M positions). Keys live in blocks of 2^16 in discovery order (the
  * BFS queue). FC_ORDER_BEST (the solver) keeps 40-byte fkey_t keys (it reads them for its heuristic).
  *
  * The hash table: 32-bit slots (index+1 in the low ib bits, a hash tag above), linear probing, any size
@@ -111,6 +111,7 @@ typedef struct {
     /* the compact key (see "The compact store" above) */
     int hb, cb;              /* bits of a column's head code; bits of the cell set's rank */
     int maxolen;             /* the longest start column */
+    int kbits;               /* bits a packed key may use: 127 (fc_ddd_new's key_bits lowers it, for tests) */
     uint8_t hcode[4096];     /* canonical mode: head code of (c0 | L << 6); 0xFF when none */
     uint16_t hword[256];     /* canonical mode: (c0 | L << 6) of head code */
     uint32_t pcnt[8][53];    /* cards of each suit (one byte each) in the original prefix of length L */
@@ -382,6 +383,7 @@ static int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables_re
             for (int L = 2; L <= c->olen[i]; L++) c->hcode[c->orig[i][0] | (L << 6)] = (uint8_t)(51 + L);
     }
     for (c->hb = 0; (1 << c->hb) < ncodes; c->hb++) {}
+    c->kbits = 127;
     if (!tables_ready) {
         for (int n = 0; n <= 52; n++)
             for (int k = 0; k <= 8; k++)
@@ -463,7 +465,7 @@ static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
             v = (uint64_t)code | ((uint64_t)(w >> 12) << hb);
             nb = hb + 4 + w_chain(w);
         }
-        if (pos + nb > 127) return -1;
+        if (pos + nb > c->kbits) return -1;
         if (pos < 64) {
             lo |= v << pos;
             if (pos + nb > 64) hi |= v >> (64 - pos);
@@ -480,7 +482,7 @@ static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
     uint64_t v = (uint64_t)(r + c->coff[n]);
     if (c->hand) v |= (uint64_t)((k->w[4] >> 28) & 1) << c->cb;
     int nb = c->cb + c->hand;
-    if (pos + nb > 127) return -1;
+    if (pos + nb > c->kbits) return -1;
     if (nb) {
         if (pos < 64) {
             lo |= v << pos;
@@ -2267,13 +2269,20 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * reversible: a new position may repeat one of any earlier layer). Each layer is a file of sorted,
  * distinct keys (L<d>.keys in the folder given); the visited set is their union. A won successor stops
  * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line).
+ * A position that does not pack into the key (rare) is kept whole in memory instead, in the overflow set:
+ * its fkey_t in the order found (so by layer: ovl[l] is layer l's first), and a hash table over them. Each
+ * position has exactly one form (packed or not), so the files and the set are disjoint: a successor that
+ * does not pack is looked up in the set at once (it holds every earlier layer's and this one's so far),
+ * and added to layer cur+1 when new. The layer's overflow positions are expanded before its file.
  * At the end the keys are put in the order of their P64 records (chunks of mem/32 keys sorted by
- * sort_level, written as runs S<i>.keys, merged on their records) for the certificate (fc_ddd_next_p64).
+ * sort_level, written as runs S<i>.keys, merged on their records), the overflow positions sorted on their
+ * records in memory and merged in, for the certificate (fc_ddd_next_p64).
  * Every file is removed by fc_ddd_free; reading and writing use plain stdio.
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
 #define DDD_WKEYS 4096       /* keys per writer buffer (64 KB) */
 #define DDD_MINMEM (SOLVE_MAX_SUCC * 16)   /* the smallest buffer: room for every successor of one position */
+#define DDD_OVFMIN (1u << 20)              /* the overflow set may take mem/4 bytes, at least this */
 
 static inline int ck_less(const ckey_t *a, const ckey_t *b) {
     return a->hi < b->hi || (a->hi == b->hi && a->lo < b->lo);
@@ -2352,8 +2361,21 @@ struct fc_ddd {
     uint64_t runs_total;
     uint64_t states, expanded, generated, disk, disk_peak;
     int max_home, won, status, phase, sys_errno;
-    ckey_t won_key, won_parent;
+    fkey_t won_key, won_parent;  /* the won position, and (when the expansion stopped at it) its parent */
+    int won_has_parent;
     uint64_t won_layer;
+    /* the overflow set: positions that do not pack into the key, kept whole in memory (see above) */
+    fkey_t *ovf;             /* in the order found, so by layer */
+    uint64_t novf, ovfcap;
+    uint32_t *otab;          /* open addressing, linear probing: index+1, 0 = free; otsize a power of 2 */
+    uint64_t otsize;
+    uint64_t *ovl;           /* ovl[l]: the first overflow position of layer l (l <= cur + 1) */
+    uint64_t ovlcap, ovltop; /* ovl[0 .. ovltop] are set */
+    uint64_t oexp;           /* PH_EXPAND: the next overflow position of layer cur to expand */
+    uint64_t ovf_limit;      /* bytes the overflow set may take (FC_EOVERFLOW past them) */
+    uint32_t *oorder;        /* PH_P64: the overflow positions in the order of their records */
+    uint64_t oat;            /* PH_P64: the next one of oorder */
+    uint8_t orec[FC_P64_SIZE];/* PH_P64: its record */
     kreader front;           /* PH_EXPAND: the layer being expanded */
     kmerge cand, seen;       /* PH_MERGE: the runs, and the earlier layers */
     kwriter *out;            /* PH_MERGE: the new layer */
@@ -2602,15 +2624,82 @@ static int ddd_flush_run(fc_ddd *d) {
     return ddd_passes(d, FK_RUN, &d->rfirst, &d->nruns, NULL);
 }
 
+/* ---- the overflow set: the positions that do not pack into the key ---- */
+
+/* Bytes the overflow set holds: its positions, its table, its layer starts, its P64 order. */
+static uint64_t ddd_ovf_bytes(const fc_ddd *d, uint64_t ovfcap, uint64_t otsize) {
+    return ovfcap * sizeof(fkey_t) + otsize * sizeof(uint32_t) + d->ovlcap * sizeof(uint64_t)
+         + (d->oorder ? d->novf * sizeof(uint32_t) : 0);
+}
+
+/* Two keys of the same position (the words' content and the cells; the home nibbles follow from them). */
+static int fk_same(const fkey_t *a, const fkey_t *b) {
+    if (a->cells != b->cells) return 0;
+    for (int i = 0; i < 8; i++) if ((a->w[i] ^ b->w[i]) & WMASK) return 0;
+    return 1;
+}
+
+static uint64_t ovf_hash(const fkey_t *k) {
+    fkey_t t = *k;
+    for (int i = 0; i < 8; i++) t.w[i] &= WMASK;
+    return hash64_key(&t);
+}
+
+/* The slot of k in the table: its entry when k is there, else the free slot where it would go. */
+static uint64_t ddd_ovf_slot(const fc_ddd *d, const fkey_t *k) {
+    uint64_t mask = d->otsize - 1, p = ovf_hash(k) & mask;
+    while (d->otab[p] && !fk_same(&d->ovf[d->otab[p] - 1], k)) p = (p + 1) & mask;
+    return p;
+}
+
+/* Add k (a position that does not pack) to the overflow set unless it is there: 1 added, 0 there already,
+   or FC_LIMIT (max_states), FC_EOVERFLOW (the set would pass ovf_limit bytes), FC_ENOMEM. */
+static int ddd_ovf_add(fc_ddd *d, const fkey_t *k) {
+    if (d->otsize && d->otab[ddd_ovf_slot(d, k)]) return 0;
+    if (d->max_states && d->states >= d->max_states) return FC_LIMIT;
+    if (d->novf >= 0xFFFFFFFEull) return FC_EOVERFLOW;
+    uint64_t ncap = d->novf < d->ovfcap ? d->ovfcap : d->ovfcap ? d->ovfcap * 2 : 1024;
+    uint64_t nts = 2 * (d->novf + 1) <= d->otsize ? d->otsize : d->otsize ? d->otsize * 2 : 2048;
+    if (ddd_ovf_bytes(d, ncap, nts) > d->ovf_limit) return FC_EOVERFLOW;
+    if (ncap != d->ovfcap) {
+        fkey_t *a = (fkey_t *)realloc(d->ovf, ncap * sizeof *a);
+        if (!a) return FC_ENOMEM;
+        d->ovf = a;
+        d->ovfcap = ncap;
+    }
+    if (nts != d->otsize) {   /* a table twice the size, rebuilt */
+        uint32_t *t = (uint32_t *)calloc(nts, sizeof *t);
+        if (!t) return FC_ENOMEM;
+        free(d->otab);
+        d->otab = t;
+        d->otsize = nts;
+        for (uint64_t i = 0; i < d->novf; i++) d->otab[ddd_ovf_slot(d, &d->ovf[i])] = (uint32_t)(i + 1);
+    }
+    d->ovf[d->novf] = *k;
+    d->otab[ddd_ovf_slot(d, k)] = (uint32_t)(d->novf + 1);
+    d->novf++;
+    d->states++;
+    int h = home_sum(k);
+    if (h > d->max_home) d->max_home = h;
+    return 1;
+}
+
 static int ddd_open_front(fc_ddd *d) {
     char path[4200];
+    int e = 0;
+    /* the overflow positions of layer cur are those found so far from ovl[cur] on: ovl[cur+1] is here */
+    d->ovl = (uint64_t *)room_for(d->ovl, d->cur + 1, &d->ovlcap, sizeof *d->ovl, 256, &e);
+    if (e) return d->status = e;
+    d->ovl[d->cur + 1] = d->novf;
+    d->ovltop = d->cur + 1;
+    d->oexp = d->ovl[d->cur];
     if (ddd_path(d, FR(FK_LAYER, d->cur), path)) return ddd_fail(d, ENAMETOOLONG);
-    int e = kr_open(&d->front, path);
+    e = kr_open(&d->front, path);
     return e == FC_EIO ? ddd_fail(d, d->front.err) : e;
 }
 
 fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint64_t mem, uint64_t max_states,
-                   int stop_on_win, int *err) {
+                   int stop_on_win, int key_bits, int *err) {
     int e = check_rules(r), dummy;
     if (!err) err = &dummy;
     if (e || r->hand) { *err = FC_EBADRULES; return NULL; }
@@ -2619,8 +2708,10 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     fc_ddd *d = (fc_ddd *)calloc(1, sizeof *d);
     if (!d) { *err = FC_ENOMEM; return NULL; }
     if (ctx_init(&d->c, start, r)) { free(d); *err = FC_EBADPOS; return NULL; }
+    if (key_bits > 0 && key_bits < 127) d->c.kbits = key_bits;
     strcpy(d->dir, dir);
     d->mem = mem < DDD_MINMEM ? DDD_MINMEM : mem;
+    d->ovf_limit = d->mem / 4 < DDD_OVFMIN ? DDD_OVFMIN : d->mem / 4;
     d->max_states = max_states;
     d->stop_on_win = stop_on_win != 0;
     d->cap = d->mem / sizeof(ckey_t);
@@ -2631,14 +2722,15 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     if (pos_to_key(&d->c, start, &k)) { fc_ddd_free(d); *err = FC_EENCODE; return NULL; }
     autoplay_key(&d->c, &k);
     if (d->c.canonical) canon_key(&k);
-    if (pack_key(&d->c, &k, &ck)) { fc_ddd_free(d); *err = FC_EENCODE; return NULL; }
+    int fits = !pack_key(&d->c, &k, &ck);   /* the start is in L0, or in the overflow set (and L0 empty) */
+    if (!fits && (e = ddd_ovf_add(d, &k)) != 1) { fc_ddd_free(d); *err = e == FC_LIMIT ? FC_ENOMEM : e; return NULL; }
     char path[4200];
     if (ddd_path(d, FR(FK_LAYER, 0), path)) { fc_ddd_free(d); *err = FC_EIO; return NULL; }
     kwriter *w = kw_open(path, &e);
     if (!w) { d->sys_errno = e; *err = FC_EIO; fc_ddd_free(d); return NULL; }
     d->nlayers = 1;
-    kw_put(w, &ck);
-    if ((e = kw_close(w)) || ddd_grew(d, FR(FK_LAYER, 0), 1)) {
+    if (fits) kw_put(w, &ck);
+    if ((e = kw_close(w)) || ddd_grew(d, FR(FK_LAYER, 0), (uint64_t)fits)) {
         d->sys_errno = e; fc_ddd_free(d); *err = e ? FC_EIO : FC_ENOMEM; return NULL;
     }
     d->states = 1;
@@ -2646,7 +2738,7 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     d->status = FC_RUNNING;
     if (d->max_home == 52) {
         d->won = 1;
-        d->won_key = ck;
+        d->won_key = k;
         d->won_layer = 0;
         if (d->stop_on_win) d->status = FC_WON;
     }
@@ -2668,19 +2760,21 @@ void fc_ddd_free(fc_ddd *d) {
         free(d->fsz[t]);
     }
     free(d->buf);
+    free(d->ovf);
+    free(d->otab);
+    free(d->ovl);
+    free(d->oorder);
     free(d);
 }
 
-/* The successors of the packed key *ck, packed (autoplay and canonical order applied), into out; the count,
-   or FC_EENCODE when one does not fit in 127 bits. *won: the index of a won one. */
-static int ddd_succ(fc_ddd *d, const ckey_t *ck, ckey_t *out, int *won) {
-    fkey_t k;
-    unpack_key(&d->c, ck, &k);
-    int n = gen(&d->c, &k, d->kb);
+/* The successors of k (autoplay and canonical order applied) into d->kb and packed into out (out[i].hi = OVF
+   when one does not pack: it goes to the overflow set); the count. *won: the index of a won one. */
+static int ddd_succ(fc_ddd *d, const fkey_t *k, ckey_t *out, int *won) {
+    int n = gen(&d->c, k, d->kb);
     for (int i = 0; i < n; i++) {
         if (d->c.autoplay) autoplay_key(&d->c, &d->kb[i]);
         if (d->c.canonical) canon_key(&d->kb[i]);
-        if (pack_key(&d->c, &d->kb[i], &out[i])) return FC_EENCODE;
+        if (pack_key(&d->c, &d->kb[i], &out[i])) { out[i].lo = 0; out[i].hi = OVF; }
         if (home_sum(&d->kb[i]) == 52) *won = i;
     }
     return n;
@@ -2721,7 +2815,7 @@ static int ddd_end_merge(fc_ddd *d) {
     d->nruns = d->rfirst = 0;
     if (e) return ddd_fail(d, e);
     d->cur++;
-    if (!ddd_size(d, FR(FK_LAYER, d->cur))) {
+    if (!ddd_size(d, FR(FK_LAYER, d->cur)) && d->novf == d->ovl[d->cur]) {
         ddd_remove(d, FR(FK_LAYER, d->cur));
         d->nlayers--;
         return d->status = FC_DONE;
@@ -2736,33 +2830,45 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
     while (d->status == FC_RUNNING) {
         if (max_expand && budget-- == 0) return FC_RUNNING;
         if (d->phase == PH_EXPAND) {
-            const ckey_t *k = kr_peek(&d->front);
-            if (!k) {
+            int from_ovf = d->oexp < d->ovl[d->cur + 1];   /* the layer's overflow positions first */
+            const ckey_t *k = from_ovf ? NULL : kr_peek(&d->front);
+            if (!from_ovf && !k) {
                 if (d->front.err) return ddd_fail(d, d->front.err);
                 kr_close(&d->front);
                 int e = ddd_flush_run(d);
                 if (e) return d->status = e;
-                if (d->nruns == d->rfirst) { d->phase = PH_END; return d->status = FC_DONE; }
+                if (d->nruns == d->rfirst && d->novf == d->ovl[d->cur + 1]) {   /* layer cur+1 is empty */
+                    d->phase = PH_END;
+                    d->cur++;
+                    return d->status = FC_DONE;
+                }
                 if ((e = ddd_begin_merge(d))) return d->status = e;
                 continue;
             }
-            ckey_t cur = *k;
-            d->front.at++;
+            fkey_t cur;
+            if (from_ovf) cur = d->ovf[d->oexp++];
+            else { unpack_key(&d->c, k, &cur); d->front.at++; }
             int won = -1, n = ddd_succ(d, &cur, out, &won);
-            if (n < 0) return d->status = n;
             d->expanded++;
             d->generated += (uint64_t)n;
             if (won >= 0 && d->stop_on_win) {
                 d->won = 1;
-                d->won_key = out[won];
+                d->won_key = d->kb[won];
                 d->won_parent = cur;
+                d->won_has_parent = 1;
                 d->won_layer = d->cur + 1;
                 d->max_home = 52;
                 return d->status = FC_WON;
             }
             if (d->nbuf + (uint64_t)n > d->cap) { int e = ddd_flush_run(d); if (e) return d->status = e; }
-            memcpy(d->buf + d->nbuf, out, (size_t)n * sizeof *out);
-            d->nbuf += (uint64_t)n;
+            for (int i = 0; i < n; i++) {
+                if (!(out[i].hi & OVF)) { d->buf[d->nbuf++] = out[i]; continue; }
+                int e = ddd_ovf_add(d, &d->kb[i]);
+                if (e < 0) return d->status = e;
+                if (e && home_sum(&d->kb[i]) == 52 && !d->won) {
+                    d->won = 1; d->won_key = d->kb[i]; d->won_layer = d->cur + 1;
+                }
+            }
         } else {   /* PH_MERGE: up to 64 candidates a unit of the budget */
             for (int t = 0; t < 64; t++) {
                 const ckey_t *c = km_peek(&d->cand);
@@ -2789,7 +2895,7 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
                 unpack_key(&d->c, &k, &f);
                 int h = home_sum(&f);
                 if (h > d->max_home) d->max_home = h;
-                if (h == 52 && !d->won) { d->won = 1; d->won_key = k; d->won_layer = d->cur + 1; }
+                if (h == 52 && !d->won) { d->won = 1; d->won_key = f; d->won_layer = d->cur + 1; }
             }
         }
     }
@@ -2801,51 +2907,63 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
     out->expanded = d->expanded;
     out->generated = d->generated;
     out->layer = d->cur;
-    out->layer_states = ddd_size(d, FR(FK_LAYER, d->cur));
+    uint64_t oin = !d->ovl ? d->novf : (d->cur + 1 <= d->ovltop ? d->ovl[d->cur + 1] : d->novf) - d->ovl[d->cur];
+    out->layer_states = ddd_size(d, FR(FK_LAYER, d->cur)) + oin;
     out->runs = d->runs_total;
     out->disk = d->disk;
     out->disk_peak = d->disk_peak;
     out->memory = d->cap * sizeof(ckey_t);
+    out->overflow = d->novf;
+    out->overflow_memory = ddd_ovf_bytes(d, d->ovfcap, d->otsize);
+    out->overflow_limit = d->ovf_limit;
     out->max_home = d->max_home;
     out->won = d->won;
     out->status = d->status;
     out->sys_errno = d->sys_errno;
 }
 
-/* The positions from the start to the won one, read back through the layer files: in layer l, the first
-   key (in key order) with the next position of the line among its successors. FC_ERANGE when the older
-   layers were merged into one file (their layer numbers are gone). */
+/* Whether one of cur's successors is *next (then *cur goes in the line). */
+static int ddd_leads_to(fc_ddd *d, const fkey_t *cur, const fkey_t *next) {
+    ckey_t succ[SOLVE_MAX_SUCC];
+    int won = -1, m = ddd_succ(d, cur, succ, &won);
+    for (int i = 0; i < m; i++) if (fk_same(&d->kb[i], next)) return 1;
+    return 0;
+}
+
+/* The positions from the start to the won one, read back through the layers: in layer l, the first of its
+   overflow positions, then of its file's keys (in key order), with the next position of the line among its
+   successors. FC_ERANGE when the older layers were merged into one file (their layer numbers are gone). */
 int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap) {
     if (!d->won || d->nseen) return FC_ERANGE;
     uint64_t n = d->won_layer + 1;
     if (n > cap) return (int64_t)n;
-    ckey_t *chain = (ckey_t *)malloc(n * sizeof *chain), succ[SOLVE_MAX_SUCC];
+    fkey_t *chain = (fkey_t *)malloc(n * sizeof *chain);
     if (!chain) return FC_ENOMEM;
     chain[n - 1] = d->won_key;
-    if (n >= 2) chain[n - 2] = d->won_parent;
-    for (uint64_t l = n >= 3 ? n - 3 : 0; n >= 3; l--) {
+    uint64_t known = 1;   /* chain[n-known .. n-1] are set */
+    if (n >= 2 && d->won_has_parent) { chain[n - 2] = d->won_parent; known = 2; }
+    for (uint64_t l = n - known; l-- > 0;) {
         char path[4200];
         kreader r;
-        int found = 0, won = -1;
+        int found = 0;
+        uint64_t oend = l + 1 <= d->ovltop ? d->ovl[l + 1] : d->novf;
+        for (uint64_t i = d->ovl ? d->ovl[l] : 0; i < oend && !found; i++)
+            if (ddd_leads_to(d, &d->ovf[i], &chain[l + 1])) { chain[l] = d->ovf[i]; found = 1; }
         memset(&r, 0, sizeof r);
-        if (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path)) { kr_close(&r); free(chain); return FC_EIO; }
+        if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path))) {
+            kr_close(&r); free(chain); return FC_EIO;
+        }
         const ckey_t *k;
         while (!found && (k = kr_peek(&r))) {
-            ckey_t cur = *k;
+            fkey_t cur;
+            unpack_key(&d->c, k, &cur);
             r.at++;
-            int m = ddd_succ(d, &cur, succ, &won);
-            for (int i = 0; i < m && !found; i++)
-                if (ck_same(&succ[i], &chain[l + 1])) { chain[l] = cur; found = 1; }
+            if (ddd_leads_to(d, &cur, &chain[l + 1])) { chain[l] = cur; found = 1; }
         }
         kr_close(&r);
         if (!found) { free(chain); return FC_EENCODE; }
-        if (l == 0) break;
     }
-    for (uint64_t i = 0; i < n; i++) {
-        fkey_t k;
-        unpack_key(&d->c, &chain[i], &k);
-        key_to_p64(&d->c, &k, out + i * FC_P64_SIZE);
-    }
+    for (uint64_t i = 0; i < n; i++) key_to_p64(&d->c, &chain[i], out + i * FC_P64_SIZE);
     free(chain);
     return (int64_t)n;
 }
@@ -2873,6 +2991,25 @@ static int ddd_flush_p64(fc_ddd *d, uint64_t n, skey_t *v) {
     if (ddd_grew(d, f, n)) { kw_close(w); return d->status = FC_ENOMEM; }
     if ((e = kw_close(w))) return ddd_fail(d, e);
     return ddd_passes(d, FK_SORTED, &d->sfirst, &d->nsorted, &d->c);
+}
+
+static void ddd_ovf_rec(const void *src, uint64_t i, uint8_t *rec) {
+    const fc_ddd *d = (const fc_ddd *)src;
+    key_to_p64(&d->c, &d->ovf[i], rec);
+}
+
+/* The overflow positions in the order of their records (oorder), the first one's record in orec. */
+static int ddd_ovf_sort(fc_ddd *d) {
+    d->oorder = (uint32_t *)malloc((d->novf ? d->novf : 1) * sizeof *d->oorder);
+    skey_t *v = (skey_t *)malloc((d->novf ? d->novf : 1) * sizeof *v);
+    if (!d->oorder || !v) { free(v); return FC_ENOMEM; }
+    for (uint64_t i = 0; i < d->novf; i++) v[i].idx = (uint32_t)i;
+    sort_level(ddd_ovf_rec, d, v, d->novf, 0);
+    for (uint64_t i = 0; i < d->novf; i++) d->oorder[i] = v[i].idx;
+    free(v);
+    d->oat = 0;
+    if (d->novf) ddd_ovf_rec(d, d->oorder[0], d->orec);
+    return 0;
 }
 
 int fc_ddd_sort_p64(fc_ddd *d) {
@@ -2905,6 +3042,7 @@ int fc_ddd_sort_p64(fc_ddd *d) {
     }
     int e = n ? ddd_flush_p64(d, n, v) : 0;
     if (e) return e;
+    if ((e = ddd_ovf_sort(d))) return d->status = e;
     uint64_t ns = d->nsorted - d->sfirst;
     for (uint64_t i = 0; i < ns; i++) f[i] = FR(FK_SORTED, d->sfirst + i);
     if ((e = km_open(d, &d->sorted, f, ns, &d->c))) return e;
@@ -2915,8 +3053,15 @@ int fc_ddd_sort_p64(fc_ddd *d) {
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap) {
     uint64_t n = 0;
     if (d->phase != PH_P64) return 0;
-    while (n < cap && d->sorted.hn) {
-        memcpy(out + n * FC_P64_SIZE, d->sorted.r[d->sorted.heap[0]].rec, FC_P64_SIZE);
+    while (n < cap && (d->sorted.hn || d->oat < d->novf)) {   /* the two sets are disjoint */
+        const uint8_t *rec = d->sorted.hn ? d->sorted.r[d->sorted.heap[0]].rec : NULL;
+        if (d->oat < d->novf && (!rec || memcmp(d->orec, rec, FC_P64_SIZE) < 0)) {
+            memcpy(out + n * FC_P64_SIZE, d->orec, FC_P64_SIZE);
+            n++;
+            if (++d->oat < d->novf) ddd_ovf_rec(d, d->oorder[d->oat], d->orec);
+            continue;
+        }
+        memcpy(out + n * FC_P64_SIZE, rec, FC_P64_SIZE);
         n++;
         int e = km_pop(&d->sorted);
         if (e) { ddd_fail(d, e); return n; }

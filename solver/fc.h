@@ -91,6 +91,7 @@
 #define FC_ERANGE -5         /* a state index out of range, or a too-small output buffer */
 #define FC_EILLEGAL -6       /* a move that is not legal in the position it is applied to */
 #define FC_EIO -7            /* the disk search could not write or read one of its files (errno in its stats) */
+#define FC_EOVERFLOW -8      /* the disk search's overflow set (positions over the 16-byte key) outgrew its limit */
 
 typedef struct {
     uint8_t len[8];          /* cards in each column */
@@ -319,8 +320,11 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * layers with the visited positions kept in files instead of a hash table: memory is a buffer of `mem`
  * bytes (16-byte compact keys) plus 16 KB a file being merged; disk is 16 bytes a position, plus the
  * sorted runs of the layer being merged (fc.c, "The enumeration on disk"). Files go into `dir` (which
- * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (none
- * known) stop the search with FC_EENCODE. Not with rules.hand (FC_EBADRULES).
+ * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (rare: deal
+ * 219837216 reaches some past 100 M positions) are kept whole in memory, in an overflow set of every
+ * layer (about 50 bytes each), expanded with their layer and merged into the P64 order; the set may take
+ * mem/4 bytes (at least 1 MB) besides the buffer: past that the search stops with FC_EOVERFLOW.
+ * Not with rules.hand (FC_EBADRULES).
  */
 typedef struct fc_ddd fc_ddd;         /* opaque */
 
@@ -334,6 +338,9 @@ typedef struct {
     uint64_t disk;           /* bytes in its files now */
     uint64_t disk_peak;      /* most bytes in its files at any time */
     uint64_t memory;         /* bytes of its successor buffer */
+    uint64_t overflow;       /* positions in the overflow set (they do not pack into 16 bytes; in `states`) */
+    uint64_t overflow_memory;/* bytes the overflow set holds */
+    uint64_t overflow_limit; /* bytes it may hold (FC_EOVERFLOW past them) */
     int max_home;            /* most cards on the foundations in a position found */
     int won;                 /* 1 when a won position was found */
     int status;              /* FC_RUNNING, FC_DONE, FC_WON, FC_LIMIT or a negative error */
@@ -341,9 +348,10 @@ typedef struct {
 } fc_ddd_info;
 
 /* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);
-   max_states: 0 = no limit; stop_on_win as fc_search_new. NULL on failure with *err set. */
+   max_states: 0 = no limit; stop_on_win as fc_search_new; key_bits: 0 (the key's 127 bits), or 1..126 for
+   tests: positions needing more bits go to the overflow set. NULL on failure with *err set. */
 fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem, uint64_t max_states,
-                   int stop_on_win, int *err);
+                   int stop_on_win, int key_bits, int *err);
 
 /* Remove its files and release its memory. NULL is fine. */
 void fc_ddd_free(fc_ddd *d);
@@ -353,7 +361,7 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand);
 
 void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out);
 
-/* After FC_WON: the positions from the start to the won one as P64 records into out (cap records), each
+/* After a won position was found: the positions from the start to the won one as P64 records into out (cap records), each
    one move (plus autoplay) from the one before. Returns their number (nothing written when it exceeds
    cap), or a negative error. */
 int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap);

@@ -49,6 +49,82 @@ def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["disk.cert", "mem.cert"]
 
 
+_IN_MEMORY = {}
+
+
+def _memory_certificate(tmp_path, deal, rules, info):
+    """The in-memory build's certificate bytes for deal under rules (one search per rule set), and its max_home."""
+    key = (deal, repr(rules.to_dict()))
+    if key not in _IN_MEMORY:
+        pos = deals.ms_deal(deal)
+        m = search.explore(pos, rules)
+        path = tmp_path / "mem.cert"
+        certificate.write_search(str(path), {"kind": "ms", "deal": deal}, rules.to_dict(), pos, m.search, info)
+        _IN_MEMORY[key] = (path.read_bytes(), m.max_home, m.states)
+        path.unlink()
+    return _IN_MEMORY[key]
+
+
+@pytest.mark.parametrize("key_bits, buffer, rules, overflow, layers", [
+    (110, SMALL, STANDARD, 14564, 39),        # 17 % of #11982's positions do not pack into 110 bits
+    (110, TINY, STANDARD, 14564, 39),         # the same with 639 runs (merged in passes)
+    (105, 16 << 20, STANDARD, 50413, 39),     # 59 %
+    (1, SMALL, Rules(cells=1), 83, 7),        # every position, the start included (layer 0's file is empty)
+])
+def test_positions_over_the_key_are_kept_whole_and_certified_as_in_memory(tmp_path, key_bits, buffer, rules,
+                                                                          overflow, layers):
+    """The positions that do not pack into the key (here a key cut down to key_bits bits: deal 219837216
+    reaches real ones past 100 M positions) are kept whole in the overflow set: the same reachable set, layer
+    by layer, and the same certificate bytes as the in-memory build's."""
+    pos = deals.ms_deal(11982)
+    r = disksearch.explore_disk(pos, rules, buffer, tmp=str(tmp_path), key_bits=key_bits)
+    try:
+        st = r.search.stats()
+        mem, max_home, states = _memory_certificate(tmp_path, 11982, rules, {"max_home": r.max_home})
+        assert (r.status, r.states, r.layers, r.max_home) == ("done", states, layers, max_home)
+        assert st.overflow == overflow and 40 * overflow < st.overflow_memory <= st.overflow_limit
+        assert judge(pos, r, rules) == ("unwinnable", None)
+        disk = tmp_path / "disk.cert"
+        certificate.write_search(str(disk), {"kind": "ms", "deal": 11982}, rules.to_dict(), pos, r.search,
+                                 {"max_home": r.max_home})
+        assert disk.read_bytes() == mem
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == ["disk.cert"]
+
+
+@pytest.mark.parametrize("key_bits", [0, 80, 1])
+@pytest.mark.parametrize("stop_on_win", [True, False])
+def test_a_won_line_through_positions_over_the_key(tmp_path, key_bits, stop_on_win):
+    """The line to a won position is read back through the layers' overflow positions as through their files
+    (key_bits 1: every position is one; 80: about a third of them), also when the search went on past the
+    win (the won position was met in a merge, its parent not kept)."""
+    pos = _nearly_won()
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, tmp=str(tmp_path), key_bits=key_bits, stop_on_win=stop_on_win)
+    try:
+        assert r.won and r.status == ("won" if stop_on_win else "done")
+        if not stop_on_win:
+            assert r.states == 5930
+        assert (r.search.stats().overflow > 0) == (key_bits > 0)
+        verdict, line = judge(pos, r, STANDARD)
+        assert verdict == "winnable" and line[0] == spec.from_position(pos) and spec.won(line[-1])
+        assert len(line) - 1 == 5
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_overflow_set_past_its_limit_stops_the_search_as_unknown(tmp_path):
+    """The overflow set may take a quarter of the buffer's bytes (at least 1 MB): past that the search stops
+    with one line, nothing claimed, its files removed."""
+    with pytest.raises(FreecellError, match=r"^the disk search stopped after [\d,]+ positions: 16,384 of them do "
+                                            r"not pack into 16 bytes and their set in memory would pass its limit "
+                                            r"of 1\.0 MB \(a quarter of --memory; nothing is claimed: the verdict "
+                                            r"is unknown\)$"):
+        disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100)
+    assert os.listdir(tmp_path) == []
+
+
 def _nearly_won():
     """Every card home but the queens and kings of clubs and diamonds: QC under KD, QD under KC (4,622
     positions reachable, 5,930 without stopping at the win)."""
