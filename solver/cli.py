@@ -121,7 +121,8 @@ def _explore_report(args, src, rules, result, max_states):
             obj["line_length"] = length
         if getattr(result, "disk", False):
             obj["disk"] = {"layers": result.layers, "runs": result.runs, "disk_peak_bytes": result.disk_peak,
-                           "memory": args.memory}
+                           "memory": args.memory, "overflow": result.overflow,
+                           "overflow_bytes": result.overflow_bytes}
         report.write_json(obj)
     else:
         text = report.explore_summary(src.name, verdict, result, rules, max_states, length)

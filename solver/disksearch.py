@@ -138,7 +138,8 @@ class DiskSearch:
                 b.update(st.states - done)
                 done = st.states
                 if progress:
-                    b.set_postfix_str(f"layer {st.layer:,}, disk {_size(st.disk)}", refresh=False)
+                    over = f", {st.overflow:,} over 16 B ({_size(st.overflow_memory)})" if st.overflow else ""
+                    b.set_postfix_str(f"layer {st.layer:,}, disk {_size(st.disk)}{over}", refresh=False)
                 if status < 0:
                     raise self._failed(st)
                 if status != lib.FC_RUNNING:
@@ -177,13 +178,16 @@ class DiskSearch:
 
 class DiskResult(Found):
     """What the disk search found, read like solver.search.ExploreResult (see Found), with its figures:
-    layers, runs (sorted runs written), disk_peak (bytes of files at most)."""
+    layers, runs (sorted runs written), disk_peak (bytes of files at most), overflow and overflow_bytes (the
+    positions kept whole in memory, as they do not pack into the 16-byte key, and their bytes)."""
     disk = True
 
     def _stats(self, st):
         self.layers = int(st.layer) + (0 if self.complete else 1)
         self.runs = int(st.runs)
         self.disk_peak = int(st.disk_peak)
+        self.overflow = int(st.overflow)                  # positions kept whole (over the 16-byte key)
+        self.overflow_bytes = int(st.overflow_memory)
 
     def winning_line(self):
         """Positions from the start to a won one: read back through the layer files, or (when the older

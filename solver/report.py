@@ -83,8 +83,10 @@ def explore_summary(name, verdict, result, rules, max_states=None, line_length=N
 
 def disk_words(result):
     """The disk search's figures (solver.disksearch.DiskResult), one line."""
+    over = (f"; {plural(result.overflow, 'position')} over the 16-byte key kept whole in memory "
+            f"({result.overflow_bytes / 1e6:,.1f} MB)") if result.overflow else ""
     return (f"on disk: {plural(result.layers, 'layer')} breadth first, {plural(result.runs, 'sorted run')}, "
-            f"at most {result.disk_peak / 1e6:,.1f} MB of files (removed)")
+            f"at most {result.disk_peak / 1e6:,.1f} MB of files (removed){over}")
 
 
 def analyze_lines(name, a):

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 from certgen import certificate, fastcheck
-from solver import deals, disksearch, search, spec
+from solver import deals, disksearch, report, search, spec
 from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
@@ -83,6 +83,8 @@ def test_positions_over_the_key_are_kept_whole_and_certified_as_in_memory(tmp_pa
         mem, max_home, states = _memory_certificate(tmp_path, 11982, rules, {"max_home": r.max_home})
         assert (r.status, r.states, r.layers, r.max_home) == ("done", states, layers, max_home)
         assert st.overflow == overflow and 40 * overflow < st.overflow_memory <= st.overflow_limit
+        assert (r.overflow, r.overflow_bytes) == (overflow, st.overflow_memory)
+        assert f"; {overflow:,} positions over the 16-byte key kept whole in memory (" in report.disk_words(r)
         assert judge(pos, r, rules) == ("unwinnable", None)
         disk = tmp_path / "disk.cert"
         certificate.write_search(str(disk), {"kind": "ms", "deal": 11982}, rules.to_dict(), pos, r.search,
@@ -235,6 +237,7 @@ def test_tmp_errors_are_one_line_and_leave_nothing(run, tmp_path):
 def test_on_disk_skips_the_attempt_in_memory(run):
     obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--on-disk", "--json").stdout)
     assert obj["states"] == 84767 and obj["verdict"] == "unwinnable" and obj["disk"]["layers"] == 39
+    assert (obj["disk"]["overflow"], obj["disk"]["overflow_bytes"]) == (0, 2048)   # only its layer table
     obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--json").stdout)
     assert obj["states"] == 84767 and "disk" not in obj
 
