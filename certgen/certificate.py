@@ -33,7 +33,23 @@ VERSION = 2
 ENCODING = "p64-sorted-zlib"
 TOP_KEYS = ("format", "version", "header", "body", "sha256")
 HEADER_KEYS = ("source", "rules", "start", "states", "encoding", "info")
-MAX_STATES = 2 ** 31 - 1        # the C core's limit on stored positions
+# The most records a header may declare. The in-memory search numbers its positions with 31 bits (its
+# certificates stay below 2**31: solver.cliargs.MAX_STATES); the disk search and the streamed writer number
+# none, so a certificate from the disk search may hold more: 2**40 (64 TiB of records inflated) is the bound
+# (= solver.cliargs.DISK_MAX_STATES; build/fccheck has the same). The body, a msgpack bin, holds at most
+# BODY_MAX compressed bytes: that, not the count, is the format's limit near 10**9 records.
+MAX_STATES = 2 ** 40
+BODY_MAX = 2 ** 32 - 1
+# The body's zlib level, by the number of records (readers do not care). Measured on deal 1474422072's
+# 2,951,466 sorted records (`scripts/bench.py --zlib`): level 9 0.22 M records a processor second, 4.40 bytes a
+# record; level 6 0.86 M/s, 4.38 B; level 1 3.85 M/s, 6.31 B. Level 9 would take over an hour at 10**9 records
+# and is no smaller: up to LEVEL9_MAX records the body stays as it always was (level 9), above it level 6.
+LEVEL9_MAX = 10_000_000
+
+
+def body_level(states: int) -> int:
+    """The zlib level of a body of `states` records: 9 up to LEVEL9_MAX, else 6."""
+    return 9 if states <= LEVEL9_MAX else 6
 _CHUNK = 1 << 20                # bytes inflated at a time
 
 
@@ -120,7 +136,7 @@ def _header_bytes(source, rules, start, states, info) -> bytes:
 
 def encode(cert: Certificate) -> bytes:
     hbytes = _header_bytes(cert.source, cert.rules, cert.start, len(cert.records), cert.info)
-    body = zlib.compress(b"".join(cert.records), 9)
+    body = zlib.compress(b"".join(cert.records), body_level(len(cert.records)))
     return msgpack.packb({"format": FORMAT, "version": VERSION, "header": hbytes, "body": body,
                           "sha256": _digest(hbytes, body)}, use_bin_type=True)
 
@@ -164,12 +180,12 @@ def write_search(path, source, rules, start_pos, search, info=None, progress=Fal
 
 def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False) -> Summary:
     """Write a certificate atomically from ``batches``: bytes of whole P64 records, ascending over all the
-    batches (a record repeated at once is written once), ``total`` records in all (for the bar). They are
-    compressed into a temporary body file next to `path` while the SHA-256 runs over it; then the file is
-    assembled around it (the body's length is known only then). Returns the certificate's Summary."""
+    batches (a record repeated at once is written once), ``total`` records in all (for the bar and the zlib
+    level, :func:`body_level`). They are compressed into a temporary body file next to `path` while the
+    SHA-256 runs over it; then the file is assembled around it (the body's length is known only then). Returns the certificate's Summary."""
     start = packed.pack(start_pos)
     with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
-        z, size, kept, prev = zlib.compressobj(9), 0, 0, b""
+        z, size, kept, prev = zlib.compressobj(body_level(total)), 0, 0, b""
         with bar(progress, total=total, unit=" records", unit_scale=True, desc="write") as b:
             for blob in batches:
                 recs = [blob[i:i + packed.SIZE] for i in range(0, len(blob), packed.SIZE)]
@@ -184,6 +200,10 @@ def write_sorted(path, source, rules, start_pos, batches, total, info=None, prog
         piece = z.flush()
         body.write(piece)
         size += len(piece)
+        if size > BODY_MAX:
+            raise FreecellError(f"{path}: the compressed body of {kept:,} records is {size:,} bytes, more than the "
+                                f"{BODY_MAX:,} a certificate (format version {VERSION}, a msgpack bin) holds: "
+                                f"nothing written")
         hbytes = _header_bytes(dict(source), dict(rules), start, kept, dict(info or {}))
         h = hashlib.sha256(hbytes)
         for chunk in _pieces_of(body):

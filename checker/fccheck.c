@@ -928,7 +928,8 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
         h[2].found & h[3].found & h[4].found & h[5].found))
         die("the header must have exactly the keys source, rules, start, states, encoding, info");
     if (!is_str(&h[H_ENCODING].v, "p64-sorted-zlib")) die("unknown body encoding %s", repr(&h[H_ENCODING].v, buf, sizeof buf));
-    if (h[H_STATES].v.type != M_INT || h[H_STATES].v.big || h[H_STATES].v.i < 0 || h[H_STATES].v.i > 2147483647)
+    /* at most 2^40 records: certgen/certificate.py's MAX_STATES (a disk search's certificate may pass 2^31) */
+    if (h[H_STATES].v.type != M_INT || h[H_STATES].v.big || h[H_STATES].v.i < 0 || h[H_STATES].v.i > 1099511627776LL)
         die("bad state count in header: %s", repr(&h[H_STATES].v, buf, sizeof buf));
     ct->states = (uint64_t)h[H_STATES].v.i;
     if (h[H_SOURCE].v.type != M_MAP || h[H_RULES].v.type != M_MAP || h[H_START].v.type != M_BIN)

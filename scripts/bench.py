@@ -33,6 +33,8 @@ In one run it measures
  10. with --ddd (--ddd-only: nothing else), the enumeration past memory: `explore --deal 1474422072` in memory
      and with `--memory 16M` (on disk, solver/disksearch.py), each in its own process: positions/s, wall,
      peak RSS, disk at most; then `certgen build` both ways (wall, peak RSS, the same certificate body).
+ 11. with --zlib (nothing else), the certificate body's compression at zlib levels 9, 6 and 1 on deal
+     1474422072's 2,951,466 sorted records: processor time, bytes a record, both extrapolated to 10^9 records.
 Plain text by default, one JSON object with --json.
 """
 import argparse
@@ -471,6 +473,9 @@ def main(argv=None):
                     help=f"only the disk search on deal {DDD_BIG[0]} with a {DDD_BIG[1] >> 20} MiB buffer, cut off at "
                          f"{DDD_BIG[2]:,} positions: the rate every 10,000,000 (several minutes, ~1.1 GB of memory, "
                          f"~3 GB of disk)")
+    ap.add_argument("--zlib", action="store_true",
+                    help=f"only the certificate body's compression: zlib levels {ZLIB_LEVELS} on deal {ZLIB_DEAL}'s "
+                         f"sorted records (time, size, extrapolated to 10^9 records; ~1 min)")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     ap.add_argument("--fccheck", action="store_true",
@@ -488,6 +493,10 @@ def main(argv=None):
     if args.ddd_big:
         res = bench_ddd_big()
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd_big(res)
+        return 0
+    if args.zlib:
+        res = {"zlib": bench_zlib()}
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_zlib(res["zlib"])
         return 0
     if args.ddd_only:
         res = {"ddd": bench_ddd()}
@@ -613,6 +622,49 @@ def main(argv=None):
     if "play" in res:
         bench_play.report(res["play"])
     return 0
+
+
+ZLIB_DEAL = 1474422072                   # 2,951,466 positions: 189 MB of P64 records
+ZLIB_LEVELS = (9, 6, 1)
+ZLIB_PIECE = 1 << 16                     # records compressed at a time, as certificate.write_sorted does
+
+
+def bench_zlib(deal=ZLIB_DEAL, levels=ZLIB_LEVELS):
+    """The certificate body's compression (certgen/certificate.py: zlib over the sorted P64 records) at each
+    level on a real body (deal 1474422072 enumerated in memory, its records in P64 order): processor seconds
+    to compress and to inflate, bytes a record, and the compression time extrapolated to 10^9 records."""
+    import zlib
+    from solver import deals, search
+    r = search.explore(deals.ms_deal(deal))
+    blob = b"".join(r.search.sorted_batches(ZLIB_PIECE))
+    n = r.states
+    r.close()
+    rows = []
+    for level in levels:
+        z = zlib.compressobj(level)
+        t = time.process_time()
+        parts = [z.compress(blob[i:i + ZLIB_PIECE * 64]) for i in range(0, len(blob), ZLIB_PIECE * 64)]
+        parts.append(z.flush())
+        cpu = time.process_time() - t
+        body = b"".join(parts)
+        t = time.process_time()
+        same = zlib.decompress(body) == blob
+        inflate = time.process_time() - t
+        rows.append({"level": level, "seconds": cpu, "inflate_seconds": inflate, "bytes": len(body),
+                     "bytes_per_record": len(body) / n, "records_per_s": n / cpu, "round_trip": same,
+                     "hours_per_billion": 1e9 / (n / cpu) / 3600,
+                     "gib_per_billion": len(body) / n * 1e9 / 2 ** 30})
+    return {"deal": deal, "records": n, "raw_bytes": len(blob), "load": os.getloadavg(), "levels": rows}
+
+
+def report_zlib(z):
+    print(f"  certificate body, zlib on deal {z['deal']}'s {z['records']:,} sorted records "
+          f"({z['raw_bytes'] / 1e6:,.0f} MB; load {z['load'][0]:.1f}):")
+    for r in z["levels"]:
+        print(f"    level {r['level']}: {r['seconds']:.2f} s processor = {r['records_per_s'] / 1e6:.2f} M records/s "
+              f"({r['hours_per_billion']:.2f} h for 10^9), {r['bytes_per_record']:.2f} B/record "
+              f"({r['gib_per_billion']:.2f} GiB for 10^9), inflate {r['inflate_seconds']:.2f} s"
+              f"{'' if r['round_trip'] else ', ROUND TRIP FAILED'}")
 
 
 def report_ddd(d):

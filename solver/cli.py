@@ -8,7 +8,7 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, add_source_args, card_arg,
+from .cliargs import (DISK_MAX_STATES, EXPLORE_LIMIT, Parser, add_command, add_disk_args, add_source_args, card_arg,
                       check_disk_args, fail, jobs_arg, max_states_arg, memory_words, progress_of, rules_of, run,
                       source_of, tiers_arg, whole_arg, writing)
 from .rules import MAX_CELLS
@@ -97,7 +97,7 @@ def cmd_explore(args):
         result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
     else:
         from .disksearch import explore_within
-        max_states = args.max_states or MAX_STATES
+        max_states = args.max_states or DISK_MAX_STATES
         result = explore_within(src.position, rules, args.memory, args.tmp, max_states, progress_of(args),
                                 on_disk=args.on_disk)
     try:

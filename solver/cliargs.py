@@ -67,6 +67,10 @@ class Parser(argparse.ArgumentParser):
 # The most positions a search may store: the C core numbers them with 31 bits (MAX_STATES_CAP in
 # solver/fc.c). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
 MAX_STATES = 2 ** 31 - 1
+# With --memory (the disk search) the positions are counted in 64 bits and numbered nowhere (the layer files,
+# the certificate streamed from them): --max-states may go to 2**40 there (= certgen.certificate.MAX_STATES,
+# the most records a certificate may declare; a test keeps them equal).
+DISK_MAX_STATES = 2 ** 40
 # The memory a search needs, an upper bound for every command: the enumeration's compact store takes about
 # 24 bytes a position (23 at the peak of `explore --deal 5 --max-states 5000000`, 127 MB), the solver's
 # best-first store and the checks after `build`/`prove` more; 90 covers them (docs/TRUST.md, scripts/bench.py).
@@ -86,6 +90,7 @@ def whole_arg(flag, lo, hi):
 cells_arg = whole_arg("--cells", 0, MAX_CELLS)
 hand_arg = whole_arg("--hand", 0, 1)
 max_states_arg = whole_arg("--max-states", 1, MAX_STATES)
+disk_max_states_arg = whole_arg("--max-states", 1, DISK_MAX_STATES)
 jobs_arg = whole_arg("--jobs", 1, 256)
 
 
@@ -182,6 +187,11 @@ def add_disk_args(p, tmp_default="the system's temporary folder"):
     g.add_argument("--on-disk", action="store_true",
                    help="with --memory: go to disk at once, without trying in memory first (for a set known not to "
                         "fit: the attempt would cost the time of M / 24 positions)")
+    for a in p._actions:        # --max-states K: up to 2**40 with --memory (check_disk_args)
+        if "--max-states" in a.option_strings:
+            a.type = disk_max_states_arg
+            more = f"with --memory at most {DISK_MAX_STATES:,}"
+            a.help = a.help[:-1] + f"; {more})" if a.help.endswith(")") else f"{a.help} ({more})"
 
 
 def check_disk_args(args, rules):
@@ -190,6 +200,9 @@ def check_disk_args(args, rules):
         raise FreecellError(f"{'--tmp' if args.tmp is not None else '--on-disk'} goes with --memory (the disk search)")
     if args.memory is not None and rules.hand:
         raise FreecellError("--memory: the disk search does not take --hand")
+    if args.memory is None and (getattr(args, "max_states", None) or 0) > MAX_STATES:
+        raise FreecellError(f"--max-states above {MAX_STATES:,} goes with --memory (the disk search: the search in "
+                            f"memory numbers its positions with 31 bits)")
 
 
 def add_command(sub, name, func, help, description=None, source=False, rules=False, counting=False, limit=None,

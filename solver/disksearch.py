@@ -31,6 +31,7 @@ from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, f
 # --memory M enumerates in memory up to M / 24 positions, then on disk.
 BYTES_PER_STATE = 24
 MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
+IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc.c)
 
 
 def _size(n):
@@ -223,12 +224,12 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
 def explore_within(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True,
                    on_disk=False):
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
-    it (memory / BYTES_PER_STATE of them), else again from the start on disk (explore_disk); ``on_disk``:
-    on disk at once (a set known not to fit). The result (an ExploreResult or a DiskResult) is closed by
+    it (memory / BYTES_PER_STATE of them, at most IN_MEMORY_MAX), else again from the start on disk
+    (explore_disk); ``on_disk``: on disk at once (a set known not to fit). The result (an ExploreResult or a DiskResult) is closed by
     the caller."""
     if on_disk:
         return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win)
-    fits = memory // BYTES_PER_STATE
+    fits = min(memory // BYTES_PER_STATE, IN_MEMORY_MAX)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
     r = explore(start, rules, max_states=max(fits, 1), progress=progress, stop_on_win=stop_on_win)

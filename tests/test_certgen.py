@@ -2,8 +2,10 @@
 import hashlib
 import os
 import random
+import re
 import subprocess
 import sys
+import zlib
 
 import msgpack
 import pytest
@@ -390,3 +392,53 @@ def test_summarize_reads_the_header_and_counts_the_body(tmp_path, small_certs, m
     with pytest.raises(FreecellError, match="not a readable certificate"):
         (tmp_path / "cut.cert").write_bytes(certificate.encode(small_certs[0])[:-30])
         certificate.summarize(str(tmp_path / "cut.cert"))
+
+
+@pytest.mark.parametrize("states", [2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 40 + 1])
+def test_a_header_may_declare_up_to_2_to_the_40_records(tmp_path, small_certs, states):
+    """A certificate streamed from the disk search may hold more than the in-memory search's 2**31 - 1
+    positions: the header's count is taken up to 2**40 (read_header, which does not inflate the body) and
+    refused above; a body that does not hold the count is refused when it is read, in one line."""
+    path = tmp_path / "big.cert"
+    path.write_bytes(reencode(certificate.encode(small_certs[-1]), states=states))
+    if states > certificate.MAX_STATES:
+        with pytest.raises(FreecellError, match=f"bad state count in header: {states}$"):
+            certificate.read_header(str(path))
+        expected = f"bad state count in header: {states}"
+    else:
+        assert certificate.read_header(str(path))["states"] == states
+        expected = f"expected {states} states of 64 bytes"
+    assert expected in _one_line_error(run("-m", "certgen", "info", str(path)))
+
+
+def test_a_body_past_what_the_format_holds_is_refused_and_nothing_written(tmp_path, small_certs, monkeypatch):
+    """The body is a msgpack bin: at most 2**32 - 1 bytes (about 10**9 records of a hard deal). Past that the
+    streamed writer stops with one line and writes nothing (here with the bound lowered to 100 bytes)."""
+    cert = small_certs[-1]
+    monkeypatch.setattr(certificate, "BODY_MAX", 100)
+    path = tmp_path / "c.cert"
+    with pytest.raises(FreecellError, match=rf"^{re.escape(str(path))}: the compressed body of {cert.states:,} "
+                                            rf"records is [\d,]+ bytes, more than the 100 a certificate \(format "
+                                            rf"version 2, a msgpack bin\) holds: nothing written$"):
+        certificate.write_sorted(str(path), cert.source, cert.rules, packed.unpack(cert.start),
+                                 [b"".join(cert.records)], cert.states)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_big_body_is_compressed_at_level_6_and_a_small_one_as_always(tmp_path, small_certs, monkeypatch):
+    """Up to LEVEL9_MAX records the body is zlib level 9 (certificates as they always were); above, level 6
+    (no bigger on real bodies and four times as fast: scripts/bench.py --zlib). The streamed writer and
+    encode agree at both levels, and the readers take either (here with LEVEL9_MAX lowered)."""
+    cert = small_certs[-1]
+    raw = b"".join(cert.records)
+    assert zlib.compress(raw, 6) != zlib.compress(raw, 9)
+    for level9_max, level in ((cert.states, 9), (cert.states - 1, 6)):
+        monkeypatch.setattr(certificate, "LEVEL9_MAX", level9_max)
+        path = tmp_path / f"c{level}.cert"
+        certificate.write_sorted(str(path), cert.source, cert.rules, packed.unpack(cert.start), [raw], cert.states,
+                                 cert.info)
+        data = path.read_bytes()
+        assert msgpack.unpackb(data)["body"] == zlib.compress(raw, level)
+        assert data == certificate.encode(cert)
+        assert certificate.read(str(path)).records == cert.records
+        assert certificate.summarize(str(path)).states == cert.states

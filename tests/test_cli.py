@@ -132,9 +132,9 @@ def test_explore_bad_inputs(run, assert_one_line_error, deal11982_board):
                           "deal must be a whole number from 1 to 8589934591, got '-7'")
     assert_one_line_error(run("explore"), "give exactly one of a deal number, --board FILE or --code CODE")
     assert_one_line_error(run("explore", "--deal", "1", "--max-states", "0"),
-                          "--max-states must be a whole number from 1 to 2147483647, got '0'")
+                          "--max-states must be a whole number from 1 to 1099511627776, got '0'")
     assert_one_line_error(run("explore", "--deal", "1", "--max-states", "lots"),
-                          "--max-states must be a whole number from 1 to 2147483647, got 'lots'")
+                          "--max-states must be a whole number from 1 to 1099511627776, got 'lots'")
     assert_one_line_error(run("explore", "--deal", "1", "--cells", "9"),
                           "--cells must be a whole number from 0 to 8, got '9'")
     assert_one_line_error(run("explore", "--code", "SOL1-freecell-cells=5-C11982", "--cells", "4"),

@@ -234,6 +234,25 @@ def test_tmp_errors_are_one_line_and_leave_nothing(run, tmp_path):
     assert os.listdir(tmp_path) == ["f"]
 
 
+def test_max_states_past_2_to_the_31_goes_with_memory(run):
+    """The in-memory search numbers its positions with 31 bits; the disk search counts them in 64 bits and its
+    certificate numbers none: --max-states up to 2**40 with --memory (= the certificate's bound), one line
+    without it or past it."""
+    from certgen.certificate import MAX_STATES
+    from solver.cliargs import DISK_MAX_STATES
+    assert DISK_MAX_STATES == MAX_STATES == 2 ** 40
+    _one_line_error(run("explore", "--deal", "11982", "--max-states", "2147483648"),
+                    "--max-states above 2,147,483,647 goes with --memory (the disk search: the search in memory "
+                    "numbers its positions with 31 bits)")
+    _one_line_error(run("explore", "--deal", "11982", "--memory", "64M", "--max-states", "1099511627777"),
+                    "--max-states must be a whole number from 1 to 1099511627776, got '1099511627777'")
+    obj = json.loads(run("explore", "--deal", "11982", "--memory", "64K", "--on-disk", "--max-states",
+                         "1099511627776", "--json").stdout)
+    assert (obj["states"], obj["verdict"], obj["max_states"]) == (84767, "unwinnable", 2 ** 40)
+    obj = json.loads(run("explore", "--deal", "11982", "--memory", "64K", "--on-disk", "--json").stdout)
+    assert obj["max_states"] == 2 ** 40         # the disk search's default: no limit but the certificate's
+
+
 def test_on_disk_skips_the_attempt_in_memory(run):
     obj = json.loads(run("explore", "--deal", "11982", "--memory", "64M", "--on-disk", "--json").stdout)
     assert obj["states"] == 84767 and obj["verdict"] == "unwinnable" and obj["disk"]["layers"] == 39
