@@ -322,7 +322,7 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * sorted runs of the layer being merged (fc.c, "The enumeration on disk"). Files go into `dir` (which
  * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (rare: deal
  * 219837216 reaches some past 100 M positions) are kept whole in memory, in an overflow set of every
- * layer (about 50 bytes each), expanded with their layer and merged into the P64 order; the set may take
+ * layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may take
  * mem/4 bytes (at least 1 MB) besides the buffer: past that the search stops with FC_EOVERFLOW.
  * Not with rules.hand (FC_EBADRULES).
  */

@@ -314,6 +314,24 @@ def test_deal_1474422072_on_disk(tmp_path, run):
     assert sorted(os.listdir(tmp_path)) == ["d.cert", "m.cert"]
 
 
+@pytest.mark.slow
+def test_deal_1474422072_on_disk_with_a_fifth_of_its_positions_over_the_key(tmp_path):
+    """2,951,466 positions, 613,888 of them over a key cut down to 118 bits (kept whole, 50 MB): the
+    certificate body as in memory."""
+    pos = deals.ms_deal(1474422072)
+    r = disksearch.explore_disk(pos, STANDARD, 1 << 30, tmp=str(tmp_path), key_bits=118)
+    try:
+        assert (r.status, r.states, r.overflow) == ("done", 2951466, 613888)
+        certificate.write_search(str(tmp_path / "d.cert"), {"kind": "ms", "deal": 1474422072}, {"cells": 4,
+                                 "foundation_return": False}, pos, r.search, {})
+    finally:
+        r.close()
+    m = search.explore(pos)
+    certificate.write_search(str(tmp_path / "m.cert"), {"kind": "ms", "deal": 1474422072}, {"cells": 4,
+                             "foundation_return": False}, pos, m.search, {})
+    assert (tmp_path / "d.cert").read_bytes() == (tmp_path / "m.cert").read_bytes()
+
+
 def test_sigterm_on_disk_removes_the_files_like_ctrl_c(tmp_path):
     # `timeout`, `kill` and batch schedulers stop a job with SIGTERM: the same path as Ctrl-C.
     import signal
