@@ -2864,7 +2864,7 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
             for (int i = 0; i < n; i++) {
                 if (!(out[i].hi & OVF)) { d->buf[d->nbuf++] = out[i]; continue; }
                 int e = ddd_ovf_add(d, &d->kb[i]);
-                if (e < 0) return d->status = e;
+                if (e < 0 || e == FC_LIMIT) return d->status = e;
                 if (e && home_sum(&d->kb[i]) == 52 && !d->won) {
                     d->won = 1; d->won_key = d->kb[i]; d->won_layer = d->cur + 1;
                 }

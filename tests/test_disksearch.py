@@ -116,6 +116,19 @@ def test_a_won_line_through_positions_over_the_key(tmp_path, key_bits, stop_on_w
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("key_bits", [0, 110, 1])
+def test_a_limit_met_in_the_overflow_set_is_a_limit(tmp_path, key_bits):
+    """--max-states counts the positions of the overflow set too, and is met there as in the files (key_bits 1:
+    every position is in the set): unknown, never a set cut short taken for the whole."""
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=key_bits,
+                                max_states=1000)
+    try:
+        assert (r.status, r.states, r.complete) == ("limit", 1000, False)
+        assert judge(deals.ms_deal(11982), r, STANDARD)[0] == "unknown"
+    finally:
+        r.close()
+
+
 def test_an_overflow_set_past_its_limit_stops_the_search_as_unknown(tmp_path):
     """The overflow set may take a quarter of the buffer's bytes (at least 1 MB): past that the search stops
     with one line, nothing claimed, its files removed."""
