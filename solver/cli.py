@@ -407,7 +407,8 @@ def build_parser():
                         "replayed line and a complete enumeration with one cell fewer; counts easy (0-1), medium "
                         "(2), hard (3-4), and undecided where a limit stopped a search. Limits in tiers (solver / "
                         "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
-                        "20,000,000 and 20,000,000 / 80,000,000; --max-states K: one tier K / K). With --out "
+                        "20,000,000, 20,000,000 / 80,000,000 and an enumeration alone of 400,000,000 (about 10 GB); "
+                        "--max-states K: one tier K / K). With --out "
                         "the run is resumable: the CSV is read first and appended to deal by deal")
     v.add_argument("--tiers", metavar="N", type=tiers_arg,
                    help="with --difficulty: run only the first N tiers of limits (e.g. 1: the cheap pass; a later "

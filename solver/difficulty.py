@@ -50,13 +50,14 @@ from .solve import solve
 from .workers import orphan_watch
 
 MAX_K = 4
-# (solver limit, enumeration limit) per tier: positions stored. The last tier's enumeration is about
-# 85 bytes a position: 80,000,000 positions need about 7 GB.
-TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000))
+# (solver limit, enumeration limit) per tier: positions stored. An enumeration costs about 24 bytes a
+# position (the compact store; 22.8 measured at 550,000,000): tier 4's 400,000,000 need about 10 GB. A tier
+# whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
+TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000), (20_000_000, 400_000_000))
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
-MEMORY_PER_STATE = 85          # bytes a stored position costs the C core, about (the --jobs guard)
-MEMORY_BUDGET = 8 << 30        # enumerations of the processes together stay under this
+MEMORY_PER_STATE = 32          # bytes a stored position costs the C core, with a margin (the --jobs guard)
+MEMORY_BUDGET = 12 << 30       # enumerations of the processes together stay under this
 
 Need = namedtuple("Need", "deal k low high states tier")
 Need.__doc__ = """k: the fewest cells, proven both ways (None when undecided); low: every count below it is
@@ -102,6 +103,8 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
+    elif solver_limit <= tiers[tier - 1][0]:
+        order = ()                               # the same solver search again would find nothing new
     else:
         order = range(top, low - 1, -1)         # downwards from high - 1: each win lowers it
     for k in order:

@@ -55,6 +55,20 @@ def test_a_win_found_by_the_enumeration_lowers_the_bound():
         r.close()
 
 
+def test_a_tier_with_no_bigger_solver_limit_runs_only_the_enumeration(monkeypatch):
+    """Tier 4 keeps tier 3's solver limit: the same deterministic search again would find nothing new, so
+    only its bigger enumeration runs (deal 28 from no bounds: the enumerations alone find k = 2); a tier
+    with a bigger solver limit tries the solver first, downwards from high - 1 (here from 4 cells)."""
+    calls = []
+    real = difficulty._solver
+    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit: calls.append(k) or real(pos, k, limit))
+    n = difficulty.refine(28, 1, tiers=((10, 100), (10, 2_000_000)))
+    assert calls == [] and (n.k, n.low, n.high, n.tier) == (2, 2, 2, 2)
+    difficulty.refine(28, 1, tiers=((10, 100), (11, 2_000_000)))
+    assert calls[0] == 4
+    assert difficulty.TIERS[3][0] == difficulty.TIERS[2][0] and difficulty.TIERS[3][1] > difficulty.TIERS[2][1]
+
+
 def test_undecided_is_kept_with_its_bounds_and_goes_on_at_the_next_tier(run_json, tmp_path):
     obj = run_json("survey", "2", "--difficulty", "--max-states", "10")
     assert obj["cells_needed"] == {"2": None} and obj["counts"]["undecided"] == 1
