@@ -1041,10 +1041,13 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
 
 /* The body's pieces, from its value in the top map (version 2: a bin; version 3: a list of bins, each
    1..PIECE_MAX bytes), in the words of certgen/certificate.py's reader. */
+static const char *commas(uint64_t n, char *buf);
+
 static Body body_pieces(int version, const Field *fd, const unsigned char *end) {
     Body b = {NULL, 0, 0};
     Rd r = fd->in;
     size_t k;
+    char buf[32];
     if (version == 2) {
         if (fd->v.type != M_BIN) die("the body of a version 2 certificate must be bytes (one bin)");
         b.n = 1;
@@ -1064,8 +1067,8 @@ static Body body_pieces(int version, const Field *fd, const unsigned char *end) 
         else if (v.type != M_BIN) die("body piece %llu is not bytes", (unsigned long long)k + 1);
         else if (v.len == 0) die("body piece %llu is empty", (unsigned long long)k + 1);
         else if (v.len > PIECE_MAX)
-            die("body piece %llu holds %llu bytes, more than the 1,073,741,824 a piece holds", (unsigned long long)k + 1,
-                (unsigned long long)v.len);
+            die("body piece %llu holds %s bytes, more than the 1,073,741,824 a piece holds", (unsigned long long)k + 1,
+                commas(v.len, buf));
         b.p[k].ptr = v.ptr;
         b.p[k].len = (size_t)v.len;
         b.len += v.len;

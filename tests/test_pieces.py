@@ -191,7 +191,7 @@ def test_damaged_pieces_are_refused_by_both_readers(files, tmp_path, case, monke
         assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {path}: {expected}"), p.stderr
 
 
-def test_a_piece_past_the_bound_is_refused(files, tmp_path, monkeypatch):
+def test_a_piece_past_the_bound_is_refused(files, monkeypatch):
     """A piece longer than 2**30 bytes is refused (here with the Python reader's bound lowered to 1000)."""
     monkeypatch.setattr(certificate, "PIECE_MAX", 1000)
     with pytest.raises(FreecellError, match=r"body piece 1 holds 1,024 bytes, more than the 1,000 a piece holds$"):
@@ -205,3 +205,37 @@ def test_a_damaged_file_on_the_command_line_is_one_line(files, tmp_path):
     for args in (["info"], ["check"], ["check", "--reference"]):
         p = cli(*args, str(path))
         assert p.returncode == 2 and p.stderr == f"error: {path}: {expected}\n", (args, p.stderr)
+
+
+def test_a_stream_of_version_3_is_read_up_to_its_end(files):
+    """Read from a pipe (not mapped, not left on disk), a version 3 file is accepted by both readers, and a
+    byte after it is refused."""
+    import io
+    data = files[1].read_bytes()
+    assert certificate._read_stream(io.BytesIO(data), "pipe").states == 84767
+    with pytest.raises(FreecellError, match="bytes after the end of the certificate"):
+        certificate._read_stream(io.BytesIO(data + b"x"), "pipe")
+    if EXE is not None:
+        for extra, code, words in ((b"", 0, "valid for deal 11982"), (b"x", 2, "bytes after the end")):
+            p = subprocess.run([EXE, "/dev/stdin"], input=data + extra, capture_output=True, timeout=120)
+            assert p.returncode == code and words.encode() in p.stdout + p.stderr, p
+
+
+def test_a_piece_over_2_to_the_30_bytes_is_refused_by_both_readers(files, tmp_path):
+    """A piece of 2**30 + 1 bytes (a sparse file: nothing is written but its ends) is refused from its length,
+    before its bytes are read, by the fast checker and by certgen info's reader."""
+    top = msgpack.unpackb(files[1].read_bytes())
+    n = certificate.PIECE_MAX + 1
+    pack = lambda v: msgpack.packb(v, use_bin_type=True)   # noqa: E731
+    path = tmp_path / "long.cert"
+    with open(path, "wb") as f:
+        f.write(b"\x85" + pack("format") + pack(top["format"]) + pack("version") + pack(3) + pack("header")
+                + pack(top["header"]) + pack("body") + b"\x91\xc6" + n.to_bytes(4, "big"))
+        f.seek(n, 1)
+        f.write(pack("sha256") + pack(top["sha256"]))
+    expected = "body piece 1 holds 1,073,741,825 bytes, more than the 1,073,741,824 a piece holds"
+    with pytest.raises(FreecellError, match=f"^{path}: {expected}$"):
+        certificate.summarize(str(path))
+    if EXE is not None:
+        p = subprocess.run([EXE, str(path)], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr == f"error: {path}: {expected}\n", p.stderr
