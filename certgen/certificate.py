@@ -9,9 +9,9 @@ claim holds is for certgen.checker (Python) and FreeCell.Cert (Lean) to decide.
 ``body`` is zlib over the positions as P64 records (solver/packed.py), sorted and distinct: one bin in
 version 2, a list of bins (pieces, whose concatenation is the zlib stream) in version 3, written only when
 the stream passes the 2**32 - 1 bytes a bin holds; ``sha256`` covers the header bytes followed by the body
-bytes, so a damaged header or body is refused before
-anything in it is used. The body is inflated in a streaming way, never past the ``states × 64`` bytes
-the header declares, and every record is checked to be a position, in order, as it arrives.
+bytes, so a damaged header or body is refused before anything in it is used. The body is inflated in a
+streaming way, never past the ``states × 64`` bytes the header declares, and every record is checked to
+be a position, in order, as it arrives.
 """
 import hashlib
 import os
@@ -234,7 +234,8 @@ def write_sorted(path, source, rules, start_pos, batches, total, info=None, prog
         version, spans = _spans(size)
         packb = lambda v: msgpack.packb(v, use_bin_type=True)   # noqa: E731
         head = (b"\x85" + packb("format") + packb(FORMAT) + packb("version") + packb(version)
-                + packb("header") + packb(hbytes) + packb("body") + (b"" if version == VERSION else _array_head(len(spans))))
+                + packb("header") + packb(hbytes) + packb("body")
+                + (b"" if version == VERSION else _array_head(len(spans))))
         tail = packb("sha256") + packb(h.hexdigest())
 
         def emit(f):
@@ -319,10 +320,10 @@ def _check_top(top, bad):
     if not isinstance(hbytes, bytes) or not isinstance(claimed, str):
         raise bad("header and body must be bytes and sha256 text")
     _check_body_form(version, body, bad)
-    h = hashlib.sha256(hbytes)
+    sha = hashlib.sha256(hbytes)
     for chunk in _chunks(body):
-        h.update(chunk)
-    if h.hexdigest() != claimed:
+        sha.update(chunk)
+    if sha.hexdigest() != claimed:
         raise bad("checksum mismatch (the file is damaged)")
     try:
         h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False)

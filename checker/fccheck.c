@@ -1039,10 +1039,10 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
         die("body holds %llu bytes, expected %llu states of 64 bytes", (unsigned long long)done, (unsigned long long)states);
 }
 
-/* The body's pieces, from its value in the top map (version 2: a bin; version 3: a list of bins, each
-   1..PIECE_MAX bytes), in the words of certgen/certificate.py's reader. */
 static const char *commas(uint64_t n, char *buf);
 
+/* The body's pieces, from its value in the top map (version 2: a bin; version 3: a list of bins, each
+   1..PIECE_MAX bytes), in the words of certgen/certificate.py's reader. */
 static Body body_pieces(int version, const Field *fd, const unsigned char *end) {
     Body b = {NULL, 0, 0};
     Rd r = fd->in;
