@@ -1,4 +1,4 @@
-"""The certificate file, format version 2 (docs/CERTIFICATE.md): one msgpack map
+"""The certificate file, format versions 2 and 3 (docs/CERTIFICATE.md): one msgpack map
 ``{format, version, header, body, sha256}``.
 
 A certificate claims to be a *fence*: a set of positions that contains the start position, is closed
@@ -6,10 +6,12 @@ under the rules' moves and contains no won position. This module only stores and
 claim holds is for certgen.checker (Python) and FreeCell.Cert (Lean) to decide.
 
 ``header`` is the msgpack encoding of the header map (source, rules, start, states, encoding, info);
-``body`` is zlib over the positions as P64 records (solver/packed.py), sorted and distinct; ``sha256``
-covers the header bytes followed by the body bytes, so a damaged header or body is refused before
-anything in it is used. The body is inflated in a streaming way, never past the ``states × 64`` bytes
-the header declares, and every record is checked to be a position, in order, as it arrives.
+``body`` is zlib over the positions as P64 records (solver/packed.py), sorted and distinct: one bin in
+version 2, a list of bins (pieces, whose concatenation is the zlib stream) in version 3, written only when
+the stream passes the 2**32 - 1 bytes a bin holds; ``sha256`` covers the header bytes followed by the body
+bytes, so a damaged header or body is refused before anything in it is used. The body is inflated in a
+streaming way, never past the ``states × 64`` bytes the header declares, and every record is checked to
+be a position, in order, as it arrives.
 """
 import hashlib
 import os
@@ -29,17 +31,22 @@ from solver.progress import bar
 from solver.rules import Rules
 
 FORMAT = "freecell-proof-certificate"
-VERSION = 2
+VERSION = 2                     # what a body that fits one msgpack bin is written as (every certificate so far)
+PIECES_VERSION = 3              # the body a list of bins: written only for a body past BODY_MAX
+VERSIONS = (VERSION, PIECES_VERSION)
 ENCODING = "p64-sorted-zlib"
 TOP_KEYS = ("format", "version", "header", "body", "sha256")
 HEADER_KEYS = ("source", "rules", "start", "states", "encoding", "info")
 # The most records a header may declare. The in-memory search numbers its positions with 31 bits (its
 # certificates stay below 2**31: solver.cliargs.MAX_STATES); the disk search and the streamed writer number
 # none, so a certificate from the disk search may hold more: 2**40 (64 TiB of records inflated) is the bound
-# (= solver.cliargs.DISK_MAX_STATES; build/fccheck has the same). The body, a msgpack bin, holds at most
-# BODY_MAX compressed bytes: that, not the count, is the format's limit near 10**9 records.
+# (= solver.cliargs.DISK_MAX_STATES; build/fccheck has the same). A version 2 body, one msgpack bin, holds
+# at most BODY_MAX compressed bytes (about 980 M records at 4.4 bytes a record); a longer one is written as
+# version 3, pieces of PIECE bytes (the last one shorter). A reader takes pieces of 1..PIECE_MAX bytes.
 MAX_STATES = 2 ** 40
 BODY_MAX = 2 ** 32 - 1
+PIECE = 2 ** 30                 # a writer's piece (tests make it small)
+PIECE_MAX = 2 ** 30             # the longest piece a reader takes (the format's bound: never changed)
 # The body's zlib level, by the number of records (readers do not care). Measured on deal 1474422072's
 # 2,951,466 sorted records (`scripts/bench.py --zlib`): level 9 0.22 M records a processor second, 4.40 bytes a
 # record; level 6 0.86 M/s, 4.38 B; level 1 3.85 M/s, 6.31 B. Level 9 would take over an hour at 10**9 records
@@ -134,10 +141,20 @@ def _header_bytes(source, rules, start, states, info) -> bytes:
         raise FreecellError(f"cannot store the certificate header: {e}") from None
 
 
+def _spans(size: int):
+    """The version and the (offset, length) pieces of a body of `size` compressed bytes: version 2, one bin,
+    up to BODY_MAX bytes; version 3 past it, pieces of PIECE bytes, the last one what is left."""
+    if size <= BODY_MAX:
+        return VERSION, [(0, size)]
+    return PIECES_VERSION, [(o, min(PIECE, size - o)) for o in range(0, size, PIECE)]
+
+
 def encode(cert: Certificate) -> bytes:
     hbytes = _header_bytes(cert.source, cert.rules, cert.start, len(cert.records), cert.info)
     body = zlib.compress(b"".join(cert.records), body_level(len(cert.records)))
-    return msgpack.packb({"format": FORMAT, "version": VERSION, "header": hbytes, "body": body,
+    version, spans = _spans(len(body))
+    value = body if version == VERSION else [body[o:o + n] for o, n in spans]
+    return msgpack.packb({"format": FORMAT, "version": version, "header": hbytes, "body": value,
                           "sha256": _digest(hbytes, body)}, use_bin_type=True)
 
 
@@ -153,6 +170,15 @@ def _bin_head(n: int) -> bytes:
     if n < 1 << 16:
         return b"\xc5" + n.to_bytes(2, "big")
     return b"\xc6" + n.to_bytes(4, "big")
+
+
+def _array_head(n: int) -> bytes:
+    """The msgpack head of an array of n items, as msgpack.packb writes it (the smallest form)."""
+    if n < 16:
+        return bytes([0x90 | n])
+    if n < 1 << 16:
+        return b"\xdc" + n.to_bytes(2, "big")
+    return b"\xdd" + n.to_bytes(4, "big")
 
 
 def _pieces_of(f, offset=0, length=None):
@@ -181,8 +207,9 @@ def write_search(path, source, rules, start_pos, search, info=None, progress=Fal
 def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False) -> Summary:
     """Write a certificate atomically from ``batches``: bytes of whole P64 records, ascending over all the
     batches (a record repeated at once is written once), ``total`` records in all (for the bar and the zlib
-    level, :func:`body_level`). They are compressed into a temporary body file next to `path` while the
-    SHA-256 runs over it; then the file is assembled around it (the body's length is known only then). Returns the certificate's Summary."""
+    level, :func:`body_level`). They are compressed into a temporary body file next to `path`; then the
+    file is assembled around it (the body's length is known only then): version 2, or version 3 (the body in
+    pieces) when the body passes BODY_MAX (:func:`_spans`). Returns the certificate's Summary."""
     start = packed.pack(start_pos)
     with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
         z, size, kept, prev = zlib.compressobj(body_level(total)), 0, 0, b""
@@ -200,23 +227,23 @@ def write_sorted(path, source, rules, start_pos, batches, total, info=None, prog
         piece = z.flush()
         body.write(piece)
         size += len(piece)
-        if size > BODY_MAX:
-            raise FreecellError(f"{path}: the compressed body of {kept:,} records is {size:,} bytes, more than the "
-                                f"{BODY_MAX:,} a certificate (format version {VERSION}, a msgpack bin) holds: "
-                                f"nothing written")
         hbytes = _header_bytes(dict(source), dict(rules), start, kept, dict(info or {}))
         h = hashlib.sha256(hbytes)
         for chunk in _pieces_of(body):
             h.update(chunk)
+        version, spans = _spans(size)
         packb = lambda v: msgpack.packb(v, use_bin_type=True)   # noqa: E731
-        head = (b"\x85" + packb("format") + packb(FORMAT) + packb("version") + packb(VERSION)
-                + packb("header") + packb(hbytes) + packb("body") + _bin_head(size))
+        head = (b"\x85" + packb("format") + packb(FORMAT) + packb("version") + packb(version)
+                + packb("header") + packb(hbytes) + packb("body")
+                + (b"" if version == VERSION else _array_head(len(spans))))
         tail = packb("sha256") + packb(h.hexdigest())
 
         def emit(f):
             f.write(head)
-            for chunk in _pieces_of(body):
-                f.write(chunk)
+            for offset, length in spans:
+                f.write(_bin_head(length))
+                for chunk in _pieces_of(body, offset, length):
+                    f.write(chunk)
             f.write(tail)
         write_atomic_with(path, emit)
     return Summary(source=dict(source), rules=dict(rules), start=start, states=kept, info=dict(info or {}))
@@ -226,7 +253,7 @@ REBUILD = "rebuild it with this version (`python -m certgen build`)"
 
 
 def decode(data: bytes, name: str = "certificate") -> Certificate:
-    """Read a version 2 certificate: format, version and checksum first, then the header, then the body,
+    """Read a certificate (version 2 or 3): format, version and checksum first, then the header, then the body,
     inflated a piece at a time. Every problem is one FreecellError line naming `name`."""
     def bad(why):
         return FreecellError(f"{name}: {why}")
@@ -260,36 +287,43 @@ def read_header(path: str) -> Dict:
             data = f.read()
     except OSError as e:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    top = _unpack_top(data, bad)
-    return _check_top(top, bad, lambda hbytes: _digest(hbytes, top["body"]))
+    return _check_top(_unpack_top(data, bad), bad)
 
 
 def _from_top(top, bad) -> Certificate:
-    h = _check_top(top, bad, lambda hbytes: _digest(hbytes, top["body"]))
-    records = _inflate([top["body"]], h["states"], bad)
+    h = _check_top(top, bad)
+    records = _inflate(_chunks(top["body"]), h["states"], bad)
     return Certificate(source=h["source"], rules=h["rules"], start=h["start"], records=records, info=h["info"])
 
 
-def _check_top(top, bad, digest):
-    """Everything but the records: the top map, the checksum (``digest(header bytes)``), the header.
-    Returns the header map."""
+READS = "this tool reads versions 2 and 3"
+
+
+def _check_top(top, bad):
+    """Everything but the records: the top map, the body's form, the checksum, the header. Returns the
+    header map."""
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
     old = top.get("header")
     if "format" not in top and isinstance(old, dict) and old.get("format") == FORMAT:
         raise bad(f"certificate format version {old.get('version')!r}, which has no checksum over its "
-                  f"header; this tool reads version {VERSION}: {REBUILD}")
+                  f"header; {READS}: {REBUILD}")
     if top.get("format") != FORMAT:
         raise bad(f"not a freecell-proof certificate (format {top.get('format')!r})")
-    if top.get("version") != VERSION:
-        raise bad(f"certificate format version {top.get('version')!r}; this tool reads version {VERSION}"
-                  + (f": {REBUILD}" if isinstance(top.get("version"), int) and top["version"] < VERSION else ""))
+    version = top.get("version")
+    if type(version) is not int or version not in VERSIONS:
+        raise bad(f"certificate format version {version!r}; {READS}"
+                  + (f": {REBUILD}" if type(version) is int and version < VERSION else ""))
     if set(top) != set(TOP_KEYS):
         raise bad(f"the file's map has the keys {sorted(map(str, top))}, expected {list(TOP_KEYS)}")
     hbytes, body, claimed = top["header"], top["body"], top["sha256"]
-    if not isinstance(hbytes, bytes) or not isinstance(body, (bytes, _FileBody)) or not isinstance(claimed, str):
+    if not isinstance(hbytes, bytes) or not isinstance(claimed, str):
         raise bad("header and body must be bytes and sha256 text")
-    if digest(hbytes) != claimed:
+    _check_body_form(version, body, bad)
+    sha = hashlib.sha256(hbytes)
+    for chunk in _chunks(body):
+        sha.update(chunk)
+    if sha.hexdigest() != claimed:
         raise bad("checksum mismatch (the file is damaged)")
     try:
         h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False)
@@ -338,6 +372,35 @@ def check_source(source, bad):
         raise bad(f"bad source in header: code {source.get('code')!r}")
     if kind == "board" and "name" in source and not _printable(source["name"]):
         raise bad(f"bad source in header: board name {source['name']!r} (one printable line)")
+
+
+def _check_body_form(version, body, bad):
+    """Version 2: the body is one bin. Version 3: a list of 1 or more bins, each 1..PIECE_MAX bytes."""
+    if version == VERSION:
+        if not isinstance(body, (bytes, _FileBody)):
+            raise bad("the body of a version 2 certificate must be bytes (one bin)")
+        return
+    if not isinstance(body, list):
+        raise bad("the body of a version 3 certificate must be a list of pieces (bins)")
+    if not body:
+        raise bad("the body of a version 3 certificate has no pieces")
+    for i, piece in enumerate(body, 1):
+        if not isinstance(piece, (bytes, _FileBody)):
+            raise bad(f"body piece {i} is not bytes")
+        n = piece.length if isinstance(piece, _FileBody) else len(piece)
+        if n == 0:
+            raise bad(f"body piece {i} is empty")
+        if n > PIECE_MAX:
+            raise bad(f"body piece {i} holds {n:,} bytes, more than the {PIECE_MAX:,} a piece holds")
+
+
+def _chunks(body):
+    """The bytes of a body of checked form (bytes or a _FileBody, or a list of them), a chunk at a time."""
+    for piece in body if isinstance(body, list) else [body]:
+        if isinstance(piece, _FileBody):
+            yield from piece.pieces()
+        else:
+            yield piece
 
 
 def _inflate(pieces, states, bad, keep=True):
@@ -402,16 +465,17 @@ _SMALL = 1 << 20                # a body up to this size is read by _scan_top; a
 
 
 def _scan_top(f, size):
-    """The top map of a certificate file, read by hand with a body over _SMALL left on disk (a _FileBody): only
-    the forms the writer uses (a map of str keys; str, int and bin values). None for anything else --
-    the caller then reads the file whole, whose decoder names the problem."""
+    """The top map of a certificate file, read by hand with a body (or a version 3 body's piece) over _SMALL
+    left on disk (a _FileBody): only the forms the writer uses (a map of str keys; str, int and bin values,
+    the body a bin or a list of bins). None for anything else -- the caller then reads the file whole,
+    whose decoder names the problem."""
     def need(n):
         b = f.read(n)
         if len(b) < n:
             raise EOFError
         return b
 
-    def value(large_on_disk=False):
+    def value(large_on_disk=False, list_ok=False):
         t = need(1)[0]
         if t <= 0x7F:
             return t
@@ -431,6 +495,12 @@ def _scan_top(f, size):
                 raise EOFError
             f.seek(n, 1)
             return _FileBody(f, at, n)
+        if list_ok and (0x90 <= t <= 0x9F or t in (0xDC, 0xDD)):    # a version 3 body: its pieces
+            n = t & 0x0F if t <= 0x9F else int.from_bytes(need(2 if t == 0xDC else 4), "big")
+            pieces = [value(large_on_disk) for _ in range(n)]
+            if not all(isinstance(p, (bytes, _FileBody)) for p in pieces):
+                raise ValueError(t)
+            return pieces
         raise ValueError(t)
 
     try:
@@ -442,7 +512,7 @@ def _scan_top(f, size):
             key = value()
             if not isinstance(key, str):
                 return None
-            top[key] = value(key == "body")
+            top[key] = value(key == "body", key == "body")
         if f.tell() != size:
             return None
     except (EOFError, ValueError, UnicodeDecodeError):
@@ -457,18 +527,7 @@ def _checked_on_disk(f, bad):
     top = _scan_top(f, os.fstat(f.fileno()).st_size)
     if top is None:
         return None
-    body = top.get("body")
-
-    def pieces():
-        return body.pieces() if isinstance(body, _FileBody) else [body]
-
-    def digest(hbytes):
-        h = hashlib.sha256(hbytes)
-        for piece in pieces():
-            h.update(piece)
-        return h.hexdigest()
-
-    return _check_top(top, bad, digest), pieces
+    return _check_top(top, bad), lambda: _chunks(top["body"])
 
 
 def summarize(path: str) -> Summary:

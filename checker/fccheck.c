@@ -1,4 +1,4 @@
-/* fccheck: the independent fast checker of freecell-proof certificates (format version 2).
+/* fccheck: the independent fast checker of freecell-proof certificates (format versions 2 and 3).
 
    It decides the three fence conditions of lean/FreeCell/Cert.lean's `checkCert`:
      1. the start position is in the set;
@@ -962,19 +962,25 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
 }
 
 
-/* Inflate the body, streaming, never past states x 64 bytes, into the compact store; each record checked
-   as it arrives, in the order and the words of certgen/certificate.py's reader: greater than the one
-   before, then a position. */
-static void inflate_body(const File *f, const unsigned char *body, size_t blen, Cert *ct) {
+/* The body: its pieces in the mapped file (version 2: one; version 3: 1 or more, each 1..2^30 bytes),
+   whose concatenation is the zlib stream. */
+typedef struct { const unsigned char *ptr; size_t len; } Piece;
+typedef struct { Piece *p; size_t n; uint64_t len; } Body;
+#define PIECE_MAX ((uint64_t)1 << 30) /* the longest piece of a version 3 body (certgen/certificate.py) */
+
+/* Inflate the body, streaming across its pieces, never past states x 64 bytes, into the compact store;
+   each record checked as it arrives, in the order and the words of certgen/certificate.py's reader:
+   greater than the one before, then a position. */
+static void inflate_body(const File *f, const Body *b, Cert *ct) {
     static unsigned char out[1 << 16]; /* a multiple of 64 */
-    uint64_t states = ct->states, want, done = 0, i = 0;
+    uint64_t states = ct->states, want, done = 0, i = 0, used = 0; /* used: body bytes given to zlib */
     Store *st = &ct->recs;
-    size_t used = 0, have = 0, k;
+    size_t have = 0, k, piece = 0, at = 0; /* the next input: piece `piece`, from byte `at` */
     z_stream z;
     int rc;
     /* deflate expands at most 1032:1: a count that the body cannot hold is refused before any work */
-    if (states > ((uint64_t)blen * 1032 + 1024) / P64 || states > (uint64_t)SIZE_MAX / P64)
-        die("a body of %llu bytes cannot hold %llu states", (unsigned long long)blen, (unsigned long long)states);
+    if (states > (b->len * 1032 + 1024) / P64 || states > (uint64_t)SIZE_MAX / P64)
+        die("a body of %llu bytes cannot hold %llu states", (unsigned long long)b->len, (unsigned long long)states);
     want = states * P64;
     memset(st, 0, sizeof *st);
     st->n = states;
@@ -987,11 +993,19 @@ static void inflate_body(const File *f, const unsigned char *body, size_t blen, 
     memset(&z, 0, sizeof z);
     if (inflateInit(&z) != Z_OK) die("zlib cannot start");
     for (;;) {
-        if (z.avail_in == 0 && used < blen) { /* the next window of the body; the ones before are let go */
-            release(f, body, body + used);
-            z.next_in = (unsigned char *)body + used;
-            z.avail_in = (uInt)(blen - used < WINDOW_BYTES ? blen - used : WINDOW_BYTES);
-            used += z.avail_in;
+        if (z.avail_in == 0 && piece < b->n) { /* the next window of the body; the ones before are let go */
+            const Piece *p = &b->p[piece];
+            size_t n = p->len - at < WINDOW_BYTES ? p->len - at : WINDOW_BYTES;
+            if (at == 0 && piece) release(f, p[-1].ptr, p[-1].ptr + p[-1].len); /* the piece before, all used */
+            release(f, p->ptr, p->ptr + at);
+            z.next_in = (unsigned char *)p->ptr + at;
+            z.avail_in = (uInt)n;
+            used += n;
+            at += n;
+            if (at == p->len) { /* this piece is all given: the next window comes from the next piece */
+                piece++;
+                at = 0;
+            }
         }
         z.next_out = out + have;
         z.avail_out = (uInt)(sizeof out - have);
@@ -1016,18 +1030,56 @@ static void inflate_body(const File *f, const unsigned char *body, size_t blen, 
     }
     used -= z.avail_in;
     inflateEnd(&z);
-    release(f, body, body + blen);
+    for (k = 0; k < b->n; k++) release(f, b->p[k].ptr, b->p[k].ptr + b->p[k].len);
     store_done(st);
     if (rc == Z_BUF_ERROR) die("body is truncated (the file is damaged)");
     if (rc != Z_STREAM_END) die("body does not decompress (the file is damaged)");
-    if (used != blen) die("bytes after the end of the compressed body");
+    if (used != b->len) die("bytes after the end of the compressed body");
     if (done != want)
         die("body holds %llu bytes, expected %llu states of 64 bytes", (unsigned long long)done, (unsigned long long)states);
+}
+
+static const char *commas(uint64_t n, char *buf);
+
+/* The body's pieces, from its value in the top map (version 2: a bin; version 3: a list of bins, each
+   1..PIECE_MAX bytes), in the words of certgen/certificate.py's reader. */
+static Body body_pieces(int version, const Field *fd, const unsigned char *end) {
+    Body b = {NULL, 0, 0};
+    Rd r = fd->in;
+    size_t k;
+    char buf[32];
+    if (version == 2) {
+        if (fd->v.type != M_BIN) die("the body of a version 2 certificate must be bytes (one bin)");
+        b.n = 1;
+    } else {
+        if (fd->v.type != M_ARR) die("the body of a version 3 certificate must be a list of pieces (bins)");
+        if (fd->v.len == 0) die("the body of a version 3 certificate has no pieces");
+        /* each piece takes at least two bytes of the file: a count past that is not there */
+        if (fd->v.len > (uint64_t)(end - r.p) / 2) die("not a readable certificate (corrupt or truncated msgpack)");
+        b.n = (size_t)fd->v.len;
+    }
+    if (!(b.p = malloc(b.n * sizeof *b.p))) die("out of memory for %llu body pieces", (unsigned long long)b.n);
+    r.end = end;
+    for (k = 0; k < b.n; k++) {
+        Val v;
+        if (version == 2) v = fd->v;
+        else if (!mp_read(&r, &v)) die("not a readable certificate (corrupt or truncated msgpack)");
+        else if (v.type != M_BIN) die("body piece %llu is not bytes", (unsigned long long)k + 1);
+        else if (v.len == 0) die("body piece %llu is empty", (unsigned long long)k + 1);
+        else if (v.len > PIECE_MAX)
+            die("body piece %llu holds %s bytes, more than the 1,073,741,824 a piece holds", (unsigned long long)k + 1,
+                commas(v.len, buf));
+        b.p[k].ptr = v.ptr;
+        b.p[k].len = (size_t)v.len;
+        b.len += v.len;
+    }
+    return b;
 }
 
 static const char *const TOP_KEYS[] = {"format", "version", "header", "body", "sha256"};
 enum { T_FORMAT, T_VERSION, T_HEADER, T_BODY, T_SHA256 };
 #define REBUILD "rebuild it with this version (`python -m certgen build`)"
+#define READS "this tool reads versions 2 and 3"
 
 /* The file: one map of exactly five keys; format, version and checksum first, then the header, then the
    body, inflated into the compact store. */
@@ -1035,9 +1087,11 @@ static void read_cert(const char *path, Cert *ct) {
     File f = read_file(path);
     Rd r = {f.data, f.data + f.size};
     Val m;
-    const unsigned char *at, *p, *end;
-    Field t[5], *hdr = &t[T_HEADER], *body = &t[T_BODY], *sha = &t[T_SHA256];
-    int other, k;
+    const unsigned char *at;
+    Field t[5], *hdr = &t[T_HEADER], *sha = &t[T_SHA256];
+    Body body;
+    int other, k, version;
+    size_t i, w;
     char hex[65], buf[80];
     Sha s;
     memset(ct, 0, sizeof *ct);
@@ -1049,29 +1103,35 @@ static void read_cert(const char *path, Cert *ct) {
         Field old[2];
         fields(hdr->in.p, r.end, hdr->v.len, TOP_KEYS, 2, old);
         if (old[0].found && is_str(&old[0].v, "freecell-proof-certificate"))
-            die("certificate format version %s, which has no checksum over its header; this tool reads version 2: "
-                REBUILD, old[1].found ? repr(&old[1].v, buf, sizeof buf) : "None");
+            die("certificate format version %s, which has no checksum over its header; " READS ": " REBUILD,
+                old[1].found ? repr(&old[1].v, buf, sizeof buf) : "None");
     }
     if (!t[T_FORMAT].found || !is_str(&t[T_FORMAT].v, "freecell-proof-certificate"))
         die("not a freecell-proof certificate (format %s)", t[T_FORMAT].found ? repr(&t[T_FORMAT].v, buf, sizeof buf) : "None");
-    if (!t[T_VERSION].found || t[T_VERSION].v.type != M_INT || t[T_VERSION].v.big || t[T_VERSION].v.i != 2)
-        die("certificate format version %s; this tool reads version 2%s",
-            t[T_VERSION].found ? repr(&t[T_VERSION].v, buf, sizeof buf) : "None",
+    if (!t[T_VERSION].found || t[T_VERSION].v.type != M_INT || t[T_VERSION].v.big || t[T_VERSION].v.i < 2 ||
+        t[T_VERSION].v.i > 3)
+        die("certificate format version %s; " READS "%s", t[T_VERSION].found ? repr(&t[T_VERSION].v, buf, sizeof buf) : "None",
             t[T_VERSION].found && t[T_VERSION].v.type == M_INT && t[T_VERSION].v.i < 2 ? ": " REBUILD : "");
+    version = (int)t[T_VERSION].v.i;
     for (k = 0; k < 5; k++) other += !t[k].found;
     if (other) die("the file's map must have exactly the keys format, version, header, body, sha256");
-    if (hdr->v.type != M_BIN || body->v.type != M_BIN || sha->v.type != M_STR) die("header and body must be bytes and sha256 text");
+    if (hdr->v.type != M_BIN || sha->v.type != M_STR) die("header and body must be bytes and sha256 text");
+    body = body_pieces(version, &t[T_BODY], r.end);
     sha_init(&s);
     sha_update(&s, hdr->v.ptr, (size_t)hdr->v.len);
-    for (p = body->v.ptr, end = p + body->v.len; p < end; p += WINDOW_BYTES) { /* a window at a time, let go */
-        size_t n = (size_t)(end - p) < WINDOW_BYTES ? (size_t)(end - p) : WINDOW_BYTES;
-        sha_update(&s, p, n);
-        release(&f, body->v.ptr, p + n);
+    for (i = 0; i < body.n; i++) { /* each piece a window at a time, let go */
+        const Piece *p = &body.p[i];
+        for (w = 0; w < p->len; w += WINDOW_BYTES) {
+            size_t n = p->len - w < WINDOW_BYTES ? p->len - w : WINDOW_BYTES;
+            sha_update(&s, p->ptr + w, n);
+            release(&f, p->ptr, p->ptr + w + n);
+        }
     }
     sha_hex(&s, hex);
     if (sha->v.len != 64 || memcmp(hex, sha->v.ptr, 64) != 0) die("checksum mismatch (the file is damaged)");
     read_header(hdr->v.ptr, (size_t)hdr->v.len, ct);
-    inflate_body(&f, body->v.ptr, (size_t)body->v.len, ct);
+    inflate_body(&f, &body, ct);
+    free(body.p);
     close_file(&f);
 }
 

@@ -368,8 +368,8 @@ def damaged(cert):
         "foreign map": (msgpack.packb({"hello": 1}), "format None"),
         "foreign format": (msgpack.packb(dict(top, format="something-else"), use_bin_type=True),
                            "format 'something-else'"),
-        "version 1": (v1, "version 1, which has no checksum over its header; this tool reads version 2: rebuild"),
-        "version 3": (msgpack.packb(dict(top, version=3), use_bin_type=True), "version 3; this tool reads version 2"),
+        "version 1": (v1, "version 1, which has no checksum over its header; this tool reads versions 2 and 3: rebuild"),
+        "version 4": (msgpack.packb(dict(top, version=4), use_bin_type=True), "version 4; this tool reads versions 2 and 3\n"),
         "another key": (msgpack.packb(dict(top, note="hi"), use_bin_type=True), "exactly the keys"),
         "no checksum": (msgpack.packb({k: v for k, v in top.items() if k != "sha256"}, use_bin_type=True),
                         "exactly the keys"),
@@ -414,7 +414,7 @@ def damaged(cert):
 
 @pytest.mark.parametrize("case", [
     "empty", "not msgpack", "truncated", "extra bytes", "not a map", "foreign map", "foreign format", "version 1",
-    "version 3", "another key", "no checksum", "flipped body byte", "wrong checksum", "short checksum",
+    "version 4", "another key", "no checksum", "flipped body byte", "wrong checksum", "short checksum",
     "body not zlib", "body cut short", "bytes after the body", "fewer states", "more states", "zip bomb",
     "count the body cannot hold", "count too large", "unsorted records", "a record twice", "a card twice",
     "unsorted free cells", "nine free cells", "a card above its foundation", "other encoding", "deal 0",
