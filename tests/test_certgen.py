@@ -1,5 +1,6 @@
 """Certificates: round trip, clean refusals of damaged files, the independent checker, and mutations."""
 import hashlib
+import json
 import os
 import random
 import subprocess
@@ -307,6 +308,21 @@ def test_info_speaks_plain_words(tmp_path, small_certs):
     assert proc.returncode == 0
     assert proc.stdout.startswith("deal 11982 under the rules with 2 free cells and nothing back from the "
                                   "foundations: 585 states, ") and "{" not in proc.stdout
+
+
+def test_info_header_only_checks_the_digest_but_reads_no_record(tmp_path, small_certs):
+    good = tmp_path / "good.cert"
+    certificate.write(str(good), small_certs[0])
+    proc = run("-m", "certgen", "info", str(good), "--header-only")
+    assert proc.returncode == 0 and ": 585 states (the header's count: records not read), " in proc.stdout
+    obj = json.loads(run("-m", "certgen", "info", str(good), "--header-only", "--json").stdout)
+    assert obj["states"] == 585 and obj["records_counted"] is False
+    assert json.loads(run("-m", "certgen", "info", str(good), "--json").stdout)["records_counted"] is True
+    data = bytearray(good.read_bytes())
+    data[-100] ^= 1                                  # a byte of the body: the SHA-256 no longer matches
+    bad = tmp_path / "bad.cert"
+    bad.write_bytes(bytes(data))
+    assert "checksum mismatch" in _one_line_error(run("-m", "certgen", "info", str(bad), "--header-only"))
 
 
 def test_prove_reads_a_board_on_stdin_once(tmp_path):
