@@ -231,6 +231,11 @@ def _survey_difficulty(args, first, last):
     import os
     from . import difficulty
     from .atomic import is_stdout, write_atomic
+    for flag, given in (("--cells", args.cells is not None), ("--foundation-return", args.foundation_return),
+                        ("--strict", args.strict)):
+        if given:
+            fail(f"{flag} does not go with --difficulty (it tries 0..4 cells under the standard rules, and "
+                 f"replays every line)")
     tiers = ((args.max_states, args.max_states),) if args.max_states else difficulty.TIERS
     if args.tiers is not None:
         tiers = tiers[:args.tiers]
@@ -243,7 +248,9 @@ def _survey_difficulty(args, first, last):
         if out is not None and journal is None:
             write_atomic(out, difficulty.csv_text(needs))
     undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
-    limits = [{"solver": a, "enumeration": b} for a, b in tiers]
+    # A tier whose solver limit is not above the tier before's runs no solver (difficulty.refine): None.
+    limits = [{"solver": a if i == 0 or a > tiers[i - 1][0] else None, "enumeration": b}
+              for i, (a, b) in enumerate(tiers)]
     if args.json:
         report.write_json({"first": first, "last": last, "jobs": args.jobs, "tiers": limits, "counts": counts,
                            "cells_needed": {str(n.deal): n.k for n in needs}, "undecided": undecided,
@@ -253,7 +260,8 @@ def _survey_difficulty(args, first, last):
         report.write(f"deals {first}-{last}, fewest free cells to win (proven both ways): {c['easy']:,} easy "
                      f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
                      f"than 4, {c['undecided']:,} undecided (a limit stopped a search: last tier "
-                     f"{tiers[-1][0]:,} solver / {tiers[-1][1]:,} enumeration positions)"
+                     + (f"{tiers[-1][0]:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
+                     + f"{tiers[-1][1]:,} enumeration positions)"
                      + (f"; {resumed:,} deals were already in {out}" if resumed else "")
                      + (f"\ncsv: {out}" if out else "") + "\n")
     return 0

@@ -176,7 +176,9 @@ def _parse_row(fields):
     deal, k, _klass, low, high, states, tier = fields
     n = Need(int(deal), None if k == "" else int(k), int(low), None if high == "" else int(high), int(states),
              int(tier))
-    if n != _need(n.deal, n.low, n.high, n.states, n.tier) or not 0 <= n.low <= MAX_K + 1:
+    if (n != _need(n.deal, n.low, n.high, n.states, n.tier) or not 0 <= n.low <= MAX_K + 1
+            or (n.high is not None and not n.low <= n.high <= MAX_K) or not 1 <= n.tier <= len(TIERS)
+            or n.states < 0 or not 1 <= n.deal <= deals.MAX_DEAL):
         raise ValueError("inconsistent bounds")
     return n
 
@@ -188,16 +190,17 @@ def read_journal(path):
         return {}
     with open(path, "rb") as f:
         data = f.read()
+    if not data:
+        return {}
+    head = ",".join(CSV_HEADER).encode() + b"\n"
+    if not data.startswith(head):          # checked before anything is cut: a file that is not ours is left alone
+        raise FreecellError(f"{path} is not a difficulty CSV (its first line is not {','.join(CSV_HEADER)}); "
+                            f"give another --out")
     end = data.rfind(b"\n") + 1
     if end < len(data):
         with open(path, "r+b") as f:
             f.truncate(end)
     lines = data[:end].decode("utf-8", "replace").splitlines()
-    if not lines:
-        return {}
-    if tuple(lines[0].split(",")) != CSV_HEADER:
-        raise FreecellError(f"{path} is not a difficulty CSV (its first line is not {','.join(CSV_HEADER)}); "
-                            f"give another --out")
     out = {}
     for i, fields in enumerate(csv.reader(io.StringIO("\n".join(lines[1:]))), start=2):
         try:

@@ -123,7 +123,7 @@ class DiskSearch:
         if st.status == lib.FC_EOVERFLOW:
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {st.overflow:,} of them "
                                  f"do not pack into 16 bytes and their set in memory would pass its limit of "
-                                 f"{_size(st.overflow_limit)} (a quarter of --memory; nothing is claimed: the "
+                                 f"{_size(st.overflow_limit)} (a quarter of --memory, at least 1 MB; nothing is claimed: the "
                                  f"verdict is unknown)")
         return _error(st.status, "the disk search stopped: ")
 

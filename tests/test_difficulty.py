@@ -106,6 +106,24 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
     bad.write_text("deal,k,class,proven_low,win_with,states,tier\n1,2,easy,0,3,5,1\n")
     assert "line 2: not a difficulty row" in assert_one_line_error(
         run("survey", "1", "--difficulty", "--out", str(bad)))
+    # A file that is not a journal is refused before anything is cut (its unfinished last line was lost).
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"my notes, no newline at the end")
+    assert "is not a difficulty CSV" in assert_one_line_error(run("survey", "1", "--difficulty", "--out", str(notes)))
+    assert notes.read_bytes() == b"my notes, no newline at the end"
+    # Rows that cannot be: low above win_with (it became a "proven" k = 1 for deal 1, which needs 3), a tier
+    # outside 1..4, negative states, deal 0.
+    for row in ("1,,undecided,2,1,5,1", "1,,undecided,1,2,5,0", "1,,undecided,1,2,5,5", "1,,undecided,1,2,-5,1",
+                "0,,undecided,1,2,5,1", "1,,undecided,1,5,5,1"):
+        bad.write_text("deal,k,class,proven_low,win_with,states,tier\n" + row + "\n")
+        assert "line 2: not a difficulty row" in assert_one_line_error(
+            run("survey", "1", "--difficulty", "--tiers", "2", "--out", str(bad))), row
+
+
+def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error):
+    for flags in (["--cells", "3"], ["--foundation-return"], ["--strict"]):
+        line = assert_one_line_error(run("survey", "1", "--difficulty", *flags))
+        assert f"{flags[0]} does not go with --difficulty" in line
 
 
 def test_tiers_flag(run_json, run, assert_one_line_error):
@@ -114,5 +132,9 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
     (0 cells are too few; a win with 2)."""
     obj = run_json("survey", "90", "--difficulty", "--tiers", "1")
     assert obj["undecided"] == [{"deal": 90, "low": 1, "win_with": 2}] and len(obj["tiers"]) == 1
+    assert obj["tiers"] == [{"solver": 100_000, "enumeration": 2_000_000}]
+    obj = run_json("survey", "2", "--difficulty", "--tiers", "4")      # decided in tier 1: quick
+    assert obj["tiers"][2:] == [{"solver": 20_000_000, "enumeration": 80_000_000},
+                                {"solver": None, "enumeration": 400_000_000}]       # tier 4 runs no solver
     assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
     assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))

@@ -134,7 +134,7 @@ def test_an_overflow_set_past_its_limit_stops_the_search_as_unknown(tmp_path):
     with one line, nothing claimed, its files removed."""
     with pytest.raises(FreecellError, match=r"^the disk search stopped after [\d,]+ positions: 16,384 of them do "
                                             r"not pack into 16 bytes and their set in memory would pass its limit "
-                                            r"of 1\.0 MB \(a quarter of --memory; nothing is claimed: the verdict "
+                                            r"of 1\.0 MB \(a quarter of --memory, at least 1 MB; nothing is claimed: the verdict "
                                             r"is unknown\)$"):
         disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100)
     assert os.listdir(tmp_path) == []
