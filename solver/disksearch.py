@@ -114,10 +114,14 @@ class DiskSearch:
     def __len__(self):
         return int(self.stats().states)
 
-    def _failed(self, st):
+    def _failed(self, st, sorting=False):
         if st.status == lib.FC_EIO:
             why = "no space left on the device (disk full)" if st.sys_errno == errno.ENOSPC \
                 else os.strerror(st.sys_errno)
+            if sorting:                    # after FC_DONE: the enumeration was complete, the sort failed
+                return FreecellError(f"the disk search enumerated all {st.states:,} positions, but sorting them "
+                                     f"for the certificate failed: {self.dir}: {why} (no certificate written; "
+                                     f"its files were removed)")
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {self.dir}: {why} "
                                  f"(nothing is claimed: the verdict is unknown; its files were removed)")
         if st.status == lib.FC_EOVERFLOW:
@@ -165,14 +169,14 @@ class DiskSearch:
         """Every position's P64 record in ascending order, ``size`` records at a time (external sort)."""
         e = lib.fc_ddd_sort_p64(self._d)
         if e < 0:
-            raise self._failed(self.stats()) if e == lib.FC_EIO else _error(e, "cannot sort the positions: ")
+            raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else _error(e, "cannot sort the positions: ")
         out = ffi.new("uint8_t[]", size * P64_SIZE)
         while True:
             m = lib.fc_ddd_next_p64(self._d, out, size)
             if m == 0:
                 st = self.stats()
                 if st.status < 0:
-                    raise self._failed(st)
+                    raise self._failed(st, sorting=True)
                 return
             yield ffi.buffer(out, m * P64_SIZE)[:]
 
