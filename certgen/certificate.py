@@ -252,6 +252,21 @@ def write_sorted(path, source, rules, start_pos, batches, total, info=None, prog
 REBUILD = "rebuild it with this version (`python -m certgen build`)"
 
 
+class _Map(dict):
+    """A msgpack map as decoded here: a dict that remembers a key met twice (``twice``; a decoder keeping the
+    first value and one keeping the last would read two different certificates from the same bytes)."""
+    twice = None
+
+
+def _map_of(pairs):
+    m = _Map()
+    for k, v in pairs:
+        if k in m and m.twice is None:
+            m.twice = k
+        m[k] = v
+    return m
+
+
 def decode(data: bytes, name: str = "certificate") -> Certificate:
     """Read a certificate (version 2 or 3): format, version and checksum first, then the header, then the body,
     inflated a piece at a time. Every problem is one FreecellError line naming `name`."""
@@ -263,7 +278,7 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
 
 def _unpack_top(data, bad):
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=False)
+        return msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
     except Exception as e:  # msgpack raises several types for damaged input
         raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
 
@@ -283,6 +298,7 @@ def read_header(path: str) -> Dict:
             if on_disk is not None:
                 return on_disk[0]
             if regular:
+                _not_too_big_to_read_whole(f, bad)
                 f.seek(0)
             data = f.read()
     except OSError as e:
@@ -304,6 +320,8 @@ def _check_top(top, bad):
     header map."""
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
+    if getattr(top, "twice", None) is not None:
+        raise bad(f"the file's map has the key {top.twice!r} twice")
     old = top.get("header")
     if "format" not in top and isinstance(old, dict) and old.get("format") == FORMAT:
         raise bad(f"certificate format version {old.get('version')!r}, which has no checksum over its "
@@ -326,10 +344,10 @@ def _check_top(top, bad):
     if sha.hexdigest() != claimed:
         raise bad("checksum mismatch (the file is damaged)")
     try:
-        h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False)
+        h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
     except Exception as e:
         raise bad(f"the header is not readable msgpack ({type(e).__name__})") from None
-    if not isinstance(h, dict) or set(h) != set(HEADER_KEYS):
+    if not isinstance(h, dict) or set(h) != set(HEADER_KEYS) or h.twice is not None:
         raise bad(f"the header must have exactly the keys {list(HEADER_KEYS)}")
     if h["encoding"] != ENCODING:
         raise bad(f"unknown body encoding {h['encoding']!r}")
@@ -352,7 +370,8 @@ def _check_top(top, bad):
 
 def _check_rules(rules, bad):
     cells = rules.get("cells")
-    if set(rules) != {"cells", "foundation_return"} or not isinstance(cells, int) or isinstance(cells, bool) \
+    if set(rules) != {"cells", "foundation_return"} or getattr(rules, "twice", None) is not None \
+            or not isinstance(cells, int) or isinstance(cells, bool) \
             or not 0 <= cells <= 8 or not isinstance(rules.get("foundation_return"), bool):
         raise bad(f"bad rules in header: {rules!r}")
 
@@ -362,6 +381,8 @@ def _printable(text, limit=300):
 
 
 def check_source(source, bad):
+    if getattr(source, "twice", None) is not None or len(source) > 1024:
+        raise bad("bad source in header: a key twice (or over 1,024 keys)")
     kind = source.get("kind")
     if kind not in ("ms", "code", "board"):
         raise bad(f"bad source in header: kind {kind!r}")
@@ -507,11 +528,13 @@ def _scan_top(f, size):
         t = need(1)[0]
         if not 0x80 <= t <= 0x8F:
             return None
-        top = {}
+        top = _Map()
         for _ in range(t & 0x0F):
             key = value()
             if not isinstance(key, str):
                 return None
+            if key in top and top.twice is None:
+                top.twice = key
             top[key] = value(key == "body", key == "body")
         if f.tell() != size:
             return None
@@ -549,11 +572,24 @@ def summarize(path: str, records: bool = True) -> Summary:
                 h, pieces = on_disk
                 n = _inflate(pieces(), h["states"], bad, keep=False) if records else h["states"]
                 return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
+            _not_too_big_to_read_whole(f, bad)
             f.seek(0)
             data = f.read()
     except OSError as e:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
     return _summary_of(decode(data, name=path))
+
+
+# A regular file not laid out as the writer lays it out is read whole to name its fault; above this size it
+# is refused at once instead (a damaged multi-gigabyte file would need twice its size in memory).
+WHOLE_MAX = 256 << 20
+
+
+def _not_too_big_to_read_whole(f, bad):
+    size = os.fstat(f.fileno()).st_size
+    if size > WHOLE_MAX:
+        raise bad(f"not a readable certificate: its {size:,} bytes are not laid out as a certificate is written "
+                  f"(damaged, truncated or another layout)")
 
 
 def _summary_of(cert: Certificate) -> Summary:
@@ -587,7 +623,8 @@ def _read_stream(f, name) -> Certificate:
     def bad(why):
         return FreecellError(f"{name}: {why}")
 
-    unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=False, max_buffer_size=2 ** 32 - 1)
+    unpacker = msgpack.Unpacker(f, raw=False, strict_map_key=False, max_buffer_size=2 ** 32 - 1,
+                                object_pairs_hook=_map_of)
     try:
         top = unpacker.unpack()
     except OSError:

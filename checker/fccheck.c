@@ -253,13 +253,31 @@ static int fields(const unsigned char *at, const unsigned char *end, uint64_t pa
         mp_value(&r, &key, &in, 1);
         mp_value(&r, &v, &in, 1);
         for (k = 0; k < n && !is_str(&key, names[k]); k++) continue;
-        if (k == n) { other++; continue; }
+        if (k == n || out[k].found) { other++; continue; }   /* a key met twice counts as another key */
         out[k].found = 1;
         out[k].v = v;
         out[k].in.p = in;
         out[k].in.end = end;
     }
     return other;
+}
+
+/* 1 when a string key occurs twice in the map of `pairs` pairs at `at` (or it has more than 1024 pairs):
+   a decoder keeping the first value and one keeping the last would read two different maps. */
+static int key_twice(const unsigned char *at, const unsigned char *end, uint64_t pairs) {
+    Rd r = {at, end};
+    Val keys[1024], v;
+    const unsigned char *in;
+    uint64_t i, j;
+    if (pairs > 1024) return 1;
+    for (i = 0; i < pairs; i++) {
+        mp_value(&r, &keys[i], &in, 1);
+        mp_value(&r, &v, &in, 1);
+        for (j = 0; j < i && keys[i].type == M_STR; j++)
+            if (keys[j].type == M_STR && keys[j].len == keys[i].len && !memcmp(keys[j].ptr, keys[i].ptr, keys[i].len))
+                return 1;
+    }
+    return 0;
 }
 
 /* A scalar as Python's repr would show it (for messages that name a bad header value). */
@@ -941,6 +959,7 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
     ct->rules.cells = (int)rule[0].v.i;
     ct->rules.foundation_return = (int)rule[1].v.i;
     fields(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len, src_keys, 4, src); /* other keys: informative */
+    if (key_twice(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len)) die("bad source in header: a key twice (or over 1,024 keys)");
     for (i = 0; i < 3 && !(src[0].found && is_str(&src[0].v, kinds[i])); i++) continue;
     if (i == 3) die("bad source in header: kind %s", src[0].found ? repr(&src[0].v, buf, sizeof buf) : "None");
     if (i == 0) {

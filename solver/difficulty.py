@@ -172,10 +172,19 @@ def csv_text(needs):
     return ",".join(CSV_HEADER) + "\n" + "".join(row_text(n) + "\n" for n in needs)
 
 
+def _whole(text):
+    """A number as the journal writes it (ASCII digits, no sign, space or underscore), else ValueError."""
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+        raise ValueError(text)
+    return int(text)
+
+
 def _parse_row(fields):
-    deal, k, _klass, low, high, states, tier = fields
-    n = Need(int(deal), None if k == "" else int(k), int(low), None if high == "" else int(high), int(states),
-             int(tier))
+    deal, k, klass_word, low, high, states, tier = fields
+    n = Need(_whole(deal), None if k == "" else _whole(k), _whole(low), None if high == "" else _whole(high),
+             _whole(states), _whole(tier))
+    if klass_word != klass(n):
+        raise ValueError("class")
     if (n != _need(n.deal, n.low, n.high, n.states, n.tier) or not 0 <= n.low <= MAX_K + 1
             or (n.high is not None and not n.low <= n.high <= MAX_K) or not 1 <= n.tier <= len(TIERS)
             or n.states < 0 or not 1 <= n.deal <= deals.MAX_DEAL):
@@ -197,9 +206,6 @@ def read_journal(path):
         raise FreecellError(f"{path} is not a difficulty CSV (its first line is not {','.join(CSV_HEADER)}); "
                             f"give another --out")
     end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with open(path, "r+b") as f:
-            f.truncate(end)
     lines = data[:end].decode("utf-8", "replace").splitlines()
     out = {}
     for i, fields in enumerate(csv.reader(io.StringIO("\n".join(lines[1:]))), start=2):
@@ -208,6 +214,9 @@ def read_journal(path):
         except ValueError:
             raise FreecellError(f"{path}, line {i}: not a difficulty row: {','.join(fields)!r}") from None
         out[n.deal] = n
+    if end < len(data):            # every whole row is good: now the partly written last line is cut off
+        with open(path, "r+b") as f:
+            f.truncate(end)
     return out
 
 

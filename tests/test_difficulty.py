@@ -114,13 +114,21 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
     # Rows that cannot be: low above win_with (it became a "proven" k = 1 for deal 1, which needs 3), a tier
     # outside 1..4, negative states, deal 0.
     for row in ("1,,undecided,2,1,5,1", "1,,undecided,1,2,5,0", "1,,undecided,1,2,5,5", "1,,undecided,1,2,-5,1",
-                "0,,undecided,1,2,5,1", "1,,undecided,1,5,5,1"):
+                "0,,undecided,1,2,5,1", "1,,undecided,1,5,5,1",
+                "2,1,hard,1,1,322,1", "2,1,undecided,1,1,322,1",           # the class word not k's
+                "\u0662,1,easy,1,1,322,1", "2,1,easy,1,1,3_22,1", " 2, 1,easy, 1, 1,322,1", "2,1,easy,01,1,322,1"):
         bad.write_text("deal,k,class,proven_low,win_with,states,tier\n" + row + "\n")
         assert "line 2: not a difficulty row" in assert_one_line_error(
             run("survey", "1", "--difficulty", "--tiers", "2", "--out", str(bad))), row
 
 
-def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error):
+def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error, tmp_path):
+    # A bad row is refused before the unfinished last line is cut: the refused file is left as it was.
+    bad = tmp_path / "rows.csv"
+    bad.write_text("deal,k,class,proven_low,win_with,states,tier\nhello world\nno newline at the end")
+    before = bad.read_bytes()
+    assert "line 2: not a difficulty row" in assert_one_line_error(run("survey", "1", "--difficulty", "--out", str(bad)))
+    assert bad.read_bytes() == before
     for flags in (["--cells", "3"], ["--foundation-return"], ["--strict"]):
         line = assert_one_line_error(run("survey", "1", "--difficulty", *flags))
         assert f"{flags[0]} does not go with --difficulty" in line

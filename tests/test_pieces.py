@@ -239,3 +239,68 @@ def test_a_piece_over_2_to_the_30_bytes_is_refused_by_both_readers(files, tmp_pa
     if EXE is not None:
         p = subprocess.run([EXE, str(path)], capture_output=True, text=True)
         assert p.returncode == 2 and p.stderr == f"error: {path}: {expected}\n", p.stderr
+
+
+def _map(pairs):
+    """A msgpack map (at most 15 pairs) from (key, raw value bytes or a value to pack), keys in order and
+    repeated as given: msgpack.packb of a dict cannot repeat a key."""
+    out = bytes([0x80 | len(pairs)])
+    for k, v in pairs:
+        out += msgpack.packb(k) + (v if isinstance(v, (bytearray, _Raw)) else msgpack.packb(v, use_bin_type=True))
+    return out
+
+
+class _Raw(bytes):
+    """Bytes to put into _map as they are (an already packed value)."""
+
+
+@pytest.mark.parametrize("case", ["top header", "top sha256", "top version", "header states", "rules cells",
+                                  "source deal"])
+def test_a_key_twice_is_refused_by_both_readers(files, tmp_path, case):
+    """A map with a key twice: a decoder keeping the first value and one keeping the last would read two
+    different certificates from the same bytes (both readers kept the last one and accepted the file)."""
+    v2, _, _ = files
+    top = msgpack.unpackb(v2.read_bytes())
+    h = msgpack.unpackb(top["header"])
+    where, key = case.split()
+
+    def header_bytes(source_pairs, rules_pairs, extra=()):
+        pairs = [("source", _Raw(_map(source_pairs))), ("rules", _Raw(_map(rules_pairs))), ("start", h["start"]),
+                 ("states", h["states"]), ("encoding", h["encoding"]), ("info", h["info"]), *extra]
+        return _map(pairs)
+
+    src = list(h["source"].items())
+    rules = list(h["rules"].items())
+    if where == "source":
+        src = [("deal", 1)] + src                                   # deal 1 first, then the real 11982
+    if where == "rules":
+        rules = [("cells", 8)] + rules
+    hbytes = header_bytes(src, rules, [("states", 5)] if where == "header" else [])
+    sha = hashlib.sha256(hbytes + top["body"]).hexdigest()
+    pairs = [("format", top["format"]), ("version", 2), ("header", hbytes), ("body", top["body"]), ("sha256", sha)]
+    if where == "top":
+        fake = {"header": b"not this one", "sha256": "0" * 64, "version": 3}[key]
+        pairs = [(key, fake)] + pairs
+    path = tmp_path / "twice.cert"
+    path.write_bytes(_map(pairs))
+    expected = {"top": "the file's map", "header": "the header must have exactly the keys",
+                "rules": "bad rules in header", "source": "bad source in header: a key twice"}[where]
+    for reader in (certificate.read, certificate.summarize, certificate.read_header):
+        with pytest.raises(FreecellError) as e:
+            reader(str(path))
+        assert expected in str(e.value), (reader, str(e.value))
+    if EXE is not None:
+        p = subprocess.run([EXE, str(path)], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and expected in p.stderr, p.stderr
+
+
+def test_a_big_file_in_another_layout_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
+    """A regular file the on-disk reader cannot follow is read whole to name its fault, except above
+    WHOLE_MAX: then it is refused at once (an 8 GiB file of zeros got `certgen info` killed for memory)."""
+    path = tmp_path / "zeros.cert"
+    with open(path, "wb") as f:
+        f.truncate(certificate.WHOLE_MAX + 1)                     # sparse: no disk used
+    monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
+    for reader in (certificate.summarize, certificate.read_header):
+        with pytest.raises(FreecellError, match="are not laid out as a certificate is written"):
+            reader(str(path))
