@@ -528,19 +528,17 @@ def _scan_top(f, size):
         t = need(1)[0]
         if not 0x80 <= t <= 0x8F:
             return None
-        top = _Map()
+        pairs = []
         for _ in range(t & 0x0F):
             key = value()
             if not isinstance(key, str):
                 return None
-            if key in top and top.twice is None:
-                top.twice = key
-            top[key] = value(key == "body", key == "body")
+            pairs.append((key, value(key == "body", key == "body")))
         if f.tell() != size:
             return None
     except (EOFError, ValueError, UnicodeDecodeError):
         return None
-    return top
+    return _map_of(pairs)
 
 
 def _checked_on_disk(f, bad):

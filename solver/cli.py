@@ -248,8 +248,7 @@ def _survey_difficulty(args, first, last):
         if out is not None and journal is None:
             write_atomic(out, difficulty.csv_text(needs))
     undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
-    # A tier whose solver limit is not above the tier before's runs no solver (difficulty.refine): None.
-    limits = [{"solver": a if i == 0 or a > tiers[i - 1][0] else None, "enumeration": b}
+    limits = [{"solver": a if difficulty.runs_solver(i, tiers) else None, "enumeration": b}
               for i, (a, b) in enumerate(tiers)]
     if args.json:
         report.write_json({"first": first, "last": last, "jobs": args.jobs, "tiers": limits, "counts": counts,

@@ -95,6 +95,12 @@ def _enumerate(pos, k, limit):
         res.close()
 
 
+def runs_solver(tier, tiers=TIERS):
+    """Whether tier ``tier`` (0-based) runs the solver: the first always, a later one only when its solver
+    limit is above the tier before's (the same deterministic search again would find nothing new)."""
+    return tier == 0 or tiers[tier][0] > tiers[tier - 1][0]
+
+
 def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
     """One tier (0-based index into ``tiers``) of the ladder for ``deal``, from the proven bounds
     ``low``/``high``; returns its :class:`Need`."""
@@ -103,8 +109,8 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
-    elif solver_limit <= tiers[tier - 1][0]:
-        order = ()                               # the same solver search again would find nothing new
+    elif not runs_solver(tier, tiers):
+        order = ()
     else:
         order = range(top, low - 1, -1)         # downwards from high - 1: each win lowers it
     for k in order:
