@@ -37,14 +37,14 @@ def cmd_build(args):
     with writing(args.out):
         rules = _disk_rules(args, src)
         b = prove.build(src, rules, args.out, args.max_states, progress_of(args), args.memory, args.tmp,
-                        args.on_disk)
+                        args.on_disk, args.work_dir)
     say(b.summary)
     say(prove.built_words(b))
     return 0 if b.cert is not None else 1
 
 
 def _disk_rules(args, src):
-    """The rules of the flags, --memory and --tmp checked."""
+    """The rules of the flags, --memory, --tmp and --work-dir checked."""
     rules = rules_of(args, src)
     check_disk_args(args, rules)
     return rules
@@ -123,7 +123,7 @@ def cmd_prove(args):
     src = source_of(args)
     rules = _disk_rules(args, src)
     return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
-                       args.memory, args.tmp, args.on_disk)
+                       args.memory, args.tmp, args.on_disk, args.work_dir)
 
 
 def cmd_prove_known(args):

@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional
 
 from solver import report, search, spec
 from solver.atomic import check_not_input, temp_folder_for
-from solver.disksearch import explore_within
+from solver.disksearch import explore_within, say_resume
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
@@ -51,15 +51,16 @@ class Built:
     cert: Optional[certificate.Summary]    # written straight from the C core (certificate.write_search)
     path: str
     phases: Dict[str, float] = field(default_factory=dict)
+    kept: Optional[str] = None             # --work-dir: the folder kept to go on (the search stopped before its end)
 
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
-          on_disk: bool = False) -> Built:
+          on_disk: bool = False, work_dir: Optional[str] = None) -> Built:
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
-    ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate) and has no
-    default limit on positions besides the certificate's."""
+    ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
+    resumable ``work_dir``) and has no default limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
     with _timed(phases, "search"):
@@ -68,8 +69,9 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
             max_states = max_states or certificate.MAX_STATES
-            tmp = temp_folder_for(out_path) if tmp is None else tmp
-            result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk)
+            tmp = temp_folder_for(out_path) if tmp is None and work_dir is None else tmp
+            result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
+                                    work_dir=work_dir, on_resume=say_resume(source.name))
     try:
         verdict, line = judge(source.position, result, rules)
         summary = report.explore_summary(source.name, verdict, result, rules, max_states,
@@ -81,12 +83,16 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
                         "search_seconds": round(float(result.seconds), 4)}
                 cert = certificate.write_search(out_path, source.to_header(), rules.to_dict(), source.position,
                                                 result.search, info, progress)
-        return Built(verdict, summary, result.states, cert, out_path, phases)
+        kept = work_dir if getattr(result, "kept", False) and cert is None else None
+        return Built(verdict, summary, result.states, cert, out_path, phases, kept)
     finally:
         result.close()
 
 
 def built_words(b: Built) -> str:
+    if b.cert is None and b.kept is not None:
+        return (f"no certificate written: the search stopped before its end; its state is kept in {b.kept}: "
+                f"the same command goes on from its last finished layer")
     if b.cert is None:
         return "no certificate written: a certificate needs the whole reachable set and no won position"
     size = f" ({os.path.getsize(b.path):,} bytes)" if os.path.isfile(b.path) else ""   # not for a device
@@ -109,14 +115,14 @@ class Prepared:
 
 def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
             progress: bool = False, say: Callable = print, memory: Optional[int] = None,
-            tmp: Optional[str] = None, on_disk: bool = False) -> Prepared:
+            tmp: Optional[str] = None, on_disk: bool = False, work_dir: Optional[str] = None) -> Prepared:
     """Explore, write the certificate, read it back, check it (the Python transliteration of the spec),
     render the module and the standalone file. Everything is named after ``source.stem(rules)``."""
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions")
-    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk)
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir)
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
@@ -198,7 +204,7 @@ def prove_win_command(source: Source, rules: Rules) -> str:
 
 def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
           progress: bool = False, say: Callable = print, memory: Optional[int] = None, tmp: Optional[str] = None,
-          on_disk: bool = False) -> int:
+          on_disk: bool = False, work_dir: Optional[str] = None) -> int:
     """The whole pipeline for one start: explore, certificate, Python check, render, lake build. First the
     solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
     prove, and prove says so in one line with the prove-win command, exit status WINNABLE (no enumeration
@@ -209,7 +215,7 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states:
             f"replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
             f"{prove_win_command(source, rules)}")
         return WINNABLE
-    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp, on_disk)
+    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
     if p.module is None:
         return 1
     return finish([p.module], [p.theorem], lean_dir, say)

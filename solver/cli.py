@@ -96,10 +96,10 @@ def cmd_explore(args):
         max_states = args.max_states or search.EXPLORE_LIMIT
         result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
     else:
-        from .disksearch import explore_within
+        from .disksearch import explore_within, say_resume
         max_states = args.max_states or DISK_MAX_STATES
         result = explore_within(src.position, rules, args.memory, args.tmp, max_states, progress_of(args),
-                                on_disk=args.on_disk)
+                                on_disk=args.on_disk, work_dir=args.work_dir, on_resume=say_resume(src.name))
     try:
         return _explore_report(args, src, rules, result, max_states)
     finally:
@@ -123,6 +123,8 @@ def _explore_report(args, src, rules, result, max_states):
             obj["disk"] = {"layers": result.layers, "runs": result.runs, "disk_peak_bytes": result.disk_peak,
                            "memory": args.memory, "overflow": result.overflow,
                            "overflow_bytes": result.overflow_bytes}
+            if result.work_dir is not None:
+                obj["disk"].update(report.work_dir_json(result))
         report.write_json(obj)
     else:
         text = report.explore_summary(src.name, verdict, result, rules, max_states, length)

@@ -184,6 +184,12 @@ def add_disk_args(p, tmp_default="the system's temporary folder"):
                         "sorted files on disk (16 bytes each; no default limit on positions then)")
     g.add_argument("--tmp", metavar="DIR", help=f"where the disk search's files go (default: {tmp_default}); "
                                                 "removed at the end, on an error and on Ctrl-C")
+    g.add_argument("--work-dir", metavar="DIR",
+                   help="with --memory: a named folder for the disk search (made when missing; empty, or holding this "
+                        "search's state) instead of a temporary one, so that it can be resumed: a checkpoint is "
+                        "written at the end of every layer and the folder is kept when the search stops before its "
+                        "end (--max-states, Ctrl-C, SIGTERM, an error); the same command again goes on from the last "
+                        "finished layer (--memory and --max-states may change). Emptied and removed at the natural end")
     g.add_argument("--on-disk", action="store_true",
                    help="with --memory: go to disk at once, without trying in memory first (for a set known not to "
                         "fit: the attempt would cost the time of M / 24 positions)")
@@ -195,9 +201,13 @@ def add_disk_args(p, tmp_default="the system's temporary folder"):
 
 
 def check_disk_args(args, rules):
-    """--tmp and --on-disk only with --memory; --memory not with --hand (the disk search has no favor)."""
-    if args.memory is None and (args.tmp is not None or args.on_disk):
-        raise FreecellError(f"{'--tmp' if args.tmp is not None else '--on-disk'} goes with --memory (the disk search)")
+    """--tmp, --work-dir and --on-disk only with --memory, --tmp not with --work-dir; --memory not with --hand
+    (the disk search has no favor)."""
+    if args.memory is None and (args.tmp is not None or args.on_disk or args.work_dir is not None):
+        flag = "--tmp" if args.tmp is not None else "--work-dir" if args.work_dir is not None else "--on-disk"
+        raise FreecellError(f"{flag} goes with --memory (the disk search)")
+    if args.tmp is not None and args.work_dir is not None:
+        raise FreecellError("--tmp and --work-dir: give one (--work-dir is the folder of a resumable search)")
     if args.memory is not None and rules.hand:
         raise FreecellError("--memory: the disk search does not take --hand")
     if args.memory is None and (getattr(args, "max_states", None) or 0) > MAX_STATES:

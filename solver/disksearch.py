@@ -13,11 +13,18 @@ merged and subtracted from every earlier layer (Korf's external-memory search; F
 
 The verdict is the house rule's (solver.lines.judge): a won position found gives the line read back
 through the layer files, replayed against the spec.
+
+A named work folder (``work_dir``, the CLI's ``--work-dir DIR``) makes the search resumable: the C core
+writes a checkpoint (the state file ``search.state``) at the end of every layer and the folder is kept when
+the search stops before its end (a limit, Ctrl-C, SIGTERM, an error); the same call on the same folder goes
+on from the last finished layer. At the natural end (complete or won) its files are removed.
 """
 import errno
 import os
+import re
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -59,15 +66,56 @@ def _restore_term(old):
         signal.signal(signal.SIGTERM, old)
 
 
+def _start_error(code, eio):
+    """The error of a disk search that could not start (fc_ddd_new/resume's code; eio: the words for FC_EIO)."""
+    if code == lib.FC_EIO:
+        return FreecellError(eio)
+    if code == lib.FC_EBADRULES:
+        return FreecellError("the disk search does not take these rules (--hand)")
+    return _error(code, "cannot start the disk search: ")
+
+
+STATE_FILE = "search.state"                     # the checkpoint (fc.c, "Checkpoints")
+_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp)$")   # the search's other files
+
+
+def resume_words(name, layer, positions):
+    """The line said when a search goes on from its work folder's checkpoint."""
+    return f"resuming {name} from layer {layer:,}, {positions:,} positions"
+
+
+def say_resume(name):
+    """An on_resume for explore_disk: resume_words on stderr."""
+    return lambda layer, positions: print(resume_words(name, layer, positions), file=sys.stderr, flush=True)
+
+
+def work_state(work_dir):
+    """What a --work-dir holds: "state" (a search to go on with), "empty" (missing, empty, or only files of a
+    search that left no state: a start cut short before its first checkpoint, or a certificate's sort) or
+    "other" (files that are not a disk search's)."""
+    if not os.path.isdir(work_dir):
+        return "empty"
+    names = os.listdir(work_dir)
+    if STATE_FILE in names:
+        return "state"
+    return "empty" if all(_OWN_FILE.match(n) for n in names) else "other"
+
+
 class DiskSearch:
     """One disk search owned by the C core and its temporary folder (removed by ``close``). While the
     folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
     ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be)."""
 
-    def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0):
+    def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0,
+                 work_dir=None):
         """key_bits: 0, or fewer bits than the 16-byte key's 127 for tests (more positions then go to the
-        overflow set, kept whole in memory)."""
+        overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
+        search instead of a temporary one (see the module's docstring)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
+        self.work_dir, self.seconds = work_dir, 0.0
+        if work_dir is not None:
+            self._open_work_dir(memory, max_states, stop_on_win, key_bits)
+            return
         if tmp is not None and not os.path.isdir(tmp):
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
         self._term = _term_as_interrupt()
@@ -87,22 +135,84 @@ class DiskSearch:
         if d == ffi.NULL:
             folder = self.dir
             self.close()
-            if err[0] == lib.FC_EIO:
-                raise FreecellError(f"cannot write in the temporary folder {folder}")
-            if err[0] == lib.FC_EBADRULES:
-                raise FreecellError("the disk search does not take these rules (--hand)")
-            raise _error(err[0], "cannot start the disk search: ")
+            raise _start_error(err[0], f"cannot write in the temporary folder {folder}")
         self._d = d
-        self.seconds = 0.0
+
+    def _open_work_dir(self, memory, max_states, stop_on_win, key_bits):
+        """Start in work_dir, or go on with the search whose state it holds (one FreecellError line when it
+        holds something else, a damaged state or an incomplete set of files; the folder is then untouched)."""
+        wd = self.work_dir
+        if os.path.exists(wd) and not os.path.isdir(wd):
+            raise FreecellError(f"--work-dir {wd}: not a folder")
+        kind = work_state(wd)
+        if kind == "other":
+            raise FreecellError(f"--work-dir {wd}: not empty and holds no disk search (no {STATE_FILE}); "
+                                f"give an empty or new folder")
+        try:
+            os.makedirs(wd, exist_ok=True)
+            for name in os.listdir(wd) if kind == "empty" else ():   # a start cut short, a sort: no state left
+                os.remove(os.path.join(wd, name))
+        except OSError as e:
+            raise FreecellError(f"--work-dir {wd}: {e.strerror or e}") from None
+        self._term = _term_as_interrupt()
+        self.dir = wd
+        err = ffi.new("int *")
+        why = ffi.new("char[]", 512)
+        args = (pos_to_c(self.start), _rules_c(self.rules), wd.encode(), memory, max_states or 0,
+                int(bool(stop_on_win)), key_bits)
+        try:
+            if kind == "state":
+                d = lib.fc_ddd_resume(*args, err, why, 512)
+            else:
+                d = lib.fc_ddd_new(*args, err)
+                if d != ffi.NULL:
+                    self._d = d
+                    if self.stats().status == lib.FC_RUNNING and lib.fc_ddd_keep(d, 1) < 0:
+                        self._d, err[0] = None, lib.FC_EIO
+                        lib.fc_ddd_free(d)      # its files go (the folder was empty)
+                        d = ffi.NULL
+        except BaseException:
+            self.close()
+            raise
+        if d == ffi.NULL:
+            self.dir = None                 # nothing of the folder is removed
+            self.close()
+            if err[0] in (lib.FC_ESTATE, lib.FC_EOTHER):
+                reason = ffi.string(why).decode("utf-8", "replace")
+                remedy = "remove the folder or give another --work-dir" if err[0] == lib.FC_EOTHER else \
+                    "it cannot be resumed: remove the folder to start again"
+                raise FreecellError(f"--work-dir {wd}: {reason} ({remedy})")
+            raise _start_error(err[0], f"--work-dir {wd}: cannot write the search's files there")
+        self._d = d
+
+    @property
+    def resumed(self):
+        """(layer, positions) the search went on from when it was resumed from a checkpoint, else None."""
+        st = self.stats()
+        return (int(st.resumed_layer), int(st.resumed_states)) if st.resumed else None
+
+    def kept(self):
+        """Whether close() keeps the work folder: a --work-dir search stopped before its natural end."""
+        return self.work_dir is not None and self._d is not None and \
+            self.stats().status not in (lib.FC_DONE, lib.FC_WON)
 
     def close(self):
-        """Remove every file and the temporary folder; release the C memory."""
+        """Remove every file and the temporary folder; release the C memory. A work folder: kept with the last
+        checkpoint's files when the search stopped before its end (to go on), else emptied and removed."""
         if self._d is not None:
+            keep = self.kept()
+            if self.work_dir is not None and not keep:
+                lib.fc_ddd_keep(self._d, 0)
             lib.fc_ddd_free(self._d)
             self._d = None
-        if self.dir is not None:
+            if self.work_dir is not None and not keep:
+                try:
+                    os.rmdir(self.dir)
+                except OSError:
+                    pass
+        if self.dir is not None and self.work_dir is None:
             shutil.rmtree(self.dir, ignore_errors=True)
-            self.dir = None
+        self.dir = None
         _restore_term(self._term)
         self._term = None
 
@@ -115,20 +225,23 @@ class DiskSearch:
         return int(self.stats().states)
 
     def _failed(self, st, sorting=False):
+        files = "its files were removed"
+        if self.work_dir is not None and not sorting:
+            files = f"the last finished layer is kept in {self.work_dir}: the same command goes on from there"
         if st.status == lib.FC_EIO:
             why = "no space left on the device (disk full)" if st.sys_errno == errno.ENOSPC \
                 else os.strerror(st.sys_errno)
             if sorting:                    # after FC_DONE: the enumeration was complete, the sort failed
                 return FreecellError(f"the disk search enumerated all {st.states:,} positions, but sorting them "
                                      f"for the certificate failed: {self.dir}: {why} (no certificate written; "
-                                     f"its files were removed)")
+                                     f"{files})")
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {self.dir}: {why} "
-                                 f"(nothing is claimed: the verdict is unknown; its files were removed)")
+                                 f"(nothing is claimed: the verdict is unknown; {files})")
         if st.status == lib.FC_EOVERFLOW:
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {st.overflow:,} of them "
                                  f"do not pack into 16 bytes and their set in memory would pass its limit of "
                                  f"{_size(st.overflow_limit)} (a quarter of --memory, at least 1 MB; nothing is claimed: the "
-                                 f"verdict is unknown)")
+                                 f"verdict is unknown" + (f"; {files})" if self.work_dir is not None else ")"))
         return _error(st.status, "the disk search stopped: ")
 
     def run(self, progress=False):
@@ -184,7 +297,9 @@ class DiskSearch:
 class DiskResult(Found):
     """What the disk search found, read like solver.search.ExploreResult (see Found), with its figures:
     layers, runs (sorted runs written), disk_peak (bytes of files at most), overflow and overflow_bytes (the
-    positions kept whole in memory, as they do not pack into the 16-byte key, and their bytes)."""
+    positions kept whole in memory, as they do not pack into the 16-byte key, and their bytes); with a work
+    folder: resumed ((layer, positions) it went on from, or None), checkpoints, checkpoint_bytes (the last
+    state file's), checkpoint_seconds, work_dir and kept (the folder stays, to go on)."""
     disk = True
 
     def _stats(self, st):
@@ -193,6 +308,12 @@ class DiskResult(Found):
         self.disk_peak = int(st.disk_peak)
         self.overflow = int(st.overflow)                  # positions kept whole (over the 16-byte key)
         self.overflow_bytes = int(st.overflow_memory)
+        self.work_dir = self.search.work_dir
+        self.resumed = (int(st.resumed_layer), int(st.resumed_states)) if st.resumed else None
+        self.checkpoints = int(st.checkpoints)
+        self.checkpoint_bytes = int(st.checkpoint_bytes)
+        self.checkpoint_seconds = float(st.checkpoint_seconds)
+        self.kept = self.search.kept()
 
     def winning_line(self):
         """Positions from the start to a won one: read back through the layer files, or (when the older
@@ -214,25 +335,34 @@ class DiskResult(Found):
         return line
 
 
-def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0):
+def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0,
+                 work_dir=None, on_resume=None):
     """The disk search from ``start`` to its end (see the module's docstring). Its folder is removed when
-    it fails or is interrupted; on success by the result's ``close()``."""
-    s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits)
+    it fails or is interrupted; on success by the result's ``close()``. With ``work_dir`` the folder is kept
+    when the search stops before its end, and a folder holding this search's state is gone on with:
+    ``on_resume(layer, positions)`` is called first."""
+    s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir)
     try:
+        if on_resume is not None and s.resumed is not None:
+            on_resume(*s.resumed)
         return DiskResult(s, s.run(progress))
-    except BaseException:
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt) and s.kept():
+            print(f"note: the disk search's state is kept in {s.work_dir}: the same command goes on from its last "
+                  f"finished layer", file=sys.stderr, flush=True)
         s.close()
         raise
 
 
 def explore_within(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True,
-                   on_disk=False):
+                   on_disk=False, work_dir=None, on_resume=None):
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
     it (memory / BYTES_PER_STATE of them, at most IN_MEMORY_MAX), else again from the start on disk
-    (explore_disk); ``on_disk``: on disk at once (a set known not to fit). The result (an ExploreResult or a DiskResult) is closed by
-    the caller."""
-    if on_disk:
-        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win)
+    (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as when ``work_dir`` holds a
+    search's state (it goes on). The result (an ExploreResult or a DiskResult) is closed by the caller."""
+    disk = dict(work_dir=work_dir, on_resume=on_resume)
+    if on_disk or (work_dir is not None and work_state(work_dir) == "state"):
+        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
     fits = min(memory // BYTES_PER_STATE, IN_MEMORY_MAX)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
@@ -240,4 +370,4 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
     if r.status != "limit":
         return r
     r.close()
-    return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win)
+    return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)

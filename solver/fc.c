@@ -48,6 +48,7 @@
  * written. In BFS expansion j is state j (a select over the bitmap); in DFS the stack is replayed from
  * the bitmap (no positions needed). 2 bits a state.
  */
+#define _POSIX_C_SOURCE 200809L   /* the disk search's checkpoints: fsync, stat, readdir (POSIX) */
 #include <stdint.h>
 #include "fc.h"
 #include <stddef.h>
@@ -56,6 +57,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <dirent.h>
 
 #define WMASK 0x0FFFFFFFu
 #define HMASK 0xF0000000u
@@ -2342,6 +2348,8 @@ typedef struct {             /* the merge of several sorted key files: a min-hea
 typedef struct { int kind; uint64_t idx; } fref;   /* a file of the disk search: kind (FK_*) and number */
 enum { FK_LAYER, FK_RUN, FK_SEEN, FK_SORTED, FK_KINDS };
 static const char FK_NAME[FK_KINDS] = {'L', 'R', 'V', 'S'};
+#define DDD_STATE "search.state"           /* the checkpoint (see "Checkpoints") */
+#define DDD_STATE_TMP "search.state.tmp"
 #define DDD_MAXF 32          /* files merged at once (a merge of more is done in passes) */
 
 struct fc_ddd {
@@ -2383,6 +2391,16 @@ struct fc_ddd {
     ckey_t last;
     int have_last;
     fkey_t kb[SOLVE_MAX_SUCC];
+    /* checkpoints: a resumable search (fc_ddd_keep, fc_ddd_resume; see "Checkpoints" below) */
+    fc_pos start;            /* the start position and the rules, as given (the state file holds them) */
+    fc_rules rules;
+    int keep;                /* 1: a checkpoint after every layer; fc_ddd_free keeps the files it lists */
+    int between;             /* 1: between layers (nothing of layer cur expanded yet): a checkpoint may be written */
+    uint64_t ck_lfirst, ck_nlayers, ck_nseen;   /* the last checkpoint's files: V<ck_nseen-1>, L<ck_lfirst..ck_nlayers-1> */
+    uint64_t checkpoints, ck_bytes;             /* checkpoints written, the last one's bytes */
+    double ck_seconds;                          /* wall time spent writing them */
+    int resumed;             /* 1: made by fc_ddd_resume, from layer resumed_layer */
+    uint64_t resumed_layer, resumed_states;
 };
 
 enum { PH_EXPAND, PH_MERGE, PH_END, PH_P64 };
@@ -2553,8 +2571,8 @@ static void ddd_remove(fc_ddd *d, fref f) {
 }
 
 /* Merge the files in[0 .. count-1] (c: in P64 order) into the new file `out`, a repeated key written once;
-   the inputs are removed. 0 or a negative error. */
-static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, const ctx_t *c) {
+   the inputs are removed (unless keep_inputs: the caller removes them). 0 or a negative error. */
+static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, const ctx_t *c, int keep_inputs) {
     char path[4200];
     kmerge m;
     int e = 0;
@@ -2577,7 +2595,7 @@ static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, cons
     int we = kw_close(w);
     if (ddd_grew(d, out, n)) return FC_ENOMEM;
     if (e || we) return ddd_fail(d, e ? e : we);
-    for (uint64_t i = 0; i < count; i++) ddd_remove(d, in[i]);
+    for (uint64_t i = 0; i < count && !keep_inputs; i++) ddd_remove(d, in[i]);
     return 0;
 }
 
@@ -2587,7 +2605,7 @@ static int ddd_passes(fc_ddd *d, int kind, uint64_t *first, uint64_t *next, cons
     fref f[DDD_MAXF];
     while (*next - *first > DDD_MAXF) {
         for (int i = 0; i < DDD_MAXF; i++) f[i] = FR(kind, *first + (uint64_t)i);
-        int e = ddd_combine(d, f, DDD_MAXF, FR(kind, *next), c);
+        int e = ddd_combine(d, f, DDD_MAXF, FR(kind, *next), c, 0);
         if (e) return e;
         *first += DDD_MAXF;
         (*next)++;
@@ -2698,27 +2716,40 @@ static int ddd_open_front(fc_ddd *d) {
     return e == FC_EIO ? ddd_fail(d, d->front.err) : e;
 }
 
-fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint64_t mem, uint64_t max_states,
-                   int stop_on_win, int key_bits, int *err) {
-    int e = check_rules(r), dummy;
-    if (!err) err = &dummy;
+/* A disk search with no layer yet: its context, buffer and limits (keep: 2 = fc_ddd_free touches no file,
+   for fc_ddd_resume). NULL with *err set. */
+static fc_ddd *ddd_make(const fc_pos *start, const fc_rules *r, const char *dir, uint64_t mem, uint64_t max_states,
+                        int stop_on_win, int key_bits, int keep, int *err) {
+    int e = check_rules(r);
     if (e || r->hand) { *err = FC_EBADRULES; return NULL; }
     if (fc_pos_check(start, FC_MAX_CELLS)) { *err = FC_EBADPOS; return NULL; }
     if (strlen(dir) >= 4000) { *err = FC_EIO; return NULL; }
     fc_ddd *d = (fc_ddd *)calloc(1, sizeof *d);
     if (!d) { *err = FC_ENOMEM; return NULL; }
+    d->keep = keep;
     if (ctx_init(&d->c, start, r)) { free(d); *err = FC_EBADPOS; return NULL; }
     if (key_bits > 0 && key_bits < 127) d->c.kbits = key_bits;
     strcpy(d->dir, dir);
+    d->start = *start;
+    d->rules = *r;
     d->mem = mem < DDD_MINMEM ? DDD_MINMEM : mem;
     d->ovf_limit = d->mem / 4 < DDD_OVFMIN ? DDD_OVFMIN : d->mem / 4;
     d->max_states = max_states;
     d->stop_on_win = stop_on_win != 0;
     d->cap = d->mem / sizeof(ckey_t);
     d->buf = (ckey_t *)malloc(d->cap * sizeof *d->buf);
+    if (!d->buf) { fc_ddd_free(d); *err = FC_ENOMEM; return NULL; }
+    return d;
+}
+
+fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint64_t mem, uint64_t max_states,
+                   int stop_on_win, int key_bits, int *err) {
+    int e = 0, dummy;
+    if (!err) err = &dummy;
+    fc_ddd *d = ddd_make(start, r, dir, mem, max_states, stop_on_win, key_bits, 0, err);
+    if (!d) return NULL;
     fkey_t k;
     ckey_t ck;
-    if (!d->buf) { fc_ddd_free(d); *err = FC_ENOMEM; return NULL; }
     if (pos_to_key(&d->c, start, &k)) { fc_ddd_free(d); *err = FC_EENCODE; return NULL; }
     autoplay_key(&d->c, &k);
     if (d->c.canonical) canon_key(&k);
@@ -2743,9 +2774,14 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
         if (d->stop_on_win) d->status = FC_WON;
     }
     if (d->status == FC_RUNNING && ddd_open_front(d)) { *err = FC_EIO; fc_ddd_free(d); return NULL; }
+    d->between = 1;
     *err = 0;
     return d;
 }
+
+static int ddd_listed(const fc_ddd *d, fref f);
+static int ddd_state_path(const fc_ddd *d, const char *name, char *path);
+static int ddd_layer_done(fc_ddd *d);
 
 void fc_ddd_free(fc_ddd *d) {
     if (!d) return;
@@ -2756,8 +2792,12 @@ void fc_ddd_free(fc_ddd *d) {
     if (d->out) { kw_close(d->out); d->out = NULL; }
     uint64_t upto[FK_KINDS] = {d->nlayers + 1, d->nruns + 1, d->nseen + 1, d->nsorted + 1};   /* + a file being made */
     for (int t = 0; t < FK_KINDS; t++) {
-        for (uint64_t i = 0; i < upto[t]; i++) ddd_remove(d, FR(t, i));
+        for (uint64_t i = 0; i < upto[t] && d->keep != 2; i++) if (!ddd_listed(d, FR(t, i))) ddd_remove(d, FR(t, i));
         free(d->fsz[t]);
+    }
+    if (d->keep == 1) {            /* a half-written state file goes; the last one stays */
+        char path[4200];
+        if (!ddd_state_path(d, DDD_STATE_TMP, path)) remove(path);
     }
     free(d->buf);
     free(d->ovf);
@@ -2780,18 +2820,402 @@ static int ddd_succ(fc_ddd *d, const fkey_t *k, ckey_t *out, int *won) {
     return n;
 }
 
-/* Begin the merge of the runs against the earlier layers into the new layer L<cur+1>. When more than
-   DDD_MAXF layer files are visited, the older ones are merged into one file V first. */
+/* ---- checkpoints: a resumable disk search ----
+ *
+ * Between two layers (layer cur's merge done, nothing of it expanded) the whole search is its counters, the
+ * files V<nseen-1> and L<lfirst> .. L<cur>, and the overflow set. In keep mode (fc_ddd_keep) they are
+ * written at the end of every layer to the state file DDD_STATE -- its temporary name first, fsync'd,
+ * renamed, the folder fsync'd -- and no file it lists is removed before the next state file replaces it
+ * (the layer's merge of old layers into V keeps its inputs until then). The layer files are not copied:
+ * a checkpoint is the state file only (its counters, the live files' names and byte sizes, the overflow
+ * set). fc_ddd_resume reads it back, checks every listed file's size (stat: the files' encoding is not
+ * assumed), removes the files it does not list (runs, a half-written layer) and goes on from layer cur.
+ * Every number is written little-endian; an FNV-1a checksum of the bytes before it ends the file.
+ */
+static const char DDD_MAGIC[8] = {'F', 'C', 'D', 'D', 'D', 'S', 'T', '1'};
+#define DDD_VERSION 1u
+
+typedef struct { uint8_t *p; size_t n, cap; int err; } sbuf;        /* a state file being built */
+typedef struct { const uint8_t *p; size_t n, at; int bad; } sread;  /* one being read */
+
+static void sb_put(sbuf *b, const void *src, size_t n) {
+    if (b->err) return;
+    if (b->n + n > b->cap) {
+        size_t nc = b->cap ? b->cap : 4096;
+        while (nc < b->n + n) nc *= 2;
+        uint8_t *q = (uint8_t *)realloc(b->p, nc);
+        if (!q) { b->err = 1; return; }
+        b->p = q;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+
+static void sb_u64(sbuf *b, uint64_t v) {
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++) x[i] = (uint8_t)(v >> (8 * i));
+    sb_put(b, x, 8);
+}
+
+static const uint8_t *sr_get(sread *r, size_t n) {
+    if (r->bad || r->n - r->at < n) { r->bad = 1; return NULL; }
+    r->at += n;
+    return r->p + r->at - n;
+}
+
+static uint64_t sr_u64(sread *r) {
+    const uint8_t *x = sr_get(r, 8);
+    uint64_t v = 0;
+    for (int i = 0; x && i < 8; i++) v |= (uint64_t)x[i] << (8 * i);
+    return v;
+}
+
+static uint64_t fnv64(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ull; }
+    return h;
+}
+
+static void sb_key(sbuf *b, const fkey_t *k) {
+    for (int i = 0; i < 8; i++) sb_u64(b, k->w[i]);
+    sb_u64(b, k->cells);
+}
+
+static void sr_key(sread *r, fkey_t *k) {
+    for (int i = 0; i < 8; i++) k->w[i] = (uint32_t)sr_u64(r);
+    k->cells = sr_u64(r);
+}
+
+static void sb_pos(sbuf *b, const fc_pos *p) {
+    sb_put(b, p->len, 8);
+    sb_put(b, p->col, sizeof p->col);
+    sb_put(b, &p->ncells, 1);
+    sb_put(b, p->cells, 8);
+    sb_put(b, p->home, 4);
+}
+
+static void sr_pos(sread *r, fc_pos *p) {
+    const uint8_t *x;
+    memset(p, 0, sizeof *p);
+    if ((x = sr_get(r, 8))) memcpy(p->len, x, 8);
+    if ((x = sr_get(r, sizeof p->col))) memcpy(p->col, x, sizeof p->col);
+    if ((x = sr_get(r, 1))) p->ncells = x[0];
+    if ((x = sr_get(r, 8))) memcpy(p->cells, x, 8);
+    if ((x = sr_get(r, 4))) memcpy(p->home, x, 4);
+}
+
+static void sb_rules(sbuf *b, const fc_rules *r) {
+    int v[6] = {r->cells, r->foundation_return, r->autoplay, r->canonical, r->supermoves, r->hand};
+    for (int i = 0; i < 6; i++) sb_u64(b, (uint64_t)(int64_t)v[i]);
+}
+
+static void sr_rules(sread *r, fc_rules *out) {
+    int v[6];
+    for (int i = 0; i < 6; i++) v[i] = (int)(int64_t)sr_u64(r);
+    out->cells = v[0]; out->foundation_return = v[1]; out->autoplay = v[2];
+    out->canonical = v[3]; out->supermoves = v[4]; out->hand = v[5];
+}
+
+static double ddd_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int ddd_state_path(const fc_ddd *d, const char *name, char *path) {
+    int n = snprintf(path, 4200, "%s/%s", d->dir, name);
+    return n > 0 && n < 4200 ? 0 : FC_EIO;
+}
+
+/* The live files between layers: V<nseen-1> and L<lfirst> .. L<cur> (ddd_visited). */
+static uint64_t ddd_live(const fc_ddd *d, fref *f) { return ddd_visited(d, d->cur, f); }
+
+/* Write the state file (between layers only). 0 or a negative error (FC_EIO: errno in sys_errno). */
+static int ddd_checkpoint(fc_ddd *d) {
+    char path[4200], tmp[4200];
+    fref f[DDD_MAXF + 2];
+    sbuf b;
+    double t0 = ddd_now();
+    if (!d->between || d->phase != PH_EXPAND) return FC_ERANGE;
+    memset(&b, 0, sizeof b);
+    sb_put(&b, DDD_MAGIC, 8);
+    sb_u64(&b, DDD_VERSION);
+    sb_pos(&b, &d->start);
+    sb_rules(&b, &d->rules);
+    sb_u64(&b, (uint64_t)d->c.kbits);
+    uint64_t head[] = {d->states, d->expanded, d->generated, d->nlayers, d->lfirst, d->nseen, d->cur,
+                       d->runs_total, d->disk_peak, (uint64_t)d->max_home, (uint64_t)d->won,
+                       (uint64_t)d->won_has_parent, d->won_layer};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sb_u64(&b, head[i]);
+    sb_key(&b, &d->won_key);
+    sb_key(&b, &d->won_parent);
+    uint64_t n = ddd_live(d, f);
+    sb_u64(&b, n);
+    for (uint64_t i = 0; i < n; i++) {
+        struct stat st;
+        if (ddd_path(d, f[i], path)) { free(b.p); return ddd_fail(d, ENAMETOOLONG); }
+        if (stat(path, &st)) { int no = errno; free(b.p); return ddd_fail(d, no); }
+        sb_u64(&b, (uint64_t)f[i].kind);
+        sb_u64(&b, f[i].idx);
+        sb_u64(&b, ddd_size(d, f[i]));
+        sb_u64(&b, (uint64_t)st.st_size);
+    }
+    sb_u64(&b, d->novf);
+    for (uint64_t i = 0; i < d->novf; i++) sb_key(&b, &d->ovf[i]);
+    for (uint64_t l = 0; l <= d->cur + 1; l++) sb_u64(&b, d->ovl[l]);
+    sb_u64(&b, fnv64(b.p, b.n));
+    if (b.err) { free(b.p); return d->status = FC_ENOMEM; }
+    if (ddd_state_path(d, DDD_STATE_TMP, tmp) || ddd_state_path(d, DDD_STATE, path)) {
+        free(b.p); return ddd_fail(d, ENAMETOOLONG);
+    }
+    FILE *o = fopen(tmp, "wb");
+    int e = o ? 0 : (errno ? errno : EIO);
+    if (o && fwrite(b.p, 1, b.n, o) != b.n) e = errno ? errno : EIO;
+    if (o && fflush(o) && !e) e = errno ? errno : EIO;
+    if (o && fsync(fileno(o)) && !e) e = errno ? errno : EIO;
+    if (o && fclose(o) && !e) e = errno ? errno : EIO;
+    if (!e && rename(tmp, path)) e = errno ? errno : EIO;
+    if (!e) {                      /* the rename itself reaches the disk */
+        int fd = open(d->dir, O_RDONLY);
+        if (fd >= 0) { fsync(fd); close(fd); }
+    }
+    size_t bytes = b.n;
+    free(b.p);
+    if (e) { remove(tmp); return ddd_fail(d, e); }
+    d->ck_lfirst = d->lfirst;
+    d->ck_nlayers = d->cur + 1;
+    d->ck_nseen = d->nseen;
+    d->checkpoints++;
+    d->ck_bytes = bytes;
+    d->ck_seconds += ddd_now() - t0;
+    return 0;
+}
+
+/* Whether f is one of the last checkpoint's files (kept by fc_ddd_free in keep mode). */
+static int ddd_listed(const fc_ddd *d, fref f) {
+    if (d->keep != 1) return 0;
+    if (f.kind == FK_SEEN) return d->ck_nseen && f.idx == d->ck_nseen - 1;
+    return f.kind == FK_LAYER && f.idx >= d->ck_lfirst && f.idx < d->ck_nlayers;
+}
+
+/* Layer cur's merge is done and its expansion about to begin: when more than DDD_MAXF layer files would be
+   visited by its merge, the older ones are merged into one file V; in keep mode a checkpoint is written, and
+   only then are the merged inputs removed (the previous state file lists them). */
+static int ddd_layer_done(fc_ddd *d) {
+    fref f[DDD_MAXF + 2];
+    uint64_t n = 0;
+    int e = 0;
+    d->between = 1;
+    if (d->cur + 1 - d->lfirst > DDD_MAXF) {
+        n = ddd_visited(d, d->cur - 1, f);
+        if ((e = ddd_combine(d, f, n, FR(FK_SEEN, d->nseen), NULL, 1))) return e;
+        d->nseen++;
+        d->lfirst = d->cur;
+    }
+    if (d->keep && (e = ddd_checkpoint(d))) return e;
+    for (uint64_t i = 0; i < n; i++) ddd_remove(d, f[i]);
+    return 0;
+}
+
+int fc_ddd_keep(fc_ddd *d, int on) {
+    char path[4200];
+    if (!on) {
+        d->keep = 0;
+        if (!ddd_state_path(d, DDD_STATE, path)) remove(path);
+        return 0;
+    }
+    if (!d->between || d->phase != PH_EXPAND || d->status != FC_RUNNING) return FC_ERANGE;
+    d->keep = 1;
+    int e = ddd_checkpoint(d);
+    if (e) d->keep = 0;
+    return e;
+}
+
+/* A reason into why (printf style), and code. */
+static int ddd_why(char *why, uint64_t whylen, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (why && whylen) vsnprintf(why, (size_t)whylen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* The name of a file of the search, "L000012.keys", or NULL: whether a folder entry is one. */
+static int ddd_own_name(const char *name, fref *f) {
+    if (strlen(name) != 12 || strcmp(name + 7, ".keys")) return 0;
+    for (int t = 0; t < FK_KINDS; t++) {
+        if (name[0] != FK_NAME[t]) continue;
+        uint64_t v = 0;
+        for (int i = 1; i < 7; i++) {
+            if (name[i] < '0' || name[i] > '9') return 0;
+            v = v * 10 + (uint64_t)(name[i] - '0');
+        }
+        f->kind = t;
+        f->idx = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* Read and check the state file into d (its start, rules, key bits compared with the caller's), restore
+   the counters, the live files' sizes and the overflow set. 0, FC_ESTATE or FC_EOTHER (why says which),
+   FC_ENOMEM. */
+static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char *why, uint64_t whylen) {
+    sread r = {p, n, 0, 0};
+    fc_pos start;
+    fc_rules rules;
+    int e = 0;
+    if (n < 16 || memcmp(p, DDD_MAGIC, 8))
+        return ddd_why(why, whylen, FC_ESTATE, "%s: not a disk search's state file", DDD_STATE);
+    if (fnv64(p, n - 8) != (r.at = n - 8, sr_u64(&r)))
+        return ddd_why(why, whylen, FC_ESTATE, "%s: damaged (its checksum does not match)", DDD_STATE);
+    r.at = 8;
+    r.n = n - 8;
+    uint64_t version = sr_u64(&r);
+    if (version != DDD_VERSION)
+        return ddd_why(why, whylen, FC_ESTATE, "%s: version %llu, this program reads version %u", DDD_STATE,
+                       (unsigned long long)version, DDD_VERSION);
+    sr_pos(&r, &start);
+    sr_rules(&r, &rules);
+    uint64_t kbits = sr_u64(&r);
+    if (r.bad) return ddd_why(why, whylen, FC_ESTATE, "%s: cut short", DDD_STATE);
+    if (memcmp(&start, &d->start, sizeof start))
+        return ddd_why(why, whylen, FC_EOTHER, "it holds the search of another start position");
+    if (memcmp(&rules, &d->rules, sizeof rules))
+        return ddd_why(why, whylen, FC_EOTHER, "it holds a search under other rules");
+    int want = key_bits > 0 && key_bits < 127 ? key_bits : 127;
+    if (kbits != (uint64_t)want)
+        return ddd_why(why, whylen, FC_EOTHER, "it holds a search with keys of %llu bits, not %d",
+                       (unsigned long long)kbits, want);
+    uint64_t head[13];
+    for (int i = 0; i < 13; i++) head[i] = sr_u64(&r);
+    d->states = head[0]; d->expanded = head[1]; d->generated = head[2]; d->nlayers = head[3];
+    d->lfirst = head[4]; d->nseen = head[5]; d->cur = head[6]; d->runs_total = head[7];
+    d->disk_peak = head[8]; d->max_home = (int)head[9]; d->won = (int)head[10];
+    d->won_has_parent = (int)head[11]; d->won_layer = head[12];
+    sr_key(&r, &d->won_key);
+    sr_key(&r, &d->won_parent);
+    uint64_t nf = sr_u64(&r);
+    fref want_f[DDD_MAXF + 2];
+    if (r.bad || head[9] > 52 || head[10] > 1 || head[11] > 1 || d->nlayers != d->cur + 1 || d->lfirst > d->cur
+        || d->cur - d->lfirst + 1 > DDD_MAXF || (d->lfirst && !d->nseen) || d->nseen > (1ull << 40)
+        || d->cur > (1ull << 40) || nf != ddd_live(d, want_f))
+        return ddd_why(why, whylen, FC_ESTATE, "%s: its counters do not hold together", DDD_STATE);
+    for (uint64_t i = 0; i < nf; i++) {
+        char path[4200];
+        struct stat st;
+        fref f;
+        f.kind = (int)sr_u64(&r);
+        f.idx = sr_u64(&r);
+        uint64_t keys = sr_u64(&r), bytes = sr_u64(&r);
+        if (r.bad || f.kind != want_f[i].kind || f.idx != want_f[i].idx)
+            return ddd_why(why, whylen, FC_ESTATE, "%s: its file list does not hold together", DDD_STATE);
+        if (ddd_path(d, f, path)) return FC_EIO;
+        const char *name = strrchr(path, '/') + 1;
+        if (stat(path, &st))
+            return ddd_why(why, whylen, FC_ESTATE, "%s is missing (the state file lists it)", name);
+        if ((uint64_t)st.st_size != bytes)
+            return ddd_why(why, whylen, FC_ESTATE, "%s has %llu bytes, the state file says %llu", name,
+                           (unsigned long long)st.st_size, (unsigned long long)bytes);
+        if ((e = ddd_grew(d, f, keys))) return FC_ENOMEM;
+    }
+    uint64_t novf = sr_u64(&r);
+    if (r.bad || novf > (r.n - r.at) / 72)
+        return ddd_why(why, whylen, FC_ESTATE, "%s: cut short", DDD_STATE);
+    uint64_t limit = d->max_states, s = d->states;
+    d->max_states = 0;
+    for (uint64_t i = 0; i < novf; i++) {
+        fkey_t k;
+        sr_key(&r, &k);
+        e = ddd_ovf_add(d, &k);           /* rebuilds the set as it grew: the same sizes, table and order */
+        d->states = s;
+        if (e != 1) return e < 0 && e != FC_EOVERFLOW ? e :
+            ddd_why(why, whylen, FC_ESTATE, "%s: its overflow set repeats a position or passes the limit of "
+                    "--memory / 4", DDD_STATE);
+    }
+    d->max_states = limit;
+    e = 0;
+    if ((r.n - r.at) / 8 < d->cur + 2) r.bad = 1;
+    for (uint64_t l = 0; l <= d->cur + 1 && !e && !r.bad; l++) {
+        d->ovl = (uint64_t *)room_for(d->ovl, l, &d->ovlcap, sizeof *d->ovl, 256, &e);
+        if (!e) d->ovl[l] = sr_u64(&r);
+        if (!e && (d->ovl[l] > novf || (l && d->ovl[l] < d->ovl[l - 1]))) r.bad = 1;
+    }
+    if (e) return e;
+    if (r.bad || r.at != r.n || d->ovl[d->cur + 1] != novf)
+        return ddd_why(why, whylen, FC_ESTATE, "%s: its overflow set does not hold together", DDD_STATE);
+    d->ovltop = d->cur + 1;
+    return 0;
+}
+
+/* Remove the folder's files of the search that the state does not list (runs, a half-written layer, P64
+   runs, a merge into V not finished, the state's temporary file). */
+static int ddd_sweep(fc_ddd *d) {
+    char path[4200];
+    fref live[DDD_MAXF + 2], f;
+    uint64_t n = ddd_live(d, live);
+    DIR *dh = opendir(d->dir);
+    if (!dh) return ddd_fail(d, errno);
+    struct dirent *ent;
+    while ((ent = readdir(dh))) {
+        int listed = 0;
+        if (!strcmp(ent->d_name, DDD_STATE_TMP)) listed = 0;
+        else if (!ddd_own_name(ent->d_name, &f)) continue;
+        else for (uint64_t i = 0; i < n; i++) listed |= live[i].kind == f.kind && live[i].idx == f.idx;
+        if (!listed && snprintf(path, sizeof path, "%s/%s", d->dir, ent->d_name) < (int)sizeof path) remove(path);
+    }
+    closedir(dh);
+    return 0;
+}
+
+fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem,
+                      uint64_t max_states, int stop_on_win, int key_bits, int *err, char *why, uint64_t whylen) {
+    int dummy;
+    if (!err) err = &dummy;
+    if (why && whylen) why[0] = 0;
+    fc_ddd *d = ddd_make(start, rules, dir, mem, max_states, stop_on_win, key_bits, 2, err);
+    if (!d) return NULL;
+    char path[4200];
+    uint8_t *p = NULL;
+    long size = -1;
+    FILE *f = NULL;
+    if (!ddd_state_path(d, DDD_STATE, path) && (f = fopen(path, "rb")) && !fseek(f, 0, SEEK_END))
+        size = ftell(f);
+    if (size >= 0 && !fseek(f, 0, SEEK_SET) && (p = (uint8_t *)malloc(size ? (size_t)size : 1))
+        && fread(p, 1, (size_t)size, f) != (size_t)size) size = -1;
+    if (f) fclose(f);
+    int e = size < 0 ? ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read (missing?)", DDD_STATE)
+                     : ddd_restore(d, p, (size_t)size, key_bits, why, whylen);
+    free(p);
+    if (!e) e = ddd_sweep(d);
+    if (!e) {
+        d->status = FC_RUNNING;
+        d->phase = PH_EXPAND;
+        if (ddd_open_front(d)) e = FC_EIO;
+    }
+    if (e) {                       /* keep 2: fc_ddd_free removes nothing of the folder */
+        *err = e;
+        fc_ddd_free(d);
+        return NULL;
+    }
+    d->between = 1;
+    d->keep = 1;                   /* its files are this state's until the next checkpoint */
+    d->resumed = 1;
+    d->resumed_layer = d->cur;
+    d->resumed_states = d->states;
+    d->ck_lfirst = d->lfirst;
+    d->ck_nlayers = d->cur + 1;
+    d->ck_nseen = d->nseen;
+    *err = 0;
+    return d;
+}
+
+/* Begin the merge of the runs against the earlier layers into the new layer L<cur+1>. */
 static int ddd_begin_merge(fc_ddd *d) {
     char path[4200];
     fref f[DDD_MAXF + 2];
     int e = 0;
-    if (d->cur + 1 - d->lfirst > DDD_MAXF) {
-        uint64_t n = ddd_visited(d, d->cur - 1, f);
-        if ((e = ddd_combine(d, f, n, FR(FK_SEEN, d->nseen), NULL))) return e;
-        d->nseen++;
-        d->lfirst = d->cur;
-    }
     uint64_t nr = d->nruns - d->rfirst;
     for (uint64_t i = 0; i < nr; i++) f[i] = FR(FK_RUN, d->rfirst + i);
     if ((e = km_open(d, &d->cand, f, nr, NULL))) return e;
@@ -2821,7 +3245,8 @@ static int ddd_end_merge(fc_ddd *d) {
         return d->status = FC_DONE;
     }
     d->phase = PH_EXPAND;
-    return ddd_open_front(d);
+    if ((e = ddd_open_front(d))) return e;
+    return ddd_layer_done(d);
 }
 
 int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
@@ -2830,6 +3255,7 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
     while (d->status == FC_RUNNING) {
         if (max_expand && budget-- == 0) return FC_RUNNING;
         if (d->phase == PH_EXPAND) {
+            d->between = 0;
             int from_ovf = d->oexp < d->ovl[d->cur + 1];   /* the layer's overflow positions first */
             const ckey_t *k = from_ovf ? NULL : kr_peek(&d->front);
             if (!from_ovf && !k) {
@@ -2920,6 +3346,12 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
     out->won = d->won;
     out->status = d->status;
     out->sys_errno = d->sys_errno;
+    out->checkpoints = d->checkpoints;
+    out->checkpoint_bytes = d->ck_bytes;
+    out->checkpoint_seconds = d->ck_seconds;
+    out->resumed = d->resumed;
+    out->resumed_layer = d->resumed_layer;
+    out->resumed_states = d->resumed_states;
 }
 
 /* Whether one of cur's successors is *next (then *cur goes in the line). */
@@ -3014,6 +3446,7 @@ static int ddd_ovf_sort(fc_ddd *d) {
 
 int fc_ddd_sort_p64(fc_ddd *d) {
     if (d->status != FC_DONE || d->phase == PH_P64) return FC_ERANGE;
+    fc_ddd_keep(d, 0);             /* the layer files are consumed: the search cannot be resumed from here */
     uint64_t half = d->cap / 2, n = 0;
     skey_t *v = (skey_t *)(void *)(d->buf + half);     /* sizeof(skey_t) == sizeof(ckey_t) */
     fref f[DDD_MAXF + 2];

@@ -92,6 +92,8 @@
 #define FC_EILLEGAL -6       /* a move that is not legal in the position it is applied to */
 #define FC_EIO -7            /* the disk search could not write or read one of its files (errno in its stats) */
 #define FC_EOVERFLOW -8      /* the disk search's overflow set (positions over the 16-byte key) outgrew its limit */
+#define FC_ESTATE -9         /* fc_ddd_resume: the folder's state file is damaged, or a file it lists is missing or resized */
+#define FC_EOTHER -10        /* fc_ddd_resume: the folder holds the search of another start, rules or key size */
 
 typedef struct {
     uint8_t len[8];          /* cards in each column */
@@ -345,6 +347,12 @@ typedef struct {
     int won;                 /* 1 when a won position was found */
     int status;              /* FC_RUNNING, FC_DONE, FC_WON, FC_LIMIT or a negative error */
     int sys_errno;           /* FC_EIO: the errno of the failed file operation (ENOSPC: the disk is full) */
+    uint64_t checkpoints;    /* state files written (fc_ddd_keep) */
+    uint64_t checkpoint_bytes;   /* the last one's size */
+    double checkpoint_seconds;   /* wall time spent writing them, fsync included */
+    int resumed;             /* 1: made by fc_ddd_resume ... */
+    uint64_t resumed_layer;  /* ... from this layer (expanded next) */
+    uint64_t resumed_states; /* ... with this many positions found */
 } fc_ddd_info;
 
 /* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);
@@ -353,8 +361,25 @@ typedef struct {
 fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem, uint64_t max_states,
                    int stop_on_win, int key_bits, int *err);
 
-/* Remove its files and release its memory. NULL is fine. */
+/* Remove its files and release its memory (in keep mode the files of the last checkpoint and its state file
+   stay). NULL is fine. */
 void fc_ddd_free(fc_ddd *d);
+
+/* Checkpoints. on = 1 (only between layers: right after fc_ddd_new or fc_ddd_resume): write the state file
+   `search.state` in the folder now and at the end of every layer (a temporary name, fsync'd, renamed; the
+   counters, the start, rules and key bits, each live layer file's name and byte size, the overflow set; no
+   layer file is copied), and let fc_ddd_free keep the files it lists. on = 0: remove the state file;
+   fc_ddd_free removes every file again (the natural end). fc_ddd_sort_p64 turns it off (it consumes the
+   layer files). 0 or a negative error (FC_ERANGE: not between layers). */
+int fc_ddd_keep(fc_ddd *d, int on);
+
+/* Go on with the search whose state file is in `dir`, from the layer its last checkpoint was written at
+   (keep mode on). start, rules and key_bits must be the search's (else FC_EOTHER); mem, max_states and
+   stop_on_win may differ. Every file the state lists must exist with its recorded byte size (else
+   FC_ESTATE); the search's other files in dir (runs, a half-written layer) are removed. NULL on failure with
+   *err set and a one-line reason in why (whylen bytes); then no file of the folder is touched. */
+fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem,
+                      uint64_t max_states, int stop_on_win, int key_bits, int *err, char *why, uint64_t whylen);
 
 /* Work up to max_expand units (an expansion, or 64 positions merged; 0 = to the end). Returns the status. */
 int fc_ddd_run(fc_ddd *d, uint64_t max_expand);

@@ -85,8 +85,24 @@ def disk_words(result):
     """The disk search's figures (solver.disksearch.DiskResult), one line."""
     over = (f"; {plural(result.overflow, 'position')} over the 16-byte key kept whole in memory "
             f"({result.overflow_bytes / 1e6:,.1f} MB)") if result.overflow else ""
-    return (f"on disk: {plural(result.layers, 'layer')} breadth first, {plural(result.runs, 'sorted run')}, "
-            f"at most {result.disk_peak / 1e6:,.1f} MB of files (removed){over}")
+    files = "removed"
+    if getattr(result, "kept", False):
+        files = f"kept in {result.work_dir} with its state: the same command goes on from its last finished layer"
+    resumed = ""
+    if getattr(result, "resumed", None) is not None:
+        resumed = f" (resumed from layer {result.resumed[0]:,}, {plural(result.resumed[1], 'position')})"
+    return (f"on disk: {plural(result.layers, 'layer')} breadth first{resumed}, {plural(result.runs, 'sorted run')}, "
+            f"at most {result.disk_peak / 1e6:,.1f} MB of files ({files}){over}")
+
+
+def work_dir_json(result):
+    """The --work-dir part of explore's JSON "disk" object (a solver.disksearch.DiskResult)."""
+    resumed = result.resumed
+    return {"work_dir": result.work_dir, "kept": bool(result.kept), "resumed": resumed is not None,
+            "resumed_from_layer": None if resumed is None else resumed[0],
+            "resumed_positions": None if resumed is None else resumed[1],
+            "checkpoints": result.checkpoints, "checkpoint_bytes": result.checkpoint_bytes,
+            "checkpoint_seconds": round(result.checkpoint_seconds, 6)}
 
 
 def analyze_lines(name, a):

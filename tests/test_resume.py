@@ -1,0 +1,293 @@
+"""A resumable disk search (issue 15): the state file written at the end of every layer (fc_ddd_keep /
+fc_ddd_resume in solver/fc.c), the --work-dir folder kept when the search stops before its end and gone on
+with by the same command. A search stopped (by a limit, by SIGTERM) and resumed finds the same set and the
+same certificate bytes as one run straight through; a folder it cannot go on with is one line."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import msgpack
+import pytest
+
+from certgen import certificate
+from solver import deals, disksearch, spec
+from solver.lines import judge
+from solver.rules import STANDARD, Rules
+
+from conftest import ROOT, _one_line_error
+
+SMALL = 1 << 16
+TINY = 1 << 13              # 639 runs for #11982, and its 39 layers pass DDD_MAXF = 32: old layers merged into V
+
+
+def _cert_bytes(tmp_path, pos, rules, r):
+    """The certificate of a complete disk search r (its sort consumes the layer files)."""
+    path = tmp_path / "c.cert"
+    certificate.write_search(str(path), {"kind": "ms", "deal": 11982}, rules.to_dict(), pos, r.search,
+                             {"max_home": r.max_home})
+    data = path.read_bytes()
+    path.unlink()
+    return data
+
+
+def _straight(tmp_path, pos, rules, buffer, key_bits=0, **kw):
+    """An uninterrupted disk search in a temporary folder: its figures and (when complete) certificate bytes."""
+    r = disksearch.explore_disk(pos, rules, buffer, tmp=str(tmp_path), key_bits=key_bits, **kw)
+    try:
+        figures = (r.status, r.states, r.layers, r.runs, r.max_home, r.overflow, r.overflow_bytes)
+        line = r.search.line() if r.won else None      # before the certificate's sort consumes the layers
+        cert = _cert_bytes(tmp_path, pos, rules, r) if r.complete and not r.won else None
+    finally:
+        r.close()
+    return figures, cert, line
+
+
+@pytest.mark.parametrize("buffer, key_bits, limits", [
+    (SMALL, 0, (1, 30000, 60000, 80000)),
+    (TINY, 0, (20000, 79000, 84000)),          # resumed past the merge of the oldest layers into V
+    (SMALL, 110, (25000, 70000)),              # 14,564 positions over the key: the overflow set is restored
+    (64 << 20, 1, (20000, 84766)),             # every position in the overflow set (layer 0's file empty)
+])
+def test_a_search_stopped_by_limits_and_resumed_is_the_search_run_straight(tmp_path, buffer, key_bits, limits):
+    pos = deals.ms_deal(11982)
+    figures, cert, _ = _straight(tmp_path, pos, STANDARD, buffer, key_bits)
+    assert figures[:3] == ("done", 84767, 39)
+    work = tmp_path / "work"
+    resumed_from = []
+    for i, limit in enumerate(limits):
+        r = disksearch.explore_disk(pos, STANDARD, buffer, max_states=limit, key_bits=key_bits, work_dir=str(work),
+                                    on_resume=lambda layer, n: resumed_from.append((layer, n)))
+        assert (r.status, r.states, r.kept, r.work_dir) == ("limit", limit, True, str(work))
+        assert judge(pos, r, STANDARD)[0] == "unknown"
+        assert r.checkpoint_bytes > 0 and r.checkpoints >= 1
+        assert (r.resumed is None) == (i == 0)
+        r.close()
+        assert "search.state" in os.listdir(work)
+        assert all(n.endswith(".keys") or n == "search.state" for n in os.listdir(work))
+    merged = "V000000.keys" in os.listdir(work)
+    r = disksearch.explore_disk(pos, STANDARD, buffer, key_bits=key_bits, work_dir=str(work),
+                                on_resume=lambda layer, n: resumed_from.append((layer, n)))
+    try:
+        assert (r.status, r.states, r.layers, r.runs, r.max_home, r.overflow, r.overflow_bytes) == figures
+        assert not r.kept and r.resumed == resumed_from[-1]
+        assert _cert_bytes(tmp_path, pos, STANDARD, r) == cert
+    finally:
+        r.close()
+    assert not work.exists()                      # the natural end: its files and the folder removed
+    layers = [layer for layer, _ in resumed_from]
+    assert len(resumed_from) == len(limits) and layers == sorted(layers) and resumed_from[0][1] < limits[0] + 1
+    assert all(n <= limit for (_, n), limit in zip(resumed_from, limits))
+    assert merged == (layers[-1] >= 32)            # layers 0-31 merged into one file at the end of layer 32
+    if buffer == TINY:
+        assert merged
+
+
+def test_a_won_line_after_a_resume_is_the_straight_line(tmp_path):
+    """Stopped before the win (4,622 positions reachable before it), resumed: the same won position and the
+    same line read back through the layer files as without a stop; and without stopping at the win."""
+    pos = ((44, 49), (45, 48)) + ((),) * 6, (), (11, 11, 13, 13)
+    for stop_on_win in (True, False):
+        figures, _, line = _straight(tmp_path, pos, STANDARD, SMALL, stop_on_win=stop_on_win)
+        work = tmp_path / "work"
+        r = disksearch.explore_disk(pos, STANDARD, SMALL, max_states=40, work_dir=str(work), stop_on_win=stop_on_win)
+        assert (r.status, r.won, r.kept) == ("limit", False, True)
+        r.close()
+        r = disksearch.explore_disk(pos, STANDARD, SMALL, work_dir=str(work), stop_on_win=stop_on_win)
+        try:
+            assert r.resumed is not None and r.resumed[0] >= 1 and not r.kept
+            assert (r.status, r.states, r.layers, r.runs, r.max_home, r.overflow, r.overflow_bytes) == figures
+            assert r.search.line() == line and len(line) == 6
+            verdict, replayed = judge(pos, r, STANDARD)
+            assert verdict == "winnable" and spec.won(replayed[-1])
+        finally:
+            r.close()
+        assert not work.exists()
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "solver", "explore", *args], cwd=cwd or ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_the_same_command_goes_on_and_json_says_from_where(tmp_path):
+    work = str(tmp_path / "w")
+    common = ("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", work, "--json")
+    first = json.loads(_cli(*common, "--max-states", "50000").stdout)
+    assert (first["verdict"], first["states"], first["disk"]["kept"], first["disk"]["resumed"]) == \
+        ("unknown", 50000, True, False)
+    assert first["disk"]["resumed_from_layer"] is None and first["disk"]["checkpoints"] == first["disk"]["layers"]
+    p = _cli(*common)
+    last = json.loads(p.stdout)
+    assert (last["verdict"], last["states"], last["disk"]["layers"], last["disk"]["runs"]) == \
+        ("unwinnable", 84767, 39, 100)
+    layer, positions = last["disk"]["resumed_from_layer"], last["disk"]["resumed_positions"]
+    assert last["disk"]["resumed"] and last["disk"]["kept"] is False and 0 < layer < 16 and positions < 50000
+    assert p.stderr == f"resuming deal 11982 from layer {layer:,}, {positions:,} positions\n"
+    assert not os.path.exists(work)
+    p = _cli("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", work, "--max-states", "1000")
+    assert p.returncode == 0 and f"(kept in {work} with its state: the same command goes on from its last " \
+                                  f"finished layer)" in p.stdout
+
+
+def test_sigterm_keeps_the_work_folder_and_the_command_goes_on(tmp_path):
+    """SIGTERM (`timeout`, `kill`) in the middle of deal 1 on disk: exit 130, the folder kept with its state;
+    the same command with a limit goes on from the last finished layer and stops where a run straight to
+    that limit stops (the same positions, layers and cards home)."""
+    work = tmp_path / "w"
+    args = ["--deal", "1", "--memory", "64K", "--on-disk", "--work-dir", str(work)]
+    p = subprocess.Popen([sys.executable, "-m", "solver", "explore", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len([n for n in os.listdir(work) if n.startswith("L")]
+                                               if work.exists() else []) < 12:
+        time.sleep(0.1)
+    assert p.poll() is None, p.communicate()
+    os.killpg(p.pid, signal.SIGTERM)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and out == "" and "Traceback" not in err, (p.returncode, err)
+    assert err.splitlines()[0].startswith(f"note: the disk search's state is kept in {work}")
+    assert "search.state" in os.listdir(work)
+    # a limit below the positions already found: stopped at once, the state as it was
+    peek = json.loads(_cli(*args, "--max-states", "1", "--json", "--no-progress").stdout)
+    found = peek["disk"]["resumed_positions"]
+    assert (peek["verdict"], peek["states"], peek["disk"]["kept"]) == ("unknown", found, True)
+    limit = found + 100000
+    resumed = _cli(*args, "--max-states", str(limit), "--json", "--no-progress")
+    assert resumed.returncode == 0 and resumed.stderr.startswith("resuming deal 1 from layer "), resumed.stderr
+    a = json.loads(resumed.stdout)
+    assert a["disk"]["resumed"] and a["disk"]["resumed_positions"] == found
+    b = json.loads(_cli("--deal", "1", "--memory", "64K", "--on-disk", "--tmp", str(tmp_path), "--max-states",
+                        str(limit), "--json", "--no-progress").stdout)
+    assert (a["states"], a["max_home"], a["verdict"], a["disk"]["layers"], a["disk"]["runs"]) == \
+        (b["states"], b["max_home"], b["verdict"], b["disk"]["layers"], b["disk"]["runs"]) == \
+        (limit, b["max_home"], "unknown", b["disk"]["layers"], b["disk"]["runs"])
+    assert work.exists()                           # stopped at the limit again: kept
+
+
+def _stopped(tmp_path, deal=11982, rules=(), limit="30000"):
+    work = tmp_path / "w"
+    p = _cli("--deal", str(deal), *rules, "--memory", "64K", "--on-disk", "--work-dir", str(work), "--max-states",
+             limit, "--no-progress")
+    assert p.returncode == 0 and (work / "search.state").exists(), p.stderr
+    return work
+
+
+def _refused(work, message, deal=11982, rules=()):
+    before = sorted(os.listdir(work))
+    p = _cli("--deal", str(deal), *rules, "--memory", "64K", "--on-disk", "--work-dir", str(work))
+    _one_line_error(p, f"--work-dir {work}: {message}")
+    assert sorted(os.listdir(work)) == before      # nothing of the folder touched
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("flip", "search.state: damaged (its checksum does not match) (it cannot be resumed: remove the folder to "
+             "start again)"),
+    ("cut", "search.state: damaged (its checksum does not match) (it cannot be resumed: remove the folder to "
+            "start again)"),
+    ("garbage", "search.state: not a disk search's state file (it cannot be resumed: remove the folder to start "
+                "again)"),
+    ("missing", "L000003.keys is missing (the state file lists it) (it cannot be resumed: remove the folder to "
+                "start again)"),
+    ("truncated", "L000005.keys has 16 bytes, the state file says {size} (it cannot be resumed: remove the folder "
+                  "to start again)"),
+    ("deal", "it holds the search of another start position (remove the folder or give another --work-dir)"),
+    ("rules", "it holds a search under other rules (remove the folder or give another --work-dir)"),
+])
+def test_a_folder_that_cannot_be_gone_on_with_is_one_line(tmp_path, damage, message):
+    work = _stopped(tmp_path)
+    state = work / "search.state"
+    data = state.read_bytes()
+    size = (work / "L000005.keys").stat().st_size
+    deal, rules = 11982, ()
+    if damage == "flip":
+        state.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    elif damage == "cut":
+        state.write_bytes(data[:-20])
+    elif damage == "garbage":
+        state.write_bytes(b"not a state file at all")
+    elif damage == "missing":
+        (work / "L000003.keys").unlink()
+    elif damage == "truncated":
+        with open(work / "L000005.keys", "r+b") as f:
+            f.truncate(16)
+    elif damage == "deal":
+        deal = 11983
+    else:
+        rules = ("--cells", "3")
+    _refused(work, message.format(size=size), deal, rules)
+
+
+def test_work_dir_misuse_is_one_line(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    p = _cli("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(other))
+    _one_line_error(p, f"--work-dir {other}: not empty and holds no disk search (no search.state); give an empty or "
+                       f"new folder")
+    assert os.listdir(other) == ["notes.txt"]
+    _one_line_error(_cli("--deal", "11982", "--work-dir", str(tmp_path / "x")),
+                    "--work-dir goes with --memory (the disk search)")
+    _one_line_error(_cli("--deal", "11982", "--memory", "64K", "--work-dir", str(tmp_path / "x"), "--tmp",
+                         str(tmp_path)), "--tmp and --work-dir: give one (--work-dir is the folder of a resumable "
+                                         "search)")
+    _one_line_error(_cli("--deal", "11982", "--memory", "64K", "--work-dir", str(other / "notes.txt")),
+                    f"--work-dir {other / 'notes.txt'}: not a folder")
+    assert not (tmp_path / "x").exists()
+
+
+def test_files_the_state_does_not_list_are_removed_on_resume(tmp_path):
+    """Runs and a half-written next layer (a search killed mid-layer) go; a start cut short before its first
+    state file (only the search's own files) is started again."""
+    work = _stopped(tmp_path)
+    listed = sorted(os.listdir(work))
+    for junk in ("R000000.keys", "R000007.keys", "L000099.keys", "S000000.keys", "search.state.tmp"):
+        (work / junk).write_bytes(b"x" * 32)
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, max_states=30001, work_dir=str(work))
+    try:
+        assert r.status == "limit" and r.resumed is not None
+    finally:
+        r.close()
+    assert "R000000.keys" not in os.listdir(work) and "L000099.keys" not in os.listdir(work)
+    assert set(listed) <= set(os.listdir(work))
+    (work / "search.state").unlink()              # as after a certificate's sort was cut short
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, max_states=100, work_dir=str(work))
+    try:
+        assert (r.status, r.states, r.resumed) == ("limit", 100, None)
+    finally:
+        r.close()
+
+
+def test_certgen_build_goes_on_and_writes_the_straight_certificate(run, tmp_path):
+    work = tmp_path / "w"
+    straight, resumed = tmp_path / "straight.cert", tmp_path / "resumed.cert"
+    p = run("build", "--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--max-states",
+            "40000", "--out", str(resumed), module="certgen")
+    assert p.returncode == 1 and not resumed.exists() and (work / "search.state").exists()
+    assert f"its state is kept in {work}: the same command goes on" in p.stdout
+    p = run("build", "--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--out",
+            str(resumed), module="certgen")
+    assert p.returncode == 0 and "84,767" in p.stdout and p.stderr.startswith("resuming deal 11982 from layer ")
+    assert not work.exists()
+    assert run("build", "--deal", "11982", "--memory", "64K", "--on-disk", "--out", str(straight),
+               module="certgen").returncode == 0
+    a, b = (msgpack.unpackb(f.read_bytes()) for f in (straight, resumed))
+    assert a["body"] == b["body"]
+    ha, hb = msgpack.unpackb(a["header"]), msgpack.unpackb(b["header"])
+    ha["info"].pop("search_seconds"), hb["info"].pop("search_seconds")
+    assert ha == hb
+
+
+def test_rules_with_foundation_returns_are_kept_apart(tmp_path):
+    """The state holds the rules: a search under --foundation-return is not gone on with under the standard
+    rules, and is gone on with under its own."""
+    work = _stopped(tmp_path, rules=("--foundation-return",))
+    _refused(work, "it holds a search under other rules (remove the folder or give another --work-dir)")
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(foundation_return=True), SMALL, max_states=30001,
+                                work_dir=str(work))
+    try:
+        assert r.status == "limit" and r.resumed is not None
+    finally:
+        r.close()
