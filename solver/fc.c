@@ -2283,7 +2283,9 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * At the end the keys are put in the order of their P64 records (chunks of mem/32 keys sorted by
  * sort_level, written as runs S<i>.keys, merged on their records), the overflow positions sorted on their
  * records in memory and merged in, for the certificate (fc_ddd_next_p64).
- * Every file is removed by fc_ddd_free; reading and writing use plain stdio.
+ * Every file is removed by fc_ddd_free (in keep mode the last checkpoint's stay: see "Checkpoints"); reading
+ * and writing use plain stdio. Between layers, when more than DDD_MAXF layer files would be visited by the
+ * next merge, the older ones are merged into one file V<nseen>.
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
 #define DDD_WKEYS 4096       /* keys per writer buffer (64 KB) */

@@ -327,6 +327,8 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may take
  * mem/4 bytes (at least 1 MB) besides the buffer: past that the search stops with FC_EOVERFLOW.
  * Not with rules.hand (FC_EBADRULES).
+ * Resumable (fc_ddd_keep, fc_ddd_resume): a checkpoint -- one small state file, no layer file copied -- at
+ * the end of every layer; a search stopped anywhere goes on from the last one in the same folder.
  */
 typedef struct fc_ddd fc_ddd;         /* opaque */
 
