@@ -104,7 +104,8 @@ def work_state(work_dir):
 class DiskSearch:
     """One disk search owned by the C core and its temporary folder (removed by ``close``). While the
     folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
-    ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be)."""
+    ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be). With a
+    work folder instead, ``close`` keeps it (the last checkpoint's files) unless the search reached its end."""
 
     def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0,
                  work_dir=None):

@@ -3043,7 +3043,7 @@ static int ddd_why(char *why, uint64_t whylen, int code, const char *fmt, ...) {
     return code;
 }
 
-/* The name of a file of the search, "L000012.keys", or NULL: whether a folder entry is one. */
+/* Whether a folder entry is named as one of the search's files ("L000012.keys"); then *f is that file. */
 static int ddd_own_name(const char *name, fref *f) {
     if (strlen(name) != 12 || strcmp(name + 7, ".keys")) return 0;
     for (int t = 0; t < FK_KINDS; t++) {
@@ -3161,10 +3161,9 @@ static int ddd_sweep(fc_ddd *d) {
     if (!dh) return ddd_fail(d, errno);
     struct dirent *ent;
     while ((ent = readdir(dh))) {
-        int listed = 0;
-        if (!strcmp(ent->d_name, DDD_STATE_TMP)) listed = 0;
-        else if (!ddd_own_name(ent->d_name, &f)) continue;
-        else for (uint64_t i = 0; i < n; i++) listed |= live[i].kind == f.kind && live[i].idx == f.idx;
+        int listed = 0, own = ddd_own_name(ent->d_name, &f);
+        if (!own && strcmp(ent->d_name, DDD_STATE_TMP)) continue;     /* not the search's: left alone */
+        for (uint64_t i = 0; own && i < n; i++) listed |= live[i].kind == f.kind && live[i].idx == f.idx;
         if (!listed && snprintf(path, sizeof path, "%s/%s", d->dir, ent->d_name) < (int)sizeof path) remove(path);
     }
     closedir(dh);
