@@ -91,8 +91,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
 
 def built_words(b: Built) -> str:
     if b.cert is None and b.kept is not None:
-        return (f"no certificate written: the search stopped before its end; its state is kept in {b.kept}: "
-                f"the same command goes on from its last finished layer")
+        return f"no certificate written: the search stopped at its limit and is {report.kept_words(b.kept, True)}"
     if b.cert is None:
         return "no certificate written: a certificate needs the whole reachable set and no won position"
     size = f" ({os.path.getsize(b.path):,} bytes)" if os.path.isfile(b.path) else ""   # not for a device

@@ -185,8 +185,9 @@ def add_disk_args(p, tmp_default="the system's temporary folder"):
     g.add_argument("--tmp", metavar="DIR", help=f"where the disk search's files go (default: {tmp_default}); "
                                                 "removed at the end, on an error and on Ctrl-C")
     g.add_argument("--work-dir", metavar="DIR",
-                   help="with --memory: a named folder for the disk search (made when missing; empty, or holding this "
-                        "search's state) instead of a temporary one, so that it can be resumed: a checkpoint is "
+                   help="with --memory: a named folder for the disk search (on disk from the start, as with --on-disk; "
+                        "made when missing; empty, or holding this search's state; one process at a time) instead of a "
+                        "temporary one, so that it can be resumed: a checkpoint is "
                         "written at the end of every layer and the folder is kept when the search stops before its "
                         "end (--max-states, Ctrl-C, SIGTERM, an error); the same command again goes on from the last "
                         "finished layer (--memory and --max-states may change). Emptied and removed at the natural end")

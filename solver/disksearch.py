@@ -20,6 +20,7 @@ the search stops before its end (a limit, Ctrl-C, SIGTERM, an error); the same c
 on from the last finished layer. At the natural end (complete or won) its files are removed.
 """
 import errno
+import fcntl
 import os
 import re
 import shutil
@@ -76,7 +77,36 @@ def _start_error(code, eio):
 
 
 STATE_FILE = "search.state"                     # the checkpoint (fc.c, "Checkpoints")
-_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp)$")   # the search's other files
+LOCK_FILE = "search.lock"                       # held (flock) by the one process working in the folder
+_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
+
+
+def _lock(work_dir):
+    """Take the work folder's lock (an exclusive flock on its search.lock, which holds the owner's pid): (the
+    open file, whether this call made it), or one FreecellError line when another process holds it. Two processes in one folder would
+    remove and rewrite each other's files (a false "unwinnable" came out of such a race)."""
+    path = os.path.join(work_dir, LOCK_FILE)
+    made = not os.path.exists(path)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise FreecellError(f"--work-dir {work_dir}: {e.strerror or e}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.stat(path).st_ino != os.fstat(fd).st_ino:     # removed by its last owner meanwhile
+            raise BlockingIOError
+    except OSError:
+        try:
+            owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        except OSError:
+            owner = ""
+        os.close(fd)
+        raise FreecellError(f"--work-dir {work_dir}: in use by another search" +
+                            (f" (process {owner})" if owner.isdigit() else "") +
+                            ": wait for it to stop, or give another folder") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd, made
 
 
 def resume_words(name, layer, positions):
@@ -113,7 +143,7 @@ class DiskSearch:
         overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
         search instead of a temporary one (see the module's docstring)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
-        self.work_dir, self.seconds = work_dir, 0.0
+        self.work_dir, self.seconds, self._lock = work_dir, 0.0, None
         if work_dir is not None:
             self._open_work_dir(memory, max_states, stop_on_win, key_bits)
             return
@@ -145,15 +175,25 @@ class DiskSearch:
         wd = self.work_dir
         if os.path.exists(wd) and not os.path.isdir(wd):
             raise FreecellError(f"--work-dir {wd}: not a folder")
-        kind = work_state(wd)
-        if kind == "other":
+        if work_state(wd) == "other":
             raise FreecellError(f"--work-dir {wd}: not empty and holds no disk search (no {STATE_FILE}); "
                                 f"give an empty or new folder")
         try:
             os.makedirs(wd, exist_ok=True)
-            for name in os.listdir(wd) if kind == "empty" else ():   # a start cut short, a sort: no state left
-                os.remove(os.path.join(wd, name))
         except OSError as e:
+            raise FreecellError(f"--work-dir {wd}: {e.strerror or e}") from None
+        self._lock, made = _lock(wd)
+        kind = work_state(wd)           # again, under the lock: its last owner may have changed it
+        if kind == "other":
+            self._unlock(made)
+            raise FreecellError(f"--work-dir {wd}: not empty and holds no disk search (no {STATE_FILE}); "
+                                f"give an empty or new folder")
+        try:
+            for name in os.listdir(wd) if kind == "empty" else ():   # a start cut short, a sort: no state left
+                if name != LOCK_FILE:
+                    os.remove(os.path.join(wd, name))
+        except OSError as e:
+            self.close()
             raise FreecellError(f"--work-dir {wd}: {e.strerror or e}") from None
         self._term = _term_as_interrupt()
         self.dir = wd
@@ -176,7 +216,8 @@ class DiskSearch:
             self.close()
             raise
         if d == ffi.NULL:
-            self.dir = None                 # nothing of the folder is removed
+            self._unlock(made)              # nothing else of the folder is removed
+            self.dir = None
             self.close()
             if err[0] in (lib.FC_ESTATE, lib.FC_EOTHER):
                 reason = ffi.string(why).decode("utf-8", "replace")
@@ -185,6 +226,16 @@ class DiskSearch:
                 raise FreecellError(f"--work-dir {wd}: {reason} ({remedy})")
             raise _start_error(err[0], f"--work-dir {wd}: cannot write the search's files there")
         self._d = d
+
+    def _unlock(self, remove):
+        """Let the lock go (and its file, when this process made it: a refused folder is left as it was)."""
+        if remove:
+            try:
+                os.remove(os.path.join(self.work_dir, LOCK_FILE))
+            except OSError:
+                pass
+        os.close(self._lock)
+        self._lock = None
 
     @property
     def resumed(self):
@@ -208,9 +259,12 @@ class DiskSearch:
             self._d = None
             if self.work_dir is not None and not keep:
                 try:
+                    os.remove(os.path.join(self.dir, LOCK_FILE))
                     os.rmdir(self.dir)
                 except OSError:
                     pass
+        if self._lock is not None:
+            self._unlock(False)
         if self.dir is not None and self.work_dir is None:
             shutil.rmtree(self.dir, ignore_errors=True)
         self.dir = None
@@ -359,10 +413,10 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
                    on_disk=False, work_dir=None, on_resume=None):
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
     it (memory / BYTES_PER_STATE of them, at most IN_MEMORY_MAX), else again from the start on disk
-    (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as when ``work_dir`` holds a
-    search's state (it goes on). The result (an ExploreResult or a DiskResult) is closed by the caller."""
+    (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir`` (a
+    resumable search is one on disk from its start; one holding a state goes on). The result (an ExploreResult or a DiskResult) is closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
-    if on_disk or (work_dir is not None and work_state(work_dir) == "state"):
+    if on_disk or work_dir is not None:
         return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
     fits = min(memory // BYTES_PER_STATE, IN_MEMORY_MAX)
     if max_states is not None and max_states <= fits:

@@ -66,7 +66,7 @@ def test_a_search_stopped_by_limits_and_resumed_is_the_search_run_straight(tmp_p
         assert (r.resumed is None) == (i == 0)
         r.close()
         assert "search.state" in os.listdir(work)
-        assert all(n.endswith(".keys") or n == "search.state" for n in os.listdir(work))
+        assert all(n.endswith(".keys") or n in ("search.state", "search.lock") for n in os.listdir(work))
     merged = "V000000.keys" in os.listdir(work)
     r = disksearch.explore_disk(pos, STANDARD, buffer, key_bits=key_bits, work_dir=str(work),
                                 on_resume=lambda layer, n: resumed_from.append((layer, n)))
@@ -128,8 +128,8 @@ def test_the_same_command_goes_on_and_json_says_from_where(tmp_path):
     assert p.stderr == f"resuming deal 11982 from layer {layer:,}, {positions:,} positions\n"
     assert not os.path.exists(work)
     p = _cli("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", work, "--max-states", "1000")
-    assert p.returncode == 0 and f"(kept in {work} with its state: the same command goes on from its last " \
-                                  f"finished layer)" in p.stdout
+    assert p.returncode == 0 and f"(kept in {work} with its state: the same command with a larger " \
+                                  f"--max-states goes on from its last finished layer)" in p.stdout
 
 
 def test_sigterm_keeps_the_work_folder_and_the_command_goes_on(tmp_path):
@@ -266,7 +266,8 @@ def test_certgen_build_goes_on_and_writes_the_straight_certificate(run, tmp_path
     p = run("build", "--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--max-states",
             "40000", "--out", str(resumed), module="certgen")
     assert p.returncode == 1 and not resumed.exists() and (work / "search.state").exists()
-    assert f"its state is kept in {work}: the same command goes on" in p.stdout
+    assert f"stopped at its limit and is kept in {work} with its state: the same command with a larger --max-states goes on" \
+        in p.stdout
     p = run("build", "--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--out",
             str(resumed), module="certgen")
     assert p.returncode == 0 and "84,767" in p.stdout and p.stderr.startswith("resuming deal 11982 from layer ")
@@ -291,3 +292,32 @@ def test_rules_with_foundation_returns_are_kept_apart(tmp_path):
         assert r.status == "limit" and r.resumed is not None
     finally:
         r.close()
+
+
+def test_one_search_at_a_time_in_a_work_folder(tmp_path):
+    """A second process in the folder of a running search is refused in one line naming the first (two of them
+    removed and rewrote each other's files: a false "unwinnable" came out); once the first stops, it goes on."""
+    work = _stopped(tmp_path)
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, max_states=30001, work_dir=str(work))
+    try:
+        assert r.status == "limit" and r.resumed is not None
+        before = sorted(os.listdir(work))
+        p = _cli("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work))
+        _one_line_error(p, f"--work-dir {work}: in use by another search (process {os.getpid()}): wait for it to "
+                           f"stop, or give another folder")
+        assert sorted(os.listdir(work)) == before
+    finally:
+        r.close()
+    last = json.loads(_cli("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--json").stdout)
+    assert (last["verdict"], last["states"], last["disk"]["resumed"]) == ("unwinnable", 84767, True)
+    assert not work.exists()
+
+
+def test_a_work_folder_is_a_disk_search_from_the_start(tmp_path):
+    """--work-dir without --on-disk: on disk at once (a search in memory could not be gone on with), so a limit
+    leaves the state to go on from."""
+    work = tmp_path / "w"
+    p = _cli("--deal", "11982", "--memory", "1G", "--work-dir", str(work), "--max-states", "30000", "--json")
+    first = json.loads(p.stdout)
+    assert (first["verdict"], first["states"], first["disk"]["kept"]) == ("unknown", 30000, True)
+    assert (work / "search.state").exists()
