@@ -3260,3 +3260,34 @@ uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap) {
     }
     return n;
 }
+
+int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno) {
+    int e = 0;
+    uint64_t bytes = 0;
+    kwriter *w = kw_open(path, recs != 0, &e);
+    if (!w) { *sys_errno = e; return FC_EIO; }
+    for (uint64_t i = 0; i < n && !e; i++) {
+        if (recs) { e = kw_put_rec(w, data + i * FC_P64_SIZE); continue; }
+        ckey_t k;
+        memcpy(&k, data + i * sizeof k, sizeof k);
+        e = kw_put(w, &k);
+    }
+    int ce = kw_close(w, &bytes);
+    if (e || ce) { *sys_errno = e ? e : ce; return FC_EIO; }
+    *sys_errno = 0;
+    return (int64_t)bytes;
+}
+
+int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap, int *sys_errno) {
+    kreader r;
+    uint64_t n = 0;
+    size_t size = recs ? FC_P64_SIZE : sizeof(ckey_t);
+    int e = kr_open(&r, path, recs != 0);
+    if (e) { *sys_errno = r.err; kr_close(&r); return e; }
+    for (; kr_more(&r); r.at++, n++)
+        if (n < cap) memcpy(out + n * size, recs ? (const void *)r.rec : (const void *)&r.buf[r.at], size);
+    int err = r.err;
+    kr_close(&r);
+    *sys_errno = err;
+    return err ? FC_EIO : (int64_t)n;
+}

@@ -373,3 +373,13 @@ int fc_ddd_sort_p64(fc_ddd *d);
 /* After fc_ddd_sort_p64: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns
    the number written; 0 at the end (or after an error: see the stats' status). */
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);
+
+/* The disk search's files alone, for tests (fc.c, "The files"): write n elements to path as a file of
+   keys (recs 0: 16 bytes each, the key's low then high 64 bits in the machine's byte order, ascending as
+   128-bit numbers, repeats allowed) or of P64 records (recs 1: 64 bytes each, ascending). Returns the
+   file's bytes, or FC_EIO with *sys_errno set (EINVAL: not ascending). */
+int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno);
+
+/* Read such a file back: its elements (the first cap of them into out); returns their number, or FC_EIO
+   with *sys_errno set (EIO: the file is damaged, truncated, or not of this kind), or FC_ENOMEM. */
+int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap, int *sys_errno);
