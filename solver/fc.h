@@ -318,8 +318,9 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  *
  * The same reachable set as fc_search_new/run (any order gives the same set), found breadth first by
  * layers with the visited positions kept in files instead of a hash table: memory is a buffer of `mem`
- * bytes (16-byte compact keys) plus 16 KB a file being merged; disk is 16 bytes a position, plus the
- * sorted runs of the layer being merged (fc.c, "The enumeration on disk"). Files go into `dir` (which
+ * bytes (16-byte compact keys) plus about 90 KB a file being merged; disk is about 1 byte a position (the
+ * files are compressed: fc.c, "The files"), plus the sorted runs of the layer being merged (fc.c, "The
+ * enumeration on disk"); `disk` and `disk_peak` count the files' real bytes. Files go into `dir` (which
  * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (rare: deal
  * 219837216 reaches some past 100 M positions) are kept whole in memory, in an overflow set of every
  * layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may take
