@@ -2294,8 +2294,10 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * too: at the end they grow while the visited files shrink (each removed once read), so the last peak is
  * all the S runs plus the largest visited file. Raw keys in P64 order through zlib took 3.3 bytes.
  * The cost is processor time: deflating every file written and inflating every file read (the visited
- * set is read once a layer) costs about 1.3..1.7x the search's processor time when the files sit in the
- * page cache; in exchange the files are 15..25x smaller, so a search whose raw files would pass the
+ * set is read once a layer) costs 1.24x the processor time of raw files on deal 219837216 to 30 M positions
+ * (2 GB buffer), 1.56x on deal 1474422072 whole (16 MB: small, sparser runs), with the files in the page
+ * cache (scripts/bench.py --disk); the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M)
+ * and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
  * machine's memory stays in its page cache instead of reading the disk every layer, and a search 15x
  * bigger fits on the same disk. A damaged or cut file is refused (EIO: zlib's Adler-32 of the stream,
  * a key past 127 bits, a record not after the one before, bytes past the stream's end), so no wrong set
