@@ -2292,7 +2292,8 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * byte), the length of its rest up to its trailing zeros (a byte) and that rest: 14.5 bytes a record
  * before zlib, about 2 after (2.2 on deal 1474422072 with 16 MB: chunks of 524,288). They must be small
  * too: at the end they grow while the visited files shrink (each removed once read), so the last peak is
- * all the S runs plus the largest visited file. Raw keys in P64 order through zlib took 3.3 bytes.
+ * all the S runs plus the largest visited file. (Raw keys through zlib, without the differences, take 3.3
+ * bytes even in key order.)
  * The cost is processor time: deflating every file written and inflating every file read (the visited
  * set is read once a layer) costs 1.24x the processor time of raw files on deal 219837216 to 30 M positions
  * (2 GB buffer), 1.56x on deal 1474422072 whole (16 MB: small, sparser runs), with the files in the page
