@@ -35,9 +35,15 @@ In one run it measures
      peak RSS, disk at most; then `certgen build` both ways (wall, peak RSS, the same certificate body).
  11. with --zlib (nothing else), the certificate body's compression at zlib levels 9, 6 and 1 on deal
      1474422072's 2,951,466 sorted records: processor time, bytes a record, both extrapolated to 10^9 records.
+ 12. with --disk (nothing else), the disk search's files: `explore --deal 219837216 --memory 2G --on-disk
+     --max-states 30000000` and deal 1474422072 complete with `--memory 16M` (then `certgen build`, whose
+     sort for the certificate has the last peak), each in its own process: disk at most, bytes a position and
+     against raw 16-byte keys, seconds in the core, processor seconds, wall; with --disk-other ROOT the same
+     in another checkout (e.g. main's, built), the ratios of the two and whether the certificate bodies agree.
 Plain text by default, one JSON object with --json.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -476,6 +482,10 @@ def main(argv=None):
     ap.add_argument("--zlib", action="store_true",
                     help=f"only the certificate body's compression: zlib levels {ZLIB_LEVELS} on deal {ZLIB_DEAL}'s "
                          f"sorted records (time, size, extrapolated to 10^9 records; ~1 min)")
+    ap.add_argument("--disk", action="store_true",
+                    help="only the disk search's files: deal 219837216 to 30 M positions and 1474422072 whole "
+                         "on disk, bytes a position, time (~2 min; with --disk-other twice that)")
+    ap.add_argument("--disk-other", metavar="ROOT", help="with --disk: another checkout (built), run alike")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     ap.add_argument("--fccheck", action="store_true",
@@ -493,6 +503,10 @@ def main(argv=None):
     if args.ddd_big:
         res = bench_ddd_big()
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd_big(res)
+        return 0
+    if args.disk:
+        res = {"disk": bench_disk(args.disk_other)}
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_disk(res["disk"])
         return 0
     if args.zlib:
         res = {"zlib": bench_zlib()}
@@ -715,6 +729,81 @@ def report_ddd(d):
               f"{d['disk']['max_rss_bytes'] / d['memory']['max_rss_bytes']:.2f}x the peak RSS; same certificate "
               f"body: {'yes' if d['same_body'] else 'NO'}; files left: {d['left_in_tmp'] or 'none'}")
 
+
+
+DISK_RUNS = (("219837216 at 30 M", ["-m", "solver", "explore", "--deal", "219837216", "--memory", "2G", "--on-disk",
+                                     "--max-states", "30000000", "--json", "--no-progress"]),
+             ("1474422072 whole", ["-m", "solver", "explore", "--deal", "1474422072", "--memory", "16M",
+                                   "--on-disk", "--json", "--no-progress"]))
+
+
+def _disk_runs(root, tmp):
+    """DISK_RUNS in the checkout `root` (its own solver), then certgen build of deal 1474422072: the figures."""
+    rows = {}
+    for name, args in DISK_RUNS:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        p = subprocess.run([sys.executable] + args + ["--tmp", tmp], capture_output=True, text=True, cwd=root)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if p.returncode not in (0, 1):
+            rows[name] = {"error": f"exit {p.returncode}: {p.stderr.strip()[-200:]}"}
+            continue
+        obj = json.loads(p.stdout)
+        rows[name] = {"states": obj["states"], "seconds": obj["seconds"], "wall": wall,
+                      "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+                      "disk_peak": obj["disk"]["disk_peak_bytes"],
+                      "bytes_per_state": obj["disk"]["disk_peak_bytes"] / obj["states"],
+                      "against_raw_keys": obj["disk"]["disk_peak_bytes"] / (16 * obj["states"])}
+    cert = os.path.join(tmp, "d.cert")
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "1474422072", "--memory", "16M",
+                        "--on-disk", "--no-progress", "--tmp", tmp, "--out", cert], capture_output=True, text=True,
+                       cwd=root)
+    rows["build"] = {"wall": time.perf_counter() - t, "exit": p.returncode}
+    if p.returncode == 0:
+        import msgpack
+        with open(cert, "rb") as fh:
+            rows["build"]["body_sha256"] = hashlib.sha256(msgpack.unpackb(fh.read())["body"]).hexdigest()
+        os.remove(cert)
+    return rows
+
+
+def bench_disk(other=None):
+    """The disk search's files here (and in the checkout `other`): see the module's item 12."""
+    res = {"load": os.getloadavg()}
+    with tempfile.TemporaryDirectory() as tmp:
+        res["here"] = _disk_runs(ROOT, tmp)
+        if other:
+            res["other"] = _disk_runs(os.path.abspath(other), tmp)
+        res["left_in_tmp"] = os.listdir(tmp)
+    return res
+
+
+def report_disk(d):
+    print(f"  the disk search's files (load {d['load'][0]:.1f})")
+    sides = [s for s in ("here", "other") if s in d]
+    for name, _ in DISK_RUNS:
+        for side in sides:
+            r = d[side][name]
+            if "error" in r:
+                print(f"    {name}, {side}: {r['error']}")
+                continue
+            print(f"    {name}, {side:5}: {r['states']:,} positions, disk at most {r['disk_peak'] / 1e6:,.1f} MB = "
+                  f"{r['bytes_per_state']:.2f} B/position ({r['against_raw_keys']:.3f}x raw 16-byte keys), "
+                  f"{r['seconds']:.1f} s in the core, {r['cpu']:.1f} s of processor, wall {r['wall']:.1f} s")
+        if len(sides) == 2 and "error" not in d["here"][name] and "error" not in d["other"][name]:
+            h, o = d["here"][name], d["other"][name]
+            print(f"      here / other: {h['disk_peak'] / o['disk_peak']:.3f}x the disk, "
+                  f"{h['seconds'] / o['seconds']:.2f}x the core's time, {h['cpu'] / o['cpu']:.2f}x the processor")
+    for side in sides:
+        b = d[side]["build"]
+        print(f"    certgen build of 1474422072 on disk, {side}: exit {b['exit']}, wall {b['wall']:.1f} s")
+    if len(sides) == 2:
+        here, other = (d[s]["build"].get("body_sha256") for s in sides)
+        same = here is not None and here == other
+        print(f"    the same certificate body: {'yes' if same else 'NO'}")
+    print(f"    files left: {d['left_in_tmp'] or 'none'}")
 
 
 def report_ddd_big(r):

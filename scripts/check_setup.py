@@ -2,15 +2,17 @@
 """What `make setup` needs before it builds anything, checked with the Python that will make the venv.
 
 `python3 scripts/check_setup.py` prints one line `error: …` saying what to install and exits 1 when
-something is missing: the `venv` module (with ensurepip), the C headers, and a C compiler (the one setuptools will call: $CC, else the compiler Python was built with). cffi compiles
-the C core with them; without this check pip fails after a page of setuptools output. (The Makefile
-checks the Python version itself, in a line any Python can run.)
+something is missing: the `venv` module (with ensurepip), the C headers, a C compiler (the one setuptools
+will call: $CC, else the compiler Python was built with) and zlib's header (the core links zlib: the disk
+search compresses its files). cffi compiles the C core with them; without this check pip fails after a
+page of setuptools output. (The Makefile checks the Python version itself, in a line any Python can run.)
 Run as `--installed` with the venv's Python after the install: the package, the compiled core and the
 dependencies must import, under the package's own name and version.
 """
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import sysconfig
 
@@ -44,6 +46,19 @@ def compiler_problem(environ=os.environ):
     return None
 
 
+def zlib_problem(environ=os.environ):
+    """The C core links zlib (the disk search compresses its files): its header must be found."""
+    cc = environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    try:
+        p = subprocess.run(shlex.split(cc) + ["-E", "-"], input="#include <zlib.h>\n", capture_output=True,
+                           text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None                     # the compiler itself: compiler_problem says so
+    if p.returncode != 0:
+        return "the zlib headers are missing (no zlib.h): install them (e.g. apt-get install zlib1g-dev)"
+    return None
+
+
 def installed_problem():
     try:
         from importlib.metadata import PackageNotFoundError, version
@@ -66,7 +81,7 @@ def installed_problem():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     checks = [installed_problem] if argv == ["--installed"] else \
-        [venv_problem, headers_problem, compiler_problem]
+        [venv_problem, headers_problem, compiler_problem, zlib_problem]
     for check in checks:
         why = check()
         if why:

@@ -15,6 +15,7 @@ ffibuilder.set_source(
     '#include <stdint.h>\n#include "fc.h"',
     sources=["solver/fc.c"],
     include_dirs=["solver"],
+    libraries=["z"],          # zlib: the disk search's files (fc.c, "The files")
     extra_compile_args=["-O2", "-std=c99", "-DNDEBUG", "-Wall", "-Wno-unused-function"],
 )
 

@@ -181,7 +181,7 @@ def add_disk_args(p, tmp_default="the system's temporary folder"):
     g.add_argument("--memory", metavar="M", type=memory_arg,
                    help="the memory the enumeration may use, e.g. 16G or 512M: when the positions would not fit "
                         "(about 24 bytes each), it goes on breadth first by layers with the visited positions in "
-                        "sorted files on disk (16 bytes each; no default limit on positions then)")
+                        "sorted, compressed files on disk (about 1 byte each; no default limit on positions then)")
     g.add_argument("--tmp", metavar="DIR", help=f"where the disk search's files go (default: {tmp_default}); "
                                                 "removed at the end, on an error and on Ctrl-C")
     g.add_argument("--work-dir", metavar="DIR",

@@ -4,7 +4,9 @@ When the positions would not fit in the memory the user gives (``--memory 16G``)
 found breadth first by layers, the visited positions kept as sorted files of 16-byte keys in a temporary
 folder (``--tmp DIR``): each layer's successors are sorted in a buffer of that size, written as runs,
 merged and subtracted from every earlier layer (Korf's external-memory search; Freecell Solver's
-``depth_dbm_fc_solver``). The set is the in-memory enumeration's (84,767 positions for #11982).
+``depth_dbm_fc_solver``). The files are compressed (each key as its difference from the one before, through
+zlib: about a byte a position; fc.c, "The files"): ``disk`` and ``disk_peak`` are their real bytes. The
+set is the in-memory enumeration's (84,767 positions for #11982).
 
     r = explore_within(deals.ms_deal(11982), STANDARD, memory=1 << 20, tmp=None)
     r.states, r.complete, r.disk        # 84767, True, True (the in-memory store would need about 2 MB)

@@ -62,6 +62,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <zlib.h>
 
 #define WMASK 0x0FFFFFFFu
 #define HMASK 0xF0000000u
@@ -2281,14 +2282,43 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * does not pack is looked up in the set at once (it holds every earlier layer's and this one's so far),
  * and added to layer cur+1 when new. The layer's overflow positions are expanded before its file.
  * At the end the keys are put in the order of their P64 records (chunks of mem/32 keys sorted by
- * sort_level, written as runs S<i>.keys, merged on their records), the overflow positions sorted on their
+ * sort_level, written as runs S<i>.keys of their records, merged), the overflow positions sorted on their
  * records in memory and merged in, for the certificate (fc_ddd_next_p64).
  * Every file is removed by fc_ddd_free (in keep mode the last checkpoint's stay: see "Checkpoints"); reading
  * and writing use plain stdio. Between layers, when more than DDD_MAXF layer files would be visited by the
  * next merge, the older ones are merged into one file V<nseen>.
+ *
+ * The files (kreader, kwriter): each is one zlib stream (level 1, the fastest) of the keys encoded one
+ * after the other. The files of keys (L, R, V: ascending) hold each key as its difference from the one
+ * before (the first from 0), a 128-bit number in LEB128 (7 bits a byte from the low end, the top bit on
+ * every byte but the last). Sorted keys of reachable positions differ mostly in their low fields (column 0
+ * first), by 22..32 bits, and from a few values over and over (the same moves of the low columns under
+ * many high ones): 4.8 bytes a key before zlib, 0.55..0.9 after it (measured on deal 219837216's files at
+ * 20 M positions; the runs, denser, compress best), against 16 raw. The S runs are in P64 order, not key
+ * order, so their keys have no small differences: they hold the 64-byte records themselves (the merge at
+ * the end needs them, and no longer unpacks keys), each as the length it shares with the one before (a
+ * byte), the length of its rest up to its trailing zeros (a byte) and that rest: 14.5 bytes a record
+ * before zlib, about 2 after (2.2 on deal 1474422072 with 16 MB: chunks of 524,288). They must be small
+ * too: at the end they grow while the visited files shrink (each removed once read), so the last peak is
+ * all the S runs plus the largest visited file. (Raw keys through zlib, without the differences, take 3.3
+ * bytes even in key order.)
+ * The cost is processor time: deflating every file written and inflating every file read (the visited
+ * set is read once a layer) costs 1.24x the processor time of raw files on deal 219837216 to 30 M positions
+ * (2 GB buffer), 1.56x on deal 1474422072 whole (16 MB: small, sparser runs), with the files in the page
+ * cache (scripts/bench.py --disk); the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M)
+ * and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
+ * machine's memory stays in its page cache instead of reading the disk every layer, and a search 15x
+ * bigger fits on the same disk. A damaged or cut file is refused (EIO: zlib's Adler-32 of the stream,
+ * a key past 127 bits, a record not after the one before, bytes past the stream's end), so no wrong set
+ * comes out of one: the search stops as an I/O error. fc_ddd_file_write/read expose the layer to tests.
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
-#define DDD_WKEYS 4096       /* keys per writer buffer (64 KB) */
+#define DDD_RRECS 256        /* records per reader buffer (16 KB) */
+#define DDD_ZBUF 16384       /* bytes of a reader's compressed input, a writer's compressed output */
+#define DDD_RRAW 16384       /* bytes of a reader's inflated input */
+#define DDD_WRAW 65536       /* a writer's encoded bytes deflated at once */
+#define DDD_KEYMAX 19        /* bytes of an encoded key at most (128 bits, 7 a byte) */
+#define DDD_ZLEVEL 1         /* zlib's fastest level (see "The files") */
 #define DDD_MINMEM (SOLVE_MAX_SUCC * 16)   /* the smallest buffer: room for every successor of one position */
 #define DDD_OVFMIN (1u << 20)              /* the overflow set may take mem/4 bytes, at least this */
 
@@ -2324,19 +2354,36 @@ static void ck_sort(ckey_t *v, uint64_t n) {
     }
 }
 
-typedef struct {             /* a file of keys read a buffer at a time */
+typedef struct {             /* a file of keys (or of records: S runs) read a buffer at a time (see "The files") */
     FILE *f;
-    ckey_t *buf;
+    z_stream z;
+    int zok;                 /* z is initialized (inflateEnd due) */
+    int ended;               /* the zlib stream's end was met (and nothing follows it in the file) */
+    int recs;                /* 1: P64 records, front-coded; 0: keys, delta-coded */
+    uint8_t *in;             /* compressed bytes read from f */
+    uint8_t *raw;            /* inflated bytes; raw[ra .. rn-1] are not decoded yet */
+    size_t ra, rn;
+    ckey_t *buf;             /* keys: the decoded ones, buf[at .. n-1] still to come */
+    uint8_t *rbuf;           /* records: the decoded ones, 64 bytes each (rbuf + 64 * at the current one) */
     size_t n, at;
-    int err;                 /* errno of a failed read, else 0 */
-    uint8_t rec[FC_P64_SIZE];/* P64 order merges: the record of the current key */
+    ckey_t prev;             /* the last key decoded */
+    const uint8_t *rec;      /* records: the current one (P64 order merges compare them) */
+    uint8_t prec[FC_P64_SIZE];/* records: the last one decoded */
+    uint64_t count;          /* records decoded */
+    int err;                 /* errno of a failed read (EIO: a damaged or truncated file), else 0 */
 } kreader;
 
-typedef struct {             /* a file of keys written a buffer at a time */
+typedef struct {             /* a file of keys (or records) written: encoded, deflated a buffer at a time */
     FILE *f;
-    ckey_t buf[DDD_WKEYS];
-    size_t n;
-    uint64_t count;
+    z_stream z;
+    int zok, recs;
+    uint8_t raw[DDD_WRAW + 2 * FC_P64_SIZE];   /* encoded, not deflated yet */
+    size_t rn;
+    uint8_t out[DDD_ZBUF];
+    ckey_t prev;             /* the last key put */
+    uint8_t prec[FC_P64_SIZE];/* the last record put */
+    uint64_t count;          /* keys (records) put */
+    uint64_t bytes;          /* bytes handed to the file so far (all of it after kw_close) */
     int err;
 } kwriter;
 
@@ -2363,6 +2410,8 @@ struct fc_ddd {
     uint64_t cap, nbuf;
     uint64_t *fsz[FK_KINDS]; /* keys in each file, by kind and number */
     uint64_t fcap[FK_KINDS];
+    uint64_t *fbytes[FK_KINDS];/* bytes of each file (what d->disk adds up) */
+    uint64_t fbcap[FK_KINDS];
     uint64_t nlayers;        /* layer files L0 .. L<nlayers-1> made (the first `lfirst` merged into V<nseen-1>) */
     uint64_t lfirst, nseen;
     uint64_t cur;            /* the layer being expanded */
@@ -2419,61 +2468,238 @@ static int ddd_fail(fc_ddd *d, int e) {
     return d->status = FC_EIO;
 }
 
-static int kr_open(kreader *r, const char *path) {
+static void kr_close(kreader *r) {
+    if (r->zok) inflateEnd(&r->z);
+    if (r->f) fclose(r->f);
+    free(r->in);
+    free(r->raw);
+    free(r->buf);
+    free(r->rbuf);
     memset(r, 0, sizeof *r);
-    r->buf = (ckey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
-    if (!r->buf) return FC_ENOMEM;
+}
+
+/* Open a file of keys (recs 0) or of P64 records (recs 1); 0, FC_ENOMEM or FC_EIO (r->err: the errno). */
+static int kr_open(kreader *r, const char *path, int recs) {
+    memset(r, 0, sizeof *r);
+    r->recs = recs;
+    r->in = (uint8_t *)malloc(DDD_ZBUF);
+    r->raw = (uint8_t *)calloc(DDD_RRAW + DDD_KEYMAX, 1);   /* room for a key past the end (kr_keys) */
+    if (recs) r->rbuf = (uint8_t *)malloc(DDD_RRECS * FC_P64_SIZE);
+    else r->buf = (ckey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
+    if (!r->in || !r->raw || (recs ? !r->rbuf : !r->buf) || inflateInit(&r->z) != Z_OK) {
+        kr_close(r);
+        return FC_ENOMEM;
+    }
+    r->zok = 1;
     r->f = fopen(path, "rb");
     if (!r->f) { r->err = errno ? errno : EIO; return FC_EIO; }
     return 0;
 }
 
-static void kr_close(kreader *r) {
-    if (r->f) fclose(r->f);
-    free(r->buf);
-    r->f = NULL;
-    r->buf = NULL;
+/* Make raw hold at least `want` bytes not decoded yet, unless the stream ends first; 0 or an errno (EIO: the
+   file is damaged, or ends before its stream does, or goes on after it). */
+static int kr_fill(kreader *r, size_t want) {
+    if (r->rn - r->ra >= want || r->ended) return 0;
+    memmove(r->raw, r->raw + r->ra, r->rn - r->ra);
+    r->rn -= r->ra;
+    r->ra = 0;
+    while (r->rn < want && !r->ended) {
+        if (r->z.avail_in == 0) {
+            size_t got = fread(r->in, 1, DDD_ZBUF, r->f);
+            if (got == 0) return ferror(r->f) && errno ? errno : EIO;
+            r->z.next_in = r->in;
+            r->z.avail_in = (uInt)got;
+        }
+        r->z.next_out = r->raw + r->rn;
+        r->z.avail_out = (uInt)(DDD_RRAW - r->rn);
+        int z = inflate(&r->z, Z_NO_FLUSH);
+        r->rn = DDD_RRAW - r->z.avail_out;
+        if (z == Z_STREAM_END) {
+            r->ended = 1;
+            if (r->z.avail_in || fgetc(r->f) != EOF) return EIO;
+        } else if (z != Z_OK && z != Z_BUF_ERROR) {
+            return EIO;
+        }
+    }
+    return 0;
+}
+
+/* The 8 bytes at p as a little-endian number. */
+static inline uint64_t le64(const uint8_t *p) {
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24
+         | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+/* The low 7 bits of each byte of x, gathered (LEB128's 8 bytes as a 56-bit number). */
+static inline uint64_t leb_gather(uint64_t x) {
+    return (x & 0x7Full) | (x >> 1 & 0x3F80ull) | (x >> 2 & 0x1FC000ull) | (x >> 3 & 0xFE00000ull)
+         | (x >> 4 & 0x7F0000000ull) | (x >> 5 & 0x3F800000000ull) | (x >> 6 & 0x1FC0000000000ull)
+         | (x >> 7 & 0xFE000000000000ull);
+}
+
+/* Decode the next keys into buf: each the difference from the one before (the first from 0) as a 128-bit
+   number, 7 bits a byte from the low end, the top bit set on every byte but the last (LEB128). raw has
+   DDD_KEYMAX bytes of room past rn, so a key is read whole before its end is checked. */
+static int kr_keys(kreader *r) {
+    int e;
+    ckey_t prev = r->prev;
+    r->n = r->at = 0;
+    while (r->n < DDD_RKEYS) {
+        if (r->rn - r->ra < DDD_KEYMAX && (e = kr_fill(r, DDD_KEYMAX))) return e;
+        const uint8_t *p = r->raw + r->ra, *end = r->raw + r->rn;
+        if (p == end) break;
+        while (r->n < DDD_RKEYS && p < end && (r->ended || end - p >= DDD_KEYMAX)) {
+            uint64_t x = le64(p), stop = ~x & 0x8080808080808080ull, lo, hi = 0;
+            if (LIKELY(stop)) {   /* at most 8 bytes: up to the first without the top bit */
+                lo = leb_gather(x & (stop ^ (stop - 1)));
+                p += ctz64(stop) / 8 + 1;
+            } else {              /* more: 56 bits, the 9th byte's 7, then the 10th's (bit 63, and 64..69) .. */
+                lo = leb_gather(x) | (uint64_t)(p[8] & 127) << 56;
+                p += 9;
+                if (p[-1] & 128) {
+                    uint64_t b = *p++;
+                    lo |= b << 63;
+                    hi = (b & 127) >> 1;
+                    for (int sh = 6; b & 128; sh += 7) {
+                        if (sh > 62) return EIO;
+                        b = *p++;
+                        if (sh == 62 && (b & 127) > 3) return EIO;   /* past 128 bits */
+                        hi |= (b & 127) << sh;
+                    }
+                }
+            }
+            if (p > end) return EIO;   /* the stream ends inside a key */
+            ckey_t k;
+            k.lo = prev.lo + lo;
+            uint64_t h = prev.hi + hi;
+            k.hi = h + (k.lo < lo);
+            if (h < hi || k.hi < h || (k.hi & OVF)) return EIO;   /* past 2^127: no key */
+            r->buf[r->n++] = prev = k;
+        }
+        r->ra = (size_t)(p - r->raw);
+    }
+    r->prev = prev;
+    return 0;
+}
+
+/* Decode the next records into rbuf: each the length it shares with the one before (one byte), the length of
+   the rest up to its trailing zeros (one byte), the rest. They must ascend. */
+static int kr_recs(kreader *r) {
+    int e;
+    r->n = r->at = 0;
+    while (r->n < DDD_RRECS) {
+        if ((e = kr_fill(r, 2 + FC_P64_SIZE))) return e;
+        if (r->ra == r->rn) break;
+        size_t left = r->rn - r->ra;
+        const uint8_t *p = r->raw + r->ra;
+        uint8_t *rec = r->rbuf + r->n * FC_P64_SIZE;
+        const uint8_t *prev = r->n ? rec - FC_P64_SIZE : r->prec;   /* the last record decoded */
+        unsigned k = p[0], m = left > 1 ? p[1] : 255;
+        if (k + m > FC_P64_SIZE || 2 + m > left || (!r->count && k)) return EIO;
+        memcpy(rec, prev, k);
+        memcpy(rec + k, p + 2, m);
+        memset(rec + k + m, 0, FC_P64_SIZE - k - m);
+        if (r->count && k < FC_P64_SIZE && rec[k] <= prev[k]) return EIO;   /* not after the one before */
+        r->ra += 2 + m;
+        r->n++;
+        r->count++;
+    }
+    if (r->n) memcpy(r->prec, r->rbuf + (r->n - 1) * FC_P64_SIZE, FC_P64_SIZE);
+    return 0;
+}
+
+/* Whether the reader has a current key (record: r->rec), decoding more when its buffer is used up; at the end
+   or on an error 0 (r->err set on an error). */
+static int kr_more(kreader *r) {
+    if (r->at < r->n) {
+        if (r->recs) r->rec = r->rbuf + r->at * FC_P64_SIZE;
+        return 1;
+    }
+    if (!r->f || r->err) return 0;
+    int e = r->recs ? kr_recs(r) : kr_keys(r);
+    if (e) { r->err = e; r->n = r->at = 0; }
+    if (r->n && r->recs) r->rec = r->rbuf;
+    return r->n != 0;
 }
 
 /* The reader's current key, or NULL at the end (r->err set when a read failed). */
 static inline const ckey_t *kr_peek(kreader *r) {
     if (r->at < r->n) return &r->buf[r->at];
-    if (!r->f) return NULL;
-    r->n = fread(r->buf, sizeof *r->buf, DDD_RKEYS, r->f);
-    r->at = 0;
-    if (r->n == 0) {
-        if (ferror(r->f)) r->err = errno ? errno : EIO;
-        fclose(r->f);
-        r->f = NULL;
-        return NULL;
-    }
-    return &r->buf[0];
+    return kr_more(r) ? &r->buf[0] : NULL;
 }
 
-static kwriter *kw_open(const char *path, int *err) {
+/* A new file of keys (recs 0) or records (recs 1); NULL with *err an errno on failure. */
+static kwriter *kw_open(const char *path, int recs, int *err) {
     kwriter *w = (kwriter *)calloc(1, sizeof *w);
     if (!w) { *err = ENOMEM; return NULL; }
+    w->recs = recs;
+    if (deflateInit(&w->z, DDD_ZLEVEL) != Z_OK) { free(w); *err = ENOMEM; return NULL; }
+    w->zok = 1;
     w->f = fopen(path, "wb");
-    if (!w->f) { *err = errno ? errno : EIO; free(w); return NULL; }
+    if (!w->f) { *err = errno ? errno : EIO; deflateEnd(&w->z); free(w); return NULL; }
     return w;
 }
 
-static int kw_flush(kwriter *w) {
-    if (w->n && !w->err && fwrite(w->buf, sizeof *w->buf, w->n, w->f) != w->n) w->err = errno ? errno : EIO;
-    w->n = 0;
-    return w->err;
+/* Deflate the encoded bytes (flush: Z_NO_FLUSH, or Z_FINISH to end the stream) and write what comes out. */
+static int kw_flush(kwriter *w, int flush) {
+    w->z.next_in = w->raw;
+    w->z.avail_in = (uInt)w->rn;
+    w->rn = 0;
+    if (w->err) return w->err;
+    for (;;) {
+        w->z.next_out = w->out;
+        w->z.avail_out = DDD_ZBUF;
+        int z = deflate(&w->z, flush);
+        size_t have = DDD_ZBUF - w->z.avail_out;
+        if (z == Z_STREAM_ERROR) return w->err = EIO;
+        if (have && fwrite(w->out, 1, have, w->f) != have) return w->err = errno ? errno : EIO;
+        w->bytes += have;
+        if (flush == Z_FINISH ? z == Z_STREAM_END : w->z.avail_out != 0) return 0;
+    }
 }
 
+/* Put the next key (not below the one before): its difference from it, LEB128 (see kr_keys). */
 static inline int kw_put(kwriter *w, const ckey_t *k) {
-    w->buf[w->n++] = *k;
+    uint64_t lo = k->lo - w->prev.lo, hi = k->hi - w->prev.hi - (k->lo < w->prev.lo);
+    if (ck_less(k, &w->prev)) return w->err = w->err ? w->err : EINVAL;
+    w->prev = *k;
     w->count++;
-    return w->n == DDD_WKEYS ? kw_flush(w) : 0;
+    uint8_t *p = w->raw + w->rn;
+    while (hi || lo > 127) {
+        *p++ = (uint8_t)(lo | 128);
+        lo = (lo >> 7) | (hi << 57);
+        hi >>= 7;
+    }
+    *p++ = (uint8_t)lo;
+    w->rn = (size_t)(p - w->raw);
+    return w->rn >= DDD_WRAW ? kw_flush(w, Z_NO_FLUSH) : w->err;
 }
 
-/* Flush and close; 0 or the errno of the first failure (a full disk: ENOSPC). */
-static int kw_close(kwriter *w) {
-    int e = kw_flush(w);
+/* Put the next P64 record (not below the one before), front-coded (see kr_recs). */
+static int kw_put_rec(kwriter *w, const uint8_t *rec) {
+    unsigned k = 0, e = FC_P64_SIZE;
+    if (w->count) {
+        while (k < FC_P64_SIZE && rec[k] == w->prec[k]) k++;
+        if (k < FC_P64_SIZE && rec[k] < w->prec[k]) return w->err = w->err ? w->err : EINVAL;
+    }
+    while (e > k && !rec[e - 1]) e--;
+    uint8_t *p = w->raw + w->rn;
+    p[0] = (uint8_t)k;
+    p[1] = (uint8_t)(e - k);
+    memcpy(p + 2, rec + k, e - k);
+    w->rn += 2 + (e - k);
+    memcpy(w->prec, rec, FC_P64_SIZE);
+    w->count++;
+    return w->rn >= DDD_WRAW ? kw_flush(w, Z_NO_FLUSH) : w->err;
+}
+
+/* End the stream, close, free; 0 or the errno of the first failure (a full disk: ENOSPC). *bytes (when not
+   NULL): the file's size. */
+static int kw_close(kwriter *w, uint64_t *bytes) {
+    int e = kw_flush(w, Z_FINISH);
+    deflateEnd(&w->z);
     if (fclose(w->f) && !e) e = errno ? errno : EIO;
+    if (bytes) *bytes = w->bytes;
     free(w);
     return e;
 }
@@ -2494,12 +2720,6 @@ static void km_down(kmerge *m, int i) {
     }
 }
 
-static void km_record(kmerge *m, int i) {   /* P64 order: the record of reader i's current key */
-    fkey_t k;
-    unpack_key(m->c, &m->r[i].buf[m->r[i].at], &k);
-    key_to_p64(m->c, &k, m->r[i].rec);
-}
-
 static void km_close(kmerge *m) {
     for (int i = 0; i < m->n; i++) kr_close(&m->r[i]);
     free(m->r);
@@ -2517,10 +2737,9 @@ static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ct
     if (!m->r || !m->heap) { km_close(m); return FC_ENOMEM; }
     for (uint64_t i = 0; i < count; i++) {
         if (ddd_path(d, f[i], path)) { km_close(m); return ddd_fail(d, ENAMETOOLONG); }
-        int e = kr_open(&m->r[m->n++], path);
+        int e = kr_open(&m->r[m->n++], path, c != NULL);
         if (e) { int no = m->r[m->n - 1].err; km_close(m); return e == FC_EIO ? ddd_fail(d, no) : e; }
-        if (kr_peek(&m->r[i])) {
-            if (c) km_record(m, (int)i);
+        if (kr_more(&m->r[i])) {
             m->heap[m->hn++] = (int)i;
         } else if (m->r[i].err) {
             int no = m->r[i].err; km_close(m); return ddd_fail(d, no);
@@ -2538,9 +2757,7 @@ static inline const ckey_t *km_peek(const kmerge *m) {
 static int km_pop(kmerge *m) {
     int i = m->heap[0];
     m->r[i].at++;
-    if (kr_peek(&m->r[i])) {
-        if (m->c) km_record(m, i);
-    } else {
+    if (!kr_more(&m->r[i])) {
         if (m->r[i].err) return m->r[i].err;
         m->heap[0] = m->heap[--m->hn];
     }
@@ -2548,13 +2765,15 @@ static int km_pop(kmerge *m) {
     return 0;
 }
 
-/* A file of n keys was written (or is being written: n = 1 a key). */
-static int ddd_grew(fc_ddd *d, fref f, uint64_t n) {
+/* A file got n more keys (records) and is `bytes` long now (it is being written: n = 1 a key, or was). */
+static int ddd_grew(fc_ddd *d, fref f, uint64_t n, uint64_t bytes) {
     int e = 0;
     d->fsz[f.kind] = (uint64_t *)room_for(d->fsz[f.kind], f.idx, &d->fcap[f.kind], sizeof(uint64_t), 256, &e);
+    d->fbytes[f.kind] = (uint64_t *)room_for(d->fbytes[f.kind], f.idx, &d->fbcap[f.kind], sizeof(uint64_t), 256, &e);
     if (e) return e;
     d->fsz[f.kind][f.idx] += n;
-    d->disk += n * sizeof(ckey_t);
+    d->disk = d->disk - d->fbytes[f.kind][f.idx] + bytes;
+    d->fbytes[f.kind][f.idx] = bytes;
     if (d->disk > d->disk_peak) d->disk_peak = d->disk;
     return 0;
 }
@@ -2566,9 +2785,10 @@ static uint64_t ddd_size(const fc_ddd *d, fref f) {
 static void ddd_remove(fc_ddd *d, fref f) {
     char path[4200];
     if (!ddd_path(d, f, path)) remove(path);
-    if (f.idx < d->fcap[f.kind]) {
-        d->disk -= d->fsz[f.kind][f.idx] * sizeof(ckey_t);
-        d->fsz[f.kind][f.idx] = 0;
+    if (f.idx < d->fcap[f.kind]) d->fsz[f.kind][f.idx] = 0;
+    if (f.idx < d->fbcap[f.kind]) {
+        d->disk -= d->fbytes[f.kind][f.idx];
+        d->fbytes[f.kind][f.idx] = 0;
     }
 }
 
@@ -2580,22 +2800,22 @@ static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, cons
     int e = 0;
     if (ddd_path(d, out, path)) return ddd_fail(d, ENAMETOOLONG);
     if ((e = km_open(d, &m, in, count, c))) return e;
-    kwriter *w = kw_open(path, &e);
+    kwriter *w = kw_open(path, c != NULL, &e);
     if (!w) { km_close(&m); return ddd_fail(d, e); }
     ckey_t last = {0, 0};
-    uint64_t n = 0;
-    const ckey_t *k;
-    while ((k = km_peek(&m))) {
-        if (!n || !ck_same(k, &last)) {
-            last = *k;
+    uint64_t n = 0, bytes = 0;
+    while (m.hn) {
+        const kreader *r = &m.r[m.heap[0]];
+        if (c ? !n || memcmp(r->rec, w->prec, FC_P64_SIZE) : !n || !ck_same(&r->buf[r->at], &last)) {
             n++;
-            if (kw_put(w, k)) break;
+            if (!c) last = r->buf[r->at];
+            if (c ? kw_put_rec(w, r->rec) : kw_put(w, &last)) break;
         }
         if ((e = km_pop(&m))) break;
     }
     km_close(&m);
-    int we = kw_close(w);
-    if (ddd_grew(d, out, n)) return FC_ENOMEM;
+    int we = kw_close(w, &bytes);
+    if (ddd_grew(d, out, n, bytes)) return FC_ENOMEM;
     if (e || we) return ddd_fail(d, e ? e : we);
     for (uint64_t i = 0; i < count && !keep_inputs; i++) ddd_remove(d, in[i]);
     return 0;
@@ -2631,16 +2851,17 @@ static int ddd_flush_run(fc_ddd *d) {
     ck_sort(d->buf, d->nbuf);
     fref f = FR(FK_RUN, d->nruns);
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
-    kwriter *w = kw_open(path, &e);
+    kwriter *w = kw_open(path, 0, &e);
     if (!w) return ddd_fail(d, e);
     for (uint64_t i = 0; i < d->nbuf; i++)
         if ((i == 0 || !ck_same(&d->buf[i], &d->buf[i - 1])) && kw_put(w, &d->buf[i])) break;
-    uint64_t n = w->count;
+    uint64_t n = w->count, bytes = 0;
     d->nruns++;
     d->runs_total++;
     d->nbuf = 0;
-    if (ddd_grew(d, f, n)) { kw_close(w); return d->status = FC_ENOMEM; }
-    if ((e = kw_close(w))) return ddd_fail(d, e);
+    e = kw_close(w, &bytes);
+    if (ddd_grew(d, f, n, bytes)) return d->status = FC_ENOMEM;
+    if (e) return ddd_fail(d, e);
     return ddd_passes(d, FK_RUN, &d->rfirst, &d->nruns, NULL);
 }
 
@@ -2714,7 +2935,7 @@ static int ddd_open_front(fc_ddd *d) {
     d->ovltop = d->cur + 1;
     d->oexp = d->ovl[d->cur];
     if (ddd_path(d, FR(FK_LAYER, d->cur), path)) return ddd_fail(d, ENAMETOOLONG);
-    e = kr_open(&d->front, path);
+    e = kr_open(&d->front, path, 0);
     return e == FC_EIO ? ddd_fail(d, d->front.err) : e;
 }
 
@@ -2759,11 +2980,12 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     if (!fits && (e = ddd_ovf_add(d, &k)) != 1) { fc_ddd_free(d); *err = e == FC_LIMIT ? FC_ENOMEM : e; return NULL; }
     char path[4200];
     if (ddd_path(d, FR(FK_LAYER, 0), path)) { fc_ddd_free(d); *err = FC_EIO; return NULL; }
-    kwriter *w = kw_open(path, &e);
+    kwriter *w = kw_open(path, 0, &e);
     if (!w) { d->sys_errno = e; *err = FC_EIO; fc_ddd_free(d); return NULL; }
     d->nlayers = 1;
     if (fits) kw_put(w, &ck);
-    if ((e = kw_close(w)) || ddd_grew(d, FR(FK_LAYER, 0), (uint64_t)fits)) {
+    uint64_t bytes = 0;
+    if ((e = kw_close(w, &bytes)) || ddd_grew(d, FR(FK_LAYER, 0), (uint64_t)fits, bytes)) {
         d->sys_errno = e; fc_ddd_free(d); *err = e ? FC_EIO : FC_ENOMEM; return NULL;
     }
     d->states = 1;
@@ -2791,11 +3013,12 @@ void fc_ddd_free(fc_ddd *d) {
     km_close(&d->cand);
     km_close(&d->seen);
     km_close(&d->sorted);
-    if (d->out) { kw_close(d->out); d->out = NULL; }
+    if (d->out) { kw_close(d->out, NULL); d->out = NULL; }
     uint64_t upto[FK_KINDS] = {d->nlayers + 1, d->nruns + 1, d->nseen + 1, d->nsorted + 1};   /* + a file being made */
     for (int t = 0; t < FK_KINDS; t++) {
         for (uint64_t i = 0; i < upto[t] && d->keep != 2; i++) if (!ddd_listed(d, FR(t, i))) ddd_remove(d, FR(t, i));
         free(d->fsz[t]);
+        free(d->fbytes[t]);
     }
     if (d->keep == 1) {            /* a half-written state file goes; the last one stays */
         char path[4200];
@@ -3120,7 +3343,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
         if ((uint64_t)st.st_size != bytes)
             return ddd_why(why, whylen, FC_ESTATE, "%s has %llu bytes, the state file says %llu", name,
                            (unsigned long long)st.st_size, (unsigned long long)bytes);
-        if ((e = ddd_grew(d, f, keys))) return FC_ENOMEM;
+        if ((e = ddd_grew(d, f, keys, bytes))) return FC_ENOMEM;
     }
     uint64_t novf = sr_u64(&r);
     if (r.bad || novf > (r.n - r.at) / 72)
@@ -3222,7 +3445,7 @@ static int ddd_begin_merge(fc_ddd *d) {
     if ((e = km_open(d, &d->cand, f, nr, NULL))) return e;
     if ((e = km_open(d, &d->seen, f, ddd_visited(d, d->cur, f), NULL))) return e;
     if (ddd_path(d, FR(FK_LAYER, d->cur + 1), path)) return ddd_fail(d, ENAMETOOLONG);
-    d->out = kw_open(path, &e);
+    d->out = kw_open(path, 0, &e);
     if (!d->out) return ddd_fail(d, e);
     d->nlayers = d->cur + 2;
     d->have_last = 0;
@@ -3232,13 +3455,16 @@ static int ddd_begin_merge(fc_ddd *d) {
 
 /* The merge is over: the runs go, the new layer becomes the one to expand (or the search is done). */
 static int ddd_end_merge(fc_ddd *d) {
-    int e = kw_close(d->out);
+    uint64_t bytes = 0;
+    int e = kw_close(d->out, &bytes);
     d->out = NULL;
+    int g = ddd_grew(d, FR(FK_LAYER, d->cur + 1), 0, bytes);
     km_close(&d->cand);
     km_close(&d->seen);
     for (uint64_t i = 0; i < d->nruns; i++) ddd_remove(d, FR(FK_RUN, i));
     d->nruns = d->rfirst = 0;
     if (e) return ddd_fail(d, e);
+    if (g) return d->status = g;
     d->cur++;
     if (!ddd_size(d, FR(FK_LAYER, d->cur)) && d->novf == d->ovl[d->cur]) {
         ddd_remove(d, FR(FK_LAYER, d->cur));
@@ -3316,7 +3542,7 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
                 if (v && ck_same(v, &k)) continue;
                 if (d->max_states && d->states >= d->max_states) return d->status = FC_LIMIT;
                 if (kw_put(d->out, &k)) return ddd_fail(d, d->out->err);
-                if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 1)) return d->status = FC_ENOMEM;
+                if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 1, d->out->bytes)) return d->status = FC_ENOMEM;
                 d->states++;
                 fkey_t f;
                 unpack_key(&d->c, &k, &f);
@@ -3383,7 +3609,7 @@ int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap) {
         for (uint64_t i = d->ovl ? d->ovl[l] : 0; i < oend && !found; i++)
             if (ddd_leads_to(d, &d->ovf[i], &chain[l + 1])) { chain[l] = d->ovf[i]; found = 1; }
         memset(&r, 0, sizeof r);
-        if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path))) {
+        if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path, 0))) {
             kr_close(&r); free(chain); return FC_EIO;
         }
         const ckey_t *k;
@@ -3417,12 +3643,18 @@ static int ddd_flush_p64(fc_ddd *d, uint64_t n, skey_t *v) {
     sort_level(ddd_rec, d, v, n, 0);
     fref f = FR(FK_SORTED, d->nsorted);
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
-    kwriter *w = kw_open(path, &e);
+    kwriter *w = kw_open(path, 1, &e);
     if (!w) return ddd_fail(d, e);
-    for (uint64_t i = 0; i < n; i++) if (kw_put(w, &d->buf[v[i].idx])) break;
+    uint8_t rec[FC_P64_SIZE];
+    for (uint64_t i = 0; i < n; i++) {
+        ddd_rec(d, v[i].idx, rec);
+        if (kw_put_rec(w, rec)) break;
+    }
     d->nsorted++;
-    if (ddd_grew(d, f, n)) { kw_close(w); return d->status = FC_ENOMEM; }
-    if ((e = kw_close(w))) return ddd_fail(d, e);
+    uint64_t bytes = 0;
+    e = kw_close(w, &bytes);
+    if (ddd_grew(d, f, n, bytes)) return d->status = FC_ENOMEM;
+    if (e) return ddd_fail(d, e);
     return ddd_passes(d, FK_SORTED, &d->sfirst, &d->nsorted, &d->c);
 }
 
@@ -3458,7 +3690,7 @@ int fc_ddd_sort_p64(fc_ddd *d) {
         kreader r;
         memset(&r, 0, sizeof r);
         if (ddd_path(d, f[t], path)) return ddd_fail(d, ENAMETOOLONG);
-        if (kr_open(&r, path)) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
+        if (kr_open(&r, path, 0)) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
         const ckey_t *k;
         while ((k = kr_peek(&r))) {
             d->buf[n++] = *k;
@@ -3501,4 +3733,35 @@ uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap) {
         if (e) { ddd_fail(d, e); return n; }
     }
     return n;
+}
+
+int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno) {
+    int e = 0;
+    uint64_t bytes = 0;
+    kwriter *w = kw_open(path, recs != 0, &e);
+    if (!w) { *sys_errno = e; return FC_EIO; }
+    for (uint64_t i = 0; i < n && !e; i++) {
+        if (recs) { e = kw_put_rec(w, data + i * FC_P64_SIZE); continue; }
+        ckey_t k;
+        memcpy(&k, data + i * sizeof k, sizeof k);
+        e = kw_put(w, &k);
+    }
+    int ce = kw_close(w, &bytes);
+    if (e || ce) { *sys_errno = e ? e : ce; return FC_EIO; }
+    *sys_errno = 0;
+    return (int64_t)bytes;
+}
+
+int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap, int *sys_errno) {
+    kreader r;
+    uint64_t n = 0;
+    size_t size = recs ? FC_P64_SIZE : sizeof(ckey_t);
+    int e = kr_open(&r, path, recs != 0);
+    if (e) { *sys_errno = r.err; kr_close(&r); return e; }
+    for (; kr_more(&r); r.at++, n++)
+        if (n < cap) memcpy(out + n * size, recs ? (const void *)r.rec : (const void *)&r.buf[r.at], size);
+    int err = r.err;
+    kr_close(&r);
+    *sys_errno = err;
+    return err ? FC_EIO : (int64_t)n;
 }

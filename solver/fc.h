@@ -320,8 +320,9 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  *
  * The same reachable set as fc_search_new/run (any order gives the same set), found breadth first by
  * layers with the visited positions kept in files instead of a hash table: memory is a buffer of `mem`
- * bytes (16-byte compact keys) plus 16 KB a file being merged; disk is 16 bytes a position, plus the
- * sorted runs of the layer being merged (fc.c, "The enumeration on disk"). Files go into `dir` (which
+ * bytes (16-byte compact keys) plus about 90 KB a file being merged; disk is about 1 byte a position (the
+ * files are compressed: fc.c, "The files"), plus the sorted runs of the layer being merged (fc.c, "The
+ * enumeration on disk"); `disk` and `disk_peak` count the files' real bytes. Files go into `dir` (which
  * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (rare: deal
  * 219837216 reaches some past 100 M positions) are kept whole in memory, in an overflow set of every
  * layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may take
@@ -400,3 +401,13 @@ int fc_ddd_sort_p64(fc_ddd *d);
 /* After fc_ddd_sort_p64: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns
    the number written; 0 at the end (or after an error: see the stats' status). */
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);
+
+/* The disk search's files alone, for tests (fc.c, "The files"): write n elements to path as a file of
+   keys (recs 0: 16 bytes each, the key's low then high 64 bits in the machine's byte order, ascending as
+   128-bit numbers, repeats allowed) or of P64 records (recs 1: 64 bytes each, ascending). Returns the
+   file's bytes, or FC_EIO with *sys_errno set (EINVAL: not ascending). */
+int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno);
+
+/* Read such a file back: its elements (the first cap of them into out); returns their number, or FC_EIO
+   with *sys_errno set (EIO: the file is damaged, truncated, or not of this kind), or FC_ENOMEM. */
+int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap, int *sys_errno);

@@ -34,7 +34,7 @@ def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
         folder = r.search.dir
         assert os.path.dirname(folder) == str(tmp_path) and os.listdir(folder)
         assert (r.status, r.complete, r.states, r.layers, r.won) == ("done", True, states, layers, False)
-        assert r.runs == runs and r.disk_peak >= 16 * states
+        assert r.runs == runs and 0 < r.disk_peak < 16 * states      # compressed files: not 16 B a position
         assert judge(pos, r, rules) == ("unwinnable", None)
         info = {"max_home": r.max_home}
         disk = tmp_path / "disk.cert"

@@ -82,3 +82,13 @@ def test_check_setup_finds_the_compiler_setuptools_will_use():
         "install a C compiler (e.g. apt-get install gcc)")
     assert check_setup.compiler_problem({"CC": sys.executable}) is None
     assert check_setup.installed_problem() is None      # this checkout's venv is complete
+
+
+def test_check_setup_asks_for_zlib_when_its_header_is_missing(tmp_path):
+    """The core links zlib (the disk search's files): a compiler that cannot find zlib.h is one line."""
+    assert check_setup.zlib_problem() is None          # here it is found
+    cc = tmp_path / "cc"
+    cc.write_text("#!/bin/sh\necho 'fatal error: zlib.h: No such file or directory' >&2\nexit 1\n")
+    cc.chmod(0o755)
+    assert check_setup.zlib_problem({"CC": str(cc)}) == ("the zlib headers are missing (no zlib.h): install them "
+                                                         "(e.g. apt-get install zlib1g-dev)")
