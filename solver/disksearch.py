@@ -221,10 +221,11 @@ class DiskSearch:
             self._unlock(made)              # nothing else of the folder is removed
             self.dir = None
             self.close()
-            if err[0] in (lib.FC_ESTATE, lib.FC_EOTHER):
+            if err[0] in (lib.FC_ESTATE, lib.FC_EOTHER, lib.FC_EOVERFLOW):
                 reason = ffi.string(why).decode("utf-8", "replace")
-                remedy = "remove the folder or give another --work-dir" if err[0] == lib.FC_EOTHER else \
-                    "it cannot be resumed: remove the folder to start again"
+                remedy = {lib.FC_EOTHER: "remove the folder or give another --work-dir",
+                          lib.FC_EOVERFLOW: "give a larger --memory to go on"}.get(
+                              err[0], "it cannot be resumed: remove the folder to start again")
                 raise FreecellError(f"--work-dir {wd}: {reason} ({remedy})")
             raise _start_error(err[0], f"--work-dir {wd}: cannot write the search's files there")
         self._d = d

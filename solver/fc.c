@@ -3180,7 +3180,10 @@ static int ddd_checkpoint(fc_ddd *d) {
     for (uint64_t i = 0; i < n; i++) {
         struct stat st;
         if (ddd_path(d, f[i], path)) { free(b.p); return ddd_fail(d, ENAMETOOLONG); }
-        if (stat(path, &st)) { int no = errno; free(b.p); return ddd_fail(d, no); }
+        int fd = open(path, O_RDONLY), no = 0;      /* its bytes on the disk before the state lists it */
+        if (fd < 0 || fsync(fd) || fstat(fd, &st)) no = errno ? errno : EIO;
+        if (fd >= 0) close(fd);
+        if (no) { free(b.p); return ddd_fail(d, no); }
         sb_u64(&b, (uint64_t)f[i].kind);
         sb_u64(&b, f[i].idx);
         sb_u64(&b, ddd_size(d, f[i]));
@@ -3201,20 +3204,19 @@ static int ddd_checkpoint(fc_ddd *d) {
     if (o && fsync(fileno(o)) && !e) e = errno ? errno : EIO;
     if (o && fclose(o) && !e) e = errno ? errno : EIO;
     if (!e && rename(tmp, path)) e = errno ? errno : EIO;
-    if (!e) {                      /* the rename itself reaches the disk */
-        int fd = open(d->dir, O_RDONLY);
-        if (fd >= 0) { fsync(fd); close(fd); }
-    }
     size_t bytes = b.n;
     free(b.p);
     if (e) { remove(tmp); return ddd_fail(d, e); }
-    d->ck_lfirst = d->lfirst;
+    d->ck_lfirst = d->lfirst;      /* the new state is in place: its files are the ones to keep */
     d->ck_nlayers = d->cur + 1;
     d->ck_nseen = d->nseen;
     d->checkpoints++;
     d->ck_bytes = bytes;
+    int fd = open(d->dir, O_RDONLY);   /* the rename itself reaches the disk */
+    if (fd < 0 || fsync(fd)) e = errno ? errno : EIO;
+    if (fd >= 0) close(fd);
     d->ck_seconds += ddd_now() - t0;
-    return 0;
+    return e ? ddd_fail(d, e) : 0;
 }
 
 /* Whether f is one of the last checkpoint's files (kept by fc_ddd_free in keep mode). */
@@ -3323,6 +3325,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     sr_key(&r, &d->won_parent);
     uint64_t nf = sr_u64(&r);
     fref want_f[DDD_MAXF + 2];
+    uint64_t filed = 0;            /* positions in the listed files */
     if (r.bad || head[9] > 52 || head[10] > 1 || head[11] > 1 || d->nlayers != d->cur + 1 || d->lfirst > d->cur
         || d->cur - d->lfirst + 1 > DDD_MAXF || (d->lfirst && !d->nseen) || d->nseen > (1ull << 40)
         || d->cur > (1ull << 40) || nf != ddd_live(d, want_f))
@@ -3344,6 +3347,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
             return ddd_why(why, whylen, FC_ESTATE, "%s has %llu bytes, the state file says %llu", name,
                            (unsigned long long)st.st_size, (unsigned long long)bytes);
         if ((e = ddd_grew(d, f, keys, bytes))) return FC_ENOMEM;
+        filed += keys;
     }
     uint64_t novf = sr_u64(&r);
     if (r.bad || novf > (r.n - r.at) / 72)
@@ -3355,9 +3359,11 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
         sr_key(&r, &k);
         e = ddd_ovf_add(d, &k);           /* rebuilds the set as it grew: the same sizes, table and order */
         d->states = s;
-        if (e != 1) return e < 0 && e != FC_EOVERFLOW ? e :
-            ddd_why(why, whylen, FC_ESTATE, "%s: its overflow set repeats a position or passes the limit of "
-                    "--memory / 4", DDD_STATE);
+        if (e == FC_EOVERFLOW)
+            return ddd_why(why, whylen, FC_EOVERFLOW, "its %llu positions over the 16-byte key need more than "
+                           "a quarter of this --memory", (unsigned long long)novf);
+        if (e != 1) return e < 0 ? e : ddd_why(why, whylen, FC_ESTATE, "%s: its overflow set repeats a position",
+                                               DDD_STATE);
     }
     d->max_states = limit;
     e = 0;
@@ -3370,6 +3376,8 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     if (e) return e;
     if (r.bad || r.at != r.n || d->ovl[d->cur + 1] != novf)
         return ddd_why(why, whylen, FC_ESTATE, "%s: its overflow set does not hold together", DDD_STATE);
+    if (d->states != filed + novf || d->won != (d->max_home == 52))   /* every position is in one file or the set */
+        return ddd_why(why, whylen, FC_ESTATE, "%s: its counters do not hold together", DDD_STATE);
     d->ovltop = d->cur + 1;
     return 0;
 }
@@ -3404,13 +3412,23 @@ fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *di
     uint8_t *p = NULL;
     long size = -1;
     FILE *f = NULL;
-    if (!ddd_state_path(d, DDD_STATE, path) && (f = fopen(path, "rb")) && !fseek(f, 0, SEEK_END))
-        size = ftell(f);
-    if (size >= 0 && !fseek(f, 0, SEEK_SET) && (p = (uint8_t *)malloc(size ? (size_t)size : 1))
-        && fread(p, 1, (size_t)size, f) != (size_t)size) size = -1;
+    struct stat st;                /* a regular file (not a folder, not a pipe), no bigger than the overflow
+                                      set this --memory allows needs (72 bytes a position written), read whole */
+    uint64_t most = (1u << 20) + 2 * d->ovf_limit;
+    int e = 0;
+    if (ddd_state_path(d, DDD_STATE, path) || stat(path, &st))
+        e = ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read (missing?)", DDD_STATE);
+    else if (!S_ISREG(st.st_mode))
+        e = ddd_why(why, whylen, FC_ESTATE, "%s: not a regular file", DDD_STATE);
+    else if ((uint64_t)st.st_size > most)
+        e = ddd_why(why, whylen, FC_EOVERFLOW, "%s: %llu bytes, more than the overflow set of this --memory "
+                    "holds", DDD_STATE, (unsigned long long)st.st_size);
+    if (!e && (f = fopen(path, "rb")) && !fseek(f, 0, SEEK_END)) size = ftell(f);
+    if (!e && size >= 0 && (fseek(f, 0, SEEK_SET) || !(p = (uint8_t *)malloc(size ? (size_t)size : 1))
+                            || fread(p, 1, (size_t)size, f) != (size_t)size)) size = -1;
     if (f) fclose(f);
-    int e = size < 0 ? ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read (missing?)", DDD_STATE)
-                     : ddd_restore(d, p, (size_t)size, key_bits, why, whylen);
+    if (!e) e = size < 0 ? ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read", DDD_STATE)
+                         : ddd_restore(d, p, (size_t)size, key_bits, why, whylen);
     free(p);
     if (!e) e = ddd_sweep(d);
     if (!e) {

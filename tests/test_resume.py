@@ -14,6 +14,7 @@ import pytest
 
 from certgen import certificate
 from solver import deals, disksearch, spec
+from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
@@ -321,3 +322,77 @@ def test_a_work_folder_is_a_disk_search_from_the_start(tmp_path):
     first = json.loads(p.stdout)
     assert (first["verdict"], first["states"], first["disk"]["kept"]) == ("unknown", 30000, True)
     assert (work / "search.state").exists()
+
+
+_STATES_AT, _MAX_HOME_AT = 509, 581     # offsets in the state file: magic, version, start, rules, key bits, then these
+
+
+def _fnv64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & (2 ** 64 - 1)
+    return h
+
+
+def _set_u64(data, at, value):
+    """The state file with the 8 bytes at `at` replaced and its checksum made right again."""
+    data = data[:at] + value.to_bytes(8, "little") + data[at + 8:]
+    return data[:-8] + _fnv64(data[:-8]).to_bytes(8, "little")
+
+
+@pytest.mark.parametrize("field, change", [("states", 100000), ("max_home", 52)])
+def test_counters_that_do_not_hold_together_are_refused_with_a_right_checksum(tmp_path, field, change):
+    """A state file whose checksum is right but whose counters disagree with its files (positions counted that no
+    file holds; all 52 cards home without a win) is refused: its figures would have been printed as fact."""
+    work = _stopped(tmp_path)
+    state = work / "search.state"
+    data = state.read_bytes()
+    at = _STATES_AT if field == "states" else _MAX_HOME_AT
+    old = int.from_bytes(data[at:at + 8], "little")
+    assert 0 < old < 30000 if field == "states" else old <= 2   # the offsets are the fields'
+    state.write_bytes(_set_u64(data, at, old + change if field == "states" else change))
+    _refused(work, "search.state: its counters do not hold together (it cannot be resumed: remove the folder to "
+                   "start again)")
+
+
+@pytest.mark.parametrize("kind", ["folder", "huge"])
+def test_a_state_file_that_is_not_a_file_or_far_too_big_is_one_line(tmp_path, kind):
+    """A folder named search.state, or a sparse file of 10 TB in its place: one line (it crashed the C core)."""
+    work = _stopped(tmp_path)
+    state = work / "search.state"
+    if kind == "folder":
+        state.unlink()
+        state.mkdir()
+        message = "search.state: not a regular file (it cannot be resumed: remove the folder to start again)"
+    else:
+        with open(state, "r+b") as f:
+            f.truncate(10 << 40)
+        message = (f"search.state: {10 << 40} bytes, more than the overflow set of this --memory holds (give a larger "
+                   f"--memory to go on)")
+    _refused(work, message)
+
+
+def test_an_overflow_set_past_a_smaller_memory_says_to_give_more(tmp_path):
+    """Resumed with less --memory than its overflow set needs: one line saying to give more (not to throw the
+    work away); with enough again it goes on to the whole set."""
+    work, pos = str(tmp_path / "w"), deals.ms_deal(11982)
+    r = disksearch.explore_disk(pos, STANDARD, 64 << 20, max_states=84000, key_bits=100, work_dir=work)
+    try:
+        assert r.status == "limit" and r.overflow > 50000
+    finally:
+        r.close()
+    with pytest.raises(FreecellError) as e:
+        disksearch.explore_disk(pos, STANDARD, SMALL, key_bits=100, work_dir=work)
+    assert str(e.value).startswith(f"--work-dir {work}: search.state: ") and \
+        str(e.value).endswith(" bytes, more than the overflow set of this --memory holds (give a larger --memory to "
+                              "go on)")
+    with pytest.raises(FreecellError) as e:      # a state file it can read, an overflow set it cannot hold
+        disksearch.explore_disk(pos, STANDARD, 10 << 20, key_bits=100, work_dir=work)
+    assert str(e.value).startswith(f"--work-dir {work}: its ") and \
+        str(e.value).endswith(" positions over the 16-byte key need more than a quarter of this --memory (give a "
+                              "larger --memory to go on)")
+    r = disksearch.explore_disk(pos, STANDARD, 64 << 20, key_bits=100, work_dir=work)
+    try:
+        assert (r.status, r.states) == ("done", 84767)
+    finally:
+        r.close()
