@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional
 
 from solver import report, search, spec
 from solver.atomic import check_not_input, temp_folder_for
+from solver.errors import FreecellError
 from solver.disksearch import explore_within, say_resume
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
@@ -63,6 +64,10 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     resumable ``work_dir``) and has no default limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
+    if work_dir is not None and os.path.realpath(os.path.dirname(os.path.abspath(out_path))) == \
+            os.path.realpath(work_dir):
+        raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
+                            f"write the certificate elsewhere")
     with _timed(phases, "search"):
         if memory is None:
             max_states = max_states or search.EXPLORE_LIMIT

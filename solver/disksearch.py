@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -90,9 +91,12 @@ def _lock(work_dir):
     path = os.path.join(work_dir, LOCK_FILE)
     made = not os.path.exists(path)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)   # a link there: refused (ELOOP)
     except OSError as e:
-        raise FreecellError(f"--work-dir {work_dir}: {e.strerror or e}") from None
+        raise FreecellError(f"--work-dir {work_dir}: {LOCK_FILE}: {e.strerror or e}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FreecellError(f"--work-dir {work_dir}: {LOCK_FILE} is not a regular file")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.stat(path).st_ino != os.fstat(fd).st_ino:     # removed by its last owner meanwhile
@@ -145,7 +149,7 @@ class DiskSearch:
         overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
         search instead of a temporary one (see the module's docstring)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
-        self.work_dir, self.seconds, self._lock = work_dir, 0.0, None
+        self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
         if work_dir is not None:
             self._open_work_dir(memory, max_states, stop_on_win, key_bits)
             return
@@ -160,7 +164,7 @@ class DiskSearch:
                                 f"({e.strerror or e})") from None
         err = ffi.new("int *")
         try:
-            d = lib.fc_ddd_new(pos_to_c(start), _rules_c(rules), self.dir.encode(), memory, max_states or 0,
+            d = lib.fc_ddd_new(pos_to_c(start), _rules_c(rules), os.fsencode(self.dir), memory, max_states or 0,
                                int(bool(stop_on_win)), key_bits, err)
         except BaseException:           # e.g. a size the core's types cannot hold: no folder left behind
             self.close()
@@ -201,7 +205,7 @@ class DiskSearch:
         self.dir = wd
         err = ffi.new("int *")
         why = ffi.new("char[]", 512)
-        args = (pos_to_c(self.start), _rules_c(self.rules), wd.encode(), memory, max_states or 0,
+        args = (pos_to_c(self.start), _rules_c(self.rules), os.fsencode(wd), memory, max_states or 0,
                 int(bool(stop_on_win)), key_bits)
         try:
             if kind == "state":
@@ -249,7 +253,7 @@ class DiskSearch:
     def kept(self):
         """Whether close() keeps the work folder: a --work-dir search stopped before its natural end."""
         return self.work_dir is not None and self._d is not None and \
-            self.stats().status not in (lib.FC_DONE, lib.FC_WON)
+            (self._sorting or self.stats().status not in (lib.FC_DONE, lib.FC_WON))
 
     def close(self):
         """Remove every file and the temporary folder; release the C memory. A work folder: kept with the last
@@ -284,8 +288,10 @@ class DiskSearch:
 
     def _failed(self, st, sorting=False):
         files = "its files were removed"
-        if self.work_dir is not None and not sorting:
-            files = f"the last finished layer is kept in {self.work_dir}: the same command goes on from there"
+        if self.work_dir is not None:
+            files = (f"the whole search is kept in {self.work_dir}: the same command sorts again" if sorting else
+                     f"the last finished layer is kept in {self.work_dir}: the same command goes on from there") + \
+                " once the cause is gone (a damaged file cannot be mended: then remove the folder)"
         if st.status == lib.FC_EIO:
             why = "no space left on the device (disk full)" if st.sys_errno == errno.ENOSPC \
                 else os.strerror(st.sys_errno)
@@ -338,6 +344,7 @@ class DiskSearch:
 
     def sorted_batches(self, size):
         """Every position's P64 record in ascending order, ``size`` records at a time (external sort)."""
+        self._sorting = True            # a sort not read to its end: a work folder keeps the layers and state
         e = lib.fc_ddd_sort_p64(self._d)
         if e < 0:
             raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else _error(e, "cannot sort the positions: ")
@@ -348,6 +355,7 @@ class DiskSearch:
                 st = self.stats()
                 if st.status < 0:
                     raise self._failed(st, sorting=True)
+                self._sorting = False
                 return
             yield ffi.buffer(out, m * P64_SIZE)[:]
 

@@ -2289,7 +2289,11 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * next merge, the older ones are merged into one file V<nseen>.
  *
  * The files (kreader, kwriter): each is one zlib stream (level 1, the fastest) of the keys encoded one
- * after the other. The files of keys (L, R, V: ascending) hold each key as its difference from the one
+ * after the other, cut in blocks of about DDD_WRAW encoded bytes (a zlib sync flush each), every block with
+ * a head of 12 bytes: its deflated bytes, its encoded bytes and their CRC-32 (little-endian). A reader
+ * checks a block's CRC-32 before it decodes any of its keys: the search stops reading a visited file where
+ * its candidates end, before the stream's own Adler-32, and keys from a damaged stream once made a wrong
+ * count under a complete search (and garbage keys crashed the certificate's sort). The files of keys (L, R, V: ascending) hold each key as its difference from the one
  * before (the first from 0), a 128-bit number in LEB128 (7 bits a byte from the low end, the top bit on
  * every byte but the last). Sorted keys of reachable positions differ mostly in their low fields (column 0
  * first), by 22..32 bits, and from a few values over and over (the same moves of the low columns under
@@ -2308,15 +2312,17 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * cache (scripts/bench.py --disk); the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M)
  * and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
  * machine's memory stays in its page cache instead of reading the disk every layer, and a search 15x
- * bigger fits on the same disk. A damaged or cut file is refused (EIO: zlib's Adler-32 of the stream,
+ * bigger fits on the same disk. A damaged or cut file is refused (EIO: a block's CRC-32 or zlib's checks,
  * a key past 127 bits, a record not after the one before, bytes past the stream's end), so no wrong set
  * comes out of one: the search stops as an I/O error. fc_ddd_file_write/read expose the layer to tests.
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
 #define DDD_RRECS 256        /* records per reader buffer (16 KB) */
-#define DDD_ZBUF 16384       /* bytes of a reader's compressed input, a writer's compressed output */
-#define DDD_RRAW 16384       /* bytes of a reader's inflated input */
-#define DDD_WRAW 65536       /* a writer's encoded bytes deflated at once */
+#define DDD_WRAW 65536       /* a writer's encoded bytes deflated at once: a block (see "The files") */
+#define DDD_BRAW (DDD_WRAW + 2 * FC_P64_SIZE)        /* a block's encoded bytes at most */
+#define DDD_BHEAD 12         /* a block's head: its deflated bytes, its encoded bytes, their CRC-32 */
+#define DDD_ZMAX (DDD_BRAW + DDD_BRAW / 8 + 1024)    /* a block's deflated bytes at most (zlib's bound is far below) */
+#define DDD_RRAW (DDD_BRAW + 256)                    /* a reader's inflated bytes: a block and what is left of one */
 #define DDD_KEYMAX 19        /* bytes of an encoded key at most (128 bits, 7 a byte) */
 #define DDD_ZLEVEL 1         /* zlib's fastest level (see "The files") */
 #define DDD_MINMEM (SOLVE_MAX_SUCC * 16)   /* the smallest buffer: room for every successor of one position */
@@ -2377,9 +2383,9 @@ typedef struct {             /* a file of keys (or records) written: encoded, de
     FILE *f;
     z_stream z;
     int zok, recs;
-    uint8_t raw[DDD_WRAW + 2 * FC_P64_SIZE];   /* encoded, not deflated yet */
+    uint8_t raw[DDD_BRAW];   /* encoded, not deflated yet */
     size_t rn;
-    uint8_t out[DDD_ZBUF];
+    uint8_t out[DDD_BHEAD + DDD_ZMAX];   /* a block: its head, its deflated bytes */
     ckey_t prev;             /* the last key put */
     uint8_t prec[FC_P64_SIZE];/* the last record put */
     uint64_t count;          /* keys (records) put */
@@ -2482,7 +2488,7 @@ static void kr_close(kreader *r) {
 static int kr_open(kreader *r, const char *path, int recs) {
     memset(r, 0, sizeof *r);
     r->recs = recs;
-    r->in = (uint8_t *)malloc(DDD_ZBUF);
+    r->in = (uint8_t *)malloc(DDD_ZMAX);
     r->raw = (uint8_t *)calloc(DDD_RRAW + DDD_KEYMAX, 1);   /* room for a key past the end (kr_keys) */
     if (recs) r->rbuf = (uint8_t *)malloc(DDD_RRECS * FC_P64_SIZE);
     else r->buf = (ckey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
@@ -2496,29 +2502,36 @@ static int kr_open(kreader *r, const char *path, int recs) {
     return 0;
 }
 
-/* Make raw hold at least `want` bytes not decoded yet, unless the stream ends first; 0 or an errno (EIO: the
-   file is damaged, or ends before its stream does, or goes on after it). */
+/* The 4 bytes at p as a little-endian number. */
+static inline uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Make raw hold at least `want` bytes not decoded yet, unless the stream ends first: the next blocks read,
+   inflated and their CRC-32 checked before any of their bytes is decoded; 0 or an errno (EIO: the file is
+   damaged, or ends before its stream does, or goes on after it). */
 static int kr_fill(kreader *r, size_t want) {
     if (r->rn - r->ra >= want || r->ended) return 0;
     memmove(r->raw, r->raw + r->ra, r->rn - r->ra);
     r->rn -= r->ra;
     r->ra = 0;
     while (r->rn < want && !r->ended) {
-        if (r->z.avail_in == 0) {
-            size_t got = fread(r->in, 1, DDD_ZBUF, r->f);
-            if (got == 0) return ferror(r->f) && errno ? errno : EIO;
-            r->z.next_in = r->in;
-            r->z.avail_in = (uInt)got;
-        }
+        uint8_t h[DDD_BHEAD];
+        if (fread(h, 1, DDD_BHEAD, r->f) != DDD_BHEAD) return ferror(r->f) && errno ? errno : EIO;
+        uint32_t clen = le32(h), rawlen = le32(h + 4), crc = le32(h + 8);
+        if (clen > DDD_ZMAX || rawlen > DDD_BRAW || r->rn + rawlen > DDD_RRAW) return EIO;
+        if (fread(r->in, 1, clen, r->f) != clen) return ferror(r->f) && errno ? errno : EIO;
+        r->z.next_in = r->in;
+        r->z.avail_in = clen;
         r->z.next_out = r->raw + r->rn;
-        r->z.avail_out = (uInt)(DDD_RRAW - r->rn);
-        int z = inflate(&r->z, Z_NO_FLUSH);
-        r->rn = DDD_RRAW - r->z.avail_out;
+        r->z.avail_out = rawlen + 1;        /* one more: a block that inflates to more is refused */
+        int z = inflate(&r->z, Z_SYNC_FLUSH);
+        if ((z != Z_OK && z != Z_STREAM_END) || r->z.avail_in || r->z.avail_out != 1
+            || crc32(0L, r->raw + r->rn, rawlen) != crc) return EIO;
+        r->rn += rawlen;
         if (z == Z_STREAM_END) {
             r->ended = 1;
-            if (r->z.avail_in || fgetc(r->f) != EOF) return EIO;
-        } else if (z != Z_OK && z != Z_BUF_ERROR) {
-            return EIO;
+            if (fgetc(r->f) != EOF) return EIO;
         }
     }
     return 0;
@@ -2640,22 +2653,30 @@ static kwriter *kw_open(const char *path, int recs, int *err) {
     return w;
 }
 
-/* Deflate the encoded bytes (flush: Z_NO_FLUSH, or Z_FINISH to end the stream) and write what comes out. */
+static inline void put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Deflate the encoded bytes as one block (flush: Z_SYNC_FLUSH, or Z_FINISH to end the stream) and write it:
+   its head (deflated bytes, encoded bytes, the encoded bytes' CRC-32), then the deflated bytes. */
 static int kw_flush(kwriter *w, int flush) {
+    uint32_t rawlen = (uint32_t)w->rn;
     w->z.next_in = w->raw;
-    w->z.avail_in = (uInt)w->rn;
+    w->z.avail_in = rawlen;
     w->rn = 0;
     if (w->err) return w->err;
-    for (;;) {
-        w->z.next_out = w->out;
-        w->z.avail_out = DDD_ZBUF;
-        int z = deflate(&w->z, flush);
-        size_t have = DDD_ZBUF - w->z.avail_out;
-        if (z == Z_STREAM_ERROR) return w->err = EIO;
-        if (have && fwrite(w->out, 1, have, w->f) != have) return w->err = errno ? errno : EIO;
-        w->bytes += have;
-        if (flush == Z_FINISH ? z == Z_STREAM_END : w->z.avail_out != 0) return 0;
-    }
+    w->z.next_out = w->out + DDD_BHEAD;
+    w->z.avail_out = DDD_ZMAX;
+    int z = deflate(&w->z, flush);
+    if ((flush == Z_FINISH ? z != Z_STREAM_END : z != Z_OK) || w->z.avail_in || !w->z.avail_out) return w->err = EIO;
+    uint32_t clen = (uint32_t)(DDD_ZMAX - w->z.avail_out);
+    put_le32(w->out, clen);
+    put_le32(w->out + 4, rawlen);
+    put_le32(w->out + 8, (uint32_t)crc32(0L, w->raw, rawlen));
+    size_t have = DDD_BHEAD + clen;
+    if (fwrite(w->out, 1, have, w->f) != have) return w->err = errno ? errno : EIO;
+    w->bytes += have;
+    return 0;
 }
 
 /* Put the next key (not below the one before): its difference from it, LEB128 (see kr_keys). */
@@ -2672,7 +2693,7 @@ static inline int kw_put(kwriter *w, const ckey_t *k) {
     }
     *p++ = (uint8_t)lo;
     w->rn = (size_t)(p - w->raw);
-    return w->rn >= DDD_WRAW ? kw_flush(w, Z_NO_FLUSH) : w->err;
+    return w->rn >= DDD_WRAW ? kw_flush(w, Z_SYNC_FLUSH) : w->err;
 }
 
 /* Put the next P64 record (not below the one before), front-coded (see kr_recs). */
@@ -2690,7 +2711,7 @@ static int kw_put_rec(kwriter *w, const uint8_t *rec) {
     w->rn += 2 + (e - k);
     memcpy(w->prec, rec, FC_P64_SIZE);
     w->count++;
-    return w->rn >= DDD_WRAW ? kw_flush(w, Z_NO_FLUSH) : w->err;
+    return w->rn >= DDD_WRAW ? kw_flush(w, Z_SYNC_FLUSH) : w->err;
 }
 
 /* End the stream, close, free; 0 or the errno of the first failure (a full disk: ENOSPC). *bytes (when not
@@ -3697,7 +3718,8 @@ static int ddd_ovf_sort(fc_ddd *d) {
 
 int fc_ddd_sort_p64(fc_ddd *d) {
     if (d->status != FC_DONE || d->phase == PH_P64) return FC_ERANGE;
-    fc_ddd_keep(d, 0);             /* the layer files are consumed: the search cannot be resumed from here */
+    /* in keep mode the layer files and the state stay (the folder's owner removes them when the certificate is
+       written: a sort cut short is done again from the state); else each file goes once read */
     uint64_t half = d->cap / 2, n = 0;
     skey_t *v = (skey_t *)(void *)(d->buf + half);     /* sizeof(skey_t) == sizeof(ckey_t) */
     fref f[DDD_MAXF + 2];
@@ -3722,7 +3744,7 @@ int fc_ddd_sort_p64(fc_ddd *d) {
         int no = r.err;
         kr_close(&r);
         if (no) return ddd_fail(d, no);
-        ddd_remove(d, f[t]);
+        if (!d->keep) ddd_remove(d, f[t]);
     }
     int e = n ? ddd_flush_p64(d, n, v) : 0;
     if (e) return e;

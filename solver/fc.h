@@ -372,8 +372,9 @@ void fc_ddd_free(fc_ddd *d);
    `search.state` in the folder now and at the end of every layer (a temporary name, fsync'd, renamed; the
    counters, the start, rules and key bits, each live layer file's name and byte size, the overflow set; no
    layer file is copied), and let fc_ddd_free keep the files it lists. on = 0: remove the state file;
-   fc_ddd_free removes every file again (the natural end). fc_ddd_sort_p64 turns it off (it consumes the
-   layer files). 0 or a negative error (FC_ERANGE: not between layers). */
+   fc_ddd_free removes every file again (the natural end: the caller turns it off once the certificate is
+   written; a sort cut short is done again from the state). 0 or a negative error (FC_ERANGE: not between
+   layers). */
 int fc_ddd_keep(fc_ddd *d, int on);
 
 /* Go on with the search whose state file is in `dir`, from the layer its last checkpoint was written at
@@ -395,7 +396,7 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out);
 int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap);
 
 /* After FC_DONE: put the positions in the order of their P64 records (sorted runs on disk, the layer
-   files removed as they are read). 0 or a negative error. */
+   files removed as they are read; in keep mode they stay, with the state file). 0 or a negative error. */
 int fc_ddd_sort_p64(fc_ddd *d);
 
 /* After fc_ddd_sort_p64: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns
