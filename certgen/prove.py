@@ -64,7 +64,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     resumable ``work_dir``) and has no default limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
-    if work_dir is not None and os.path.realpath(os.path.dirname(os.path.abspath(out_path))) == \
+    if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
             os.path.realpath(work_dir):
         raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
                             f"write the certificate elsewhere")

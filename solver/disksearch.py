@@ -259,7 +259,9 @@ class DiskSearch:
         """Remove every file and the temporary folder; release the C memory. A work folder: kept with the last
         checkpoint's files when the search stopped before its end (to go on), else emptied and removed."""
         if self._d is not None:
-            keep = self.kept()
+            # closed while an exception goes by (Ctrl-C, SIGTERM, an error) -- even after the search's last
+            # call ended it -- a work folder stays: its answer was not given yet (a certificate not written)
+            keep = self.kept() or (self.work_dir is not None and sys.exc_info()[0] is not None)
             if self.work_dir is not None and not keep:
                 lib.fc_ddd_keep(self._d, 0)
             lib.fc_ddd_free(self._d)

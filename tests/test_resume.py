@@ -478,3 +478,32 @@ def test_odd_work_folders_are_one_line(tmp_path, run):
                         "--work-dir", odd, "--max-states", "1000"], cwd=ROOT, capture_output=True, timeout=600)
     assert p.returncode == 0 and b"Traceback" not in p.stderr and b"unknown" in p.stdout
     assert os.path.exists(odd + "/search.state")
+
+
+def test_an_interrupt_after_the_last_layer_keeps_the_folder(tmp_path):
+    """A SIGTERM that lands while the search's last call ends it (status done, the answer not given yet, the
+    certificate not written) keeps the work folder (it removed a finished search); the same search goes on."""
+    work, pos = str(tmp_path / "w"), deals.ms_deal(11982)
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, work_dir=work)
+    assert (r.status, r.states) == ("done", 84767)
+    with pytest.raises(KeyboardInterrupt):
+        try:
+            raise KeyboardInterrupt          # as _term_as_interrupt raises it
+        finally:
+            r.close()
+    assert "search.state" in os.listdir(work)
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, work_dir=work)
+    try:
+        assert (r.status, r.states) == ("done", 84767) and r.resumed is not None
+    finally:
+        r.close()
+    assert not os.path.exists(work)
+
+
+def test_a_certificate_anywhere_under_the_work_folder_is_refused(tmp_path, run):
+    work = tmp_path / "w"
+    out = work / "sub" / "x.cert"
+    p = run("build", "--deal", "11982", "--memory", "64K", "--work-dir", str(work), "--out", str(out), module="certgen")
+    _one_line_error(p, f"--out {out}: inside --work-dir {work}, whose files the search removes; write the "
+                       f"certificate elsewhere")
+    assert not work.exists()
