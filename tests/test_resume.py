@@ -430,6 +430,14 @@ def test_a_damaged_visited_file_in_a_kept_folder_never_gives_another_set(tmp_pat
     assert "refused" in outcomes
 
 
+def _goes_on_to_the_whole_set(work, pos):
+    """The kept search in work (state there) resumed to #11982's whole set: its result, open."""
+    assert "search.state" in os.listdir(work)
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, work_dir=work)
+    assert (r.status, r.states) == ("done", 84767) and r.resumed is not None
+    return r
+
+
 def test_a_sort_cut_short_keeps_the_search_and_goes_on(tmp_path):
     """The certificate's sort stopped before its end (here: the batches not read to the end, as when the
     certificate's disk fills): the work folder keeps its layers and state, and the same search sorts again
@@ -441,10 +449,8 @@ def test_a_sort_cut_short_keeps_the_search_and_goes_on(tmp_path):
         next(r.search.sorted_batches(1000))
     finally:
         r.close()
-    assert "search.state" in os.listdir(work)
-    r = disksearch.explore_disk(pos, STANDARD, SMALL, work_dir=work)
+    r = _goes_on_to_the_whole_set(work, pos)
     try:
-        assert (r.status, r.states) == ("done", 84767) and r.resumed is not None
         resumed = _cert_bytes(tmp_path, pos, STANDARD, r)
     finally:
         r.close()
@@ -491,12 +497,7 @@ def test_an_interrupt_after_the_last_layer_keeps_the_folder(tmp_path):
             raise KeyboardInterrupt          # as _term_as_interrupt raises it
         finally:
             r.close()
-    assert "search.state" in os.listdir(work)
-    r = disksearch.explore_disk(pos, STANDARD, SMALL, work_dir=work)
-    try:
-        assert (r.status, r.states) == ("done", 84767) and r.resumed is not None
-    finally:
-        r.close()
+    _goes_on_to_the_whole_set(work, pos).close()
     assert not os.path.exists(work)
 
 
