@@ -22,8 +22,8 @@ from typing import Callable, Dict, List, Optional
 
 from solver import report, search, spec
 from solver.atomic import check_not_input, temp_folder_for
-from solver.errors import FreecellError
 from solver.disksearch import explore_within, say_resume
+from solver.errors import FreecellError
 from solver.lines import judge, step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
@@ -96,7 +96,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
 
 def built_words(b: Built) -> str:
     if b.cert is None and b.kept is not None:
-        return f"no certificate written: the search stopped at its limit and is {report.kept_words(b.kept, True)}"
+        return f"no certificate written: the search stopped at its limit and is {report.kept_words(b.kept)}"
     if b.cert is None:
         return "no certificate written: a certificate needs the whole reachable set and no won position"
     size = f" ({os.path.getsize(b.path):,} bytes)" if os.path.isfile(b.path) else ""   # not for a device

@@ -84,10 +84,15 @@ LOCK_FILE = "search.lock"                       # held (flock) by the one proces
 _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
 
 
+def _not_a_search(work_dir):
+    return FreecellError(f"--work-dir {work_dir}: not empty and holds no disk search (no {STATE_FILE}); give an "
+                         f"empty or new folder")
+
+
 def _lock(work_dir):
     """Take the work folder's lock (an exclusive flock on its search.lock, which holds the owner's pid): (the
-    open file, whether this call made it), or one FreecellError line when another process holds it. Two processes in one folder would
-    remove and rewrite each other's files (a false "unwinnable" came out of such a race)."""
+    open file, whether this call made it), or one FreecellError line when another process holds it. Two
+    processes in one folder would remove and rewrite each other's files (a false "unwinnable" came out)."""
     path = os.path.join(work_dir, LOCK_FILE)
     made = not os.path.exists(path)
     try:
@@ -182,8 +187,7 @@ class DiskSearch:
         if os.path.exists(wd) and not os.path.isdir(wd):
             raise FreecellError(f"--work-dir {wd}: not a folder")
         if work_state(wd) == "other":
-            raise FreecellError(f"--work-dir {wd}: not empty and holds no disk search (no {STATE_FILE}); "
-                                f"give an empty or new folder")
+            raise _not_a_search(wd)
         try:
             os.makedirs(wd, exist_ok=True)
         except OSError as e:
@@ -192,8 +196,7 @@ class DiskSearch:
         kind = work_state(wd)           # again, under the lock: its last owner may have changed it
         if kind == "other":
             self._unlock(made)
-            raise FreecellError(f"--work-dir {wd}: not empty and holds no disk search (no {STATE_FILE}); "
-                                f"give an empty or new folder")
+            raise _not_a_search(wd)
         try:
             for name in os.listdir(wd) if kind == "empty" else ():   # a start cut short, a sort: no state left
                 if name != LOCK_FILE:

@@ -81,10 +81,10 @@ def explore_summary(name, verdict, result, rules, max_states=None, line_length=N
             f"at most {plural(result.max_home, 'card')} reached the foundations so far")
 
 
-def kept_words(work_dir, limit):
-    """Where a stopped search's state is kept and how to go on (limit: it stopped at --max-states)."""
-    how = "the same command with a larger --max-states" if limit else "the same command"
-    return f"kept in {work_dir} with its state: {how} goes on from its last finished layer"
+def kept_words(work_dir):
+    """Where a search stopped at its --max-states keeps its state, and how to go on."""
+    return (f"kept in {work_dir} with its state: the same command with a larger --max-states goes on from its last "
+            f"finished layer")
 
 
 def disk_words(result):
@@ -93,7 +93,7 @@ def disk_words(result):
             f"({result.overflow_bytes / 1e6:,.1f} MB)") if result.overflow else ""
     files = "removed"
     if getattr(result, "kept", False):
-        files = kept_words(result.work_dir, result.status == "limit")
+        files = kept_words(result.work_dir)     # kept at the end of a call: a limit (errors raise)
     resumed = ""
     if getattr(result, "resumed", None) is not None:
         resumed = f" (resumed from layer {result.resumed[0]:,}, {plural(result.resumed[1], 'position')})"
