@@ -2653,8 +2653,9 @@ static kwriter *kw_open(const char *path, int recs, int *err) {
     return w;
 }
 
-static inline void put_le32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+/* v as `bytes` little-endian bytes at p (the files' block heads, the state file's numbers). */
+static inline void put_le(uint8_t *p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Deflate the encoded bytes as one block (flush: Z_SYNC_FLUSH, or Z_FINISH to end the stream) and write it:
@@ -2670,9 +2671,9 @@ static int kw_flush(kwriter *w, int flush) {
     int z = deflate(&w->z, flush);
     if ((flush == Z_FINISH ? z != Z_STREAM_END : z != Z_OK) || w->z.avail_in || !w->z.avail_out) return w->err = EIO;
     uint32_t clen = (uint32_t)(DDD_ZMAX - w->z.avail_out);
-    put_le32(w->out, clen);
-    put_le32(w->out + 4, rawlen);
-    put_le32(w->out + 8, (uint32_t)crc32(0L, w->raw, rawlen));
+    put_le(w->out, clen, 4);
+    put_le(w->out + 4, rawlen, 4);
+    put_le(w->out + 8, crc32(0L, w->raw, rawlen), 4);
     size_t have = DDD_BHEAD + clen;
     if (fwrite(w->out, 1, have, w->f) != have) return w->err = errno ? errno : EIO;
     w->bytes += have;
@@ -3100,7 +3101,7 @@ static void sb_put(sbuf *b, const void *src, size_t n) {
 
 static void sb_u64(sbuf *b, uint64_t v) {
     uint8_t x[8];
-    for (int i = 0; i < 8; i++) x[i] = (uint8_t)(v >> (8 * i));
+    put_le(x, v, 8);
     sb_put(b, x, 8);
 }
 
@@ -3112,9 +3113,7 @@ static const uint8_t *sr_get(sread *r, size_t n) {
 
 static uint64_t sr_u64(sread *r) {
     const uint8_t *x = sr_get(r, 8);
-    uint64_t v = 0;
-    for (int i = 0; x && i < 8; i++) v |= (uint64_t)x[i] << (8 * i);
-    return v;
+    return x ? le64(x) : 0;
 }
 
 static uint64_t fnv64(const uint8_t *p, size_t n) {
@@ -3444,9 +3443,8 @@ fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *di
     else if ((uint64_t)st.st_size > most)
         e = ddd_why(why, whylen, FC_EOVERFLOW, "%s: %llu bytes, more than the overflow set of this --memory "
                     "holds", DDD_STATE, (unsigned long long)st.st_size);
-    if (!e && (f = fopen(path, "rb")) && !fseek(f, 0, SEEK_END)) size = ftell(f);
-    if (!e && size >= 0 && (fseek(f, 0, SEEK_SET) || !(p = (uint8_t *)malloc(size ? (size_t)size : 1))
-                            || fread(p, 1, (size_t)size, f) != (size_t)size)) size = -1;
+    if (!e && (f = fopen(path, "rb")) && (p = (uint8_t *)malloc(st.st_size ? (size_t)st.st_size : 1))
+        && fread(p, 1, (size_t)st.st_size, f) == (size_t)st.st_size) size = (long)st.st_size;   /* its size: stat's */
     if (f) fclose(f);
     if (!e) e = size < 0 ? ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read", DDD_STATE)
                          : ddd_restore(d, p, (size_t)size, key_bits, why, whylen);
