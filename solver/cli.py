@@ -9,8 +9,8 @@ import argparse
 import sys
 
 from .cliargs import (DISK_MAX_STATES, EXPLORE_LIMIT, Parser, add_command, add_disk_args, add_source_args, card_arg,
-                      check_disk_args, fail, jobs_arg, max_states_arg, memory_words, progress_of, rules_of, run,
-                      source_of, tiers_arg, whole_arg, writing)
+                      check_disk_args, fail, jobs_arg, max_states_arg, memory_arg, memory_words, progress_of,
+                      rules_of, run, source_of, tiers_arg, whole_arg, writing)
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
@@ -246,12 +246,13 @@ def _survey_difficulty(args, first, last):
         else None
     with writing(out):
         needs, counts, seconds, resumed = difficulty.survey(first, last, jobs=args.jobs, tiers=tiers,
-                                                            journal=journal, progress=progress_of(args))
+                                                            journal=journal, progress=progress_of(args),
+                                                            budget=args.memory)
         if out is not None and journal is None:
             write_atomic(out, difficulty.csv_text(needs))
     undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
-    limits = [{"solver": a if difficulty.runs_solver(i, tiers) else None, "enumeration": b}
-              for i, (a, b) in enumerate(tiers)]
+    limits = [{"solver": t[0] if difficulty.runs_solver(i, tiers) else None, "enumeration": t[1],
+               "disk_buffer": difficulty.disk_buffer(i, tiers)} for i, t in enumerate(tiers)]
     if args.json:
         report.write_json({"first": first, "last": last, "jobs": args.jobs, "tiers": limits, "counts": counts,
                            "cells_needed": {str(n.deal): n.k for n in needs}, "undecided": undecided,
@@ -262,7 +263,8 @@ def _survey_difficulty(args, first, last):
                      f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
                      f"than 4, {c['undecided']:,} undecided (a limit stopped a search: last tier "
                      + (f"{tiers[-1][0]:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
-                     + f"{tiers[-1][1]:,} enumeration positions)"
+                     + f"{tiers[-1][1]:,} enumeration positions"
+                     + (" on disk)" if limits[-1]["disk_buffer"] else ")")
                      + (f"; {resumed:,} deals were already in {out}" if resumed else "")
                      + (f"\ncsv: {out}" if out else "") + "\n")
     return 0
@@ -274,8 +276,9 @@ def cmd_survey(args):
     first, last = parse_range(args.range)
     if args.difficulty:
         return _survey_difficulty(args, first, last)
-    if args.tiers is not None:
-        fail("--tiers goes with --difficulty")
+    for flag, given in (("--tiers", args.tiers is not None), ("--memory", args.memory is not None)):
+        if given:
+            fail(f"{flag} goes with --difficulty")
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
@@ -416,12 +419,19 @@ def build_parser():
                         "replayed line and a complete enumeration with one cell fewer; counts easy (0-1), medium "
                         "(2), hard (3-4), and undecided where a limit stopped a search. Limits in tiers (solver / "
                         "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
-                        "20,000,000, 20,000,000 / 80,000,000 and an enumeration alone of 400,000,000 (about 10 GB); "
+                        "20,000,000, 20,000,000 / 80,000,000, an enumeration alone of 400,000,000 (about 10 GB), "
+                        "and a last one on disk of 4,000,000,000 (a 4 GB buffer, about a byte a position on disk); "
                         "--max-states K: one tier K / K). With --out "
-                        "the run is resumable: the CSV is read first and appended to deal by deal")
+                        "the run is resumable: the CSV is read first and appended to deal by deal, and the disk "
+                        "tier's searches go on from their folders FILE.csv.work/DEAL-K")
     v.add_argument("--tiers", metavar="N", type=tiers_arg,
                    help="with --difficulty: run only the first N tiers of limits (e.g. 1: the cheap pass; a later "
                         "run with more tiers goes on from the --out file)")
+    v.add_argument("--memory", metavar="M", type=memory_arg,
+                   help="with --difficulty: the memory all the processes may take together, e.g. 20G (default: "
+                        "the machine's available memory less 512 MB, read when each tier starts): --jobs is "
+                        "lowered in a tier whose searches would pass it (28 bytes a position in memory, the disk "
+                        "buffer and a quarter on disk), and the disk buffer made smaller to fit")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p

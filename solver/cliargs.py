@@ -117,7 +117,7 @@ def memory_arg(text):
     return n * MEMORY_UNITS[unit]
 
 
-tiers_arg = whole_arg("--tiers", 1, 4)     # 4 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
+tiers_arg = whole_arg("--tiers", 1, 5)     # 5 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
 
 
 def card_arg(text):

@@ -22,6 +22,14 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
 3. A deal still undecided (a limit stopped a search) keeps its proven bounds and goes to the next tier
    (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided.
 
+The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
+positions in compressed files, about a byte a position, with a memory buffer): for the sets that pass what
+memory holds. Its win counts only once its line, read back through the layer files, replays under the spec
+rules (solver.lines.judge). In a survey with an output file each such enumeration has its own work folder,
+``FILE.csv.work/<deal>-<k>/``: a killed survey started again goes on inside the same enumeration from its
+last finished layer; the folder is removed when the enumeration ends (complete, won, or at its limit: an
+undecided deal's files are not kept).
+
 Seed 004's classes: Easy k <= 1, Medium k = 2, Hard k = 3 or 4; a deal that needs more than 4 cells
 (every position with 4 enumerated, none won) is counted apart ("more").
 
@@ -36,28 +44,36 @@ import csv
 import io
 import multiprocessing as mp
 import os
+import shutil
 import signal
 import time
 from collections import namedtuple
 
 from . import deals, search
 from .atomic import write_atomic
+from .disksearch import MIN_MEMORY, explore_disk, say_resume
 from .errors import FreecellError
-from .lines import codes_to_moves
+from .lines import codes_to_moves, judge
 from .progress import bar
 from .rules import Rules
 from .solve import solve
 from .workers import orphan_watch
 
 MAX_K = 4
-# (solver limit, enumeration limit) per tier: positions stored. An enumeration costs about 24 bytes a
-# position (the compact store; 22.8 measured at 550,000,000): tier 4's 400,000,000 need about 10 GB. A tier
-# whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
-TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000), (20_000_000, 400_000_000))
+# (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
+# costs about 24 bytes a position (the compact store: a 16-byte key, 1.25 to 1.875 4-byte table slots, 2
+# bits of parents; 22.8 measured at 550,000,000, 26.1 on another deal at 560,000,000): tier 4's 400,000,000
+# need about 10 GB. A tier with a third figure enumerates on disk with a memory buffer of that many bytes
+# (about a byte a position on disk: tier 5's 4,000,000,000 take some 4 GB of files, more while a layer is
+# merged). A tier whose solver limit is not above the tier before's runs no solver (it would repeat the
+# same search).
+DISK_BUFFER = 4 << 30
+TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000), (20_000_000, 400_000_000),
+         (20_000_000, 4_000_000_000, DISK_BUFFER))
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
-MEMORY_PER_STATE = 32          # bytes a stored position costs the C core, with a margin (the --jobs guard)
-MEMORY_BUDGET = 12 << 30       # enumerations of the processes together stay under this
+MEMORY_PER_STATE = 28          # bytes a position stored in memory costs, with a margin (the --jobs guard)
+MEMORY_MARGIN = 1 << 29        # left to everything else when the budget follows the machine's memory
 
 Need = namedtuple("Need", "deal k low high states tier")
 Need.__doc__ = """k: the fewest cells, proven both ways (None when undecided); low: every count below it is
@@ -95,17 +111,43 @@ def _enumerate(pos, k, limit):
         res.close()
 
 
+def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="", progress=False):
+    """The same on disk (breadth first, stopping at a win), with a buffer of ``memory`` bytes; a won
+    position counts only when the line to it, read back through the layer files, replays to a win under the
+    spec rules (else "unknown"). ``work_dir``: a folder to go on in (a search killed there resumes from its
+    last finished layer, saying so on stderr); removed at the end, at the limit too. None: a temporary one."""
+    rules = Rules(cells=k)
+    res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
+                       work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None)
+    try:
+        verdict, _line = judge(pos, res, rules)
+    finally:
+        res.close()            # an exception (Ctrl-C, SIGTERM, an error) keeps a work folder: to go on
+    if work_dir is not None and res.status == "limit":      # kept at the limit: an undecided deal's files go
+        shutil.rmtree(work_dir, ignore_errors=True)
+    return verdict, res.states
+
+
+def disk_buffer(tier, tiers=TIERS):
+    """The memory buffer of a tier whose enumeration runs on disk (bytes), else None."""
+    t = tiers[tier]
+    return t[2] if len(t) > 2 else None
+
+
 def runs_solver(tier, tiers=TIERS):
     """Whether tier ``tier`` (0-based) runs the solver: the first always, a later one only when its solver
     limit is above the tier before's (the same deterministic search again would find nothing new)."""
     return tier == 0 or tiers[tier][0] > tiers[tier - 1][0]
 
 
-def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
+def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False):
     """One tier (0-based index into ``tiers``) of the ladder for ``deal``, from the proven bounds
-    ``low``/``high``; returns its :class:`Need`."""
+    ``low``/``high``; returns its :class:`Need`. A tier on disk (:func:`disk_buffer`) enumerates with a
+    buffer of ``buffer`` bytes (default: the tier's), in ``work_root``/<deal>-<k> (None: a temporary folder),
+    with a progress bar on stderr when ``progress``."""
     pos = deals.ms_deal(deal)
-    solver_limit, enum_limit = tiers[tier]
+    solver_limit, enum_limit = tiers[tier][:2]
+    on_disk = disk_buffer(tier, tiers)
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
@@ -128,7 +170,12 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
             break
     while not _decided(low, high):
         k = MAX_K if high is None else high - 1
-        verdict, n = _enumerate(pos, k, enum_limit)
+        if on_disk is None:
+            verdict, n = _enumerate(pos, k, enum_limit)
+        else:
+            work_dir = None if work_root is None else os.path.join(work_root, f"{deal}-{k}")
+            verdict, n = _enumerate_on_disk(pos, k, enum_limit, buffer or on_disk, work_dir,
+                                            f"deal {deal} with {k} cell{'s' if k != 1 else ''}", progress)
         states += n
         if verdict == "winnable":
             high = k
@@ -139,13 +186,13 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS):
     return _need(deal, low, high, states, tier + 1)
 
 
-def cells_needed(deal, tiers=TIERS):
+def cells_needed(deal, tiers=TIERS, work_root=None):
     """The :class:`Need` of Microsoft deal ``deal`` after as many tiers as it takes (or all of them)."""
     n = refine(deal, 0, tiers=tiers)
     for t in range(1, len(tiers)):
         if n.k is not None:
             break
-        n = refine(deal, t, n.low, n.high, n.states, tiers=tiers)
+        n = refine(deal, t, n.low, n.high, n.states, tiers=tiers, work_root=work_root)
     return n
 
 
@@ -252,17 +299,72 @@ class _Journal:
 # --- the survey -----------------------------------------------------------------------------------------
 
 def _work(task):
-    deal, tier, low, high, states, tiers = task
-    return refine(deal, tier, low, high, states, tiers=tiers)
+    deal, tier, low, high, states, tiers, work_root, buffer, progress = task
+    return refine(deal, tier, low, high, states, tiers=tiers, work_root=work_root, buffer=buffer, progress=progress)
 
 
-def jobs_for(tier, jobs, tiers=TIERS):
-    """Processes for a tier: ``jobs``, fewer when their enumerations together would pass MEMORY_BUDGET."""
-    per = tiers[tier][1] * MEMORY_PER_STATE
-    return max(1, min(jobs, MEMORY_BUDGET // per))
+def _pool_work(task):
+    """_work in a pool's process: the pool's terminate (the survey stopped) sends SIGTERM, which a disk
+    search turns into KeyboardInterrupt to keep its work folder; then the process ends quietly."""
+    try:
+        return _work(task)
+    except KeyboardInterrupt:
+        os._exit(1)
 
 
-def _run_tier(tasks, jobs, journal, done, b):
+def machine_memory(meminfo="/proc/meminfo"):
+    """Bytes of memory free for new work: MemAvailable of ``meminfo`` (Linux), else the physical memory
+    (os.sysconf), else None."""
+    try:
+        with open(meminfo, encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def memory_budget(available=None):
+    """Bytes the survey's processes may take together: ``available`` (default: :func:`machine_memory`, read
+    now) less MEMORY_MARGIN; 12 GB when the machine does not say."""
+    if available is None:
+        available = machine_memory()
+    if available is None:
+        return 12 << 30
+    return max(available - MEMORY_MARGIN, 0)
+
+
+def job_memory(tier, tiers=TIERS):
+    """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
+    disk its buffer and the overflow set's quarter of it (solver/fc.c: positions past the 16-byte key)."""
+    b = disk_buffer(tier, tiers)
+    return tiers[tier][1] * MEMORY_PER_STATE if b is None else b + b // 4
+
+
+def jobs_for(tier, jobs, tiers=TIERS, budget=None):
+    """Processes for a tier: ``jobs``, fewer when their memory together (job_memory each) would pass
+    ``budget`` (bytes; default: :func:`memory_budget`), at least one."""
+    if budget is None:
+        budget = memory_budget()
+    return max(1, min(jobs, budget // job_memory(tier, tiers)))
+
+
+def buffer_for(tier, jobs, tiers=TIERS, budget=None):
+    """The disk buffer of each of ``jobs`` processes in a tier on disk: the tier's, smaller when ``jobs`` of
+    them (and their overflow sets) would pass ``budget``; None for a tier in memory."""
+    b = disk_buffer(tier, tiers)
+    if b is None:
+        return None
+    if budget is None:
+        budget = memory_budget()
+    return max(MIN_MEMORY, min(b, budget // jobs * 4 // 5))
+
+
+def _run_tier(tasks, jobs, journal, done, b, chunk=4):
     if jobs <= 1 or len(tasks) <= 1:
         results = map(_work, tasks)
         pool = None
@@ -273,7 +375,7 @@ def _run_tier(tasks, jobs, journal, done, b):
             pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(),))
         finally:
             signal.signal(signal.SIGINT, previous)
-        results = pool.imap_unordered(_work, tasks, chunksize=4)
+        results = pool.imap_unordered(_pool_work, tasks, chunksize=chunk)
     try:
         for n in results:
             done[n.deal] = n
@@ -285,33 +387,50 @@ def _run_tier(tasks, jobs, journal, done, b):
             pool.join()
 
 
-def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False):
+def work_root_of(journal):
+    """The folder of the disk tier's work folders beside the journal (FILE.csv.work), or None."""
+    return None if journal is None else journal + ".work"
+
+
+def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budget=None):
     """[Need] for deals first..last in deal order, and the counts per class. ``journal``: the CSV file the
     rows are appended to as they finish, read back first (a restarted run goes on), rewritten at the end
-    (one row a deal, in deal order; rows of deals outside the range are kept). Returns (needs, counts,
+    (one row a deal, in deal order; rows of deals outside the range are kept); the disk tier's work folders
+    go beside it (:func:`work_root_of`). ``budget``: bytes the processes may take together (default: the
+    machine's available memory when each tier starts, :func:`memory_budget`). Returns (needs, counts,
     seconds, resumed) -- resumed: the deals of the range found in the file."""
     t0 = time.perf_counter()
     known = read_journal(journal) if journal else {}
     done = {d: n for d, n in known.items() if first <= d <= last}
     resumed = len(done)
+    root = work_root_of(journal)
     j = _Journal(journal)
     try:
         for tier in range(len(tiers)):
             if tier == 0:
-                todo = [d for d in range(first, last + 1) if d not in done]
-                tasks = [(d, 0, 0, None, 0, tiers) for d in todo]
+                todo = [(d, 0, None, 0) for d in range(first, last + 1) if d not in done]
             else:
                 # Fewer cells first (a smaller set to enumerate: most deals decided per second).
-                tasks = [(n.deal, tier, n.low, n.high, n.states, tiers) for n in
-                         sorted(done.values(), key=lambda n: (MAX_K + 1 if n.high is None else n.high, n.deal))
-                         if n.k is None and n.tier == tier]
-            if not tasks:
+                todo = [(n.deal, n.low, n.high, n.states) for n in
+                        sorted(done.values(), key=lambda n: (MAX_K + 1 if n.high is None else n.high, n.deal))
+                        if n.k is None and n.tier == tier]
+            if not todo:
                 continue
+            most = memory_budget() if budget is None else budget
+            n_jobs = min(jobs_for(tier, jobs, tiers, most), len(todo))
+            buffer = buffer_for(tier, n_jobs, tiers, most)
+            inner = progress and n_jobs == 1 and buffer is not None     # one disk search at a time: its own bar
+            tasks = [(d, tier, low, high, states, tiers, root, buffer, inner) for d, low, high, states in todo]
             with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",
                      smoothing=0.05) as b:
-                _run_tier(tasks, jobs_for(tier, jobs, tiers), j, done, b)
+                _run_tier(tasks, n_jobs, j, done, b, chunk=4 if tier == 0 else 1)   # later: long deals
     finally:
         j.close()
+        if root is not None and os.path.isdir(root):
+            try:
+                os.rmdir(root)              # empty once every disk enumeration in it has ended
+            except OSError:
+                pass
     if journal:
         known.update(done)
         write_atomic(journal, csv_text(known[d] for d in sorted(known)))

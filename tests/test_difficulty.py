@@ -4,6 +4,10 @@ Each k is proven both ways (a replayed win with k cells, every position with k -
 without a win); the figures below were measured with the default tiers and are asserted exactly. The
 whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in the README.
 """
+import os
+import subprocess
+import sys
+
 import pytest
 
 from solver import deals, difficulty, search
@@ -112,8 +116,8 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
     assert "is not a difficulty CSV" in assert_one_line_error(run("survey", "1", "--difficulty", "--out", str(notes)))
     assert notes.read_bytes() == b"my notes, no newline at the end"
     # Rows that cannot be: low above win_with (it became a "proven" k = 1 for deal 1, which needs 3), a tier
-    # outside 1..4, negative states, deal 0.
-    for row in ("1,,undecided,2,1,5,1", "1,,undecided,1,2,5,0", "1,,undecided,1,2,5,5", "1,,undecided,1,2,-5,1",
+    # outside 1..5, negative states, deal 0.
+    for row in ("1,,undecided,2,1,5,1", "1,,undecided,1,2,5,0", "1,,undecided,1,2,5,6", "1,,undecided,1,2,-5,1",
                 "0,,undecided,1,2,5,1", "1,,undecided,1,5,5,1",
                 "2,1,hard,1,1,322,1", "2,1,undecided,1,1,322,1",           # the class word not k's
                 "\u0662,1,easy,1,1,322,1", "2,1,easy,1,1,3_22,1", " 2, 1,easy, 1, 1,322,1", "2,1,easy,01,1,322,1"):
@@ -132,6 +136,8 @@ def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error, tmp_p
     for flags in (["--cells", "3"], ["--foundation-return"], ["--strict"]):
         line = assert_one_line_error(run("survey", "1", "--difficulty", *flags))
         assert f"{flags[0]} does not go with --difficulty" in line
+    assert "--memory goes with --difficulty" in assert_one_line_error(run("survey", "1", "--memory", "12G"))
+    assert "--memory must be a size" in assert_one_line_error(run("survey", "1", "--difficulty", "--memory", "12Q"))
 
 
 def test_tiers_flag(run_json, run, assert_one_line_error):
@@ -140,9 +146,153 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
     (0 cells are too few; a win with 2)."""
     obj = run_json("survey", "90", "--difficulty", "--tiers", "1")
     assert obj["undecided"] == [{"deal": 90, "low": 1, "win_with": 2}] and len(obj["tiers"]) == 1
-    assert obj["tiers"] == [{"solver": 100_000, "enumeration": 2_000_000}]
-    obj = run_json("survey", "2", "--difficulty", "--tiers", "4")      # decided in tier 1: quick
-    assert obj["tiers"][2:] == [{"solver": 20_000_000, "enumeration": 80_000_000},
-                                {"solver": None, "enumeration": 400_000_000}]       # tier 4 runs no solver
+    assert obj["tiers"] == [{"solver": 100_000, "enumeration": 2_000_000, "disk_buffer": None}]
+    obj = run_json("survey", "2", "--difficulty")      # decided in tier 1: quick
+    assert obj["tiers"][2:] == [{"solver": 20_000_000, "enumeration": 80_000_000, "disk_buffer": None},
+                                {"solver": None, "enumeration": 400_000_000, "disk_buffer": None},  # no solver
+                                {"solver": None, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30}]  # on disk
+    assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
     assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
     assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))
+
+
+# --- the disk tier (tier 5) and the memory budget ---------------------------------------------------------
+
+# Deal 43 needs 2 cells; its 1-cell set has 143,047 positions. With these tiers the first (in memory) stops
+# that enumeration at 100,000 and the second enumerates it on disk (a 64 KiB buffer: runs merged every layer).
+SMALL_TIERS = ((100_000, 100_000), (100_000, 1_000_000, 1 << 16))
+DEAL43_1_CELL = 143_047
+
+
+def test_the_disk_tier_decides_what_the_memory_tiers_left(tmp_path):
+    """Tier 1 proves 0 cells too few and wins with 2, but the 1-cell enumeration passes its 100,000: deal 43
+    stays undecided (1..2). The disk tier (no solver: its limit is not above) enumerates the whole 1-cell
+    set, 143,047 positions without a win: k = 2, decided in tier 2. Its work folder beside the CSV is gone."""
+    n = difficulty.refine(43, 0, tiers=SMALL_TIERS)
+    assert (n.k, n.low, n.high, n.tier) == (None, 1, 2, 1)
+    assert difficulty.disk_buffer(0, SMALL_TIERS) is None and difficulty.disk_buffer(1, SMALL_TIERS) == 1 << 16
+    out = tmp_path / "d.csv"
+    needs, counts, _s, _r = difficulty.survey(43, 43, tiers=SMALL_TIERS, journal=str(out))
+    (m,) = needs
+    assert (m.k, m.low, m.high, m.tier) == (2, 2, 2, 2) and counts["medium"] == 1
+    assert m.states == n.states + DEAL43_1_CELL
+    assert out.read_text().splitlines()[1] == f"43,2,medium,2,2,{m.states},2"
+    assert not (tmp_path / "d.csv.work").exists()
+    # without a journal the disk tier's folder is a temporary one: the same answer
+    assert difficulty.survey(43, 43, tiers=SMALL_TIERS)[0] == [m]
+    # the same in memory only: undecided (the disk tier is what decides it)
+    needs, counts, _s, _r = difficulty.survey(43, 43, tiers=SMALL_TIERS[:1])
+    assert needs[0].k is None and counts["undecided"] == 1
+
+
+_KILL_IN_LAYER_20 = """
+import os, signal, sys
+from solver import difficulty, disksearch
+real = disksearch.DiskSearch.stats
+def stats(self):
+    st = real(self)
+    if st.layer >= 20:                  # layers 0..19 at least finished and checkpointed: killed like kill -9
+        print(f"layer {st.layer} {st.states}", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return st
+disksearch.DiskSearch.stats = stats
+difficulty.survey(43, 43, tiers=((100_000, 100_000), (100_000, 1_000_000, 1 << 16)), journal=sys.argv[1])
+"""
+
+
+def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
+    """A survey killed (SIGKILL) inside the disk tier's enumeration leaves the journal's tier-1 row and the
+    work folder d.csv.work/43-1 with its last checkpoint; the same survey again resumes that enumeration
+    from its last finished layer (saying so on stderr) and decides k = 2 with the whole 1-cell set, then
+    removes the folder."""
+    out = tmp_path / "d.csv"
+    p = subprocess.run([sys.executable, "-c", _KILL_IN_LAYER_20, str(out)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == -9, p.stderr
+    killed_in = int(p.stderr.split("layer ")[1].split()[0])
+    wd = tmp_path / "d.csv.work" / "43-1"
+    assert (wd / "search.state").is_file()
+    assert out.read_text().splitlines()[1].startswith("43,,undecided,1,2,")
+    tier1_states = int(out.read_text().splitlines()[1].split(",")[5])
+    needs, _c, _s, resumed = difficulty.survey(43, 43, tiers=SMALL_TIERS, journal=str(out))
+    assert resumed == 1 and (needs[0].k, needs[0].tier) == (2, 2)
+    assert needs[0].states == tier1_states + DEAL43_1_CELL       # the same set as in one go
+    err = capfd.readouterr().err
+    assert "resuming deal 43 with 1 cell from layer " in err
+    layer = int(err.split("from layer ")[1].split(",")[0])
+    assert 20 <= layer <= killed_in < 61        # 61 layers in all (the whole set)
+    assert not wd.exists() and not (tmp_path / "d.csv.work").exists()
+
+
+def _late_position(deal, cells, moves_left):
+    """The position ``moves_left`` moves before the end of the solver's winning line with ``cells`` cells."""
+    from solver.lines import apply_move
+    from solver.solve import solve
+    rules = Rules(cells=cells)
+    pos = deals.ms_deal(deal)
+    r = solve(pos, rules)
+    assert r.verdict == "winnable"
+    for mv in r.moves[:len(r.moves) - moves_left]:
+        pos = apply_move(pos, mv, rules)
+    return pos
+
+
+def test_a_win_found_on_disk_counts_only_replayed(tmp_path, monkeypatch):
+    """Six moves before the end of deal 43's 2-cell line, the disk search with 1 cell finds a won position
+    after 59,778 positions: "winnable" once its line, read back through the layer files, replays under the
+    spec rules; its work folder is removed. The same search whose line is cut short (its last position
+    dropped) is "unknown", never a win."""
+    from solver.disksearch import DiskResult
+    pos = _late_position(43, 2, 6)
+    wd = tmp_path / "w"
+    assert difficulty._enumerate_on_disk(pos, 1, 1_000_000, 1 << 16, str(wd)) == ("winnable", 59_778)
+    assert not wd.exists()
+    real = DiskResult.winning_line
+    monkeypatch.setattr(DiskResult, "winning_line", lambda self: real(self)[:-1])
+    assert difficulty._enumerate_on_disk(pos, 1, 1_000_000, 1 << 16, str(wd)) == ("unknown", 59_778)
+
+
+def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
+    """Deal 43's 1-cell set stopped at 100,000 positions on disk: unknown (the deal stays undecided), and the
+    folder kept by the disk search at a limit is removed (an undecided deal's files are not kept)."""
+    wd = tmp_path / "43-1"
+    assert difficulty._enumerate_on_disk(deals.ms_deal(43), 1, 100_000, 1 << 16, str(wd)) == ("unknown", 100_000)
+    assert not wd.exists()
+    n = difficulty.refine(43, 1, 1, 2, 7, tiers=((100_000, 100_000), (100_000, 100_000, 1 << 16)),
+                          work_root=str(tmp_path))
+    assert (n.k, n.low, n.high, n.states, n.tier) == (None, 1, 2, 100_007, 2)
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
+    """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
+    (400,000,000 positions at 28 bytes: 11.2 GB) runs two jobs on a 24 GB machine with 23 GB available,
+    one with 12 GB available (the old fixed budget); the disk tier (4 GiB and a quarter for positions past
+    the key: 5 GiB) two, with a smaller buffer when the budget is tight."""
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        20000000 kB\nMemAvailable:   24117248 kB\n")
+    assert difficulty.machine_memory(str(meminfo)) == 23 << 30
+    assert difficulty.machine_memory(str(tmp_path / "none")) == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    budget = difficulty.memory_budget(23 << 30)
+    assert budget == (23 << 30) - (1 << 29)
+    assert difficulty.job_memory(3) == 400_000_000 * 28
+    assert difficulty.jobs_for(3, 2, budget=budget) == 2
+    assert difficulty.jobs_for(3, 2, budget=difficulty.memory_budget(12 << 30)) == 1
+    assert difficulty.jobs_for(3, 8, budget=budget) == 2 and difficulty.jobs_for(0, 8, budget=budget) == 8
+    assert difficulty.job_memory(4) == 5 << 30
+    assert difficulty.jobs_for(4, 2, budget=budget) == 2 and difficulty.jobs_for(4, 5, budget=budget) == 4
+    assert difficulty.buffer_for(4, 2, budget=budget) == 4 << 30           # the tier's own
+    assert difficulty.buffer_for(4, 1, budget=3 << 30) == (3 << 30) * 4 // 5
+    assert difficulty.jobs_for(4, 2, budget=3 << 30) == 1 and difficulty.buffer_for(3, 1, budget=budget) is None
+    # the survey reads the figure when a tier starts (injected here): the jobs it gives each tier (a stand-in
+    # for the tier's work leaves both deals undecided)
+    monkeypatch.setattr(difficulty, "machine_memory", lambda meminfo="": 23 << 30)
+    tiers = ((10, 10), (10, 10), (10, 10), difficulty.TIERS[3])
+    jobs = []
+    monkeypatch.setattr(difficulty, "_run_tier", lambda tasks, jobs_, journal, done, *a, **k: (
+        jobs.append(jobs_), done.update({t[0]: difficulty.Need(t[0], None, 0, None, 0, t[1] + 1) for t in tasks})))
+    difficulty.survey(2, 3, jobs=2, tiers=tiers)
+    assert jobs == [2, 2, 2, 2]
+    jobs.clear()
+    difficulty.survey(2, 3, jobs=2, tiers=tiers, budget=12 << 30)
+    assert jobs == [2, 2, 2, 1]     # --memory 12G: tier 4 alone
