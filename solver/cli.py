@@ -430,7 +430,7 @@ def build_parser():
     v.add_argument("--memory", metavar="M", type=memory_arg,
                    help="with --difficulty: the memory all the processes may take together, e.g. 20G (default: "
                         "the machine's available memory less 512 MB, read when each tier starts): --jobs is "
-                        "lowered in a tier whose searches would pass it (28 bytes a position in memory, the disk "
+                        "lowered in a tier whose searches would pass it (26 bytes a position in memory, the disk "
                         "buffer and a quarter on disk), and the disk buffer made smaller to fit")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")

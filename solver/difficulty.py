@@ -61,9 +61,10 @@ from .workers import orphan_watch
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
-# costs about 24 bytes a position (the compact store: a 16-byte key, 1.25 to 1.875 4-byte table slots, 2
-# bits of parents; 22.8 measured at 550,000,000, 26.1 on another deal at 560,000,000): tier 4's 400,000,000
-# need about 10 GB. A tier with a third figure enumerates on disk with a memory buffer of that many bytes
+# costs about 23 bytes a position (the compact store, solver/fc.c: a 16-byte key, 1.25 to 1.875 4-byte table
+# slots -- 1.55 at 400,000,000, 22.5 bytes in all -- and 2 bits of parents; peak RSS 22.8 measured at
+# 550,000,000, 26.1 at 560,000,000 on a deal with positions past the key, kept in 40 bytes): tier 4's
+# 400,000,000 need about 9 GB. A tier with a third figure enumerates on disk with a memory buffer of that many bytes
 # (about a byte a position on disk: tier 5's 4,000,000,000 take some 4 GB of files, more while a layer is
 # merged). A tier whose solver limit is not above the tier before's runs no solver (it would repeat the
 # same search).
@@ -72,7 +73,7 @@ TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000)
          (20_000_000, 4_000_000_000, DISK_BUFFER))
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
-MEMORY_PER_STATE = 28          # bytes a position stored in memory costs, with a margin (the --jobs guard)
+MEMORY_PER_STATE = 26          # bytes a position stored in memory costs, with a margin (the --jobs guard)
 MEMORY_MARGIN = 1 << 29        # left to everything else when the budget follows the machine's memory
 
 Need = namedtuple("Need", "deal k low high states tier")

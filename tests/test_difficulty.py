@@ -266,7 +266,7 @@ def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
 
 def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
-    (400,000,000 positions at 28 bytes: 11.2 GB) runs two jobs on a 24 GB machine with 23 GB available,
+    (400,000,000 positions at 26 bytes: 10.4 GB) runs two jobs on a 24 GB machine with 23 GB available,
     one with 12 GB available (the old fixed budget); the disk tier (4 GiB and a quarter for positions past
     the key: 5 GiB) two, with a smaller buffer when the budget is tight."""
     meminfo = tmp_path / "meminfo"
@@ -275,7 +275,7 @@ def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     assert difficulty.machine_memory(str(tmp_path / "none")) == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     budget = difficulty.memory_budget(23 << 30)
     assert budget == (23 << 30) - (1 << 29)
-    assert difficulty.job_memory(3) == 400_000_000 * 28
+    assert difficulty.job_memory(3) == 400_000_000 * 26
     assert difficulty.jobs_for(3, 2, budget=budget) == 2
     assert difficulty.jobs_for(3, 2, budget=difficulty.memory_budget(12 << 30)) == 1
     assert difficulty.jobs_for(3, 8, budget=budget) == 2 and difficulty.jobs_for(0, 8, budget=budget) == 8
