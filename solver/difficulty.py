@@ -112,14 +112,15 @@ def _enumerate(pos, k, limit):
         res.close()
 
 
-def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="", progress=False):
+def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumeration", progress=False):
     """The same on disk (breadth first, stopping at a win), with a buffer of ``memory`` bytes; a won
     position counts only when the line to it, read back through the layer files, replays to a win under the
     spec rules (else "unknown"). ``work_dir``: a folder to go on in (a search killed there resumes from its
     last finished layer, saying so on stderr); removed at the end, at the limit too. None: a temporary one."""
     rules = Rules(cells=k)
     res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
-                       work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None)
+                       work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
+                       desc=f"{name}, on disk")
     try:
         verdict, _line = judge(pos, res, rules)
     finally:

@@ -313,9 +313,9 @@ class DiskSearch:
                                  f"verdict is unknown" + (f"; {files})" if self.work_dir is not None else ")"))
         return _error(st.status, "the disk search stopped: ")
 
-    def run(self, progress=False):
-        """Run to the end: "done", "won" or "limit" (an error: one FreecellError line)."""
-        with bar(progress, unit=" positions", unit_scale=True, desc="explore on disk") as b:
+    def run(self, progress=False, desc="explore on disk"):
+        """Run to the end: "done", "won" or "limit" (an error: one FreecellError line); ``desc``: the bar's."""
+        with bar(progress, unit=" positions", unit_scale=True, desc=desc) as b:
             done = 0
             while True:
                 t = time.perf_counter()
@@ -407,16 +407,16 @@ class DiskResult(Found):
 
 
 def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0,
-                 work_dir=None, on_resume=None):
+                 work_dir=None, on_resume=None, desc="explore on disk"):
     """The disk search from ``start`` to its end (see the module's docstring). Its folder is removed when
     it fails or is interrupted; on success by the result's ``close()``. With ``work_dir`` the folder is kept
     when the search stops before its end, and a folder holding this search's state is gone on with:
-    ``on_resume(layer, positions)`` is called first."""
+    ``on_resume(layer, positions)`` is called first; ``desc``: the progress bar's words."""
     s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir)
     try:
         if on_resume is not None and s.resumed is not None:
             on_resume(*s.resumed)
-        return DiskResult(s, s.run(progress))
+        return DiskResult(s, s.run(progress, desc))
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt) and s.kept():
             print(f"note: the disk search's state is kept in {s.work_dir}: the same command goes on from its last "
