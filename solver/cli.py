@@ -420,7 +420,7 @@ def build_parser():
                         "(2), hard (3-4), and undecided where a limit stopped a search. Limits in tiers (solver / "
                         "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
                         "20,000,000, 20,000,000 / 80,000,000, an enumeration alone of 400,000,000 (about 10 GB), "
-                        "and a last one on disk of 4,000,000,000 (a 4 GB buffer, about a byte a position on disk); "
+                        "and a last one on disk of 4,000,000,000 (a 4 GB buffer; files up to ~6 bytes a position at the peak); "
                         "--max-states K: one tier K / K). With --out "
                         "the run is resumable: the CSV is read first and appended to deal by deal, and the disk "
                         "tier's searches go on from their folders FILE.csv.work/DEAL-K")

@@ -64,10 +64,10 @@ MAX_K = 4
 # costs about 23 bytes a position (the compact store, solver/fc.c: a 16-byte key, 1.25 to 1.875 4-byte table
 # slots -- 1.55 at 400,000,000, 22.5 bytes in all -- and 2 bits of parents; peak RSS 22.8 measured at
 # 550,000,000, 26.1 at 560,000,000 on a deal with positions past the key, kept in 40 bytes): tier 4's
-# 400,000,000 need about 9 GB. A tier with a third figure enumerates on disk with a memory buffer of that many bytes
-# (about a byte a position on disk: tier 5's 4,000,000,000 take some 4 GB of files, more while a layer is
-# merged). A tier whose solver limit is not above the tier before's runs no solver (it would repeat the
-# same search).
+# 400,000,000 need about 9 GB. A tier with a third figure enumerates on disk with a memory buffer of that
+# many bytes (the visited layers about a byte a position on disk, the runs of a layer's successors more:
+# 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a position; README). A
+# tier whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
 DISK_BUFFER = 4 << 30
 TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000), (20_000_000, 400_000_000),
          (20_000_000, 4_000_000_000, DISK_BUFFER))
