@@ -550,6 +550,27 @@ static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
     for (int s = 0; s < 4; s++) k->w[s] |= (13u - ((cnt >> (8 * s)) & 0xFF)) << 28;
 }
 
+/* The cards at home of a packed position: 52 less its cards on the board (the columns' bases and chains, the
+   cells), read off the key without unpacking it. */
+static int key_home(const ctx_t *c, const ckey_t *ck) {
+    uint64_t lo = ck->lo, hi = ck->hi;
+    int hb = c->hb, cards = 0, n = 0;
+    uint32_t hmask = (1u << hb) - 1;
+#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
+    for (int i = 0; i < 8; i++) {
+        int code = (int)(lo & hmask);
+        CONSUME(hb);
+        if (!code) continue;
+        int ch = (int)(lo & 15);
+        CONSUME(4 + ch);
+        cards += ch + (code <= 52 || c->canonical ? (c->hword[code] >> 6) & 63 : code - 51);
+    }
+#undef CONSUME
+    uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
+    while (n < 8 && c->coff[n + 1] <= r) n++;
+    return 52 - cards - n;
+}
+
 /* ---- autoplay and canonical order ---- */
 static inline int safe_home(int mode, int x, const fkey_t *k) {
     int s = suit(x), r = rank0(x) + 1;
@@ -2360,6 +2381,14 @@ static void ck_sort(ckey_t *v, uint64_t n) {
     }
 }
 
+/* Sort v[0 .. n-1] and drop its repeats: the number of distinct keys, now v[0 ..]. */
+static uint64_t ck_sort_unique(ckey_t *v, uint64_t n) {
+    uint64_t m = 0;
+    ck_sort(v, n);
+    for (uint64_t i = 0; i < n; i++) if (!m || !ck_same(&v[i], &v[m - 1])) v[m++] = v[i];
+    return m;
+}
+
 typedef struct {             /* a file of keys (or of records: S runs) read a buffer at a time (see "The files") */
     FILE *f;
     z_stream z;
@@ -2377,6 +2406,7 @@ typedef struct {             /* a file of keys (or of records: S runs) read a bu
     uint8_t prec[FC_P64_SIZE];/* records: the last one decoded */
     uint64_t count;          /* records decoded */
     int err;                 /* errno of a failed read (EIO: a damaged or truncated file), else 0 */
+    int borrowed;            /* buf is the search's buffer (the layer's last run, kept in memory): not freed */
 } kreader;
 
 typedef struct {             /* a file of keys (or records) written: encoded, deflated a buffer at a time */
@@ -2479,7 +2509,7 @@ static void kr_close(kreader *r) {
     if (r->f) fclose(r->f);
     free(r->in);
     free(r->raw);
-    free(r->buf);
+    if (!r->borrowed) free(r->buf);
     free(r->rbuf);
     memset(r, 0, sizeof *r);
 }
@@ -2749,22 +2779,31 @@ static void km_close(kmerge *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* Open the files f[0 .. count-1] for a merge (c: in P64 order); 0 or a negative error. */
-static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c) {
+/* Open the files f[0 .. count-1] for a merge (c: in P64 order), and with them the sorted keys mem[0 .. nmem-1]
+   when mem is not NULL (a run kept in memory: a source like the files); 0 or a negative error. */
+static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c, ckey_t *mem, uint64_t nmem) {
     char path[4200];
     memset(m, 0, sizeof *m);
     m->c = c;
-    m->r = (kreader *)calloc(count ? count : 1, sizeof *m->r);
-    m->heap = (int *)malloc((count ? count : 1) * sizeof *m->heap);
+    m->r = (kreader *)calloc(count + 1, sizeof *m->r);
+    m->heap = (int *)malloc((count + 1) * sizeof *m->heap);
     if (!m->r || !m->heap) { km_close(m); return FC_ENOMEM; }
+    if (mem && nmem) {                 /* no file: kr_more ends it when its keys are used up */
+        kreader *r = &m->r[m->n];
+        r->buf = mem;
+        r->n = (size_t)nmem;
+        r->borrowed = 1;
+        m->heap[m->hn++] = m->n++;
+    }
     for (uint64_t i = 0; i < count; i++) {
         if (ddd_path(d, f[i], path)) { km_close(m); return ddd_fail(d, ENAMETOOLONG); }
-        int e = kr_open(&m->r[m->n++], path, c != NULL);
-        if (e) { int no = m->r[m->n - 1].err; km_close(m); return e == FC_EIO ? ddd_fail(d, no) : e; }
-        if (kr_more(&m->r[i])) {
-            m->heap[m->hn++] = (int)i;
-        } else if (m->r[i].err) {
-            int no = m->r[i].err; km_close(m); return ddd_fail(d, no);
+        kreader *r = &m->r[m->n++];
+        int e = kr_open(r, path, c != NULL);
+        if (e) { int no = r->err; km_close(m); return e == FC_EIO ? ddd_fail(d, no) : e; }
+        if (kr_more(r)) {
+            m->heap[m->hn++] = m->n - 1;
+        } else if (r->err) {
+            int no = r->err; km_close(m); return ddd_fail(d, no);
         }
     }
     for (int i = m->hn / 2 - 1; i >= 0; i--) km_down(m, i);
@@ -2784,6 +2823,31 @@ static int km_pop(kmerge *m) {
         m->heap[0] = m->heap[--m->hn];
     }
     km_down(m, 0);
+    return 0;
+}
+
+/* Whether k is in one of the merge's files (m: opened on disjoint files of keys: the visited layers), each
+   read on up to its first key not below k (the calls' k must ascend): the files are not merged with each
+   other, so a visited key costs one comparison, a candidate one per file. 0 or 1; *err the errno of a failed
+   read. */
+static int ks_has(kmerge *m, const ckey_t *k, int *err) {
+    for (int j = 0; j < m->hn; j++) {
+        kreader *r = &m->r[m->heap[j]];
+        for (;;) {
+            const ckey_t *b = r->buf;
+            size_t at = r->at, n = r->n;
+            while (at < n && (b[at].hi < k->hi || (b[at].hi == k->hi && b[at].lo < k->lo))) at++;
+            r->at = at;
+            if (at < n) break;
+            if (!kr_more(r)) break;
+        }
+        if (r->at == r->n) {           /* this file is used up (or failed) */
+            if (r->err) { *err = r->err; return 0; }
+            m->heap[j--] = m->heap[--m->hn];
+            continue;
+        }
+        if (ck_same(&r->buf[r->at], k)) return 1;
+    }
     return 0;
 }
 
@@ -2821,7 +2885,7 @@ static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, cons
     kmerge m;
     int e = 0;
     if (ddd_path(d, out, path)) return ddd_fail(d, ENAMETOOLONG);
-    if ((e = km_open(d, &m, in, count, c))) return e;
+    if ((e = km_open(d, &m, in, count, c, NULL, 0))) return e;
     kwriter *w = kw_open(path, c != NULL, &e);
     if (!w) { km_close(&m); return ddd_fail(d, e); }
     ckey_t last = {0, 0};
@@ -2870,13 +2934,12 @@ static int ddd_flush_run(fc_ddd *d) {
     char path[4200];
     int e = 0;
     if (!d->nbuf) return 0;
-    ck_sort(d->buf, d->nbuf);
+    d->nbuf = ck_sort_unique(d->buf, d->nbuf);
     fref f = FR(FK_RUN, d->nruns);
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
     kwriter *w = kw_open(path, 0, &e);
     if (!w) return ddd_fail(d, e);
-    for (uint64_t i = 0; i < d->nbuf; i++)
-        if ((i == 0 || !ck_same(&d->buf[i], &d->buf[i - 1])) && kw_put(w, &d->buf[i])) break;
+    for (uint64_t i = 0; i < d->nbuf; i++) if (kw_put(w, &d->buf[i])) break;
     uint64_t n = w->count, bytes = 0;
     d->nruns++;
     d->runs_total++;
@@ -3479,8 +3542,8 @@ static int ddd_begin_merge(fc_ddd *d) {
     int e = 0;
     uint64_t nr = d->nruns - d->rfirst;
     for (uint64_t i = 0; i < nr; i++) f[i] = FR(FK_RUN, d->rfirst + i);
-    if ((e = km_open(d, &d->cand, f, nr, NULL))) return e;
-    if ((e = km_open(d, &d->seen, f, ddd_visited(d, d->cur, f), NULL))) return e;
+    if ((e = km_open(d, &d->cand, f, nr, NULL, d->buf, d->nbuf))) return e;
+    if ((e = km_open(d, &d->seen, f, ddd_visited(d, d->cur, f), NULL, NULL, 0))) return e;
     if (ddd_path(d, FR(FK_LAYER, d->cur + 1), path)) return ddd_fail(d, ENAMETOOLONG);
     d->out = kw_open(path, 0, &e);
     if (!d->out) return ddd_fail(d, e);
@@ -3500,6 +3563,7 @@ static int ddd_end_merge(fc_ddd *d) {
     km_close(&d->seen);
     for (uint64_t i = 0; i < d->nruns; i++) ddd_remove(d, FR(FK_RUN, i));
     d->nruns = d->rfirst = 0;
+    d->nbuf = 0;                   /* the run kept in memory is merged */
     if (e) return ddd_fail(d, e);
     if (g) return d->status = g;
     d->cur++;
@@ -3525,14 +3589,15 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
             if (!from_ovf && !k) {
                 if (d->front.err) return ddd_fail(d, d->front.err);
                 kr_close(&d->front);
-                int e = ddd_flush_run(d);
-                if (e) return d->status = e;
-                if (d->nruns == d->rfirst && d->novf == d->ovl[d->cur + 1]) {   /* layer cur+1 is empty */
+                d->nbuf = ck_sort_unique(d->buf, d->nbuf);   /* the last run stays in memory for the merge */
+                if (d->nbuf) d->runs_total++;
+                if (!d->nbuf && d->nruns == d->rfirst && d->novf == d->ovl[d->cur + 1]) {   /* layer cur+1 is empty */
                     d->phase = PH_END;
                     d->cur++;
                     return d->status = FC_DONE;
                 }
-                if ((e = ddd_begin_merge(d))) return d->status = e;
+                int e = ddd_begin_merge(d);
+                if (e) return d->status = e;
                 continue;
             }
             fkey_t cur;
@@ -3573,19 +3638,17 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
                 if (d->have_last && ck_same(&k, &d->last)) continue;
                 d->last = k;
                 d->have_last = 1;
-                const ckey_t *v;
-                while ((v = km_peek(&d->seen)) && ck_less(v, &k))
-                    if ((e = km_pop(&d->seen))) return ddd_fail(d, e);
-                if (v && ck_same(v, &k)) continue;
+                if (ks_has(&d->seen, &k, &e)) continue;
+                if (e) return ddd_fail(d, e);
                 if (d->max_states && d->states >= d->max_states) return d->status = FC_LIMIT;
                 if (kw_put(d->out, &k)) return ddd_fail(d, d->out->err);
                 if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 1, d->out->bytes)) return d->status = FC_ENOMEM;
                 d->states++;
-                fkey_t f;
-                unpack_key(&d->c, &k, &f);
-                int h = home_sum(&f);
+                int h = key_home(&d->c, &k);
                 if (h > d->max_home) d->max_home = h;
-                if (h == 52 && !d->won) { d->won = 1; d->won_key = f; d->won_layer = d->cur + 1; }
+                if (h == 52 && !d->won) {
+                    d->won = 1; unpack_key(&d->c, &k, &d->won_key); d->won_layer = d->cur + 1;
+                }
             }
         }
     }
@@ -3749,7 +3812,7 @@ int fc_ddd_sort_p64(fc_ddd *d) {
     if ((e = ddd_ovf_sort(d))) return d->status = e;
     uint64_t ns = d->nsorted - d->sfirst;
     for (uint64_t i = 0; i < ns; i++) f[i] = FR(FK_SORTED, d->sfirst + i);
-    if ((e = km_open(d, &d->sorted, f, ns, &d->c))) return e;
+    if ((e = km_open(d, &d->sorted, f, ns, &d->c, NULL, 0))) return e;
     d->phase = PH_P64;
     return 0;
 }
