@@ -356,6 +356,9 @@ typedef struct {
     int resumed;             /* 1: made by fc_ddd_resume ... */
     uint64_t resumed_layer;  /* ... from this layer (expanded next) */
     uint64_t resumed_states; /* ... with this many positions found */
+    double prior_seconds;    /* wall time in fc_ddd_run of the earlier runs, up to the checkpoint this one went on
+                                from (the state file keeps the total: a run's work after its last checkpoint,
+                                done again, counts once); 0 for a new search */
 } fc_ddd_info;
 
 /* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);

@@ -201,3 +201,25 @@ def test_a_damaged_layer_file_stops_the_sort_as_an_io_error(tmp_path):
     finally:
         r.close()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_file_begins_with_its_head_and_another_head_is_refused(tmp_path):
+    """Every file begins with a head of 32 bytes (fc.c, "The files"): the magic FCDK, the format (2), the
+    search's random number (0 for these test files), its kind's letter and its number. A file without it (format
+    1: a zlib stream right away) or whose head names another kind, number or search is refused (EIO) before any
+    key is read."""
+    keys = list(range(100, 5000, 7))
+    f = tmp_path / "k"
+    write(f, keys)
+    data = f.read_bytes()
+    assert data[:32] == b"FCDK" + struct.pack("<IQQQ", 2, 0, ord("L"), 0)
+    assert write(tmp_path / "r", [_rec(1)], recs=True) and (tmp_path / "r").read_bytes()[16] == ord("S")
+    for at, size, value in ((4, 4, 1), (8, 8, 12345), (16, 8, ord("R")), (24, 8, 3)):   # format 1, another
+        bad = bytearray(data)                                                            # search, kind, number
+        bad[at:at + size] = value.to_bytes(size, "little")
+        f.write_bytes(bytes(bad))
+        assert read(f) == ("error", errno.EIO), at
+    f.write_bytes(data[32:])                     # no head at all
+    assert read(f) == ("error", errno.EIO)
+    f.write_bytes(data)
+    assert read(f) == keys
