@@ -2370,8 +2370,9 @@ static inline int ck_less(const ckey_t *a, const ckey_t *b) {
 static inline int ck_same(const ckey_t *a, const ckey_t *b) { return a->hi == b->hi && a->lo == b->lo; }
 
 /* Sort keys ascending (as 128-bit numbers): quicksort with a branchless partition (Lomuto's, each key swapped
-   to the front when below the pivot, the count advanced by the comparison's 0 or 1: no mispredicted branch,
-   1.7x faster than Hoare's partition with branches on a layer's 889,824 successors of deal 1474422072),
+   to the front when below the pivot, the count advanced by the comparison's 0 or 1: no mispredicted branch;
+   44 ns a key against 69 for Hoare's partition with branches, on the 889,824 successors of deal 1474422072's
+   layer 47, in a test program),
    median of three, insertion sort below 16. A pivot with no key below it gathers its equals first (keys
    repeated many times take no more passes than distinct ones). */
 #if defined(__SIZEOF_INT128__)       /* a compare and a subtract with borrow */
