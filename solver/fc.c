@@ -2319,10 +2319,11 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * kind (8: its letter, L R V or S) and its number (8), all little-endian -- checked whole when the file is
  * opened for reading (another search's file, another layer's, a file of format 1: EIO; fc_ddd_resume
  * checks the heads of the files its state lists), then one raw deflate stream (level 1, the fastest; no
- * zlib header or Adler-32: the blocks' CRC-32 checks the same bytes, and zlib's Adler-32 took 2.5% of the
- * time) of the keys encoded one after the other, cut in blocks of about DDD_WRAW encoded bytes (a sync
- * flush each), every block with a head of 12 bytes: its deflated bytes, its encoded bytes and their CRC-32
- * (little-endian). A reader checks a block's CRC-32 before it decodes any of its keys: the search stops
+ * zlib header or Adler-32: the blocks' CRC-32 checks the deflated bytes, so the inflated ones; zlib's
+ * Adler-32 took 2.5% of the time) of the keys encoded one after the other, cut in blocks of about DDD_WRAW encoded bytes (a sync
+ * flush each), every block with a head of 12 bytes: its deflated bytes, its encoded bytes and a CRC-32 of
+ * these 8 bytes and the deflated ones (little-endian; format 1's CRC-32 was of the encoded bytes, 5x more:
+ * 3.7% of the time). A reader checks a block's CRC-32 before it inflates it: the search stops
  * reading a visited file where its candidates end, and keys from a damaged stream once made a wrong count
  * under a complete search (and garbage keys crashed the certificate's sort). (Format 1, to November 2026:
  * no head, a zlib stream; its folders are refused by the state file's version.) The files of keys (L, R,
@@ -2515,6 +2516,7 @@ struct fc_ddd {
     kreader front;           /* PH_EXPAND: the layer being expanded */
     kmerge cand, seen;       /* PH_MERGE: the runs, and the earlier layers */
     kwriter *out;            /* PH_MERGE: the new layer */
+    uint64_t out_bytes;      /* PH_MERGE: its bytes in the disk figures */
     kmerge sorted;           /* PH_P64: the S runs in P64 order */
     ckey_t last;
     int have_last;
@@ -2605,8 +2607,8 @@ static inline uint32_t le32(const uint8_t *p) {
 }
 
 /* Make raw hold at least `want` bytes not decoded yet, unless the stream ends first: the next blocks read,
-   inflated and their CRC-32 checked before any of their bytes is decoded; 0 or an errno (EIO: the file is
-   damaged, or ends before its stream does, or goes on after it). */
+   their CRC-32 checked (over the head's two lengths and the deflated bytes) before they are inflated; 0 or an
+   errno (EIO: the file is damaged, or ends before its stream does, or goes on after it). */
 static int kr_fill(kreader *r, size_t want) {
     if (r->rn - r->ra >= want || r->ended) return 0;
     memmove(r->raw, r->raw + r->ra, r->rn - r->ra);
@@ -2618,13 +2620,13 @@ static int kr_fill(kreader *r, size_t want) {
         uint32_t clen = le32(h), rawlen = le32(h + 4), crc = le32(h + 8);
         if (clen > DDD_ZMAX || rawlen > DDD_BRAW || r->rn + rawlen > DDD_RRAW) return EIO;
         if (fread(r->in, 1, clen, r->f) != clen) return ferror(r->f) && errno ? errno : EIO;
+        if (crc32(crc32(0L, h, 8), r->in, clen) != crc) return EIO;
         r->z.next_in = r->in;
         r->z.avail_in = clen;
         r->z.next_out = r->raw + r->rn;
         r->z.avail_out = rawlen + 1;        /* one more: a block that inflates to more is refused */
         int z = inflate(&r->z, Z_SYNC_FLUSH);
-        if ((z != Z_OK && z != Z_STREAM_END) || r->z.avail_in || r->z.avail_out != 1
-            || crc32(0L, r->raw + r->rn, rawlen) != crc) return EIO;
+        if ((z != Z_OK && z != Z_STREAM_END) || r->z.avail_in || r->z.avail_out != 1) return EIO;
         r->rn += rawlen;
         if (z == Z_STREAM_END) {
             r->ended = 1;
@@ -2758,7 +2760,8 @@ static kwriter *kw_open(const char *path, int recs, const uint8_t *head, int *er
 }
 
 /* Deflate the encoded bytes as one block (flush: Z_SYNC_FLUSH, or Z_FINISH to end the stream) and write it:
-   its head (deflated bytes, encoded bytes, the encoded bytes' CRC-32), then the deflated bytes. */
+   its head (deflated bytes, encoded bytes, the CRC-32 of these 8 bytes and the deflated ones), then the
+   deflated bytes. */
 static int kw_flush(kwriter *w, int flush) {
     uint32_t rawlen = (uint32_t)w->rn;
     w->z.next_in = w->raw;
@@ -2772,7 +2775,7 @@ static int kw_flush(kwriter *w, int flush) {
     uint32_t clen = (uint32_t)(DDD_ZMAX - w->z.avail_out);
     put_le(w->out, clen, 4);
     put_le(w->out + 4, rawlen, 4);
-    put_le(w->out + 8, crc32(0L, w->raw, rawlen), 4);
+    put_le(w->out + 8, crc32(crc32(0L, w->out, 8), w->out + DDD_BHEAD, clen), 4);
     size_t have = DDD_BHEAD + clen;
     if (fwrite(w->out, 1, have, w->f) != have) return w->err = errno ? errno : EIO;
     w->bytes += have;
@@ -3661,6 +3664,7 @@ static int ddd_begin_merge(fc_ddd *d) {
     d->out = kw_open(path, 0, ddd_head(d, FR(FK_LAYER, d->cur + 1), h), &e);
     if (!d->out) return ddd_fail(d, e);
     d->nlayers = d->cur + 2;
+    d->out_bytes = 0;
     d->have_last = 0;
     d->phase = PH_MERGE;
     return 0;
@@ -3668,10 +3672,10 @@ static int ddd_begin_merge(fc_ddd *d) {
 
 /* The merge is over: the runs go, the new layer becomes the one to expand (or the search is done). */
 static int ddd_end_merge(fc_ddd *d) {
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, n = d->out->count;
     int e = kw_close(d->out, &bytes);
     d->out = NULL;
-    int g = ddd_grew(d, FR(FK_LAYER, d->cur + 1), 0, bytes);
+    int g = ddd_grew(d, FR(FK_LAYER, d->cur + 1), n, bytes);
     km_close(&d->cand);
     km_close(&d->seen);
     for (uint64_t i = 0; i < d->nruns; i++) ddd_remove(d, FR(FK_RUN, i));
@@ -3766,7 +3770,10 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
                 if (e) return ddd_fail(d, e);
                 if (d->max_states && d->states >= d->max_states) return d->status = FC_LIMIT;
                 if (kw_put(d->out, &k)) return ddd_fail(d, d->out->err);
-                if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 1, d->out->bytes)) return d->status = FC_ENOMEM;
+                if (d->out->bytes != d->out_bytes) {   /* a block written: the disk figures (its keys at the end) */
+                    d->out_bytes = d->out->bytes;
+                    if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 0, d->out_bytes)) return d->status = FC_ENOMEM;
+                }
                 d->states++;
                 int h = key_home(&d->c, &k);
                 if (h > d->max_home) d->max_home = h;
