@@ -2350,7 +2350,14 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * zlib's checks, a key past 127 bits, a record not after the one before, bytes past the stream's end), so
  * no wrong set comes out of one: the search stops as an I/O error. fc_ddd_file_write/read expose the layer
  * to tests (their head: search number 0, kind L for keys and S for records, number 0).
- * The time (scripts/bench.py --disk --disk-other MAIN, one run, nice 19): FIGURES
+ * The time, against format 1 with a heap over the visited files, every run written and Hoare's quicksort
+ * (`nice -n 19 python scripts/bench.py --disk --disk-other MAIN`: both in one run, load 4.8 on 2 cores):
+ * deal 219837216 to 30 M positions (2 GB buffer) 27.6 s of processor against 44.1 (0.63x), 0.69 bytes of
+ * disk a position at most against 0.96 (no run file); deal 1474422072 whole (16 MB) 4.3 s against 8.0
+ * (0.54x; in memory it takes about 2 s), 1.65 bytes a position against 1.67; the same certificate body.
+ * What is left (perf, 219837216 to 15 M): the sort 22%, packing and unpacking keys and generating moves
+ * 38% (as in memory), the merge 15% (its files' scans: a visited file's next key against the candidate),
+ * decoding the files 6%, zlib under 5%.
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
 #define DDD_RRECS 256        /* records per reader buffer (16 KB) */
@@ -3234,9 +3241,11 @@ static int ddd_succ(fc_ddd *d, const fkey_t *k, ckey_t *out, int *won) {
  * written at the end of every layer to the state file DDD_STATE -- its temporary name first, fsync'd,
  * renamed, the folder fsync'd -- and no file it lists is removed before the next state file replaces it
  * (the layer's merge of old layers into V keeps its inputs until then). The layer files are not copied:
- * a checkpoint is the state file only (its counters, the live files' names and byte sizes, the overflow
- * set). fc_ddd_resume reads it back, checks every listed file's size (stat: the files' encoding is not
- * assumed), removes the files it does not list (runs, a half-written layer) and goes on from layer cur.
+ * a checkpoint is the state file only (its counters, the search's number (in every file's head) and its
+ * time so far, the live files' names and byte sizes, the overflow set). fc_ddd_resume reads it back,
+ * checks every listed file's size (stat) and head (another search's file, or a layer file under another
+ * layer's name, is refused: FC_ESTATE), removes the files it does not list (runs, a half-written layer) and
+ * goes on from layer cur. Version 1 (files of format 1, no number, no time) is refused in one line.
  * Every number is written little-endian; an FNV-1a checksum of the bytes before it ends the file.
  */
 static const char DDD_MAGIC[8] = {'F', 'C', 'D', 'D', 'D', 'S', 'T', '1'};
