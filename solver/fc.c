@@ -2320,14 +2320,14 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * opened for reading (another search's file, another layer's, a file of format 1: EIO; fc_ddd_resume
  * checks the heads of the files its state lists), then one raw deflate stream (level 1, the fastest; no
  * zlib header or Adler-32: the blocks' CRC-32 checks the deflated bytes, so the inflated ones; zlib's
- * Adler-32 took 2.5% of the time) of the keys encoded one after the other, cut in blocks of about DDD_WRAW encoded bytes (a sync
- * flush each), every block with a head of 12 bytes: its deflated bytes, its encoded bytes and a CRC-32 of
- * these 8 bytes and the deflated ones (little-endian; format 1's CRC-32 was of the encoded bytes, 5x more:
- * 3.7% of the time). A reader checks a block's CRC-32 before it inflates it: the search stops
- * reading a visited file where its candidates end, and keys from a damaged stream once made a wrong count
- * under a complete search (and garbage keys crashed the certificate's sort). (Format 1, to November 2026:
- * no head, a zlib stream; its folders are refused by the state file's version.) The files of keys (L, R,
- * V: ascending) hold each key as its difference from the one
+ * Adler-32 took 2.5% of the time) of the keys encoded one after the other, cut in blocks of about
+ * DDD_WRAW encoded bytes (a sync flush each), every block with a head of 12 bytes: its deflated bytes, its
+ * encoded bytes and a CRC-32 of these 8 bytes and the deflated ones (little-endian; format 1's CRC-32 was
+ * of the encoded bytes, 5x more: 3.7% of the time). A reader checks a block's CRC-32 before it inflates
+ * it: the search stops reading a visited file where its candidates end, and keys from a damaged stream
+ * once made a wrong count under a complete search (and garbage keys crashed the certificate's sort).
+ * (Format 1, to November 2026: no head, a zlib stream; its folders are refused by the state file's
+ * version.) The files of keys (L, R, V: ascending) hold each key as its difference from the one
  * before (the first from 0), a 128-bit number in LEB128 (7 bits a byte from the low end, the top bit on
  * every byte but the last). Sorted keys of reachable positions differ mostly in their low fields (column 0
  * first), by 22..32 bits, and from a few values over and over (the same moves of the low columns under
@@ -2380,9 +2380,8 @@ static inline int ck_same(const ckey_t *a, const ckey_t *b) { return a->hi == b-
 /* Sort keys ascending (as 128-bit numbers): quicksort with a branchless partition (Lomuto's, each key swapped
    to the front when below the pivot, the count advanced by the comparison's 0 or 1: no mispredicted branch;
    44 ns a key against 69 for Hoare's partition with branches, on the 889,824 successors of deal 1474422072's
-   layer 47, in a test program),
-   median of three, insertion sort below 16. A pivot with no key below it gathers its equals first (keys
-   repeated many times take no more passes than distinct ones). */
+   layer 47, in a test program), median of three, insertion sort below 16. A pivot with no key below it
+   gathers its equals first (keys repeated many times take no more passes than distinct ones). */
 #if defined(__SIZEOF_INT128__)       /* a compare and a subtract with borrow */
 #define CK_BELOW(x, p) ((((unsigned __int128)(x).hi << 64) | (x).lo) < (((unsigned __int128)(p).hi << 64) | (p).lo))
 #else
