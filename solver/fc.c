@@ -2341,10 +2341,11 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * all the S runs plus the largest visited file. (Raw keys through zlib, without the differences, take 3.3
  * bytes even in key order.)
  * The cost is processor time: deflating every file written and inflating every file read (the visited
- * set is read once a layer) costs 1.24x the processor time of raw files on deal 219837216 to 30 M positions
+ * set is read once a layer) cost 1.24x the processor time of raw files on deal 219837216 to 30 M positions
  * (2 GB buffer), 1.56x on deal 1474422072 whole (16 MB: small, sparser runs), with the files in the page
- * cache (scripts/bench.py --disk); the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M)
- * and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
+ * cache (scripts/bench.py --disk; format 1, every run written, the visited files merged through a heap);
+ * the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M; 0.69 at 30 M with the last run
+ * kept in memory) and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
  * machine's memory stays in its page cache instead of reading the disk every layer, and a search 15x
  * bigger fits on the same disk. A damaged or cut file is refused (EIO: its head, a block's CRC-32 or
  * zlib's checks, a key past 127 bits, a record not after the one before, bytes past the stream's end), so
