@@ -122,7 +122,8 @@ def _explore_report(args, src, rules, result, max_states):
         if getattr(result, "disk", False):
             obj["disk"] = {"layers": result.layers, "runs": result.runs, "disk_peak_bytes": result.disk_peak,
                            "memory": args.memory, "overflow": result.overflow,
-                           "overflow_bytes": result.overflow_bytes}
+                           "overflow_bytes": result.overflow_bytes,
+                           "total_seconds": round(result.total_seconds, 6)}
             if result.work_dir is not None:
                 obj["disk"].update(report.work_dir_json(result))
         report.write_json(obj)

@@ -368,9 +368,11 @@ class DiskSearch:
 class DiskResult(Found):
     """What the disk search found, read like solver.search.ExploreResult (see Found), with its figures:
     layers, runs (sorted runs written), disk_peak (bytes of files at most), overflow and overflow_bytes (the
-    positions kept whole in memory, as they do not pack into the 16-byte key, and their bytes); with a work
-    folder: resumed ((layer, positions) it went on from, or None), checkpoints, checkpoint_bytes (the last
-    state file's), checkpoint_seconds, work_dir and kept (the folder stays, to go on)."""
+    positions kept whole in memory, as they do not pack into the 16-byte key, and their bytes), total_seconds
+    (``seconds`` is this run's; this adds the earlier runs' of a resumed search, up to the checkpoint it went on
+    from); with a work folder: resumed ((layer, positions) it went on from, or None), checkpoints,
+    checkpoint_bytes (the last state file's), checkpoint_seconds, work_dir and kept (the folder stays, to go
+    on)."""
     disk = True
 
     def _stats(self, st):
@@ -384,6 +386,7 @@ class DiskResult(Found):
         self.checkpoints = int(st.checkpoints)
         self.checkpoint_bytes = int(st.checkpoint_bytes)
         self.checkpoint_seconds = float(st.checkpoint_seconds)
+        self.total_seconds = float(st.prior_seconds) + self.seconds   # this run's and the earlier runs'
         self.kept = self.search.kept()
 
     def winning_line(self):

@@ -550,6 +550,27 @@ static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
     for (int s = 0; s < 4; s++) k->w[s] |= (13u - ((cnt >> (8 * s)) & 0xFF)) << 28;
 }
 
+/* The cards at home of a packed position: 52 less its cards on the board (the columns' bases and chains, the
+   cells), read off the key without unpacking it. */
+static int key_home(const ctx_t *c, const ckey_t *ck) {
+    uint64_t lo = ck->lo, hi = ck->hi;
+    int hb = c->hb, cards = 0, n = 0;
+    uint32_t hmask = (1u << hb) - 1;
+#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
+    for (int i = 0; i < 8; i++) {
+        int code = (int)(lo & hmask);
+        CONSUME(hb);
+        if (!code) continue;
+        int ch = (int)(lo & 15);
+        CONSUME(4 + ch);
+        cards += ch + (code <= 52 || c->canonical ? (c->hword[code] >> 6) & 63 : code - 51);
+    }
+#undef CONSUME
+    uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
+    while (n < 8 && c->coff[n + 1] <= r) n++;
+    return 52 - cards - n;
+}
+
 /* ---- autoplay and canonical order ---- */
 static inline int safe_home(int mode, int x, const fkey_t *k) {
     int s = suit(x), r = rank0(x) + 1;
@@ -2271,10 +2292,15 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  *
  * Breadth first by layers, in the manner of Korf's external-memory search: layer d+1 is made from layer d
  * by generating every successor into a buffer of `mem` bytes (16-byte compact keys, see "The compact
- * store"), sorting it and writing it as a run whenever it is full; then the runs are merged (duplicates
+ * store"), sorting it (its repeats dropped: about half the successors of a layer) and writing it as a run
+ * whenever it is full; the layer's last buffer is not written: it stays in memory, sorted, as one more run
+ * (most layers have no other: no file written and read back). Then the runs are merged (duplicates
  * dropped) and the keys of every earlier layer are subtracted in the same pass (moves are not all
  * reversible: a new position may repeat one of any earlier layer). Each layer is a file of sorted,
- * distinct keys (L<d>.keys in the folder given); the visited set is their union. A won successor stops
+ * distinct keys (L<d>.keys in the folder given); the visited set is their union. The visited files are
+ * disjoint, so they are not merged with each other for the subtraction: each is read on to the candidate
+ * (ks_has: one comparison a visited key, one a file a candidate; a heap over them took 13% of the time,
+ * every visited key a heap step). A won successor stops
  * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line).
  * A position that does not pack into the key (rare) is kept whole in memory instead, in the overflow set:
  * its fkey_t in the order found (so by layer: ovl[l] is layer l's first), and a hash table over them. Each
@@ -2288,12 +2314,20 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * and writing use plain stdio. Between layers, when more than DDD_MAXF layer files would be visited by the
  * next merge, the older ones are merged into one file V<nseen>.
  *
- * The files (kreader, kwriter): each is one zlib stream (level 1, the fastest) of the keys encoded one
- * after the other, cut in blocks of about DDD_WRAW encoded bytes (a zlib sync flush each), every block with
- * a head of 12 bytes: its deflated bytes, its encoded bytes and their CRC-32 (little-endian). A reader
- * checks a block's CRC-32 before it decodes any of its keys: the search stops reading a visited file where
- * its candidates end, before the stream's own Adler-32, and keys from a damaged stream once made a wrong
- * count under a complete search (and garbage keys crashed the certificate's sort). The files of keys (L, R, V: ascending) hold each key as its difference from the one
+ * The files (kreader, kwriter), format 2: a head of DDD_FHEAD = 32 bytes -- the magic "FCDK", the format
+ * (4 bytes), the search's number (8: random, drawn by fc_ddd_new and kept in the state file), the file's
+ * kind (8: its letter, L R V or S) and its number (8), all little-endian -- checked whole when the file is
+ * opened for reading (another search's file, another layer's, a file of format 1: EIO; fc_ddd_resume
+ * checks the heads of the files its state lists), then one raw deflate stream (level 1, the fastest; no
+ * zlib header or Adler-32: the blocks' CRC-32 checks the deflated bytes, so the inflated ones; zlib's
+ * Adler-32 took 2.5% of the time) of the keys encoded one after the other, cut in blocks of about
+ * DDD_WRAW encoded bytes (a sync flush each), every block with a head of 12 bytes: its deflated bytes, its
+ * encoded bytes and a CRC-32 of these 8 bytes and the deflated ones (little-endian; format 1's CRC-32 was
+ * of the encoded bytes, 5x more: 3.7% of the time). A reader checks a block's CRC-32 before it inflates
+ * it: the search stops reading a visited file where its candidates end, and keys from a damaged stream
+ * once made a wrong count under a complete search (and garbage keys crashed the certificate's sort).
+ * (Format 1, to November 2026: no head, a zlib stream; its folders are refused by the state file's
+ * version.) The files of keys (L, R, V: ascending) hold each key as its difference from the one
  * before (the first from 0), a 128-bit number in LEB128 (7 bits a byte from the low end, the top bit on
  * every byte but the last). Sorted keys of reachable positions differ mostly in their low fields (column 0
  * first), by 22..32 bits, and from a few values over and over (the same moves of the low columns under
@@ -2307,14 +2341,24 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * all the S runs plus the largest visited file. (Raw keys through zlib, without the differences, take 3.3
  * bytes even in key order.)
  * The cost is processor time: deflating every file written and inflating every file read (the visited
- * set is read once a layer) costs 1.24x the processor time of raw files on deal 219837216 to 30 M positions
+ * set is read once a layer) cost 1.24x the processor time of raw files on deal 219837216 to 30 M positions
  * (2 GB buffer), 1.56x on deal 1474422072 whole (16 MB: small, sparser runs), with the files in the page
- * cache (scripts/bench.py --disk); the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M)
- * and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
+ * cache (scripts/bench.py --disk; format 1, every run written, the visited files merged through a heap);
+ * the peak disk falls from 24.1 to 0.96 bytes a position (0.90 at 120 M; 0.69 at 30 M with the last run
+ * kept in memory) and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
  * machine's memory stays in its page cache instead of reading the disk every layer, and a search 15x
- * bigger fits on the same disk. A damaged or cut file is refused (EIO: a block's CRC-32 or zlib's checks,
- * a key past 127 bits, a record not after the one before, bytes past the stream's end), so no wrong set
- * comes out of one: the search stops as an I/O error. fc_ddd_file_write/read expose the layer to tests.
+ * bigger fits on the same disk. A damaged or cut file is refused (EIO: its head, a block's CRC-32 or
+ * zlib's checks, a key past 127 bits, a record not after the one before, bytes past the stream's end), so
+ * no wrong set comes out of one: the search stops as an I/O error. fc_ddd_file_write/read expose the layer
+ * to tests (their head: search number 0, kind L for keys and S for records, number 0).
+ * The time, against format 1 with a heap over the visited files, every run written and Hoare's quicksort
+ * (`nice -n 19 python scripts/bench.py --disk --disk-other MAIN`: both in one run, load 4.8 on 2 cores):
+ * deal 219837216 to 30 M positions (2 GB buffer) 27.6 s of processor against 44.1 (0.63x), 0.69 bytes of
+ * disk a position at most against 0.96 (no run file); deal 1474422072 whole (16 MB) 4.3 s against 8.0
+ * (0.54x; in memory it takes about 2 s), 1.65 bytes a position against 1.67; the same certificate body.
+ * What is left (perf, 219837216 to 15 M): the sort 22%, packing and unpacking keys and generating moves
+ * 38% (as in memory), the merge 15% (its files' scans: a visited file's next key against the candidate),
+ * decoding the files 6%, zlib under 5%.
  * ========================================================================================================= */
 #define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
 #define DDD_RRECS 256        /* records per reader buffer (16 KB) */
@@ -2334,23 +2378,45 @@ static inline int ck_less(const ckey_t *a, const ckey_t *b) {
 
 static inline int ck_same(const ckey_t *a, const ckey_t *b) { return a->hi == b->hi && a->lo == b->lo; }
 
-/* Sort keys ascending (as 128-bit numbers): quicksort, median of three, insertion sort below 24. */
+/* Sort keys ascending (as 128-bit numbers): quicksort with a branchless partition (Lomuto's, each key swapped
+   to the front when below the pivot, the count advanced by the comparison's 0 or 1: no mispredicted branch;
+   44 ns a key against 69 for Hoare's partition with branches, on the 889,824 successors of deal 1474422072's
+   layer 47, in a test program), median of three, insertion sort below 16. A pivot with no key below it
+   gathers its equals first (keys repeated many times take no more passes than distinct ones). */
+#if defined(__SIZEOF_INT128__)       /* a compare and a subtract with borrow */
+#define CK_BELOW(x, p) ((((unsigned __int128)(x).hi << 64) | (x).lo) < (((unsigned __int128)(p).hi << 64) | (p).lo))
+#else
+#define CK_BELOW(x, p) (((x).hi < (p).hi) | (((x).hi == (p).hi) & ((x).lo < (p).lo)))
+#endif
 static void ck_sort(ckey_t *v, uint64_t n) {
-    while (n > 24) {
-        ckey_t a = v[0], b = v[n / 2], c = v[n - 1], p;
-        if (ck_less(&a, &b)) p = ck_less(&b, &c) ? b : (ck_less(&a, &c) ? c : a);
-        else p = ck_less(&a, &c) ? a : (ck_less(&b, &c) ? c : b);
-        uint64_t i = 0, j = n - 1;
-        for (;;) {
-            while (ck_less(&v[i], &p)) i++;
-            while (ck_less(&p, &v[j])) j--;
-            if (i >= j) break;
-            ckey_t t = v[i]; v[i] = v[j]; v[j] = t;
-            i++; j--;
+    while (n > 16) {
+        uint64_t m = n / 2, pi;
+        if (ck_less(&v[0], &v[m])) pi = ck_less(&v[m], &v[n - 1]) ? m : ck_less(&v[0], &v[n - 1]) ? n - 1 : 0;
+        else pi = ck_less(&v[0], &v[n - 1]) ? 0 : ck_less(&v[m], &v[n - 1]) ? n - 1 : m;
+        ckey_t p = v[pi], t;
+        v[pi] = v[n - 1];
+        v[n - 1] = p;
+        uint64_t lt = 0;
+        for (uint64_t i = 0; i < n - 1; i++) {        /* v[0 .. lt-1] < p */
+            ckey_t x = v[i];
+            int below = CK_BELOW(x, p);
+            v[i] = v[lt];
+            v[lt] = x;
+            lt += (uint64_t)below;
         }
-        /* v[0..j] <= p <= v[j+1..n-1] */
-        if (j + 1 < n - j - 1) { ck_sort(v, j + 1); v += j + 1; n -= j + 1; }
-        else { ck_sort(v + j + 1, n - j - 1); n = j + 1; }
+        t = v[lt]; v[lt] = v[n - 1]; v[n - 1] = t;  /* p at lt, keys not below it after */
+        uint64_t from = lt + 1;
+        if (lt == 0) {                                /* p is the least: its equals next to it, then the rest */
+            for (uint64_t i = 1; i < n; i++) {
+                ckey_t x = v[i];
+                int same = (x.hi == p.hi) & (x.lo == p.lo);
+                v[i] = v[from];
+                v[from] = x;
+                from += (uint64_t)same;
+            }
+        }
+        if (lt < n - from) { ck_sort(v, lt); v += from; n -= from; }
+        else { ck_sort(v + from, n - from); n = lt; }
     }
     for (uint64_t i = 1; i < n; i++) {
         ckey_t x = v[i];
@@ -2358,6 +2424,14 @@ static void ck_sort(ckey_t *v, uint64_t n) {
         while (j > 0 && ck_less(&x, &v[j - 1])) { v[j] = v[j - 1]; j--; }
         v[j] = x;
     }
+}
+
+/* Sort v[0 .. n-1] and drop its repeats: the number of distinct keys, now v[0 ..]. */
+static uint64_t ck_sort_unique(ckey_t *v, uint64_t n) {
+    uint64_t m = 0;
+    ck_sort(v, n);
+    for (uint64_t i = 0; i < n; i++) if (!m || !ck_same(&v[i], &v[m - 1])) v[m++] = v[i];
+    return m;
 }
 
 typedef struct {             /* a file of keys (or of records: S runs) read a buffer at a time (see "The files") */
@@ -2377,6 +2451,7 @@ typedef struct {             /* a file of keys (or of records: S runs) read a bu
     uint8_t prec[FC_P64_SIZE];/* records: the last one decoded */
     uint64_t count;          /* records decoded */
     int err;                 /* errno of a failed read (EIO: a damaged or truncated file), else 0 */
+    int borrowed;            /* buf is the search's buffer (the layer's last run, kept in memory): not freed */
 } kreader;
 
 typedef struct {             /* a file of keys (or records) written: encoded, deflated a buffer at a time */
@@ -2404,6 +2479,9 @@ typedef struct { int kind; uint64_t idx; } fref;   /* a file of the disk search:
 enum { FK_LAYER, FK_RUN, FK_SEEN, FK_SORTED, FK_KINDS };
 static const char FK_NAME[FK_KINDS] = {'L', 'R', 'V', 'S'};
 #define DDD_STATE "search.state"           /* the checkpoint (see "Checkpoints") */
+#define DDD_FHEAD 32                       /* a file's head (see "The files") */
+static const char DDD_FMAGIC[4] = {'F', 'C', 'D', 'K'};
+#define DDD_FVERSION 2u      /* the files' format: 1 had no head and zlib streams (an Adler-32 after the blocks) */
 #define DDD_STATE_TMP "search.state.tmp"
 #define DDD_MAXF 32          /* files merged at once (a merge of more is done in passes) */
 
@@ -2412,6 +2490,7 @@ struct fc_ddd {
     char dir[4096];
     uint64_t mem, max_states;
     int stop_on_win;
+    uint64_t id;             /* the search's number, random, in every file's head and in the state file */
     ckey_t *buf;             /* successors of the layer being expanded, sorted into runs when full */
     uint64_t cap, nbuf;
     uint64_t *fsz[FK_KINDS]; /* keys in each file, by kind and number */
@@ -2444,6 +2523,7 @@ struct fc_ddd {
     kreader front;           /* PH_EXPAND: the layer being expanded */
     kmerge cand, seen;       /* PH_MERGE: the runs, and the earlier layers */
     kwriter *out;            /* PH_MERGE: the new layer */
+    uint64_t out_bytes;      /* PH_MERGE: its bytes in the disk figures */
     kmerge sorted;           /* PH_P64: the S runs in P64 order */
     ckey_t last;
     int have_last;
@@ -2458,6 +2538,10 @@ struct fc_ddd {
     double ck_seconds;                          /* wall time spent writing them */
     int resumed;             /* 1: made by fc_ddd_resume, from layer resumed_layer */
     uint64_t resumed_layer, resumed_states;
+    double prior_seconds;    /* the earlier runs' time, up to the checkpoint this one went on from */
+    double seconds;          /* wall time in fc_ddd_run this run, up to its last return */
+    double run_t0;           /* when the fc_ddd_run call under way began (in_run 1) */
+    int in_run;
 };
 
 enum { PH_EXPAND, PH_MERGE, PH_END, PH_P64 };
@@ -2469,6 +2553,24 @@ static int ddd_path(const fc_ddd *d, fref f, char *path) {
 
 static fref FR(int kind, uint64_t idx) { fref f; f.kind = kind; f.idx = idx; return f; }
 
+/* v as `bytes` little-endian bytes at p (the files' heads and block heads, the state file's numbers). */
+static inline void put_le(uint8_t *p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The head of file f of the search `id` into h (DDD_FHEAD bytes; see "The files"), and h. */
+static const uint8_t *ddd_fhead(uint64_t id, fref f, uint8_t *h) {
+    memcpy(h, DDD_FMAGIC, 4);
+    put_le(h + 4, DDD_FVERSION, 4);
+    put_le(h + 8, id, 8);
+    put_le(h + 16, (uint64_t)(uint8_t)FK_NAME[f.kind], 8);
+    put_le(h + 24, f.idx, 8);
+    return h;
+}
+
+/* The head of one of the search's files. */
+static const uint8_t *ddd_head(const fc_ddd *d, fref f, uint8_t *h) { return ddd_fhead(d->id, f, h); }
+
 static int ddd_fail(fc_ddd *d, int e) {
     if (!d->sys_errno) d->sys_errno = e ? e : EIO;
     return d->status = FC_EIO;
@@ -2479,26 +2581,30 @@ static void kr_close(kreader *r) {
     if (r->f) fclose(r->f);
     free(r->in);
     free(r->raw);
-    free(r->buf);
+    if (!r->borrowed) free(r->buf);
     free(r->rbuf);
     memset(r, 0, sizeof *r);
 }
 
-/* Open a file of keys (recs 0) or of P64 records (recs 1); 0, FC_ENOMEM or FC_EIO (r->err: the errno). */
-static int kr_open(kreader *r, const char *path, int recs) {
+/* Open a file of keys (recs 0) or of P64 records (recs 1) whose head must be `head` (DDD_FHEAD bytes: the
+   file of this search, kind and number); 0, FC_ENOMEM or FC_EIO (r->err: the errno; EIO: another head). */
+static int kr_open(kreader *r, const char *path, int recs, const uint8_t *head) {
     memset(r, 0, sizeof *r);
     r->recs = recs;
     r->in = (uint8_t *)malloc(DDD_ZMAX);
     r->raw = (uint8_t *)calloc(DDD_RRAW + DDD_KEYMAX, 1);   /* room for a key past the end (kr_keys) */
     if (recs) r->rbuf = (uint8_t *)malloc(DDD_RRECS * FC_P64_SIZE);
     else r->buf = (ckey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
-    if (!r->in || !r->raw || (recs ? !r->rbuf : !r->buf) || inflateInit(&r->z) != Z_OK) {
+    if (!r->in || !r->raw || (recs ? !r->rbuf : !r->buf) || inflateInit2(&r->z, -15) != Z_OK) {
         kr_close(r);
         return FC_ENOMEM;
     }
     r->zok = 1;
     r->f = fopen(path, "rb");
     if (!r->f) { r->err = errno ? errno : EIO; return FC_EIO; }
+    uint8_t h[DDD_FHEAD];
+    if (fread(h, 1, DDD_FHEAD, r->f) != DDD_FHEAD) { r->err = ferror(r->f) && errno ? errno : EIO; return FC_EIO; }
+    if (memcmp(h, head, DDD_FHEAD)) { r->err = EIO; return FC_EIO; }
     return 0;
 }
 
@@ -2508,8 +2614,8 @@ static inline uint32_t le32(const uint8_t *p) {
 }
 
 /* Make raw hold at least `want` bytes not decoded yet, unless the stream ends first: the next blocks read,
-   inflated and their CRC-32 checked before any of their bytes is decoded; 0 or an errno (EIO: the file is
-   damaged, or ends before its stream does, or goes on after it). */
+   their CRC-32 checked (over the head's two lengths and the deflated bytes) before they are inflated; 0 or an
+   errno (EIO: the file is damaged, or ends before its stream does, or goes on after it). */
 static int kr_fill(kreader *r, size_t want) {
     if (r->rn - r->ra >= want || r->ended) return 0;
     memmove(r->raw, r->raw + r->ra, r->rn - r->ra);
@@ -2521,13 +2627,13 @@ static int kr_fill(kreader *r, size_t want) {
         uint32_t clen = le32(h), rawlen = le32(h + 4), crc = le32(h + 8);
         if (clen > DDD_ZMAX || rawlen > DDD_BRAW || r->rn + rawlen > DDD_RRAW) return EIO;
         if (fread(r->in, 1, clen, r->f) != clen) return ferror(r->f) && errno ? errno : EIO;
+        if (crc32(crc32(0L, h, 8), r->in, clen) != crc) return EIO;
         r->z.next_in = r->in;
         r->z.avail_in = clen;
         r->z.next_out = r->raw + r->rn;
         r->z.avail_out = rawlen + 1;        /* one more: a block that inflates to more is refused */
         int z = inflate(&r->z, Z_SYNC_FLUSH);
-        if ((z != Z_OK && z != Z_STREAM_END) || r->z.avail_in || r->z.avail_out != 1
-            || crc32(0L, r->raw + r->rn, rawlen) != crc) return EIO;
+        if ((z != Z_OK && z != Z_STREAM_END) || r->z.avail_in || r->z.avail_out != 1) return EIO;
         r->rn += rawlen;
         if (z == Z_STREAM_END) {
             r->ended = 1;
@@ -2641,25 +2747,28 @@ static inline const ckey_t *kr_peek(kreader *r) {
     return kr_more(r) ? &r->buf[0] : NULL;
 }
 
-/* A new file of keys (recs 0) or records (recs 1); NULL with *err an errno on failure. */
-static kwriter *kw_open(const char *path, int recs, int *err) {
+/* A new file of keys (recs 0) or records (recs 1), beginning with `head` (DDD_FHEAD bytes); NULL with *err an
+   errno on failure. */
+static kwriter *kw_open(const char *path, int recs, const uint8_t *head, int *err) {
     kwriter *w = (kwriter *)calloc(1, sizeof *w);
     if (!w) { *err = ENOMEM; return NULL; }
     w->recs = recs;
-    if (deflateInit(&w->z, DDD_ZLEVEL) != Z_OK) { free(w); *err = ENOMEM; return NULL; }
+    if (deflateInit2(&w->z, DDD_ZLEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(w); *err = ENOMEM; return NULL;
+    }
     w->zok = 1;
+    int no = 0;
     w->f = fopen(path, "wb");
-    if (!w->f) { *err = errno ? errno : EIO; deflateEnd(&w->z); free(w); return NULL; }
+    if (!w->f) no = errno ? errno : EIO;
+    else if (fwrite(head, 1, DDD_FHEAD, w->f) != DDD_FHEAD) { no = errno ? errno : EIO; fclose(w->f); remove(path); }
+    if (no) { *err = no; deflateEnd(&w->z); free(w); return NULL; }
+    w->bytes = DDD_FHEAD;
     return w;
 }
 
-/* v as `bytes` little-endian bytes at p (the files' block heads, the state file's numbers). */
-static inline void put_le(uint8_t *p, uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* Deflate the encoded bytes as one block (flush: Z_SYNC_FLUSH, or Z_FINISH to end the stream) and write it:
-   its head (deflated bytes, encoded bytes, the encoded bytes' CRC-32), then the deflated bytes. */
+   its head (deflated bytes, encoded bytes, the CRC-32 of these 8 bytes and the deflated ones), then the
+   deflated bytes. */
 static int kw_flush(kwriter *w, int flush) {
     uint32_t rawlen = (uint32_t)w->rn;
     w->z.next_in = w->raw;
@@ -2673,7 +2782,7 @@ static int kw_flush(kwriter *w, int flush) {
     uint32_t clen = (uint32_t)(DDD_ZMAX - w->z.avail_out);
     put_le(w->out, clen, 4);
     put_le(w->out + 4, rawlen, 4);
-    put_le(w->out + 8, crc32(0L, w->raw, rawlen), 4);
+    put_le(w->out + 8, crc32(crc32(0L, w->out, 8), w->out + DDD_BHEAD, clen), 4);
     size_t have = DDD_BHEAD + clen;
     if (fwrite(w->out, 1, have, w->f) != have) return w->err = errno ? errno : EIO;
     w->bytes += have;
@@ -2749,22 +2858,32 @@ static void km_close(kmerge *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* Open the files f[0 .. count-1] for a merge (c: in P64 order); 0 or a negative error. */
-static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c) {
+/* Open the files f[0 .. count-1] for a merge (c: in P64 order), and with them the sorted keys mem[0 .. nmem-1]
+   when mem is not NULL (a run kept in memory: a source like the files); 0 or a negative error. */
+static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c, ckey_t *mem, uint64_t nmem) {
     char path[4200];
     memset(m, 0, sizeof *m);
     m->c = c;
-    m->r = (kreader *)calloc(count ? count : 1, sizeof *m->r);
-    m->heap = (int *)malloc((count ? count : 1) * sizeof *m->heap);
+    m->r = (kreader *)calloc(count + 1, sizeof *m->r);
+    m->heap = (int *)malloc((count + 1) * sizeof *m->heap);
     if (!m->r || !m->heap) { km_close(m); return FC_ENOMEM; }
+    if (mem && nmem) {                 /* no file: kr_more ends it when its keys are used up */
+        kreader *r = &m->r[m->n];
+        r->buf = mem;
+        r->n = (size_t)nmem;
+        r->borrowed = 1;
+        m->heap[m->hn++] = m->n++;
+    }
     for (uint64_t i = 0; i < count; i++) {
         if (ddd_path(d, f[i], path)) { km_close(m); return ddd_fail(d, ENAMETOOLONG); }
-        int e = kr_open(&m->r[m->n++], path, c != NULL);
-        if (e) { int no = m->r[m->n - 1].err; km_close(m); return e == FC_EIO ? ddd_fail(d, no) : e; }
-        if (kr_more(&m->r[i])) {
-            m->heap[m->hn++] = (int)i;
-        } else if (m->r[i].err) {
-            int no = m->r[i].err; km_close(m); return ddd_fail(d, no);
+        kreader *r = &m->r[m->n++];
+        uint8_t h[DDD_FHEAD];
+        int e = kr_open(r, path, c != NULL, ddd_head(d, f[i], h));
+        if (e) { int no = r->err; km_close(m); return e == FC_EIO ? ddd_fail(d, no) : e; }
+        if (kr_more(r)) {
+            m->heap[m->hn++] = m->n - 1;
+        } else if (r->err) {
+            int no = r->err; km_close(m); return ddd_fail(d, no);
         }
     }
     for (int i = m->hn / 2 - 1; i >= 0; i--) km_down(m, i);
@@ -2784,6 +2903,31 @@ static int km_pop(kmerge *m) {
         m->heap[0] = m->heap[--m->hn];
     }
     km_down(m, 0);
+    return 0;
+}
+
+/* Whether k is in one of the merge's files (m: opened on disjoint files of keys: the visited layers), each
+   read on up to its first key not below k (the calls' k must ascend): the files are not merged with each
+   other, so a visited key costs one comparison, a candidate one per file. 0 or 1; *err the errno of a failed
+   read. */
+static int ks_has(kmerge *m, const ckey_t *k, int *err) {
+    for (int j = 0; j < m->hn; j++) {
+        kreader *r = &m->r[m->heap[j]];
+        for (;;) {
+            const ckey_t *b = r->buf;
+            size_t at = r->at, n = r->n;
+            while (at < n && (b[at].hi < k->hi || (b[at].hi == k->hi && b[at].lo < k->lo))) at++;
+            r->at = at;
+            if (at < n) break;
+            if (!kr_more(r)) break;
+        }
+        if (r->at == r->n) {           /* this file is used up (or failed) */
+            if (r->err) { *err = r->err; return 0; }
+            m->heap[j--] = m->heap[--m->hn];
+            continue;
+        }
+        if (ck_same(&r->buf[r->at], k)) return 1;
+    }
     return 0;
 }
 
@@ -2821,8 +2965,9 @@ static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, cons
     kmerge m;
     int e = 0;
     if (ddd_path(d, out, path)) return ddd_fail(d, ENAMETOOLONG);
-    if ((e = km_open(d, &m, in, count, c))) return e;
-    kwriter *w = kw_open(path, c != NULL, &e);
+    if ((e = km_open(d, &m, in, count, c, NULL, 0))) return e;
+    uint8_t h[DDD_FHEAD];
+    kwriter *w = kw_open(path, c != NULL, ddd_head(d, out, h), &e);
     if (!w) { km_close(&m); return ddd_fail(d, e); }
     ckey_t last = {0, 0};
     uint64_t n = 0, bytes = 0;
@@ -2870,13 +3015,13 @@ static int ddd_flush_run(fc_ddd *d) {
     char path[4200];
     int e = 0;
     if (!d->nbuf) return 0;
-    ck_sort(d->buf, d->nbuf);
+    d->nbuf = ck_sort_unique(d->buf, d->nbuf);
     fref f = FR(FK_RUN, d->nruns);
+    uint8_t h[DDD_FHEAD];
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
-    kwriter *w = kw_open(path, 0, &e);
+    kwriter *w = kw_open(path, 0, ddd_head(d, f, h), &e);
     if (!w) return ddd_fail(d, e);
-    for (uint64_t i = 0; i < d->nbuf; i++)
-        if ((i == 0 || !ck_same(&d->buf[i], &d->buf[i - 1])) && kw_put(w, &d->buf[i])) break;
+    for (uint64_t i = 0; i < d->nbuf; i++) if (kw_put(w, &d->buf[i])) break;
     uint64_t n = w->count, bytes = 0;
     d->nruns++;
     d->runs_total++;
@@ -2956,8 +3101,9 @@ static int ddd_open_front(fc_ddd *d) {
     d->ovl[d->cur + 1] = d->novf;
     d->ovltop = d->cur + 1;
     d->oexp = d->ovl[d->cur];
+    uint8_t h[DDD_FHEAD];
     if (ddd_path(d, FR(FK_LAYER, d->cur), path)) return ddd_fail(d, ENAMETOOLONG);
-    e = kr_open(&d->front, path, 0);
+    e = kr_open(&d->front, path, 0, ddd_head(d, FR(FK_LAYER, d->cur), h));
     return e == FC_EIO ? ddd_fail(d, d->front.err) : e;
 }
 
@@ -2987,6 +3133,25 @@ static fc_ddd *ddd_make(const fc_pos *start, const fc_rules *r, const char *dir,
     return d;
 }
 
+/* A number for a new search (in its files' heads): 64 bits of /dev/urandom, else of the clock, the process and
+   the search's address mixed (splitmix64). */
+static uint64_t ddd_new_id(const fc_ddd *d) {
+    uint64_t id = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        if (fread(&id, 1, sizeof id, f) != sizeof id) id = 0;
+        fclose(f);
+    }
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    uint64_t z = id ^ ((uint64_t)t.tv_sec << 30) ^ (uint64_t)t.tv_nsec ^ ((uint64_t)getpid() << 40)
+               ^ (uint64_t)(uintptr_t)d;
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint64_t mem, uint64_t max_states,
                    int stop_on_win, int key_bits, int *err) {
     int e = 0, dummy;
@@ -3001,8 +3166,10 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     int fits = !pack_key(&d->c, &k, &ck);   /* the start is in L0, or in the overflow set (and L0 empty) */
     if (!fits && (e = ddd_ovf_add(d, &k)) != 1) { fc_ddd_free(d); *err = e == FC_LIMIT ? FC_ENOMEM : e; return NULL; }
     char path[4200];
+    uint8_t h[DDD_FHEAD];
+    d->id = ddd_new_id(d);
     if (ddd_path(d, FR(FK_LAYER, 0), path)) { fc_ddd_free(d); *err = FC_EIO; return NULL; }
-    kwriter *w = kw_open(path, 0, &e);
+    kwriter *w = kw_open(path, 0, ddd_head(d, FR(FK_LAYER, 0), h), &e);
     if (!w) { d->sys_errno = e; *err = FC_EIO; fc_ddd_free(d); return NULL; }
     d->nlayers = 1;
     if (fits) kw_put(w, &ck);
@@ -3074,13 +3241,15 @@ static int ddd_succ(fc_ddd *d, const fkey_t *k, ckey_t *out, int *won) {
  * written at the end of every layer to the state file DDD_STATE -- its temporary name first, fsync'd,
  * renamed, the folder fsync'd -- and no file it lists is removed before the next state file replaces it
  * (the layer's merge of old layers into V keeps its inputs until then). The layer files are not copied:
- * a checkpoint is the state file only (its counters, the live files' names and byte sizes, the overflow
- * set). fc_ddd_resume reads it back, checks every listed file's size (stat: the files' encoding is not
- * assumed), removes the files it does not list (runs, a half-written layer) and goes on from layer cur.
+ * a checkpoint is the state file only (its counters, the search's number (in every file's head) and its
+ * time so far, the live files' names and byte sizes, the overflow set). fc_ddd_resume reads it back,
+ * checks every listed file's size (stat) and head (another search's file, or a layer file under another
+ * layer's name, is refused: FC_ESTATE), removes the files it does not list (runs, a half-written layer) and
+ * goes on from layer cur. Version 1 (files of format 1, no number, no time) is refused in one line.
  * Every number is written little-endian; an FNV-1a checksum of the bytes before it ends the file.
  */
 static const char DDD_MAGIC[8] = {'F', 'C', 'D', 'D', 'D', 'S', 'T', '1'};
-#define DDD_VERSION 1u
+#define DDD_VERSION 2u      /* 1: files of format 1, no search number, no total time */
 
 typedef struct { uint8_t *p; size_t n, cap; int err; } sbuf;        /* a state file being built */
 typedef struct { const uint8_t *p; size_t n, at; int bad; } sread;  /* one being read */
@@ -3168,6 +3337,12 @@ static double ddd_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The search's time over its runs: the earlier runs' (to the checkpoint this run went on from) and this one's in
+   fc_ddd_run so far. */
+static double ddd_total_seconds(const fc_ddd *d) {
+    return d->prior_seconds + d->seconds + (d->in_run ? ddd_now() - d->run_t0 : 0.0);
+}
+
 static int ddd_state_path(const fc_ddd *d, const char *name, char *path) {
     int n = snprintf(path, 4200, "%s/%s", d->dir, name);
     return n > 0 && n < 4200 ? 0 : FC_EIO;
@@ -3189,6 +3364,8 @@ static int ddd_checkpoint(fc_ddd *d) {
     sb_pos(&b, &d->start);
     sb_rules(&b, &d->rules);
     sb_u64(&b, (uint64_t)d->c.kbits);
+    sb_u64(&b, d->id);
+    sb_u64(&b, (uint64_t)(ddd_total_seconds(d) * 1e6));   /* microseconds */
     uint64_t head[] = {d->states, d->expanded, d->generated, d->nlayers, d->lfirst, d->nseen, d->cur,
                        d->runs_total, d->disk_peak, (uint64_t)d->max_home, (uint64_t)d->won,
                        (uint64_t)d->won_has_parent, d->won_layer};
@@ -3321,11 +3498,14 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     r.n = n - 8;
     uint64_t version = sr_u64(&r);
     if (version != DDD_VERSION)
-        return ddd_why(why, whylen, FC_ESTATE, "%s: version %llu, this program reads version %u", DDD_STATE,
-                       (unsigned long long)version, DDD_VERSION);
+        return ddd_why(why, whylen, FC_ESTATE, "%s: written in format %llu by %s version of this program, which "
+                       "reads format %u only", DDD_STATE, (unsigned long long)version,
+                       version < DDD_VERSION ? "an older" : "a newer", DDD_VERSION);
     sr_pos(&r, &start);
     sr_rules(&r, &rules);
     uint64_t kbits = sr_u64(&r);
+    d->id = sr_u64(&r);
+    d->prior_seconds = (double)sr_u64(&r) / 1e6;
     if (r.bad) return ddd_why(why, whylen, FC_ESTATE, "%s: cut short", DDD_STATE);
     if (memcmp(&start, &d->start, sizeof start))
         return ddd_why(why, whylen, FC_EOTHER, "it holds the search of another start position");
@@ -3366,6 +3546,13 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
         if ((uint64_t)st.st_size != bytes)
             return ddd_why(why, whylen, FC_ESTATE, "%s has %llu bytes, the state file says %llu", name,
                            (unsigned long long)st.st_size, (unsigned long long)bytes);
+        uint8_t h[DDD_FHEAD], want[DDD_FHEAD];
+        FILE *fh = fopen(path, "rb");
+        size_t got = fh ? fread(h, 1, DDD_FHEAD, fh) : 0;
+        if (fh) fclose(fh);
+        if (got != DDD_FHEAD || memcmp(h, ddd_head(d, f, want), DDD_FHEAD))
+            return ddd_why(why, whylen, FC_ESTATE, "%s is not this search's file of that name (its head names "
+                           "another search, file or format)", name);
         if ((e = ddd_grew(d, f, keys, bytes))) return FC_ENOMEM;
         filed += keys;
     }
@@ -3479,12 +3666,14 @@ static int ddd_begin_merge(fc_ddd *d) {
     int e = 0;
     uint64_t nr = d->nruns - d->rfirst;
     for (uint64_t i = 0; i < nr; i++) f[i] = FR(FK_RUN, d->rfirst + i);
-    if ((e = km_open(d, &d->cand, f, nr, NULL))) return e;
-    if ((e = km_open(d, &d->seen, f, ddd_visited(d, d->cur, f), NULL))) return e;
+    if ((e = km_open(d, &d->cand, f, nr, NULL, d->buf, d->nbuf))) return e;
+    if ((e = km_open(d, &d->seen, f, ddd_visited(d, d->cur, f), NULL, NULL, 0))) return e;
+    uint8_t h[DDD_FHEAD];
     if (ddd_path(d, FR(FK_LAYER, d->cur + 1), path)) return ddd_fail(d, ENAMETOOLONG);
-    d->out = kw_open(path, 0, &e);
+    d->out = kw_open(path, 0, ddd_head(d, FR(FK_LAYER, d->cur + 1), h), &e);
     if (!d->out) return ddd_fail(d, e);
     d->nlayers = d->cur + 2;
+    d->out_bytes = 0;
     d->have_last = 0;
     d->phase = PH_MERGE;
     return 0;
@@ -3492,14 +3681,15 @@ static int ddd_begin_merge(fc_ddd *d) {
 
 /* The merge is over: the runs go, the new layer becomes the one to expand (or the search is done). */
 static int ddd_end_merge(fc_ddd *d) {
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, n = d->out->count;
     int e = kw_close(d->out, &bytes);
     d->out = NULL;
-    int g = ddd_grew(d, FR(FK_LAYER, d->cur + 1), 0, bytes);
+    int g = ddd_grew(d, FR(FK_LAYER, d->cur + 1), n, bytes);
     km_close(&d->cand);
     km_close(&d->seen);
     for (uint64_t i = 0; i < d->nruns; i++) ddd_remove(d, FR(FK_RUN, i));
     d->nruns = d->rfirst = 0;
+    d->nbuf = 0;                   /* the run kept in memory is merged */
     if (e) return ddd_fail(d, e);
     if (g) return d->status = g;
     d->cur++;
@@ -3513,7 +3703,18 @@ static int ddd_end_merge(fc_ddd *d) {
     return ddd_layer_done(d);
 }
 
+static int ddd_run(fc_ddd *d, uint64_t max_expand);
+
 int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
+    d->run_t0 = ddd_now();
+    d->in_run = 1;
+    int e = ddd_run(d, max_expand);
+    d->in_run = 0;
+    d->seconds += ddd_now() - d->run_t0;
+    return e;
+}
+
+static int ddd_run(fc_ddd *d, uint64_t max_expand) {
     uint64_t budget = max_expand;
     ckey_t out[SOLVE_MAX_SUCC];
     while (d->status == FC_RUNNING) {
@@ -3525,14 +3726,15 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
             if (!from_ovf && !k) {
                 if (d->front.err) return ddd_fail(d, d->front.err);
                 kr_close(&d->front);
-                int e = ddd_flush_run(d);
-                if (e) return d->status = e;
-                if (d->nruns == d->rfirst && d->novf == d->ovl[d->cur + 1]) {   /* layer cur+1 is empty */
+                d->nbuf = ck_sort_unique(d->buf, d->nbuf);   /* the last run stays in memory for the merge */
+                if (d->nbuf) d->runs_total++;
+                if (!d->nbuf && d->nruns == d->rfirst && d->novf == d->ovl[d->cur + 1]) {   /* layer cur+1 is empty */
                     d->phase = PH_END;
                     d->cur++;
                     return d->status = FC_DONE;
                 }
-                if ((e = ddd_begin_merge(d))) return d->status = e;
+                int e = ddd_begin_merge(d);
+                if (e) return d->status = e;
                 continue;
             }
             fkey_t cur;
@@ -3573,19 +3775,20 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
                 if (d->have_last && ck_same(&k, &d->last)) continue;
                 d->last = k;
                 d->have_last = 1;
-                const ckey_t *v;
-                while ((v = km_peek(&d->seen)) && ck_less(v, &k))
-                    if ((e = km_pop(&d->seen))) return ddd_fail(d, e);
-                if (v && ck_same(v, &k)) continue;
+                if (ks_has(&d->seen, &k, &e)) continue;
+                if (e) return ddd_fail(d, e);
                 if (d->max_states && d->states >= d->max_states) return d->status = FC_LIMIT;
                 if (kw_put(d->out, &k)) return ddd_fail(d, d->out->err);
-                if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 1, d->out->bytes)) return d->status = FC_ENOMEM;
+                if (d->out->bytes != d->out_bytes) {   /* a block written: the disk figures (its keys at the end) */
+                    d->out_bytes = d->out->bytes;
+                    if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 0, d->out_bytes)) return d->status = FC_ENOMEM;
+                }
                 d->states++;
-                fkey_t f;
-                unpack_key(&d->c, &k, &f);
-                int h = home_sum(&f);
+                int h = key_home(&d->c, &k);
                 if (h > d->max_home) d->max_home = h;
-                if (h == 52 && !d->won) { d->won = 1; d->won_key = f; d->won_layer = d->cur + 1; }
+                if (h == 52 && !d->won) {
+                    d->won = 1; unpack_key(&d->c, &k, &d->won_key); d->won_layer = d->cur + 1;
+                }
             }
         }
     }
@@ -3616,6 +3819,7 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
     out->resumed = d->resumed;
     out->resumed_layer = d->resumed_layer;
     out->resumed_states = d->resumed_states;
+    out->prior_seconds = d->prior_seconds;
 }
 
 /* Whether one of cur's successors is *next (then *cur goes in the line). */
@@ -3646,7 +3850,8 @@ int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap) {
         for (uint64_t i = d->ovl ? d->ovl[l] : 0; i < oend && !found; i++)
             if (ddd_leads_to(d, &d->ovf[i], &chain[l + 1])) { chain[l] = d->ovf[i]; found = 1; }
         memset(&r, 0, sizeof r);
-        if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path, 0))) {
+        uint8_t h[DDD_FHEAD];
+        if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path, 0, ddd_head(d, FR(FK_LAYER, l), h)))) {
             kr_close(&r); free(chain); return FC_EIO;
         }
         const ckey_t *k;
@@ -3679,8 +3884,9 @@ static int ddd_flush_p64(fc_ddd *d, uint64_t n, skey_t *v) {
     for (uint64_t i = 0; i < n; i++) v[i].idx = (uint32_t)i;
     sort_level(ddd_rec, d, v, n, 0);
     fref f = FR(FK_SORTED, d->nsorted);
+    uint8_t h[DDD_FHEAD];
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
-    kwriter *w = kw_open(path, 1, &e);
+    kwriter *w = kw_open(path, 1, ddd_head(d, f, h), &e);
     if (!w) return ddd_fail(d, e);
     uint8_t rec[FC_P64_SIZE];
     for (uint64_t i = 0; i < n; i++) {
@@ -3728,7 +3934,8 @@ int fc_ddd_sort_p64(fc_ddd *d) {
         kreader r;
         memset(&r, 0, sizeof r);
         if (ddd_path(d, f[t], path)) return ddd_fail(d, ENAMETOOLONG);
-        if (kr_open(&r, path, 0)) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
+        uint8_t h[DDD_FHEAD];
+        if (kr_open(&r, path, 0, ddd_head(d, f[t], h))) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
         const ckey_t *k;
         while ((k = kr_peek(&r))) {
             d->buf[n++] = *k;
@@ -3749,7 +3956,7 @@ int fc_ddd_sort_p64(fc_ddd *d) {
     if ((e = ddd_ovf_sort(d))) return d->status = e;
     uint64_t ns = d->nsorted - d->sfirst;
     for (uint64_t i = 0; i < ns; i++) f[i] = FR(FK_SORTED, d->sfirst + i);
-    if ((e = km_open(d, &d->sorted, f, ns, &d->c))) return e;
+    if ((e = km_open(d, &d->sorted, f, ns, &d->c, NULL, 0))) return e;
     d->phase = PH_P64;
     return 0;
 }
@@ -3776,7 +3983,8 @@ uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap) {
 int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno) {
     int e = 0;
     uint64_t bytes = 0;
-    kwriter *w = kw_open(path, recs != 0, &e);
+    uint8_t h[DDD_FHEAD];
+    kwriter *w = kw_open(path, recs != 0, ddd_fhead(0, FR(recs ? FK_SORTED : FK_LAYER, 0), h), &e);
     if (!w) { *sys_errno = e; return FC_EIO; }
     for (uint64_t i = 0; i < n && !e; i++) {
         if (recs) { e = kw_put_rec(w, data + i * FC_P64_SIZE); continue; }
@@ -3794,7 +4002,8 @@ int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap,
     kreader r;
     uint64_t n = 0;
     size_t size = recs ? FC_P64_SIZE : sizeof(ckey_t);
-    int e = kr_open(&r, path, recs != 0);
+    uint8_t h[DDD_FHEAD];
+    int e = kr_open(&r, path, recs != 0, ddd_fhead(0, FR(recs ? FK_SORTED : FK_LAYER, 0), h));
     if (e) { *sys_errno = r.err; kr_close(&r); return e; }
     for (; kr_more(&r); r.at++, n++)
         if (n < cap) memcpy(out + n * size, recs ? (const void *)r.rec : (const void *)&r.buf[r.at], size);

@@ -339,7 +339,7 @@ typedef struct {
     uint64_t generated;      /* successors generated, duplicates included */
     uint64_t layer;          /* the layer being expanded or merged (0 = the start) */
     uint64_t layer_states;   /* positions in that layer */
-    uint64_t runs;           /* sorted runs written, every layer */
+    uint64_t runs;           /* sorted runs made, every layer (written as files but a layer's last, kept in memory) */
     uint64_t disk;           /* bytes in its files now */
     uint64_t disk_peak;      /* most bytes in its files at any time */
     uint64_t memory;         /* bytes of its successor buffer */
@@ -356,6 +356,9 @@ typedef struct {
     int resumed;             /* 1: made by fc_ddd_resume ... */
     uint64_t resumed_layer;  /* ... from this layer (expanded next) */
     uint64_t resumed_states; /* ... with this many positions found */
+    double prior_seconds;    /* wall time in fc_ddd_run of the earlier runs, up to the checkpoint this one went on
+                                from (the state file keeps the total: a run's work after its last checkpoint,
+                                done again, counts once); 0 for a new search */
 } fc_ddd_info;
 
 /* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);
@@ -370,8 +373,8 @@ void fc_ddd_free(fc_ddd *d);
 
 /* Checkpoints. on = 1 (only between layers: right after fc_ddd_new or fc_ddd_resume): write the state file
    `search.state` in the folder now and at the end of every layer (a temporary name, fsync'd, renamed; the
-   counters, the start, rules and key bits, each live layer file's name and byte size, the overflow set; no
-   layer file is copied), and let fc_ddd_free keep the files it lists. on = 0: remove the state file;
+   counters, the start, rules and key bits, the search's random number (in every file's head) and its time so
+   far, each live layer file's name and byte size, the overflow set; no layer file is copied), and let fc_ddd_free keep the files it lists. on = 0: remove the state file;
    fc_ddd_free removes every file again (the natural end: the caller turns it off once the certificate is
    written; a sort cut short is done again from the state). 0 or a negative error (FC_ERANGE: not between
    layers). */
@@ -379,8 +382,8 @@ int fc_ddd_keep(fc_ddd *d, int on);
 
 /* Go on with the search whose state file is in `dir`, from the layer its last checkpoint was written at
    (keep mode on). start, rules and key_bits must be the search's (else FC_EOTHER); mem, max_states and
-   stop_on_win may differ. Every file the state lists must exist with its recorded byte size (else
-   FC_ESTATE); the search's other files in dir (runs, a half-written layer) are removed. NULL on failure with
+   stop_on_win may differ. Every file the state lists must exist with its recorded byte size and its head
+   (this search's number, the file's kind and number; else FC_ESTATE, as for a state file of another format); the search's other files in dir (runs, a half-written layer) are removed. NULL on failure with
    *err set and a one-line reason in why (whylen bytes); then no file of the folder is touched. */
 fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem,
                       uint64_t max_states, int stop_on_win, int key_bits, int *err, char *why, uint64_t whylen);
@@ -405,10 +408,12 @@ uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);
 
 /* The disk search's files alone, for tests (fc.c, "The files"): write n elements to path as a file of
    keys (recs 0: 16 bytes each, the key's low then high 64 bits in the machine's byte order, ascending as
-   128-bit numbers, repeats allowed) or of P64 records (recs 1: 64 bytes each, ascending). Returns the
+   128-bit numbers, repeats allowed) or of P64 records (recs 1: 64 bytes each, ascending), after the head of
+   format 2 (fc.c, "The files") with search number 0, kind L (keys) or S (records) and number 0. Returns the
    file's bytes, or FC_EIO with *sys_errno set (EINVAL: not ascending). */
 int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno);
 
 /* Read such a file back: its elements (the first cap of them into out); returns their number, or FC_EIO
-   with *sys_errno set (EIO: the file is damaged, truncated, or not of this kind), or FC_ENOMEM. */
+   with *sys_errno set (EIO: the file is damaged, truncated, not of this kind, or its head is not that head),
+   or FC_ENOMEM. */
 int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap, int *sys_errno);

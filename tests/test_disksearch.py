@@ -363,3 +363,22 @@ def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
     assert_interrupted(*ctrl_c("certgen", "build", "--deal", "5", "--memory", "64K", "--tmp", str(work), "--out",
                                "x.cert", cwd=tmp_path))
     assert os.listdir(tmp_path) == ["work"] and os.listdir(work) == []
+
+
+@pytest.mark.parametrize("deal, rules, states, max_home", [
+    (20, Rules(cells=1), 876, 8),
+    (25, Rules(cells=2), 64391, 6),
+    (20, Rules(cells=1, canonical=True, autoplay="safe"), 38, 8),   # the canonical head codes
+])
+def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal, rules, states, max_home):
+    """The merge reads a new position's cards at home off its packed key (key_home in fc.c: 52 less the bases,
+    chains and cells it holds) instead of unpacking it: the most cards home is the in-memory search's, on deals
+    where it is well above #11982's 2."""
+    pos = deals.ms_deal(deal)
+    r = disksearch.explore_disk(pos, rules, SMALL, tmp=str(tmp_path), stop_on_win=False)
+    m = search.explore(pos, rules, stop_on_win=False)
+    try:
+        assert (r.status, r.states, r.max_home) == ("done", states, max_home) == ("done", m.states, m.max_home)
+    finally:
+        r.close()
+        m.close()
