@@ -374,8 +374,8 @@ void fc_ddd_free(fc_ddd *d);
 /* Checkpoints. on = 1 (only between layers: right after fc_ddd_new or fc_ddd_resume): write the state file
    `search.state` in the folder now and at the end of every layer (a temporary name, fsync'd, renamed; the
    counters, the start, rules and key bits, the search's random number (in every file's head) and its time so
-   far, each live layer file's name and byte size, the overflow set; no layer file is copied), and let fc_ddd_free keep the files it lists. on = 0: remove the state file;
-   fc_ddd_free removes every file again (the natural end: the caller turns it off once the certificate is
+   far, each live layer file's name and byte size, the overflow set; no layer file is copied), and let
+   fc_ddd_free keep the files it lists. on = 0: remove the state file; fc_ddd_free removes every file again (the natural end: the caller turns it off once the certificate is
    written; a sort cut short is done again from the state). 0 or a negative error (FC_ERANGE: not between
    layers). */
 int fc_ddd_keep(fc_ddd *d, int on);
@@ -383,7 +383,8 @@ int fc_ddd_keep(fc_ddd *d, int on);
 /* Go on with the search whose state file is in `dir`, from the layer its last checkpoint was written at
    (keep mode on). start, rules and key_bits must be the search's (else FC_EOTHER); mem, max_states and
    stop_on_win may differ. Every file the state lists must exist with its recorded byte size and its head
-   (this search's number, the file's kind and number; else FC_ESTATE, as for a state file of another format); the search's other files in dir (runs, a half-written layer) are removed. NULL on failure with
+   (this search's number, the file's kind and number; else FC_ESTATE, as for a state file of another
+   format); the search's other files in dir (runs, a half-written layer) are removed. NULL on failure with
    *err set and a one-line reason in why (whylen bytes); then no file of the folder is touched. */
 fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem,
                       uint64_t max_states, int stop_on_win, int key_bits, int *err, char *why, uint64_t whylen);
