@@ -375,8 +375,9 @@ void fc_ddd_free(fc_ddd *d);
    `search.state` in the folder now and at the end of every layer (a temporary name, fsync'd, renamed; the
    counters, the start, rules and key bits, the search's random number (in every file's head) and its time so
    far, each live layer file's name and byte size, the overflow set; no layer file is copied), and let
-   fc_ddd_free keep the files it lists. on = 0: remove the state file; fc_ddd_free removes every file again (the natural end: the caller turns it off once the certificate is
-   written; a sort cut short is done again from the state). 0 or a negative error (FC_ERANGE: not between
+   fc_ddd_free keep the files it lists. on = 0: remove the state file; fc_ddd_free removes every file again
+   (the natural end: the caller turns it off once the certificate is written; a sort cut short is done again
+   from the state). 0 or a negative error (FC_ERANGE: not between
    layers). */
 int fc_ddd_keep(fc_ddd *d, int on);
 
