@@ -1,10 +1,9 @@
 """``python -m solver``: see :mod:`solver.cli`."""
 import sys
 
-from .cli import main
-
 if __name__ == "__main__":
     try:
+        from .cli import main
         sys.exit(main())
-    except KeyboardInterrupt:   # Ctrl-C while starting up or shutting down
+    except KeyboardInterrupt:   # Ctrl-C while starting up (the imports) or shutting down
         sys.exit(130)

@@ -271,6 +271,20 @@ def _survey_difficulty(args, first, last):
     return 0
 
 
+def _is_difficulty_journal(path):
+    """Whether ``path`` is a regular file that starts with the difficulty CSV's header."""
+    import os
+    from .difficulty import CSV_HEADER
+    head = ",".join(CSV_HEADER).encode()
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as f:
+            return f.read(len(head)) == head
+    except OSError:
+        return False
+
+
 def cmd_survey(args):
     from .solve import DEFAULT_MAX_STATES
     from .survey import parse_range, survey
@@ -280,6 +294,9 @@ def cmd_survey(args):
     for flag, given in (("--tiers", args.tiers is not None), ("--memory", args.memory is not None)):
         if given:
             fail(f"{flag} goes with --difficulty")
+    if args.out is not None and _is_difficulty_journal(args.out):
+        fail(f"{args.out} holds a difficulty survey (--difficulty): a plain survey would overwrite it; give "
+             f"another --out")
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),

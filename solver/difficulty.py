@@ -41,6 +41,7 @@ a deal in deal order. A run killed at any moment and started again with the same
 stopped (a partly written last line is cut off and that deal done again).
 """
 import csv
+import fcntl
 import io
 import multiprocessing as mp
 import os
@@ -118,9 +119,15 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
     spec rules (else "unknown"). ``work_dir``: a folder to go on in (a search killed there resumes from its
     last finished layer, saying so on stderr); removed at the end, at the limit too. None: a temporary one."""
     rules = Rules(cells=k)
-    res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
-                       work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
-                       desc=f"{name}, on disk")
+    try:
+        res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
+                           work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
+                           desc=f"{name}, on disk")
+    except FreecellError as e:      # the disk search's words name its CLI option, which the survey has not
+        if work_dir is None:
+            raise
+        raise FreecellError(str(e).replace(f"--work-dir {work_dir}", f"the survey's work folder {work_dir}")
+                            .replace("give another --work-dir", "remove that folder")) from None
     try:
         verdict, _line = judge(pos, res, rules)
     finally:
@@ -276,16 +283,26 @@ def read_journal(path):
 
 
 class _Journal:
-    """Rows appended and flushed one by one (None: no journal)."""
+    """Rows appended and flushed one by one (None: no journal). The file is locked (flock) from before it is
+    read until the survey ends: a second survey on the same file is refused in one line (both would rewrite
+    it at their end from what they read, and one's rows would be lost)."""
 
     def __init__(self, path):
         self.f = None
         if path is not None:
-            new = not os.path.exists(path) or os.path.getsize(path) == 0
             self.f = open(path, "a", encoding="utf-8")
-            if new:
-                self.f.write(",".join(CSV_HEADER) + "\n")
-                self.f.flush()
+            try:
+                fcntl.flock(self.f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                self.f.close()
+                raise FreecellError(f"{path} is in use by another survey (one survey a file: wait for it, "
+                                    f"or give another --out)") from None
+
+    def start(self):
+        """The header, when the file is empty (after read_journal: a file that is not ours was refused)."""
+        if self.f is not None and os.fstat(self.f.fileno()).st_size == 0:
+            self.f.write(",".join(CSV_HEADER) + "\n")
+            self.f.flush()
 
     def add(self, n):
         if self.f is not None:
@@ -402,11 +419,19 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
     machine's available memory when each tier starts, :func:`memory_budget`). Returns (needs, counts,
     seconds, resumed) -- resumed: the deals of the range found in the file."""
     t0 = time.perf_counter()
-    known = read_journal(journal) if journal else {}
+    root = work_root_of(journal)
+    if root is not None and os.path.lexists(root) and not os.path.isdir(root):
+        raise FreecellError(f"{root}: the survey's work folder (for its enumerations on disk) is not a folder: "
+                            f"remove it, or give another --out")
+    j = _Journal(journal)
+    try:
+        known = read_journal(journal) if journal else {}
+    except BaseException:
+        j.close()
+        raise
+    j.start()
     done = {d: n for d, n in known.items() if first <= d <= last}
     resumed = len(done)
-    root = work_root_of(journal)
-    j = _Journal(journal)
     try:
         for tier in range(len(tiers)):
             if tier == 0:

@@ -29,7 +29,12 @@ _ASCII_SUITS = str.maketrans({"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u26
 def write_json(obj):
     """One JSON object on a line."""
     import json             # not on `python -m solver deal`'s start-up path
-    write(json.dumps(obj, ensure_ascii=False) + "\n")
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:      # a path's bytes that are not UTF-8 (os.fsdecode's surrogates): escaped
+        text = json.dumps(obj)
+    write(text + "\n")
 
 
 def rules_words(rules):

@@ -126,6 +126,26 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
             run("survey", "1", "--difficulty", "--tiers", "2", "--out", str(bad))), row
 
 
+def test_one_survey_a_file_and_no_plain_survey_over_it(run, assert_one_line_error, tmp_path):
+    # Two surveys on one file both rewrote it at their end from what they had read: one's rows were lost.
+    journal = tmp_path / "d.csv"
+    journal.write_text(",".join(difficulty.CSV_HEADER) + "\n3,2,medium,2,2,5,1\n")
+    with open(journal, "a") as f:       # what a running survey holds
+        import fcntl
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(journal)))
+        assert "is in use by another survey" in line
+    assert journal.read_text().endswith("3,2,medium,2,2,5,1\n")
+    # A plain survey (no --difficulty) would have replaced a day's journal by its own CSV.
+    line = assert_one_line_error(run("survey", "1", "--out", str(journal)))
+    assert "holds a difficulty survey" in line
+    assert journal.read_text().endswith("3,2,medium,2,2,5,1\n")
+    # The disk tier's folder beside the journal, not a folder: refused at the start, not hours later.
+    (tmp_path / "d.csv.work").write_text("x")
+    line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(journal)))
+    assert "the survey's work folder" in line and "not a folder" in line
+
+
 def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error, tmp_path):
     # A bad row is refused before the unfinished last line is cut: the refused file is left as it was.
     bad = tmp_path / "rows.csv"

@@ -550,6 +550,12 @@ def test_odd_work_folders_are_one_line(tmp_path, run):
                         "--work-dir", odd, "--max-states", "1000"], cwd=ROOT, capture_output=True, timeout=600)
     assert p.returncode == 0 and b"Traceback" not in p.stderr and b"unknown" in p.stdout
     assert os.path.exists(odd + "/search.state")
+    # --json with that name: valid UTF-8 JSON (the name's byte escaped), naming the same folder
+    p = subprocess.run([sys.executable, "-m", "solver", "explore", "--deal", "11982", "--memory", "64K",
+                        "--work-dir", odd, "--max-states", "2000", "--json"], cwd=ROOT, capture_output=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout.decode("utf-8"))
+    assert obj["disk"]["work_dir"] == odd and obj["verdict"] == "unknown"
 
 
 def test_an_interrupt_after_the_last_layer_keeps_the_folder(tmp_path):
