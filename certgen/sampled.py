@@ -113,7 +113,7 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     recs = Records(body)
     n = len(recs)
     named = {"subject": head.subject(), "start": head.start_json(), "rules": dict(head.rules)}
-    of = f" ({words(sample, n)} drawn with seed {seed})"
+    of = f" (closure checked on the start and {words(sample, n)} drawn with seed {seed})"
     try:
         start = start_of(head)
     except StartMismatch as e:

@@ -53,14 +53,15 @@ def test_the_won_record_and_the_encoding(cert11982):
     assert spec.won(d.state(sampled.WON))
     # Every record decodes to a spec State whose record (sampled.record_of) is itself: the successors
     # looked up are encoded as the certificate encodes its members.
+    # (the successors of every 8th member: all of them take 26 s)
     e, r, successors = sampled.Encoder(), Rules().spec(), 0
-    for rec in cert11982.records:
+    for i, rec in enumerate(cert11982.records):
         s = d.state(rec)
         assert sampled.record_of(s) == e.record(s) == rec and not spec.won(s)
-        for t in spec.moves(r, s):
+        for t in spec.moves(r, s) if i % 8 == 0 else ():
             assert e.record(t) == sampled.record_of(t)
             successors += 1
-    assert successors > 84767
+    assert successors > 10000
 
 
 def test_a_sample_of_every_member_is_the_full_check(cert11982):
@@ -103,16 +104,15 @@ def test_a_successor_of_the_start_deleted_is_always_found(cert11982, kind):
     assert res.missing == spec.from_position(packed.unpack(changed[0]))
 
 
-def test_a_deleted_state_is_found_when_the_sample_covers_its_parents(cert11982):
-    full_sample = 10 ** 6
-    for seed in range(3):
-        mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
-        gone = spec.from_position(packed.unpack(changed[0]))
-        full = checker.check(mutant, jobs=1)
-        res = sampled_check(mutant, full_sample)
-        assert not res.ok and res.failure == full.failure == "successor"
-        assert res.missing == full.missing == gone and res.parent == full.parent
-        assert (res.checked, res.successors) == (full.checked, full.successors)
+@pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 6)])
+def test_a_deleted_state_is_found_when_the_sample_covers_its_parents(cert11982, seed):
+    mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
+    gone = spec.from_position(packed.unpack(changed[0]))
+    full = checker.check(mutant, jobs=1)
+    res = sampled_check(mutant, 10 ** 6)
+    assert not res.ok and res.failure == full.failure == "successor"
+    assert res.missing == full.missing == gone and res.parent == full.parent
+    assert (res.checked, res.successors) == (full.checked, full.successors)
 
 
 def test_a_small_sample_finds_a_deleted_state_only_when_it_draws_a_parent(cert11982):
@@ -129,7 +129,8 @@ def test_a_small_sample_finds_a_deleted_state_only_when_it_draws_a_parent(cert11
     assert parents[0] not in sampled.drawn(mutant.states, 20000, 1)
     res = sampled_check(mutant, 20000, seed=0)
     assert not res.ok and res.missing == gone and res.parent == d.state(mutant.records[parents[0]])
-    assert "(a sample of 20,000 of 84,766 members drawn with seed 0)" in checker.report(res)
+    assert ("(closure checked on the start and a sample of 20,000 of 84,766 members drawn with seed 0)"
+            in checker.report(res))
     assert sampled_check(mutant, 20000, seed=1).ok
 
 
