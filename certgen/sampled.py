@@ -20,6 +20,7 @@ position, against the ~1 KB of a decoded spec State in a set), and membership is
 A sample proves nothing about the closure of the members it did not draw: it is a spot check of the fast
 checker's verdict (docs/TRUST.md). A failure it finds is a real one.
 """
+import itertools
 import random
 from solver import packed, spec
 from solver.errors import FreecellError
@@ -130,7 +131,7 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     checked = looked = others = 0
     picks = drawn(n, sample, seed)
     with bar(progress, total=len(picks) + 1, unit=" states", desc="check (sample)") as b:
-        for i in (None, *picks):
+        for i in itertools.chain((None,), picks):      # the start first (picks may be a range of 10**8)
             rec = start_rec if i is None else recs[i]
             if i is not None and rec == start_rec:
                 b.update(1)
