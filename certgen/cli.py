@@ -10,6 +10,7 @@ winning line first: the start is winnable, nothing was enumerated, and the line 
 command proves that.
 """
 import os
+import random
 import shlex
 import sys
 
@@ -22,7 +23,7 @@ from solver.report import rules_words, write, write_json
 from solver.rules import Rules
 from solver.survey import parse_range
 
-from . import audit, certificate, checker, fastcheck, mutate, prove, render, survey
+from . import audit, certificate, checker, fastcheck, mutate, prove, render, sampled, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -54,19 +55,41 @@ def cmd_check(args):
     if args.cert == "-":        # both checkers (fast and --reference) read a file: say so in one line
         raise FreecellError("check reads a certificate file, not standard input (`-`): give its path")
     certificate.not_a_directory(args.cert)
+    if args.sample is not None:
+        return _check_sample(args)
+    if args.seed is not None:
+        raise FreecellError("--seed chooses the members of --sample: give --reference --sample N with it")
     if not args.reference and fastcheck.binary():  # the fast checker (build/fccheck) when it is built
         res = fastcheck.check(args.cert, progress=progress_of(args))
         say(fastcheck.report(args.cert, res, args.json))
         return 0 if res.ok else 1
     cert = certificate.read(args.cert)
-    res = checker.check(cert, progress=progress_of(args))
+    return _say_check(args, checker.check(cert, progress=progress_of(args)))
+
+
+def _say_check(args, res, **extra):
     if args.json:
         write_json({"certificate": args.cert, "valid": res.ok, "start": res.start, "rules": res.rules,
                     "states": res.states, "checked": res.checked, "successors": res.successors,
-                    "failure": res.failure, "message": checker.report(res)})
+                    "failure": res.failure, "message": checker.report(res), **extra})
     else:
         say(checker.report(res))
     return 0 if res.ok else 1
+
+
+def _check_sample(args):
+    """--reference --sample N [--seed S]: certgen/sampled.py. The seed, when not given, is drawn and printed
+    (stderr; in --json too) so the same sample can be checked again."""
+    if not args.reference:
+        raise FreecellError("--sample is a mode of the reference checker: give --reference --sample N "
+                            "(the fast checker checks every member)")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(sampled.MAX_SEED + 1)
+    head, body = certificate.read_joined(args.cert)
+    if not args.json:
+        print(f"sampled reference check: closure on {sampled.words(args.sample, head.states)}, seed {seed}",
+              file=sys.stderr, flush=True)
+    res = sampled.check(head, body, args.sample, seed, progress=progress_of(args))
+    return _say_check(args, res, sample=args.sample, seed=seed)
 
 
 def cmd_info(args):
@@ -221,6 +244,12 @@ def build_parser():
     _cert_arg(c)
     c.add_argument("--reference", action="store_true",
                    help="use the reference checker (Python, the transliterated spec) even when build/fccheck is built")
+    c.add_argument("--sample", type=whole_arg("--sample", 1, None), nargs="?", const=sampled.DEFAULT_SAMPLE,
+                   metavar="N", help="with --reference: the start and 'no member is won' checked on every member, "
+                   f"the closure on the start and N members drawn at random (default {sampled.DEFAULT_SAMPLE:,}; "
+                   "every member when N is at least their number), for certificates too big to decode whole")
+    c.add_argument("--seed", type=whole_arg("--seed", 0, sampled.MAX_SEED), default=None,
+                   help="with --sample: the random seed of the sample (default: drawn, and printed)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
 

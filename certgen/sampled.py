@@ -1,0 +1,155 @@
+"""The sampled reference check (``certgen check --reference --sample N``): the reference checker's three
+fence conditions for a certificate too big to decode whole, still decided by the Python transliteration of
+the Lean spec (solver/spec.py), never by the C core.
+
+The records stay one bytearray of sorted 64-byte P64 records (certificate.read_joined: 64 bytes a
+position, against the ~1 KB of a decoded spec State in a set), and membership is a binary search over it.
+
+  1. the start position is in the set: checked (on the whole set, by a binary search);
+  3. no member is won: checked on every member. A won position has every card on its foundation, so its
+     P64 record holds no card: it is the 64 zero bytes (the heights are derived from the missing cards,
+     and the reader checked every record to be a position), and a binary search for it decides the
+     condition for all the members at once;
+  2. every successor (``spec.moves``) of a member is in the set: checked for the start and for N members
+     drawn at random (``random.Random(seed).sample``), in the records' order. Each one is decoded to a spec
+     State (certgen/members.py's decoder), its successors are computed by ``spec.moves`` and packed back to
+     P64 records (solver/packed.py, the encoding the certificate uses: equal positions, equal bytes), and
+     each is looked up. With N at least the number of members, every member is checked: the full
+     reference check's verdict and successor count.
+
+A sample proves nothing about the closure of the members it did not draw: it is a spot check of the fast
+checker's verdict (docs/TRUST.md). A failure it finds is a real one.
+"""
+import itertools
+import random
+from solver import packed, spec
+from solver.errors import FreecellError
+from solver.progress import bar
+
+from .certificate import Summary
+from .checker import CheckResult
+from .members import Decoder, StartMismatch, _Memo, rules_of, start_of
+
+SIZE = packed.SIZE
+WON = bytes(SIZE)       # the P64 record of the won position: no card in a column or a cell
+DEFAULT_SAMPLE = 100_000
+MAX_SEED = 2 ** 64 - 1    # printed and given back with --seed
+
+
+class Records:
+    """Sorted, distinct P64 records held as one bytes-like object; ``rec in records`` is a binary search."""
+
+    def __init__(self, body):
+        if len(body) % SIZE:
+            raise FreecellError(f"{len(body)} bytes of records are not whole {SIZE}-byte records")
+        self.body = body
+        self.count = len(body) // SIZE
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i: int) -> bytes:
+        return bytes(self.body[i * SIZE:(i + 1) * SIZE])
+
+    def __contains__(self, rec: bytes) -> bool:
+        body, lo, hi = self.body, 0, self.count
+        while lo < hi:
+            mid = (lo + hi) // 2
+            at = body[mid * SIZE:(mid + 1) * SIZE]
+            if at < rec:
+                lo = mid + 1
+            elif at == rec:
+                return True
+            else:
+                hi = mid
+        return False
+
+
+def record_of(s: spec.State) -> bytes:
+    """The P64 record of a spec State: the one the certificate holds for its position."""
+    return packed.pack(spec.to_position(s))
+
+
+def _column(col) -> bytes:
+    return bytes(spec.key(c) + 1 for c in reversed(col)) + b"\0"
+
+
+def _cells(cells) -> bytes:
+    return bytes(sorted(spec.key(c) + 1 for c in cells))
+
+
+class Encoder:
+    """spec States -> P64 records, the bytes of :func:`record_of` (tests/test_sample_check.py compares them on
+    every member of #11982 and its successors), with each distinct column and set of free cells encoded once:
+    successors share all their columns but one or two with their parent (two fifths of the time of
+    ``record_of``)."""
+
+    def __init__(self):
+        self._cols = _Memo(_column)
+        self._cells = _Memo(_cells)
+
+    def record(self, s: spec.State) -> bytes:
+        out = b"".join(map(self._cols.__getitem__, s.cols)) + self._cells[s.cells]
+        if len(out) > SIZE:
+            raise FreecellError("position does not fit in 64 bytes")
+        return out + bytes(SIZE - len(out))
+
+
+def drawn(members: int, sample: int, seed: int):
+    """The indices of the members whose closure is checked: all of them (in order) when ``sample`` is at
+    least ``members``, else ``sample`` of them drawn by ``random.Random(seed)``, in ascending order."""
+    if sample >= members:
+        return range(members)
+    return sorted(random.Random(seed).sample(range(members), sample))
+
+
+def words(sample: int, members: int) -> str:
+    if sample >= members:
+        return f"every one of the {members:,} members (a sample of {sample:,} covers them all)"
+    return f"a sample of {sample:,} of {members:,} members"
+
+
+def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -> CheckResult:
+    """The sampled check of the certificate with header ``head`` and records ``body`` (read_joined)."""
+    recs = Records(body)
+    n = len(recs)
+    named = {"subject": head.subject(), "start": head.start_json(), "rules": dict(head.rules)}
+    of = f" (closure checked on the start and {words(sample, n)} drawn with seed {seed})"
+    try:
+        start = start_of(head)
+    except StartMismatch as e:
+        return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
+    start_rec = record_of(start)
+    if start_rec not in recs:
+        return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
+                           missing=start, **named)
+    decoder, encoder = Decoder(), Encoder()
+    if WON in recs:
+        return CheckResult(False, n, 0, 0, "won", "the certificate contains a won position",
+                           won_state=decoder.state(WON), **named)
+    rules = rules_of(head).spec()
+    checked = looked = others = 0
+    picks = drawn(n, sample, seed)
+    with bar(progress, total=len(picks) + 1, unit=" states", desc="check (sample)") as b:
+        for i in itertools.chain((None,), picks):      # the start first (picks may be a range of 10**8)
+            rec = start_rec if i is None else recs[i]
+            if i is not None and rec == start_rec:
+                b.update(1)
+                continue        # the start was checked first
+            s = start if i is None else decoder.state(rec)
+            for t in spec.moves(rules, s):
+                looked += 1
+                if encoder.record(t) not in recs:
+                    return CheckResult(False, n, checked, looked, "successor",
+                                       "a successor of a member is not in the certificate" + of,
+                                       missing=t, parent=s, **named)
+            checked += 1
+            others += i is not None
+            b.update(1)
+    drew = "every member" if sample >= n else f"the {others:,} other members drawn with seed {seed}"
+    return CheckResult(True, n, checked, looked, None,
+                       f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position is in "
+                       f"the set, none of the {n:,} members is won, and every one of the {looked:,} successors "
+                       f"of the start and {drew} is in it (closure checked on "
+                       f"{'every member' if sample >= n else f'{sample:,} members only'}; the start and "
+                       f"'no member is won' on all)", **named)

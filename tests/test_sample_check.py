@@ -1,0 +1,177 @@
+"""The sampled reference check (certgen/sampled.py, `certgen check --reference --sample N`): membership by
+binary search over the joined records, the start and 'no member is won' on every member, the closure on a
+sample -- and, with a sample covering every member, exactly the full reference check's verdict."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from certgen import certificate, checker, members, mutate, sampled
+from solver import deals, packed, search, spec
+from solver.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build(deal, cells=4):
+    pos = deals.ms_deal(deal)
+    rules = {"cells": cells, "foundation_return": False}
+    res = search.explore(pos, Rules(**rules))
+    assert res.complete and not res.won
+    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(), {"max_home": res.max_home})
+
+
+@pytest.fixture(scope="module")
+def cert11982():
+    return build(11982)
+
+
+def sampled_check(cert, sample, seed=0):
+    return sampled.check(certificate._summary_of(cert), bytearray(b"".join(cert.records)), sample, seed)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "certgen", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_records_binary_search(cert11982):
+    recs = sampled.Records(b"".join(cert11982.records))
+    assert len(recs) == 84767
+    for i in (0, 1, 4242, 84765, 84766):
+        assert recs[i] == cert11982.records[i] and recs[i] in recs
+        assert bytes(63) + b"\1" not in recs      # below every record but the won one
+        assert recs[i][:-1] + b"\xff" not in recs  # a byte no record has
+    assert sampled.WON not in recs and b"\xff" * 64 not in recs
+
+
+def test_the_won_record_and_the_encoding(cert11982):
+    # The won position is the 64 zero bytes, and the decoder reads it as won; a record with a card is not won.
+    assert sampled.WON == mutate.won_record()
+    d = members.Decoder()
+    assert spec.won(d.state(sampled.WON))
+    # Every record decodes to a spec State whose record (sampled.record_of) is itself: the successors
+    # looked up are encoded as the certificate encodes its members.
+    # (the successors of every 8th member: all of them take 26 s)
+    e, r, successors = sampled.Encoder(), Rules().spec(), 0
+    for i, rec in enumerate(cert11982.records):
+        s = d.state(rec)
+        assert sampled.record_of(s) == e.record(s) == rec and not spec.won(s)
+        for t in spec.moves(r, s) if i % 8 == 0 else ():
+            assert e.record(t) == sampled.record_of(t)
+            successors += 1
+    assert successors > 10000
+
+
+def test_a_sample_of_every_member_is_the_full_check(cert11982):
+    full = checker.check(cert11982, jobs=1)
+    res = sampled_check(cert11982, 10 ** 6)
+    assert full.ok and res.ok
+    assert (res.checked, res.successors) == (full.checked, full.successors) == (84767, full.successors)
+    assert "every one of the 84,767 members" in res.message
+    assert "closure checked on every member" in res.message
+
+
+def test_a_small_sample(cert11982):
+    res = sampled_check(cert11982, 500, seed=7)
+    assert res.ok and res.checked in (500, 501)      # the start, and 500 members (one may be the start)
+    assert res.message.startswith("valid on a sample for deal 11982 ")
+    assert "a sample of 500 of 84,767 members" in res.message
+    assert "(closure checked on 500 members only; the start and 'no member is won' on all)" in res.message
+    assert sampled.drawn(84767, 500, 7) == sampled.drawn(84767, 500, 7) != sampled.drawn(84767, 500, 8)
+
+
+def test_a_won_state_added_is_always_found(cert11982):
+    mutant, _ = mutate.mutate(cert11982, "add-won")
+    res = sampled_check(mutant, 1)
+    assert not res.ok and res.failure == "won" and spec.won(res.won_state)
+    assert checker.check(mutant, jobs=1).failure == "won"
+
+
+def test_the_start_missing_is_always_found(cert11982):
+    mutant, _ = mutate.mutate(cert11982, "deal")
+    res = sampled_check(mutant, 1)
+    assert not res.ok and res.failure == "start" and res.missing == spec.ms_deal(11982)
+
+
+@pytest.mark.parametrize("kind", ["first-successor", "last-successor"])
+def test_a_successor_of_the_start_deleted_is_always_found(cert11982, kind):
+    # The start's closure is checked whatever the sample.
+    mutant, changed = mutate.mutate(cert11982, kind)
+    res = sampled_check(mutant, 1)
+    assert not res.ok and res.failure == "successor" and res.parent == spec.ms_deal(11982)
+    assert res.missing == spec.from_position(packed.unpack(changed[0]))
+
+
+@pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 6)])
+def test_a_deleted_state_is_found_when_the_sample_covers_its_parents(cert11982, seed):
+    mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
+    gone = spec.from_position(packed.unpack(changed[0]))
+    full = checker.check(mutant, jobs=1)
+    res = sampled_check(mutant, 10 ** 6)
+    assert not res.ok and res.failure == full.failure == "successor"
+    assert res.missing == full.missing == gone and res.parent == full.parent
+    assert (res.checked, res.successors) == (full.checked, full.successors)
+
+
+def test_a_small_sample_finds_a_deleted_state_only_when_it_draws_a_parent(cert11982):
+    # Deletion seed 0 removes a state with one parent in the certificate: a sample of N of the M = 84,766
+    # members finds it with probability N/M (with p parents, 1 - (1 - N/M)**p about): 20,000 (24 %) finds it
+    # with sample seed 0, which draws the parent, and misses it with seed 1, which does not -- a sample is
+    # a spot check, not a proof.
+    mutant, changed = mutate.mutate(cert11982, "random:1", seed=0)
+    gone = spec.from_position(packed.unpack(changed[0]))
+    d, r = members.Decoder(), Rules().spec()
+    parents = [i for i, rec in enumerate(mutant.records) if gone in spec.moves(r, d.state(rec))]
+    assert len(parents) == 1
+    assert parents[0] in sampled.drawn(mutant.states, 20000, 0)
+    assert parents[0] not in sampled.drawn(mutant.states, 20000, 1)
+    res = sampled_check(mutant, 20000, seed=0)
+    assert not res.ok and res.missing == gone and res.parent == d.state(mutant.records[parents[0]])
+    assert ("(closure checked on the start and a sample of 20,000 of 84,766 members drawn with seed 0)"
+            in checker.report(res))
+    assert sampled_check(mutant, 20000, seed=1).ok
+
+
+def test_read_joined_is_the_records(tmp_path, cert11982):
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), cert11982)
+    head, body = certificate.read_joined(str(path))
+    assert isinstance(body, bytearray) and bytes(body) == b"".join(cert11982.records)
+    assert (head.states, head.source, head.start) == (84767, {"kind": "ms", "deal": 11982}, cert11982.start)
+
+
+def test_the_command(tmp_path, cert11982):
+    good = tmp_path / "good.cert"
+    certificate.write(str(good), cert11982)
+    proc = run("check", str(good), "--reference", "--sample", "300", "--seed", "5")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("valid on a sample for deal 11982 under the standard rules")
+    assert "a sample of 300 of 84,767 members" in proc.stdout and "seed 5" in proc.stderr
+    proc = run("check", str(good), "--reference", "--sample", "300", "--json")
+    obj = json.loads(proc.stdout)
+    assert proc.returncode == 0 and obj["valid"] and obj["sample"] == 300 and isinstance(obj["seed"], int)
+    again = json.loads(run("check", str(good), "--reference", "--sample", "300", "--seed", str(obj["seed"]),
+                           "--json").stdout)
+    assert again == obj
+    bad = tmp_path / "won.cert"
+    certificate.write(str(bad), mutate.mutate(cert11982, "add-won")[0])
+    proc = run("check", str(bad), "--reference", "--sample", "10", "--seed", "1")
+    assert proc.returncode == 1 and proc.stdout.startswith("invalid for deal 11982 "), proc.stdout
+    assert "contains a won position" in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--reference", "--sample", "0"], "error: --sample must be a whole number of at least 1, got '0'"),
+    (["--reference", "--sample", "lots"], "error: --sample must be a whole number of at least 1, got 'lots'"),
+    (["--reference", "--sample", "5", "--seed", "-1"], "error: --seed must be a whole number from 0 to "),
+    (["--sample", "5"], "error: --sample is a mode of the reference checker: give --reference --sample N"),
+    (["--reference", "--seed", "5"], "error: --seed chooses the members of --sample"),
+])
+def test_bad_sample_arguments(tmp_path, cert11982, args, message):
+    good = tmp_path / "good.cert"
+    certificate.write(str(good), cert11982)
+    proc = run("check", str(good), *args)
+    assert proc.returncode == 2 and proc.stderr.startswith(message) and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stdout == ""
