@@ -112,6 +112,7 @@ LAZY = {
     ("solver/source.py", "stem"): "hashlib: not for `deal`",
     ("solver/source.py", "load"): "solver.siggysoft (hashlib): only for --code",
     ("solver/cli.py", "_survey_difficulty"): "the C core: only for survey --difficulty",
+    ("solver/cli.py", "_is_difficulty_journal"): "solver.difficulty (the C core): only for a plain survey's --out",
     ("solver/cli.py", "cmd_rules"): "the supermove limit: not for `deal`",
     ("solver/cli.py", "cmd_deal"): "os.urandom and siggysoft for --random, games for other games' codes",
     ("solver/cli.py", "_other_game"): "solver.games (hashlib): only for another game's code",
