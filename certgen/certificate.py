@@ -593,7 +593,10 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
     not_a_directory(path)
     try:
         with open(path, "rb") as f:
-            on_disk = _checked_on_disk(f, bad) if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else None
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                cert = _read_stream(f, path)        # a FIFO or a device: opened once (a reopen waits forever)
+                return _summary_of(cert), bytearray(b"".join(cert.records))
+            on_disk = _checked_on_disk(f, bad)
             if on_disk is not None:
                 h, pieces = on_disk
                 body = _inflate(pieces(), h["states"], bad, keep="joined")
@@ -601,7 +604,7 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
                                info=h["info"]), body
     except OSError as e:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    cert = read(path)
+    cert = read(path)               # a regular file not laid out as the writer lays it out: read whole
     return _summary_of(cert), bytearray(b"".join(cert.records))
 
 

@@ -142,6 +142,32 @@ def test_read_joined_is_the_records(tmp_path, cert11982):
     assert (head.states, head.source, head.start) == (84767, {"kind": "ms", "deal": 11982}, cert11982.start)
 
 
+def test_a_certificate_through_a_fifo(tmp_path, cert11982):
+    """A FIFO is opened once: it was opened, closed (the writer got EPIPE) and opened again, which then
+    waited for a writer forever (the hostile pass: hung in 1 run of 3)."""
+    import os
+    import threading
+    good = tmp_path / "good.cert"
+    certificate.write(str(good), cert11982)
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    errors = []
+
+    def feed():
+        try:
+            with open(fifo, "wb") as f:
+                f.write(good.read_bytes())
+        except OSError as e:
+            errors.append(e)
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    proc = subprocess.run([sys.executable, "-m", "certgen", "check", str(fifo), "--reference", "--sample", "50",
+                           "--seed", "3"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    t.join(10)
+    assert proc.returncode == 0 and proc.stdout.startswith("valid on a sample for deal 11982"), proc.stderr
+    assert not errors
+
+
 def test_the_command(tmp_path, cert11982):
     good = tmp_path / "good.cert"
     certificate.write(str(good), cert11982)
