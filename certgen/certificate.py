@@ -555,12 +555,11 @@ def _checked_on_disk(f, bad):
     return _check_top(top, bad), lambda: _chunks(top["body"])
 
 
-def summarize(path: str, records: bool = True) -> Summary:
-    """``certgen info``: the header, checked like ``read`` (format, version, SHA-256, header) and the
-    records checked and counted in a streaming pass over the body, which stays on disk: memory flat in
-    the number of states. ``records=False`` (``--header-only``): no pass over the records (a few seconds
-    instead of about 1.5 hours at 10**9): the SHA-256 and the header are checked, the count is the header's
-    claim. A file not laid out as the writer lays it out (or not a regular file) is read whole by ``read``."""
+def _read_once(path: str, laid_out):
+    """The certificate at ``path``, opened once: ``(laid_out(h, pieces, bad), None)`` for a regular file laid
+    out as the writer lays it out (``h`` its checked header, ``pieces`` its body's chunks, still on disk), else
+    ``(None, the whole Certificate)``: a FIFO or a device read as a stream (a second open would wait for a
+    writer forever), another regular file read whole (refused above WHOLE_MAX)."""
     def bad(why):
         return FreecellError(f"{path}: {why}")
 
@@ -568,44 +567,44 @@ def summarize(path: str, records: bool = True) -> Summary:
     try:
         with open(path, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return _summary_of(_read_stream(f, path))     # a FIFO or a device: opened once
+                return None, _read_stream(f, path)
             on_disk = _checked_on_disk(f, bad)
             if on_disk is not None:
                 h, pieces = on_disk
-                n = _inflate(pieces(), h["states"], bad, keep=False) if records else h["states"]
-                return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
+                return laid_out(h, pieces, bad), None
             _not_too_big_to_read_whole(f, bad)
             f.seek(0)
             data = f.read()
     except OSError as e:
         raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    return _summary_of(decode(data, name=path))
+    return None, decode(data, name=path)
+
+
+def summarize(path: str, records: bool = True) -> Summary:
+    """``certgen info``: the header, checked like ``read`` (format, version, SHA-256, header) and the
+    records checked and counted in a streaming pass over the body, which stays on disk: memory flat in
+    the number of states. ``records=False`` (``--header-only``): no pass over the records (a few seconds
+    instead of about 1.5 hours at 10**9): the SHA-256 and the header are checked, the count is the header's
+    claim. A file not laid out as the writer lays it out (or not a regular file) is read whole."""
+    def counted(h, pieces, bad):
+        n = _inflate(pieces(), h["states"], bad, keep=False) if records else h["states"]
+        return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
+
+    summary, cert = _read_once(path, counted)
+    return summary if cert is None else _summary_of(cert)
 
 
 def read_joined(path: str) -> Tuple[Summary, bytearray]:
     """The certificate at ``path`` as its header (checked like ``read``'s: format, version, SHA-256, fields)
     and its records, checked like ``read``'s, as one bytearray of ``states × 64`` bytes, sorted and distinct
     (what the sampled reference check binary-searches: certgen/sampled.py). The body is inflated from disk
-    when the file is laid out as the writer lays it out; anything else is read by ``read``."""
-    def bad(why):
-        return FreecellError(f"{path}: {why}")
+    when the file is laid out as the writer lays it out; anything else is read whole."""
+    def joined(h, pieces, bad):
+        return (Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"], info=h["info"]),
+                _inflate(pieces(), h["states"], bad, keep="joined"))
 
-    not_a_directory(path)
-    try:
-        with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                cert = _read_stream(f, path)        # a FIFO or a device: opened once (a reopen waits forever)
-                return _summary_of(cert), bytearray(b"".join(cert.records))
-            on_disk = _checked_on_disk(f, bad)
-            if on_disk is not None:
-                h, pieces = on_disk
-                body = _inflate(pieces(), h["states"], bad, keep="joined")
-                return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"],
-                               info=h["info"]), body
-    except OSError as e:
-        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    cert = read(path)               # a regular file not laid out as the writer lays it out: read whole
-    return _summary_of(cert), bytearray(b"".join(cert.records))
+    got, cert = _read_once(path, joined)
+    return got if cert is None else (_summary_of(cert), bytearray(b"".join(cert.records)))
 
 
 # A regular file not laid out as the writer lays it out is read whole to name its fault; above this size it
