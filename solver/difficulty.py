@@ -4,7 +4,8 @@ it can be won, proven both ways --
 * k cells suffice: a winning line with k cells, replayed move by move under the spec rules (the survey's
   fast replay check, solver.lines.codes_to_moves, written from spec.moves and tested against it);
 * k - 1 cells do not (when k > 0): the whole reachable set with k - 1 cells, under the spec rules
-  (single-card moves, no automatic play, fixed columns), enumerated without a won position.
+  (single-card moves, no automatic play), enumerated without a won position: with fixed columns in tiers
+  1 to 3, up to the order of the columns in tiers 4 and 5 (below).
 
 Fewer cells can only do less (a game with c cells is a game with c + 1 cells that never uses the last
 one), so one complete enumeration with k - 1 cells proves every count below k too.
@@ -21,6 +22,16 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    without a win proves ``low = high``: k is decided.
 3. A deal still undecided (a limit stopped a search) keeps its proven bounds and goes to the next tier
    (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided.
+
+Tiers 4 and 5 enumerate the positions up to the order of the columns (``Rules(canonical=True)``: each
+position stored once for all its column orders, no automatic moves; the set can be a hundred times
+smaller). That proves as much, by one lemma (docs/TRUST.md, "The difficulty survey"): permuting the eight columns
+maps the moves of a position onto the moves of the permuted position (``spec.moves`` treats every column
+alike) and leaves ``won`` unchanged, so the set of positions reachable, taken up to column order, is what
+that enumeration walks, and it holds a won position exactly when the spec's fixed-column set does. The
+lemma is tested (tests/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's
+count against the fixed-column set taken up to column order), not proved by Lean or Coq. A win found
+there is replayed like any other: the line to it is rebuilt on the real columns (solver.lines.judge).
 
 The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
 positions in compressed files, about a byte a position, with a memory buffer): for the sets that pass what
@@ -69,9 +80,13 @@ MAX_K = 4
 # many bytes (the visited layers about a byte a position on disk, the runs of a layer's successors more:
 # 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a position; README). A
 # tier whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
+Tier = namedtuple("Tier", "solver states buffer canonical", defaults=(None, False))
+Tier.__doc__ = """A tier's limits: ``solver`` and ``states`` (positions stored), ``buffer`` (bytes: the enumeration
+runs on disk with that buffer; None: in memory), ``canonical`` (the enumeration counts positions up to the
+order of the columns). A plain tuple of 2 to 4 such values is taken too."""
 DISK_BUFFER = 4 << 30
-TIERS = ((100_000, 2_000_000), (2_000_000, 20_000_000), (20_000_000, 80_000_000), (20_000_000, 400_000_000),
-         (20_000_000, 4_000_000_000, DISK_BUFFER))
+TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
+         Tier(20_000_000, 400_000_000, canonical=True), Tier(20_000_000, 4_000_000_000, DISK_BUFFER, True))
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
 MEMORY_PER_STATE = 26          # bytes a position stored in memory costs, with a margin (the --jobs guard)
@@ -99,26 +114,28 @@ def _solver(pos, k, limit):
     return r.verdict, int(r.states)
 
 
-def _enumerate(pos, k, limit):
-    """Every position with k cells (depth first, stopping at a win): ("winnable" with a replayed line |
-    "unwinnable" when complete | "unknown" at the limit, positions stored)."""
-    rules = Rules(cells=k)
+def _enumerate(pos, k, limit, canonical=False):
+    """Every position with k cells (depth first, stopping at a win; ``canonical``: up to the order of the
+    columns): ("winnable" with a replayed line | "unwinnable" when complete | "unknown" at the limit,
+    positions stored)."""
+    rules = Rules(cells=k, canonical=canonical)
     res = search.explore(pos, rules, max_states=limit, stop_on_win=True)
     try:
-        if res.won:
-            codes_to_moves(pos, res.search.moves_to(res.won_index), rules)   # LineError: a bug, never a win
+        if res.won:     # the line on the real columns (fc_search_moves); LineError: a bug, never a win
+            codes_to_moves(pos, res.search.moves_to(res.won_index), rules.plain())
             return "winnable", res.states
         return ("unwinnable" if res.complete else "unknown"), res.states
     finally:
         res.close()
 
 
-def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumeration", progress=False):
+def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumeration", progress=False,
+                       canonical=False):
     """The same on disk (breadth first, stopping at a win), with a buffer of ``memory`` bytes; a won
     position counts only when the line to it, read back through the layer files, replays to a win under the
-    spec rules (else "unknown"). ``work_dir``: a folder to go on in (a search killed there resumes from its
+    spec rules (else "unknown"); ``canonical``: up to the order of the columns. ``work_dir``: a folder to go on in (a search killed there resumes from its
     last finished layer, saying so on stderr); removed at the end, at the limit too. None: a temporary one."""
-    rules = Rules(cells=k)
+    rules = Rules(cells=k, canonical=canonical)
     try:
         res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
                            work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
@@ -137,16 +154,20 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
     return verdict, res.states
 
 
+def tier_of(tier, tiers=TIERS):
+    """The :class:`Tier` at index ``tier`` (0-based) of ``tiers``."""
+    return Tier(*tiers[tier])
+
+
 def disk_buffer(tier, tiers=TIERS):
     """The memory buffer of a tier whose enumeration runs on disk (bytes), else None."""
-    t = tiers[tier]
-    return t[2] if len(t) > 2 else None
+    return tier_of(tier, tiers).buffer
 
 
 def runs_solver(tier, tiers=TIERS):
     """Whether tier ``tier`` (0-based) runs the solver: the first always, a later one only when its solver
     limit is above the tier before's (the same deterministic search again would find nothing new)."""
-    return tier == 0 or tiers[tier][0] > tiers[tier - 1][0]
+    return tier == 0 or tier_of(tier, tiers).solver > tier_of(tier - 1, tiers).solver
 
 
 def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False):
@@ -155,8 +176,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     buffer of ``buffer`` bytes (default: the tier's), in ``work_root``/<deal>-<k> (None: a temporary folder),
     with a progress bar on stderr when ``progress``."""
     pos = deals.ms_deal(deal)
-    solver_limit, enum_limit = tiers[tier][:2]
-    on_disk = disk_buffer(tier, tiers)
+    solver_limit, enum_limit, on_disk, canonical = tier_of(tier, tiers)
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
@@ -180,11 +200,12 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     while not _decided(low, high):
         k = MAX_K if high is None else high - 1
         if on_disk is None:
-            verdict, n = _enumerate(pos, k, enum_limit)
+            verdict, n = _enumerate(pos, k, enum_limit, canonical)
         else:
             work_dir = None if work_root is None else os.path.join(work_root, f"{deal}-{k}")
             verdict, n = _enumerate_on_disk(pos, k, enum_limit, buffer or on_disk, work_dir,
-                                            f"deal {deal} with {k} cell{'s' if k != 1 else ''}", progress)
+                                            f"deal {deal} with {k} cell{'s' if k != 1 else ''}", progress,
+                                            canonical)
         states += n
         if verdict == "winnable":
             high = k
@@ -361,7 +382,7 @@ def job_memory(tier, tiers=TIERS):
     """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
     disk its buffer and the overflow set's quarter of it (solver/fc.c: positions past the 16-byte key)."""
     b = disk_buffer(tier, tiers)
-    return tiers[tier][1] * MEMORY_PER_STATE if b is None else b + b // 4
+    return tier_of(tier, tiers).states * MEMORY_PER_STATE if b is None else b + b // 4
 
 
 def jobs_for(tier, jobs, tiers=TIERS, budget=None):

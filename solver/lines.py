@@ -48,18 +48,43 @@ def judge(start, result, rules: Rules):
     """The verdict of a search result (solver.search.ExploreResult or alike: ``won``, ``complete``,
     ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
     States, start first, or None). In the spec rules the search's own line to its first won position is
-    replayed against ``spec.moves``; in a counting mode (its steps include automatic moves and reordered
-    columns) the solver finds a line under the plain rules, verified the same way."""
+    replayed against ``spec.moves``; up to column order alone (``canonical``) the search's line is first
+    taken onto the real columns (:func:`real_columns`); with automatic or sequence moves the solver finds a
+    line under the plain rules, verified the same way."""
     line = None
-    if result.won and rules.counting:
+    if result.won and (rules.autoplay != "none" or rules.supermoves):
         from .solve import solve            # solve imports this module
         line = solve(start, rules.plain()).path
     elif result.won:
         line = [spec.from_position(p) for p in result.winning_line() or ()]
+        if rules.canonical:                 # its positions are up to column order: the real columns' line
+            line = real_columns(rules.plain().spec(), spec.from_position(start), line)
         if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])
-                and _is_a_line(rules.spec(), line)):
+                and _is_a_line(rules.plain().spec(), line)):
             line = None
     return verdict(result.won, result.complete, line), line
+
+
+def column_blind(s: spec.State):
+    """A spec State with its columns taken as a multiset: equal for two positions that differ only in the
+    order of their columns."""
+    return tuple(sorted(s.cols)), s.cells, s.home
+
+
+def real_columns(rules: spec.Rules, start: spec.State, path):
+    """The line from ``start`` that follows ``path`` (spec States from ``start`` up to the order of the
+    columns, each one move from the one before up to that order: a search up to column order stores them so)
+    on ``start``'s real columns: at each step the first of ``spec.moves`` whose result is the next position up
+    to column order. [] when ``path[0]`` is not ``start`` up to column order or a step has no such move."""
+    if not path or column_blind(path[0]) != column_blind(start):
+        return []
+    out = [start]
+    for want in map(column_blind, path[1:]):
+        nxt = next((t for t in spec.moves(rules, out[-1]) if column_blind(t) == want), None)
+        if nxt is None:
+            return []
+        out.append(nxt)
+    return out
 
 
 def _is_a_line(rules, path):

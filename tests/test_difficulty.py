@@ -316,3 +316,98 @@ def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     jobs.clear()
     difficulty.survey(2, 3, jobs=2, tiers=tiers, budget=12 << 30)
     assert jobs == [2, 2, 2, 1]     # --memory 12G: tier 4 alone
+
+
+# --- tiers 4 and 5: positions up to the order of the columns ----------------------------------------------
+
+def _permuted(s, perm):
+    """spec State ``s`` with its columns reordered: column i of the result is column perm[i] of ``s``."""
+    return s._replace(cols=tuple(s.cols[p] for p in perm))
+
+
+@pytest.mark.parametrize("foundation_return", [False, True])
+def test_the_lemma_moves_commute_with_reordering_the_columns(foundation_return):
+    """The lemma tiers 4 and 5 stand on (docs/TRUST.md, "Difficulty"): for every position and every order of
+    the eight columns, spec.moves of the reordered position are the reordered moves of the position (as
+    multisets), and won is the same. Checked on 400 positions of deal 64's 1-cell set (200 of them with an
+    empty column) and deal 11982's start, each with 8 random orders (seeded), with 1 and 4 cells."""
+    import random
+    from collections import Counter
+    from solver import packed, spec
+    rng = random.Random(13)
+    r = search.explore(deals.ms_deal(64), Rules(cells=1), stop_on_win=False)
+    try:
+        recs = r.records()
+    finally:
+        r.close()
+    every = [spec.from_position(packed.unpack(x)) for x in recs]
+    empty = [s for s in every if () in s.cols]                      # reordering empty columns is exercised
+    assert len(every) == 19_350 and len(empty) > 1_000
+    states = rng.sample(empty, 200) + rng.sample(every, 200) + [spec.ms_deal(11982)]
+    for cells in (1, 4):
+        rules = spec.Rules(cells=cells, foundation_return=foundation_return)
+        for s in states:
+            moved = spec.moves(rules, s)
+            for _ in range(8):
+                perm = rng.sample(range(8), 8)
+                assert Counter(spec.moves(rules, _permuted(s, perm))) == Counter(_permuted(t, perm) for t in moved)
+                assert spec.won(_permuted(s, perm)) == spec.won(s)
+
+
+@pytest.mark.parametrize("deal,fixed,canonical", [(64, 19_350, 8_175), (200, 31_154, 12_522)])
+def test_the_enumeration_up_to_column_order_is_the_spec_set_up_to_column_order(deal, fixed, canonical):
+    """The C core's enumeration up to column order (tiers 4 and 5) holds exactly the fixed-column spec set
+    taken up to column order (each position's columns as a multiset), with 1 cell: deal 64 19,350 -> 8,175
+    positions, deal 200 31,154 -> 12,522, neither with a won position."""
+    from solver import packed, spec
+    from solver.lines import column_blind
+    sets = []
+    for canon in (False, True):
+        r = search.explore(deals.ms_deal(deal), Rules(cells=1, canonical=canon), stop_on_win=False)
+        try:
+            assert r.complete and not r.won
+            sets.append((r.states, {column_blind(spec.from_position(packed.unpack(x))) for x in r.records()}))
+        finally:
+            r.close()
+    (n_fixed, blind_fixed), (n_canon, blind_canon) = sets
+    assert (n_fixed, n_canon) == (fixed, canonical)
+    assert len(blind_canon) == canonical and blind_canon == blind_fixed
+
+
+def test_tier_4_decides_what_fixed_columns_left():
+    """Deal 5752 with 0 cells: its fixed-column set passes 1,000,000 positions (in the survey it passed tier
+    3's 80,000,000), up to column order it is 503,119 positions, complete, none won: 0 cells are too few,
+    and with the replayed 1-cell win k = 1. The same tier with fixed columns leaves it undecided."""
+    fixed = ((10, 10), (10, 1_000_000))
+    canon = ((10, 10), difficulty.Tier(10, 1_000_000, canonical=True))
+    assert difficulty.tier_of(1, canon).canonical and not difficulty.tier_of(1, fixed).canonical
+    n = difficulty.refine(5752, 1, 0, 1, 5, tiers=fixed)
+    assert (n.k, n.low, n.high, n.states, n.tier) == (None, 0, 1, 1_000_005, 2)
+    n = difficulty.refine(5752, 1, 0, 1, 5, tiers=canon)
+    assert (n.k, n.low, n.high, n.states, n.tier) == (1, 1, 1, 503_124, 2)
+    assert [difficulty.tier_of(t).canonical for t in range(len(difficulty.TIERS))] == [False] * 3 + [True] * 2
+
+
+def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
+    """A win found up to column order counts once its line, rebuilt on the real columns, replays under the
+    spec rules: deal 2 with 1 cell in memory (a win after 4,309 positions); on disk, a nearly won position
+    whose stored line has its columns in another order (the line is taken back onto the real columns). A
+    stored line with a step left out, or from another start, gives no line."""
+    from solver import disksearch, spec
+    from solver.lines import column_blind, judge, real_columns
+    assert difficulty._enumerate(deals.ms_deal(2), 1, 100_000, canonical=True) == ("winnable", 4_309)
+    pos = ((),) * 6 + ((44, 49), (45, 48)), (), (11, 11, 13, 13)
+    rules = Rules(cells=4, canonical=True)
+    r = disksearch.explore_disk(pos, rules, 1 << 16, tmp=str(tmp_path))
+    try:
+        stored = [spec.from_position(p) for p in r.winning_line()]
+        verdict, line = judge(pos, r, rules)
+        assert verdict == "winnable" and line[0] == spec.from_position(pos) and spec.won(line[-1])
+        assert [column_blind(s) for s in stored] == [column_blind(t) for t in line]
+        assert stored[0] != line[0] and sum(s != t for s, t in zip(stored, line)) == 4     # 4 of 6 reordered
+        assert real_columns(spec.STANDARD, spec.from_position(pos), stored[:2] + stored[3:]) == []     # a step left out
+        assert real_columns(spec.STANDARD, spec.ms_deal(1), stored) == []       # another start
+    finally:
+        r.close()
+    assert difficulty._enumerate_on_disk(pos, 4, 1_000_000, 1 << 16, str(tmp_path / "w"), canonical=True)[0] \
+        == "winnable"
