@@ -109,7 +109,7 @@ MAX_MEMORY = 1 << 50        # 1024T: more than any machine has; the core takes s
 
 def memory_arg(text):
     """--memory: bytes, or a number with K, M, G or T (powers of 1024), e.g. 16G; at least 64K."""
-    t = text.strip().upper() if isinstance(text, str) else ""
+    t = text.upper() if isinstance(text, str) else ""      # no spaces: digits and a unit only
     unit = t[-1:] if t[-1:] in "KMGT" else ""
     n = digits(t[:len(t) - len(unit)], 15)
     if not t or n is None or not MIN_MEMORY <= n * MEMORY_UNITS[unit] <= MAX_MEMORY:

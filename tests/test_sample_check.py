@@ -211,9 +211,10 @@ def test_the_command(tmp_path, cert11982):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--reference", "--sample", "0"], "error: --sample must be a whole number of at least 1, got '0'"),
-    (["--reference", "--sample", "lots"], "error: --sample must be a whole number of at least 1, got 'lots'"),
+    (["--reference", "--sample", "0"], "error: --sample must be a whole number from 1 to 1099511627776, got '0'"),
+    (["--reference", "--sample", "lots"], "error: --sample must be a whole number from 1 to 1099511627776, got 'lots'"),
     (["--reference", "--sample", "5", "--seed", "-1"], "error: --seed must be a whole number from 0 to "),
+    (["--reference", "--sample", " 3"], "error: --sample must be a whole number from 1 to 1099511627776, got ' 3'"),
     (["--sample", "5"], "error: --sample is a mode of the reference checker: give --reference --sample N"),
     (["--reference", "--seed", "5"], "error: --seed chooses the members of --sample"),
 ])
