@@ -103,10 +103,34 @@ def drawn(members: int, sample: int, seed: int):
     return sorted(random.Random(seed).sample(range(members), sample))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def words(sample: int, members: int) -> str:
+    """Whose closure is checked, in words (singular and plural right)."""
     if sample >= members:
+        if members == 1:
+            return f"the one member (a sample of {sample:,} covers it)"
         return f"every one of the {members:,} members (a sample of {sample:,} covers them all)"
     return f"a sample of {sample:,} of {members:,} members"
+
+
+def _closure_words(n: int, sample: int, seed: int, others: int, looked: int) -> str:
+    """What a valid sampled check found of the closure: the successors looked up, of whom."""
+    if n == 1:
+        whose = "the start"
+    elif sample >= n:
+        whose = "the start and every member"
+    elif others:
+        whose = f"the start and the {_count(others, 'other member')} drawn with seed {seed}"
+    else:
+        whose = f"the start (the one member drawn with seed {seed})"
+    if looked == 0:
+        return f"no successor of {whose} is missing (there is none)"
+    if looked == 1:
+        return f"the one successor of {whose} is in it"
+    return f"every one of the {looked:,} successors of {whose} is in it"
 
 
 def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -> CheckResult:
@@ -146,10 +170,9 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
             checked += 1
             others += i is not None
             b.update(1)
-    drew = "every member" if sample >= n else f"the {others:,} other members drawn with seed {seed}"
+    won = "the one member is not won" if n == 1 else f"none of the {n:,} members is won"
     return CheckResult(True, n, checked, looked, None,
                        f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position is in "
-                       f"the set, none of the {n:,} members is won, and every one of the {looked:,} successors "
-                       f"of the start and {drew} is in it (closure checked on "
-                       f"{'every member' if sample >= n else f'{sample:,} members only'}; the start and "
-                       f"'no member is won' on all)", **named)
+                       f"the set, {won}, and {_closure_words(n, sample, seed, others, looked)} (closure checked "
+                       f"on {'every member' if sample >= n else _count(sample, 'member') + ' only'}; the start "
+                       f"and 'no member is won' on all)", **named)

@@ -245,15 +245,21 @@ def _survey_difficulty(args, first, last):
     out = args.out
     journal = out if out is not None and not is_stdout(out) and (not os.path.exists(out) or os.path.isfile(out)) \
         else None
+    ran = []                # the tiers this run ran: the jobs and buffer the memory budget left them
     with writing(out):
         needs, counts, seconds, resumed = difficulty.survey(first, last, jobs=args.jobs, tiers=tiers,
                                                             journal=journal, progress=progress_of(args),
-                                                            budget=args.memory)
+                                                            budget=args.memory, ran=ran)
         if out is not None and journal is None:
             write_atomic(out, difficulty.csv_text(needs))
     undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
-    limits = [{"solver": t[0] if difficulty.runs_solver(i, tiers) else None, "enumeration": t[1],
-               "disk_buffer": difficulty.disk_buffer(i, tiers)} for i, t in enumerate(tiers)]
+    used = {r.tier: r for r in ran}
+    limits = []
+    for i, t in enumerate(tiers):       # each tier's limits, and what it used when it ran here (else None)
+        u = used.get(i + 1, difficulty.TierRun(i + 1, None, None, None))
+        limits.append({"solver": t[0] if difficulty.runs_solver(i, tiers) else None, "enumeration": t[1],
+                       "disk_buffer": difficulty.disk_buffer(i, tiers), "jobs_used": u.jobs,
+                       "disk_buffer_used": u.buffer, "memory_budget": u.budget})
     if args.json:
         report.write_json({"first": first, "last": last, "jobs": args.jobs, "tiers": limits, "counts": counts,
                            "cells_needed": {str(n.deal): n.k for n in needs}, "undecided": undecided,

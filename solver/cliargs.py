@@ -8,7 +8,7 @@ imports only argparse, os, sys and the light model modules.
 Errors: every user error is a :class:`solver.errors.FreecellError`, printed as ``error: <message>`` on
 stderr with exit status 2 (argparse usage errors too); an :class:`solver.errors.InternalError` (a bug a
 check caught) and running out of memory are one line with exit status 1; Ctrl-C is one line
-(``INTERRUPTED``) and exit status 130.
+(``INTERRUPTED``) and exit status 130, as is a SIGTERM a disk search turned into the same path (``TERMINATED``).
 """
 import argparse
 import contextlib
@@ -18,13 +18,14 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError
+from .errors import FreecellError, InternalError, Terminated
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
 
 AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
 
 INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
+TERMINATED = "stopped (SIGTERM) before an answer, nothing is claimed"
 
 
 class Formatter(argparse.HelpFormatter):
@@ -108,7 +109,7 @@ MAX_MEMORY = 1 << 50        # 1024T: more than any machine has; the core takes s
 
 def memory_arg(text):
     """--memory: bytes, or a number with K, M, G or T (powers of 1024), e.g. 16G; at least 64K."""
-    t = text.strip().upper() if isinstance(text, str) else ""
+    t = text.upper() if isinstance(text, str) else ""      # no spaces: digits and a unit only
     unit = t[-1:] if t[-1:] in "KMGT" else ""
     n = digits(t[:len(t) - len(unit)], 15)
     if not t or n is None or not MIN_MEMORY <= n * MEMORY_UNITS[unit] <= MAX_MEMORY:
@@ -327,7 +328,7 @@ def run(parser, argv=None):
         # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
         return _error("out of memory: stopped before an answer, so nothing is claimed (a search: try a "
                       "smaller --max-states, or a smaller --memory)", 1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         sys.stdout.flush()
-        print(INTERRUPTED, file=sys.stderr)
+        print(TERMINATED if isinstance(exc, Terminated) else INTERRUPTED, file=sys.stderr)
         return 130

@@ -58,6 +58,7 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
+import sys
 import time
 from collections import namedtuple
 
@@ -404,6 +405,30 @@ def buffer_for(tier, jobs, tiers=TIERS, budget=None):
     return max(MIN_MEMORY, min(b, budget // jobs * 4 // 5))
 
 
+TierRun = namedtuple("TierRun", "tier jobs buffer budget")
+TierRun.__doc__ = """A tier as a survey ran it (``tier`` 1-based): its processes and the disk buffer of each (None: a
+tier in memory), after the memory budget (``budget``, bytes) lowered them (:func:`jobs_for`, :func:`buffer_for`)."""
+
+
+def binary_size(n):
+    """Bytes in words, in powers of 1024: 4 GiB, 1.2 GiB, 409.6 KiB, 64 KiB."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f}".rstrip("0").rstrip(".") + f" {unit}"
+    return f"{n} B"
+
+
+def smaller_buffer_words(run, tiers=TIERS):
+    """The line said on stderr when a tier on disk runs with a smaller buffer than its own (a smaller budget
+    than it needs), else None: the same answer, more runs to merge."""
+    own = disk_buffer(run.tier - 1, tiers)
+    if run.buffer is None or run.buffer >= own:
+        return None
+    share = f" for {run.jobs} jobs" if run.jobs > 1 else ""
+    return (f"tier {run.tier}: disk buffer {binary_size(run.buffer)} instead of {binary_size(own)} (memory budget "
+            f"{binary_size(run.budget)}{share}): slower, same answer")
+
+
 def _run_tier(tasks, jobs, journal, done, b, chunk=4):
     if jobs <= 1 or len(tasks) <= 1:
         results = map(_work, tasks)
@@ -432,13 +457,15 @@ def work_root_of(journal):
     return None if journal is None else journal + ".work"
 
 
-def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budget=None):
+def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budget=None, ran=None):
     """[Need] for deals first..last in deal order, and the counts per class. ``journal``: the CSV file the
     rows are appended to as they finish, read back first (a restarted run goes on), rewritten at the end
     (one row a deal, in deal order; rows of deals outside the range are kept); the disk tier's work folders
     go beside it (:func:`work_root_of`). ``budget``: bytes the processes may take together (default: the
-    machine's available memory when each tier starts, :func:`memory_budget`). Returns (needs, counts,
-    seconds, resumed) -- resumed: the deals of the range found in the file."""
+    machine's available memory when each tier starts, :func:`memory_budget`); a tier on disk whose buffer it
+    makes smaller says so on stderr (:func:`smaller_buffer_words`). ``ran``: a list each tier that runs is
+    appended to, as a :class:`TierRun` (the jobs and buffer it used). Returns (needs, counts, seconds,
+    resumed) -- resumed: the deals of the range found in the file."""
     t0 = time.perf_counter()
     root = work_root_of(journal)
     if root is not None and os.path.lexists(root) and not os.path.isdir(root):
@@ -467,6 +494,12 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
             most = memory_budget() if budget is None else budget
             n_jobs = min(jobs_for(tier, jobs, tiers, most), len(todo))
             buffer = buffer_for(tier, n_jobs, tiers, most)
+            run = TierRun(tier + 1, n_jobs, buffer, most)
+            slower = smaller_buffer_words(run, tiers)
+            if slower:
+                print(slower, file=sys.stderr, flush=True)
+            if ran is not None:
+                ran.append(run)
             inner = progress and n_jobs == 1 and buffer is not None     # one disk search at a time: its own bar
             tasks = [(d, tier, low, high, states, tiers, root, buffer, inner) for d, low, high, states in todo]
             with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",

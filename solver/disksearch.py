@@ -34,7 +34,7 @@ import threading
 import time
 
 from . import packed
-from .errors import FreecellError
+from .errors import FreecellError, Terminated
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 
@@ -53,8 +53,8 @@ def _size(n):
 
 
 def _term_as_interrupt():
-    """From now on (in the main thread), SIGTERM raises KeyboardInterrupt: the Ctrl-C path, which removes
-    the search's files. Returns the handler it replaced (None outside the main thread), for
+    """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path,
+    which removes the search's files (said as SIGTERM, solver.cliargs.TERMINATED). Returns the handler it replaced (None outside the main thread), for
     :func:`_restore_term`."""
     if threading.current_thread() is not threading.main_thread():
         return None
@@ -62,7 +62,7 @@ def _term_as_interrupt():
 
 
 def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
+    raise Terminated
 
 
 def _restore_term(old):

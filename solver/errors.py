@@ -19,5 +19,11 @@ class FreecellError(Exception):
         return self.args[0] if self.args else ""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a batch scheduler) where a search turns it into the Ctrl-C path
+    (solver/disksearch.py, to remove or keep its files): handled as Ctrl-C is, with the same exit status,
+    but said as what it was (solver.cliargs.TERMINATED)."""
+
+
 class InternalError(Exception):
     """A bug caught by a check (e.g. a solver's line that does not replay): one line, exit status 1."""

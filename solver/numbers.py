@@ -1,10 +1,10 @@
 """Whole numbers read from people's text: deal numbers, --cells, --max-states, --jobs, ranges, deal codes.
 
-One reading for all of them: ASCII digits only -- no sign, no spaces inside, no exponent, and no ``_`` or
-``,`` between digits (refused everywhere, so ``1_000`` means the same to every option: nothing) -- and a
-length bound so that a huge input cannot become a huge number. A bad value is one :class:`FreecellError`
-line naming the option and the value; a value past the maximum names the maximum. The command-line
-argument types built on this are in solver/cliargs.py.
+One reading for all of them: ASCII digits only -- no sign, no spaces (around the digits either: ``" 3"`` is
+refused), no exponent, and no ``_`` or ``,`` between digits (refused everywhere, so ``1_000`` means the same to
+every option: nothing) -- and a length bound so that a huge input cannot become a huge number. A bad value
+is one :class:`FreecellError` line naming the option and the value; a value past the maximum names the
+maximum. The command-line argument types built on this are in solver/cliargs.py.
 """
 from .errors import FreecellError
 
@@ -19,10 +19,9 @@ def digits(text, max_digits=MAX_DIGITS):
         return text
     if not isinstance(text, str):
         return None
-    t = text.strip()
-    if not (t.isascii() and t.isdigit() and len(t) <= max_digits):
+    if not (text.isascii() and text.isdigit() and len(text) <= max_digits):
         return None
-    return int(t)
+    return int(text)
 
 
 def _quoted(text, limit=40):
@@ -38,7 +37,7 @@ def whole_number(text, what, lo, hi=None, shown=None):
     "... written with digits only (no '_' or ',')". ``shown``: the value as the message quotes it."""
     quoted = _quoted(text) if shown is None else repr(shown)
     span = f"of at least {lo}" if hi is None else f"from {lo} to {hi}"
-    t = text.strip() if isinstance(text, str) else ""
+    t = text if isinstance(text, str) else ""
     if t.isascii() and any(c in t for c in "_,") and t.replace("_", "").replace(",", "").isdigit():
         raise FreecellError(f"{what} must be a whole number written with digits only (no '_' or ','), "
                             f"got {quoted}")

@@ -32,8 +32,7 @@ MAX_RANGE = 10_000_000
 def parse_range(text, max_range=MAX_RANGE):
     """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**33-1, at most ``max_range`` deals (None: no cap; the
     streaming survey of certgen/survey.py keeps no rows in memory); a one-line error otherwise."""
-    t = str(text).strip()
-    a, sep, b = t.partition("-")
+    a, sep, b = str(text).partition("-")
     a, b = digits(a, max_digits=12), digits(b if sep else a, max_digits=12)
     if a is None or b is None:
         raise FreecellError(f"range must be A-B with whole numbers written with digits only, e.g. 1-32000, "

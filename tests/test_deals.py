@@ -109,7 +109,7 @@ def test_known_unsolvable_deals_generate():
         assert len(ms_deal(n)[0]) == 8
 
 
-@pytest.mark.parametrize("raw,n", [("1", 1), (" 42 ", 42), ("2147483647", 2 ** 31 - 1), ("8589934591", MAX_DEAL), (11982, 11982)])
+@pytest.mark.parametrize("raw,n", [("1", 1), ("42", 42), ("2147483647", 2 ** 31 - 1), ("8589934591", MAX_DEAL), (11982, 11982)])
 def test_parse_deal_number_good(raw, n):
     assert parse_deal_number(raw) == n
 
@@ -117,6 +117,7 @@ def test_parse_deal_number_good(raw, n):
 @pytest.mark.parametrize("raw,shown", [
     ("0", "'0'"), ("-1", "'-1'"), ("abc", "'abc'"), ("1.5", "'1.5'"), ("", "''"), ("1e3", "'1e3'"),
     ("8589934592", "'8589934592'"), ("+5", "'+5'"), ("٣", "'٣'"), ("9" * 5000, "'" + "9" * 37 + "...'"),
+    (" 42 ", "' 42 '"), ("42\n", "'42\\n'"), ("4 2", "'4 2'"),      # digits only: no spaces around them either
     (0, "0"), (-3, "-3"), (2 ** 33, "8589934592"), (True, "True"), (None, "None"), (1.0, "1.0"),
 ])
 def test_parse_deal_number_bad(raw, shown):

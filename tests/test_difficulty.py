@@ -4,6 +4,7 @@ Each k is proven both ways (a replayed win with k cells, every position with k -
 without a win); the figures below were measured with the default tiers and are asserted exactly. The
 whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in the README.
 """
+import json
 import os
 import subprocess
 import sys
@@ -160,17 +161,25 @@ def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error, tmp_p
     assert "--memory must be a size" in assert_one_line_error(run("survey", "1", "--difficulty", "--memory", "12Q"))
 
 
+def limits(obj):
+    """The tiers' own limits in a survey's --json (without what each used when it ran)."""
+    return [{k: t[k] for k in ("solver", "enumeration", "disk_buffer")} for t in obj["tiers"]]
+
+
 def test_tiers_flag(run_json, run, assert_one_line_error):
     """--tiers N runs only the first N tiers: deal 90 is decided in tier 2 (its 1-cell set has 6,813,131
     positions, more than tier 1's 2,000,000), so with one tier it stays undecided with what tier 1 proved
     (0 cells are too few; a win with 2)."""
     obj = run_json("survey", "90", "--difficulty", "--tiers", "1")
     assert obj["undecided"] == [{"deal": 90, "low": 1, "win_with": 2}] and len(obj["tiers"]) == 1
-    assert obj["tiers"] == [{"solver": 100_000, "enumeration": 2_000_000, "disk_buffer": None}]
+    assert limits(obj) == [{"solver": 100_000, "enumeration": 2_000_000, "disk_buffer": None}]
+    assert (obj["tiers"][0]["jobs_used"], obj["tiers"][0]["disk_buffer_used"]) == (1, None)   # ran, in memory
     obj = run_json("survey", "2", "--difficulty")      # decided in tier 1: quick
-    assert obj["tiers"][2:] == [{"solver": 20_000_000, "enumeration": 80_000_000, "disk_buffer": None},
-                                {"solver": None, "enumeration": 400_000_000, "disk_buffer": None},  # no solver
-                                {"solver": None, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30}]  # on disk
+    assert limits(obj)[2:] == [{"solver": 20_000_000, "enumeration": 80_000_000, "disk_buffer": None},
+                               {"solver": None, "enumeration": 400_000_000, "disk_buffer": None},  # no solver
+                               {"solver": None, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30}]  # on disk
+    assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
+        [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
     assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
     assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))
@@ -411,3 +420,43 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
         r.close()
     assert difficulty._enumerate_on_disk(pos, 4, 1_000_000, 1 << 16, str(tmp_path / "w"), canonical=True)[0] \
         == "winnable"
+
+
+def test_the_json_says_the_jobs_a_tier_used(run_json):
+    """--jobs 2 with a budget of 60 MiB: a tier-1 process counts 2,000,000 positions at 26 bytes (52 MB), so
+    tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget (it said
+    only the tiers' limits: the hostile pass)."""
+    obj = run_json("survey", "1-2", "--difficulty", "--jobs", "2", "--memory", "60M", "--tiers", "2")
+    assert obj["jobs"] == 2 and obj["undecided"] == []
+    assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"]] == \
+        [(1, None, 60 << 20), (None, None, None)]
+    assert difficulty.jobs_for(0, 2, budget=60 << 20) == 1 and difficulty.jobs_for(0, 2, budget=120 << 20) == 2
+
+
+def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
+    """Deal 43 with a disk tier of 1 MiB and --memory 64K: the tier runs with the smallest buffer, 64 KiB (the
+    same answer, k = 2: the whole 1-cell set on disk), says so in one line on stderr (it shrank silently: the
+    hostile pass), and the --json says the buffer used beside the tier's own."""
+    from solver import cli
+    monkeypatch.setattr(difficulty, "TIERS", ((100_000, 100_000), (100_000, 1_000_000, 1 << 20)))
+    assert cli.main(["survey", "43", "--difficulty", "--memory", "64K", "--json", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n"
+    obj = json.loads(out)
+    assert obj["cells_needed"] == {"43": 2}
+    assert obj["tiers"][1] == {"solver": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20, "jobs_used": 1,
+                               "disk_buffer_used": 1 << 16, "memory_budget": 1 << 16}
+    assert cli.main(["survey", "43", "--difficulty", "--memory", "2M", "--json", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["tiers"][1]["disk_buffer_used"] == 1 << 20      # the tier's own
+
+
+def test_the_smaller_buffer_words():
+    """The line for the real tier 5 (4 GiB) under a 1.5 GiB budget: 4/5 of it, 1.2 GiB."""
+    run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=3 << 29), 3 << 29)
+    assert difficulty.smaller_buffer_words(run) == \
+        "tier 5: disk buffer 1.2 GiB instead of 4 GiB (memory budget 1.5 GiB): slower, same answer"
+    assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 2, 4 << 30, 12 << 30)) is None
+    assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 1 << 30)) is None       # in memory
+    assert [difficulty.binary_size(n) for n in (1 << 16, 1 << 20, 3 << 29, 409_600, 1000)] == \
+        ["64 KiB", "1 MiB", "1.5 GiB", "400 KiB", "1000 B"]

@@ -346,13 +346,14 @@ def test_deal_1474422072_on_disk_with_a_fifth_of_its_positions_over_the_key(tmp_
 
 
 def test_sigterm_on_disk_removes_the_files_like_ctrl_c(tmp_path):
-    # `timeout`, `kill` and batch schedulers stop a job with SIGTERM: the same path as Ctrl-C.
+    # `timeout`, `kill` and batch schedulers stop a job with SIGTERM: the same path as Ctrl-C, said as SIGTERM
+    # (not "Ctrl-C": nobody pressed it).
     import signal
-    from test_interrupt import assert_interrupted, ctrl_c
+    from test_interrupt import TERMINATED, assert_interrupted, ctrl_c
     work = tmp_path / "work"
     work.mkdir()
     assert_interrupted(*ctrl_c("solver", "explore", "--deal", "1", "--memory", "64K", "--on-disk", "--tmp",
-                               str(work), cwd=tmp_path, sig=signal.SIGTERM))
+                               str(work), cwd=tmp_path, sig=signal.SIGTERM), line=TERMINATED)
     assert os.listdir(tmp_path) == ["work"] and os.listdir(work) == []
 
 

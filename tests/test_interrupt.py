@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from solver.cliargs import INTERRUPTED
+from solver.cliargs import INTERRUPTED, TERMINATED
 
 from conftest import ROOT
 
@@ -35,9 +35,11 @@ def ctrl_c(module, *args, cwd=ROOT, sig=signal.SIGINT):
     return p, out, err, time.monotonic() - t
 
 
-def assert_interrupted(p, out, err, seconds):
+def assert_interrupted(p, out, err, seconds, line=INTERRUPTED):
+    """Stopped in one line (``line``: INTERRUPTED for Ctrl-C, TERMINATED for a SIGTERM a disk search turned
+    into the same path), exit 130, within moments, with nothing left running."""
     assert p.returncode == 130, (p.returncode, out, err)
-    assert err == INTERRUPTED + "\n", err          # one line, no traceback (a worker's or the parent's)
+    assert err == line + "\n", err                 # one line, no traceback (a worker's or the parent's)
     assert out == ""
     assert seconds < 5, seconds                     # the search saw the signal (it would run 20 s more)
     with pytest.raises(ProcessLookupError):         # nothing of the process group is left running

@@ -40,6 +40,32 @@ def test_certgen_options_read_numbers_the_same_way(args, flag, tmp_path):
     assert assert_one_line_error(p) == f"error: {flag} {DIGITS_ONLY}, got '1_000'"
 
 
+@pytest.mark.parametrize("module,args,flag", [
+    ("certgen", ("check", "x.cert", "--reference", "--sample", "{}"), "--sample"),
+    ("certgen", ("check", "x.cert", "--reference", "--sample", "5", "--seed", "{}"), "--seed"),
+    ("certgen", ("mutate", "x.cert", "--delete", "deal", "--out", "y.cert", "--seed", "{}"), "--seed"),
+    ("solver", ("explore", "--deal", "1", "--cells", "{}"), "--cells"),
+    ("solver", ("survey", "1-2", "--jobs", "{}"), "--jobs"),
+    ("solver", ("deal", "{}"), "deal"),
+])
+@pytest.mark.parametrize("value", [" 3", "3 ", "\t3", "3\n"])
+def test_spaces_around_the_digits_are_refused(module, args, flag, value):
+    """Plain ASCII digits, nothing around them: `--sample " 3"` was accepted (the hostile pass)."""
+    line = assert_one_line_error(run(*[a.format(value) for a in args], module=module))
+    assert line.startswith(f"error: {flag} must be a whole number ") and line.endswith(f", got {value!r}")
+
+
+def test_the_sample_is_bounded():
+    """--sample N past the most members a certificate may declare (2**40) is refused, not echoed in --json."""
+    from certgen.certificate import MAX_STATES as CERT_MAX
+    huge = "9" * 26
+    line = assert_one_line_error(run("check", "x.cert", "--reference", "--sample", huge, "--json", module="certgen"))
+    assert line == f"error: --sample must be a whole number from 1 to {CERT_MAX}, got {huge!r}"
+    assert CERT_MAX == 2 ** 40
+    line = assert_one_line_error(run("survey", "1-2", "--difficulty", "--memory", " 16G"))
+    assert line.startswith("error: --memory must be a size such as 16G") and line.endswith("got ' 16G'")
+
+
 def test_a_huge_max_states_names_the_maximum():
     huge = str(10 ** 30)
     line = assert_one_line_error(run("solve", "--deal", "1", "--max-states", huge))

@@ -14,6 +14,7 @@ import pytest
 
 from certgen import certificate
 from solver import deals, disksearch, spec
+from solver.cliargs import TERMINATED
 from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
@@ -153,6 +154,7 @@ def test_sigterm_keeps_the_work_folder_and_the_command_goes_on(tmp_path):
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130 and out == "" and "Traceback" not in err, (p.returncode, err)
     assert err.splitlines()[0].startswith(f"note: the disk search's state is kept in {work}")
+    assert err.splitlines()[1:] == [TERMINATED]        # said as SIGTERM, not Ctrl-C
     assert "search.state" in os.listdir(work)
     # a limit below the positions already found: stopped at once, the state as it was
     peek = json.loads(_cli(*args, "--max-states", "1", "--json", "--no-progress").stdout)

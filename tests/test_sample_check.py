@@ -82,6 +82,28 @@ def test_a_small_sample(cert11982):
     assert sampled.drawn(84767, 500, 7) == sampled.drawn(84767, 500, 7) != sampled.drawn(84767, 500, 8)
 
 
+def test_one_member_is_said_in_the_singular(cert11982):
+    """A certificate of one position without a move (a dead board: test_fastcheck.dead_positions) and a
+    sample of one: the counts are said in the singular ("every one of the 1 members" was the hostile pass's
+    find), the full check's verdict and figures unchanged."""
+    from test_fastcheck import dead_positions
+    (rec,) = dead_positions(1, seed=3)
+    one = certificate.Certificate({"kind": "board", "name": "dead"}, {"cells": 0, "foundation_return": False},
+                                  rec, [rec], {})
+    res = sampled_check(one, 5)
+    assert res.ok and (res.states, res.checked, res.successors) == (1, 1, 0)
+    assert res.message == (f"valid on a sample for {res.subject}: the one member (a sample of 5 "
+                           "covers it): the start position is in the set, the one member is not won, and no "
+                           "successor of the start is missing (there is none) (closure checked on every member; "
+                           "the start and 'no member is won' on all)")
+    assert sampled.words(5, 1) == "the one member (a sample of 5 covers it)"
+    res = sampled_check(cert11982, 1, seed=2)
+    assert res.ok and res.checked == 2
+    assert "the start and the 1 other member drawn with seed 2 is in it (closure checked on 1 member only;" \
+        in res.message
+    assert " 1 members" not in res.message
+
+
 def test_a_won_state_added_is_always_found(cert11982):
     mutant, _ = mutate.mutate(cert11982, "add-won")
     res = sampled_check(mutant, 1)
@@ -189,9 +211,10 @@ def test_the_command(tmp_path, cert11982):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--reference", "--sample", "0"], "error: --sample must be a whole number of at least 1, got '0'"),
-    (["--reference", "--sample", "lots"], "error: --sample must be a whole number of at least 1, got 'lots'"),
+    (["--reference", "--sample", "0"], "error: --sample must be a whole number from 1 to 1099511627776, got '0'"),
+    (["--reference", "--sample", "lots"], "error: --sample must be a whole number from 1 to 1099511627776, got 'lots'"),
     (["--reference", "--sample", "5", "--seed", "-1"], "error: --seed must be a whole number from 0 to "),
+    (["--reference", "--sample", " 3"], "error: --sample must be a whole number from 1 to 1099511627776, got ' 3'"),
     (["--sample", "5"], "error: --sample is a mode of the reference checker: give --reference --sample N"),
     (["--reference", "--seed", "5"], "error: --seed chooses the members of --sample"),
 ])

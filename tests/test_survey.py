@@ -23,8 +23,9 @@ KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winn
 
 def test_parse_range():
     assert survey.parse_range("1-32000") == (1, 32000)
-    assert survey.parse_range(" 7 ") == (7, 7)
-    for bad in ("", "a-b", "5-3", "0-4", "1-", "-3", "1-2-3", "1-99999999999", "1,000-2_000"):  # digits only
+    assert survey.parse_range("7") == (7, 7)
+    for bad in ("", "a-b", "5-3", "0-4", "1-", "-3", "1-2-3", "1-99999999999", "1,000-2_000",  # digits only
+                " 7 ", "1 - 5", "1-5\n"):                                                   # no spaces
         with pytest.raises(FreecellError) as ei:
             survey.parse_range(bad)
         assert "\n" not in str(ei.value) and str(ei.value).startswith("range must")
