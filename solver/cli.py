@@ -255,10 +255,11 @@ def _survey_difficulty(args, first, last):
     undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in needs if n.k is None]
     used = {r.tier: r for r in ran}
     limits = []
-    for i, t in enumerate(tiers):       # each tier's limits, and what it used when it ran here (else None)
+    for i in range(len(tiers)):         # each tier's limits, and what it used when it ran here (else None)
+        t = difficulty.tier_of(i, tiers)
         u = used.get(i + 1, difficulty.TierRun(i + 1, None, None, None))
-        limits.append({"solver": t[0] if difficulty.runs_solver(i, tiers) else None, "enumeration": t[1],
-                       "disk_buffer": difficulty.disk_buffer(i, tiers), "jobs_used": u.jobs,
+        limits.append({"solver": t.solver if difficulty.runs_solver(i, tiers) else None, "enumeration": t.states,
+                       "disk_buffer": t.buffer, "up_to_column_order": t.canonical, "jobs_used": u.jobs,
                        "disk_buffer_used": u.buffer, "memory_budget": u.budget})
     if args.json:
         report.write_json({"first": first, "last": last, "jobs": args.jobs, "tiers": limits, "counts": counts,
@@ -269,8 +270,9 @@ def _survey_difficulty(args, first, last):
         report.write(f"deals {first}-{last}, fewest free cells to win (proven both ways): {c['easy']:,} easy "
                      f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
                      f"than 4, {c['undecided']:,} undecided (a limit stopped a search: last tier "
-                     + (f"{tiers[-1][0]:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
-                     + f"{tiers[-1][1]:,} enumeration positions"
+                     + (f"{limits[-1]['solver']:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
+                     + f"{limits[-1]['enumeration']:,} enumeration positions"
+                     + (" up to column order" if limits[-1]["up_to_column_order"] else "")
                      + (" on disk)" if limits[-1]["disk_buffer"] else ")")
                      + (f"; {resumed:,} deals were already in {out}" if resumed else "")
                      + (f"\ncsv: {out}" if out else "") + "\n")

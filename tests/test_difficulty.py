@@ -163,7 +163,7 @@ def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error, tmp_p
 
 def limits(obj):
     """The tiers' own limits in a survey's --json (without what each used when it ran)."""
-    return [{k: t[k] for k in ("solver", "enumeration", "disk_buffer")} for t in obj["tiers"]]
+    return [{k: t[k] for k in ("solver", "enumeration", "disk_buffer", "up_to_column_order")} for t in obj["tiers"]]
 
 
 def test_tiers_flag(run_json, run, assert_one_line_error):
@@ -172,12 +172,14 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
     (0 cells are too few; a win with 2)."""
     obj = run_json("survey", "90", "--difficulty", "--tiers", "1")
     assert obj["undecided"] == [{"deal": 90, "low": 1, "win_with": 2}] and len(obj["tiers"]) == 1
-    assert limits(obj) == [{"solver": 100_000, "enumeration": 2_000_000, "disk_buffer": None}]
+    assert limits(obj) == [{"solver": 100_000, "enumeration": 2_000_000, "disk_buffer": None,
+                            "up_to_column_order": False}]
     assert (obj["tiers"][0]["jobs_used"], obj["tiers"][0]["disk_buffer_used"]) == (1, None)   # ran, in memory
     obj = run_json("survey", "2", "--difficulty")      # decided in tier 1: quick
-    assert limits(obj)[2:] == [{"solver": 20_000_000, "enumeration": 80_000_000, "disk_buffer": None},
-                               {"solver": None, "enumeration": 400_000_000, "disk_buffer": None},  # no solver
-                               {"solver": None, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30}]  # on disk
+    assert limits(obj)[2:] == [
+        {"solver": 20_000_000, "enumeration": 80_000_000, "disk_buffer": None, "up_to_column_order": False},
+        {"solver": None, "enumeration": 400_000_000, "disk_buffer": None, "up_to_column_order": True},  # no solver
+        {"solver": None, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30, "up_to_column_order": True}]  # disk
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
@@ -444,7 +446,8 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     assert err == "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n"
     obj = json.loads(out)
     assert obj["cells_needed"] == {"43": 2}
-    assert obj["tiers"][1] == {"solver": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20, "jobs_used": 1,
+    assert obj["tiers"][1] == {"solver": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20,
+                               "up_to_column_order": False, "jobs_used": 1,
                                "disk_buffer_used": 1 << 16, "memory_budget": 1 << 16}
     assert cli.main(["survey", "43", "--difficulty", "--memory", "2M", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
