@@ -180,6 +180,8 @@ def test_the_fence_lemmas_need_no_axiom(out):
 
 # Columns.v: the theorems, with their statements written out here (a changed statement fails to type)
 COLUMN_THEOREMS = {
+    "moves_swapCols_perm": "forall r i j s, length (cols s) = 8 -> i < 8 -> j < 8 -> "
+                           "Permutation (moves r (swapCols i j s)) (map (swapCols i j) (moves r s))",
     "moves_swapCols_iff": "forall r i j s t, length (cols s) = 8 -> i < 8 -> j < 8 -> "
                           "In t (moves r s) <-> In (swapCols i j t) (moves r (swapCols i j s))",
     "moves_keep_8_columns": "forall r s t, length (cols s) = 8 -> In t (moves r s) -> length (cols t) = 8",
@@ -206,7 +208,7 @@ def test_moves_commute_with_reordering_the_columns_in_coq(out):
     # Columns.v is compiled with the library; each theorem has the statement above and no axiom
     path = os.path.join(out, "coq", "ColumnsCheck.v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    text = ("From Coq Require Import List.\nFrom FreeCell Require Import Spec Columns.\n"
+    text = ("From Coq Require Import List Permutation.\nFrom FreeCell Require Import Spec Columns.\n"
             + "".join(f"Definition check_{n} : {st} := {n}.\nPrint Assumptions {n}.\n"
                       for n, st in COLUMN_THEOREMS.items()))
     with open(path, "w", encoding="utf-8") as f:
