@@ -13,7 +13,8 @@ columns that are a permutation of each other (`ColEquiv_iff`).
     `In t (moves r s) <-> In (swapCols i j t) (moves r (swapCols i j s))`.
   - `moves_keep_8_columns`: `length (cols s) = 8 -> In t (moves r s) -> length (cols t) = 8`;
     `msDeal_8_columns`: every Microsoft deal has 8 columns.
-  - `Won_swapCols`: `Won (swapCols i j s) <-> Won s`; `Won_ColEquiv`: `ColEquiv s u -> (Won s <-> Won u)`.
+  - `Won_swapCols`: `Won (swapCols i j s) <-> Won s`;
+    `Won_ColEquiv`: `ColEquiv s u -> (Won s <-> Won u)`.
   - `Reachable_ColEquiv`: if `length (cols s0) = 8`, `ColEquiv s0 s0'` and `Reachable r s0 t`, then
     some `t'` has `Reachable r s0' t'` and `ColEquiv t t'`; hence `winnable_ColEquiv`: `s0` and `s0'`
     are both winnable or both not.
@@ -169,18 +170,23 @@ Proof.
     injection Hf as <-; apply length_set.
 Qed.
 
+Lemma sources_length s c s' src :
+  In (c, s', src) (fromColsOf s ++ fromCellsOf s) -> length (cols s') = length (cols s).
+Proof.
+  intros Hin; apply in_app_iff in Hin as [Hin|Hin].
+  - unfold fromColsOf in Hin; rewrite in_filterMap in Hin.
+    destruct Hin as (k & _ & Hf).
+    destruct (nth k (cols s) []) as [|c0 rest]; [discriminate|].
+    injection Hf as _ <- _; apply length_set.
+  - unfold fromCellsOf in Hin; apply in_map_iff in Hin as (c0 & Hf & _).
+    injection Hf as _ <- _; reflexivity.
+Qed.
+
 Lemma moves_length r s t : In t (moves r s) -> length (cols t) = length (cols s).
 Proof.
   rewrite moves_parts, in_app_iff, in_flat_map.
   intros [([[c s'] src] & Hin & Ht) | Ht].
-  - assert (Hs' : length (cols s') = length (cols s)).
-    { apply in_app_iff in Hin as [Hin|Hin].
-      - unfold fromColsOf in Hin; rewrite in_filterMap in Hin.
-        destruct Hin as (k & _ & Hf).
-        destruct (nth k (cols s) []) as [|c0 rest]; [discriminate|].
-        injection Hf as _ <- _; apply length_set.
-      - unfold fromCellsOf in Hin; apply in_map_iff in Hin as (c0 & Hf & _).
-        injection Hf as _ <- _; reflexivity. }
+  - pose proof (sources_length s c s' src Hin) as Hs'.
     unfold place in Ht; rewrite !in_app_iff in Ht.
     destruct Ht as [Ht|[Ht|Ht]].
     + destruct (canHome (home s) c); simpl in Ht; [destruct Ht as [<-|[]]|contradiction]; exact Hs'.
@@ -196,7 +202,9 @@ Qed.
 Theorem moves_keep_8_columns r s t : length (cols s) = 8 -> In t (moves r s) -> length (cols t) = 8.
 Proof. intros H8 Ht; rewrite (moves_length r s t Ht); exact H8. Qed.
 
-(** ** Moves commute with swapping two columns *)
+(** ** Moves commute with swapping two columns
+
+Lemma 1: the moves of the swapped state are those of `s`, swapped, in another order. *)
 Lemma swapCols_cols i j s : cols (swapCols i j s) = swapList i j [] (cols s).
 Proof. reflexivity. Qed.
 
@@ -219,67 +227,130 @@ Proof.
   intros H8 Hi Hj; rewrite swapCols_cols, set_swapList by congruence; reflexivity.
 Qed.
 
-Lemma toCols_swap i j s c src t :
-  length (cols s) = 8 -> i < 8 -> j < 8 ->
-  In t (toCols s c src) ->
-  In (swapCols i j t) (toCols (swapCols i j s) c (option_map (swapIdx i j) src)).
+Lemma Permutation_seq_swapIdx i j :
+  i < 8 -> j < 8 -> Permutation (map (swapIdx i j) (seq 0 8)) (seq 0 8).
 Proof.
-  intros H8 Hi Hj; unfold toCols; rewrite !in_filterMap; intros (k & Hk & Hf).
-  exists (swapIdx i j k); split.
-  { apply in_seq in Hk; apply in_seq; simpl in *; split; [lia|apply swapIdx_lt; lia]. }
-  assert (Hsrc : match option_map (swapIdx i j) src with Some a => a =? swapIdx i j k | None => false end
-               = match src with Some a => a =? k | None => false end).
+  intros Hi Hj; apply NoDup_Permutation.
+  - apply Injective_map_NoDup; [|apply seq_NoDup].
+    intros a b E; rewrite <- (swapIdx_invol i j a), E, swapIdx_invol; reflexivity.
+  - apply seq_NoDup.
+  - intros k; rewrite in_map_iff, in_seq; split.
+    + intros (m & <- & Hm); apply in_seq in Hm; split; [lia|apply swapIdx_lt; lia].
+    + intros Hk; exists (swapIdx i j k); split; [apply swapIdx_invol|apply in_seq; split; [lia|]].
+      apply swapIdx_lt; lia.
+Qed.
+
+Lemma filterMap_map {A B C} (f : B -> option C) (g : A -> B) l :
+  filterMap f (map g l) = filterMap (fun x => f (g x)) l.
+Proof. induction l as [|x l IH]; simpl; [reflexivity|rewrite IH; reflexivity]. Qed.
+
+Lemma Permutation_filterMap {A B} (f : A -> option B) l l' :
+  Permutation l l' -> Permutation (filterMap f l) (filterMap f l').
+Proof.
+  induction 1 as [|x l l' _ IH|x y l|l l' l'' _ IH1 _ IH2]; simpl.
+  - constructor.
+  - destruct (f x); [apply perm_skip|]; exact IH.
+  - destruct (f x), (f y); try apply perm_swap; reflexivity.
+  - eapply perm_trans; eauto.
+Qed.
+
+Lemma filterMap_option_map {A B C} (f : A -> option B) (h : B -> C) f' l :
+  (forall x, In x l -> f' x = option_map h (f x)) -> filterMap f' l = map h (filterMap f l).
+Proof.
+  induction l as [|x l IH]; intros H; simpl; [reflexivity|].
+  rewrite H by (left; reflexivity); destruct (f x); simpl;
+    rewrite IH by (intros; apply H; right; assumption); reflexivity.
+Qed.
+
+(** A choice of column, swapped: the same choices, the swapped way round. *)
+Lemma Permutation_filterMap_swap {B C} i j (f : nat -> option B) (f' : nat -> option C) (h : B -> C) :
+  i < 8 -> j < 8 ->
+  (forall k, k < 8 -> f' (swapIdx i j k) = option_map h (f k)) ->
+  Permutation (filterMap f' (seq 0 8)) (map h (filterMap f (seq 0 8))).
+Proof.
+  intros Hi Hj H.
+  rewrite <- (filterMap_option_map f h (fun k => f' (swapIdx i j k)))
+    by (intros k Hk; apply in_seq in Hk; apply H; lia).
+  rewrite <- (filterMap_map f' (swapIdx i j)).
+  apply Permutation_filterMap, Permutation_sym, (Permutation_seq_swapIdx i j Hi Hj).
+Qed.
+
+Lemma toCols_swap_perm i j s c src :
+  length (cols s) = 8 -> i < 8 -> j < 8 ->
+  Permutation (toCols (swapCols i j s) c (option_map (swapIdx i j) src))
+              (map (swapCols i j) (toCols s c src)).
+Proof.
+  intros H8 Hi Hj; unfold toCols; apply (Permutation_filterMap_swap i j); [assumption|assumption|].
+  intros k Hk; cbv beta.
+  assert (Hsrc :
+    match option_map (swapIdx i j) src with Some a => a =? swapIdx i j k | None => false end
+    = match src with Some a => a =? k | None => false end).
   { destruct src; simpl; [apply swapIdx_eqb|reflexivity]. }
   rewrite Hsrc, nth_swapCols by assumption.
-  destruct (match src with Some a => a =? k | None => false end); [discriminate|].
+  destruct (match src with Some a => a =? k | None => false end); [reflexivity|].
   destruct (nth k (cols s) []) as [|p ps].
-  - injection Hf as <-; rewrite set_swapCols by assumption; reflexivity.
-  - destruct (canStack c p); [|discriminate].
-    injection Hf as <-; rewrite set_swapCols by assumption; reflexivity.
+  - simpl; rewrite set_swapCols by assumption; reflexivity.
+  - destruct (canStack c p); simpl; [rewrite set_swapCols by assumption|]; reflexivity.
 Qed.
 
-Lemma source_swap i j s c s' src :
+Definition swapSource i j (x : Card * State * option nat) : Card * State * option nat :=
+  let '(c, s', src) := x in (c, swapCols i j s', option_map (swapIdx i j) src).
+
+Lemma sources_swap_perm i j s :
   length (cols s) = 8 -> i < 8 -> j < 8 ->
-  In (c, s', src) (fromColsOf s ++ fromCellsOf s) ->
-  length (cols s') = 8 /\
-  In (c, swapCols i j s', option_map (swapIdx i j) src)
-     (fromColsOf (swapCols i j s) ++ fromCellsOf (swapCols i j s)).
+  Permutation (fromColsOf (swapCols i j s) ++ fromCellsOf (swapCols i j s))
+              (map (swapSource i j) (fromColsOf s ++ fromCellsOf s)).
 Proof.
-  intros H8 Hi Hj; rewrite !in_app_iff; intros [Hin|Hin].
-  - unfold fromColsOf in *; rewrite in_filterMap in Hin |- *.
-    destruct Hin as (k & Hk & Hf).
-    destruct (nth k (cols s) []) as [|c0 rest] eqn:E; [discriminate|].
-    injection Hf as <- <- <-; split; [simpl; rewrite length_set; exact H8|left].
-    exists (swapIdx i j k); split.
-    { apply in_seq in Hk; apply in_seq; simpl in *; split; [lia|apply swapIdx_lt; lia]. }
-    rewrite nth_swapCols, E, set_swapCols by assumption; reflexivity.
-  - unfold fromCellsOf in *; apply in_map_iff in Hin as (c0 & Hf & Hc0).
-    injection Hf as <- <- <-; split; [exact H8|right].
-    apply in_map_iff; exists c0; split; [reflexivity|exact Hc0].
+  intros H8 Hi Hj; rewrite map_app; apply Permutation_app.
+  - unfold fromColsOf; apply (Permutation_filterMap_swap i j); [assumption|assumption|].
+    intros k Hk; cbv beta; rewrite nth_swapCols by assumption.
+    destruct (nth k (cols s) []) as [|c rest]; [reflexivity|].
+    simpl; rewrite set_swapCols by assumption; reflexivity.
+  - unfold fromCellsOf; rewrite map_map; reflexivity.
 Qed.
 
-(** Lemma 1 (membership form): a move of `s` is, columns swapped, a move of the swapped `s`. *)
+Lemma Permutation_flat_map_pointwise {A B} (f g : A -> list B) l :
+  (forall x, In x l -> Permutation (f x) (g x)) -> Permutation (flat_map f l) (flat_map g l).
+Proof.
+  induction l as [|x l IH]; intros H; simpl; [constructor|].
+  apply Permutation_app; [apply H; left; reflexivity|apply IH; intros; apply H; right; assumption].
+Qed.
+
+Lemma map_flat_map' {A B C} (h : B -> C) (f : A -> list B) l :
+  map h (flat_map f l) = flat_map (fun x => map h (f x)) l.
+Proof. induction l as [|x l IH]; simpl; [reflexivity|rewrite map_app, IH; reflexivity]. Qed.
+
+Lemma flat_map_map' {A B C} (f : B -> list C) (g : A -> B) l :
+  flat_map f (map g l) = flat_map (fun x => f (g x)) l.
+Proof. induction l as [|x l IH]; simpl; [reflexivity|rewrite IH; reflexivity]. Qed.
+
+(** Lemma 1: `moves r (swapCols i j s)` is `map (swapCols i j) (moves r s)` in another order. *)
+Theorem moves_swapCols_perm r i j s :
+  length (cols s) = 8 -> i < 8 -> j < 8 ->
+  Permutation (moves r (swapCols i j s)) (map (swapCols i j) (moves r s)).
+Proof.
+  intros H8 Hi Hj; rewrite !moves_parts, map_app; apply Permutation_app.
+  - eapply perm_trans; [apply Permutation_flat_map, sources_swap_perm; assumption|].
+    rewrite map_flat_map', flat_map_map'; apply Permutation_flat_map_pointwise.
+    intros [[c s'] src] Hin; apply sources_length in Hin; rewrite H8 in Hin.
+    unfold place; simpl; rewrite !map_app; apply Permutation_app.
+    + destruct (canHome (home s) c); apply Permutation_refl.
+    + apply Permutation_app; [apply toCols_swap_perm; assumption|].
+      replace (isSome (option_map (swapIdx i j) src)) with (isSome src) by (destruct src; reflexivity).
+      destruct (isSome src && (length (cells s') <? freeCells r)); apply Permutation_refl.
+  - unfold fromHome; destruct (foundationReturn r); [|constructor].
+    rewrite map_flat_map'; apply Permutation_flat_map_pointwise; intros k _; simpl.
+    destruct (nth k (home s) 0 =? 0); [apply Permutation_refl|].
+    apply (toCols_swap_perm i j (withHome s _) _ None); assumption.
+Qed.
+
+(** Lemma 1, membership form: a move of `s` is, columns swapped, a move of the swapped `s`. *)
 Theorem moves_swapCols r i j s t :
   length (cols s) = 8 -> i < 8 -> j < 8 ->
   In t (moves r s) -> In (swapCols i j t) (moves r (swapCols i j s)).
 Proof.
-  intros H8 Hi Hj; rewrite !moves_parts, !in_app_iff, !in_flat_map.
-  intros [([[c s'] src] & Hin & Ht) | Ht].
-  - apply (source_swap i j) in Hin as [H8' Hin]; try assumption.
-    left; exists (c, swapCols i j s', option_map (swapIdx i j) src); split; [exact Hin|].
-    unfold place in *; rewrite !in_app_iff in *.
-    destruct Ht as [Ht|[Ht|Ht]].
-    + left; simpl; destruct (canHome (home s) c); simpl in Ht;
-        [destruct Ht as [<-|[]]; left; reflexivity|contradiction].
-    + right; left; apply toCols_swap; assumption.
-    + right; right.
-      replace (isSome (option_map (swapIdx i j) src)) with (isSome src) by (destruct src; reflexivity).
-      simpl; destruct (isSome src && (length (cells s') <? freeCells r)); simpl in Ht;
-        [destruct Ht as [<-|[]]; left; reflexivity|contradiction].
-  - right; unfold fromHome in *; destruct (foundationReturn r); [|contradiction].
-    apply in_flat_map in Ht as (k & Hk & Ht); apply in_flat_map; exists k; split; [exact Hk|].
-    simpl in *; destruct (nth k (home s) 0 =? 0); [contradiction|].
-    apply (toCols_swap i j) in Ht; [exact Ht|exact H8|exact Hi|exact Hj].
+  intros H8 Hi Hj Ht; eapply Permutation_in;
+    [apply Permutation_sym, moves_swapCols_perm; assumption|apply in_map, Ht].
 Qed.
 
 (** Lemma 3: `Won` does not look at the columns. *)
@@ -314,129 +385,6 @@ Proof.
   apply (moves_swapCols r i j) in Ht; [|rewrite length_swapCols; exact H8|exact Hi|exact Hj].
   rewrite !swapCols_invol in Ht by (rewrite ?length_swapCols in *; assumption).
   exact Ht.
-Qed.
-
-(** ** Lemma 1 in full: the moves of the swapped state are those of `s`, swapped, in another order *)
-
-Lemma Permutation_seq_swapIdx i j : i < 8 -> j < 8 -> Permutation (map (swapIdx i j) (seq 0 8)) (seq 0 8).
-Proof.
-  intros Hi Hj; apply NoDup_Permutation.
-  - apply Injective_map_NoDup; [|apply seq_NoDup].
-    intros a b E; rewrite <- (swapIdx_invol i j a), E, swapIdx_invol; reflexivity.
-  - apply seq_NoDup.
-  - intros k; rewrite in_map_iff, in_seq; split.
-    + intros (m & <- & Hm); apply in_seq in Hm; split; [lia|apply swapIdx_lt; lia].
-    + intros Hk; exists (swapIdx i j k); split; [apply swapIdx_invol|apply in_seq; split; [lia|]].
-      apply swapIdx_lt; lia.
-Qed.
-
-Lemma filterMap_map {A B C} (f : B -> option C) (g : A -> B) l :
-  filterMap f (map g l) = filterMap (fun x => f (g x)) l.
-Proof. induction l as [|x l IH]; simpl; [reflexivity|rewrite IH; reflexivity]. Qed.
-
-Lemma Permutation_filterMap {A B} (f : A -> option B) l l' :
-  Permutation l l' -> Permutation (filterMap f l) (filterMap f l').
-Proof.
-  induction 1 as [|x l l' _ IH|x y l|l l' l'' _ IH1 _ IH2]; simpl.
-  - constructor.
-  - destruct (f x); [apply perm_skip|]; exact IH.
-  - destruct (f x), (f y); try apply perm_swap; reflexivity.
-  - eapply perm_trans; eauto.
-Qed.
-
-Lemma filterMap_option_map {A B C} (f : A -> option B) (h : B -> C) f' l :
-  (forall x, In x l -> f' x = option_map h (f x)) -> filterMap f' l = map h (filterMap f l).
-Proof.
-  induction l as [|x l IH]; intros H; simpl; [reflexivity|].
-  rewrite H by (left; reflexivity); destruct (f x); simpl; rewrite IH by (intros; apply H; right; assumption);
-    reflexivity.
-Qed.
-
-(** A choice of column, swapped: the same choices, the swapped way round. *)
-Lemma Permutation_filterMap_swap {B C} i j (f : nat -> option B) (f' : nat -> option C) (h : B -> C) :
-  i < 8 -> j < 8 ->
-  (forall k, k < 8 -> f' (swapIdx i j k) = option_map h (f k)) ->
-  Permutation (filterMap f' (seq 0 8)) (map h (filterMap f (seq 0 8))).
-Proof.
-  intros Hi Hj H.
-  rewrite <- (filterMap_option_map f h (fun k => f' (swapIdx i j k)))
-    by (intros k Hk; apply in_seq in Hk; apply H; lia).
-  rewrite <- (filterMap_map f' (swapIdx i j)).
-  apply Permutation_filterMap, Permutation_sym, (Permutation_seq_swapIdx i j Hi Hj).
-Qed.
-
-Lemma toCols_swap_perm i j s c src :
-  length (cols s) = 8 -> i < 8 -> j < 8 ->
-  Permutation (toCols (swapCols i j s) c (option_map (swapIdx i j) src))
-              (map (swapCols i j) (toCols s c src)).
-Proof.
-  intros H8 Hi Hj; unfold toCols; apply (Permutation_filterMap_swap i j); [assumption|assumption|].
-  intros k Hk; cbv beta.
-  assert (Hsrc : match option_map (swapIdx i j) src with Some a => a =? swapIdx i j k | None => false end
-               = match src with Some a => a =? k | None => false end).
-  { destruct src; simpl; [apply swapIdx_eqb|reflexivity]. }
-  rewrite Hsrc, nth_swapCols by assumption.
-  destruct (match src with Some a => a =? k | None => false end); [reflexivity|].
-  destruct (nth k (cols s) []) as [|p ps].
-  - simpl; rewrite set_swapCols by assumption; reflexivity.
-  - destruct (canStack c p); simpl; [rewrite set_swapCols by assumption|]; reflexivity.
-Qed.
-
-Definition swapSource i j (x : Card * State * option nat) : Card * State * option nat :=
-  let '(c, s', src) := x in (c, swapCols i j s', option_map (swapIdx i j) src).
-
-Lemma sources_swap_perm i j s :
-  length (cols s) = 8 -> i < 8 -> j < 8 ->
-  Permutation (fromColsOf (swapCols i j s) ++ fromCellsOf (swapCols i j s))
-              (map (swapSource i j) (fromColsOf s ++ fromCellsOf s)).
-Proof.
-  intros H8 Hi Hj; rewrite map_app; apply Permutation_app.
-  - unfold fromColsOf; apply (Permutation_filterMap_swap i j); [assumption|assumption|].
-    intros k Hk; cbv beta; rewrite nth_swapCols by assumption.
-    destruct (nth k (cols s) []) as [|c rest]; [reflexivity|].
-    simpl; rewrite set_swapCols by assumption; reflexivity.
-  - unfold fromCellsOf; rewrite map_map; reflexivity.
-Qed.
-
-Lemma sources_length s c s' src :
-  length (cols s) = 8 -> In (c, s', src) (fromColsOf s ++ fromCellsOf s) -> length (cols s') = 8.
-Proof.
-  intros H8 Hin; apply (source_swap 0 0) in Hin as [H _]; [exact H|exact H8|lia|lia].
-Qed.
-
-Lemma Permutation_flat_map_pointwise {A B} (f g : A -> list B) l :
-  (forall x, In x l -> Permutation (f x) (g x)) -> Permutation (flat_map f l) (flat_map g l).
-Proof.
-  induction l as [|x l IH]; intros H; simpl; [constructor|].
-  apply Permutation_app; [apply H; left; reflexivity|apply IH; intros; apply H; right; assumption].
-Qed.
-
-Lemma map_flat_map' {A B C} (h : B -> C) (f : A -> list B) l :
-  map h (flat_map f l) = flat_map (fun x => map h (f x)) l.
-Proof. induction l as [|x l IH]; simpl; [reflexivity|rewrite map_app, IH; reflexivity]. Qed.
-
-Lemma flat_map_map' {A B C} (f : B -> list C) (g : A -> B) l :
-  flat_map f (map g l) = flat_map (fun x => f (g x)) l.
-Proof. induction l as [|x l IH]; simpl; [reflexivity|rewrite IH; reflexivity]. Qed.
-
-(** Lemma 1: `moves r (swapCols i j s)` is `map (swapCols i j) (moves r s)` in another order. *)
-Theorem moves_swapCols_perm r i j s :
-  length (cols s) = 8 -> i < 8 -> j < 8 ->
-  Permutation (moves r (swapCols i j s)) (map (swapCols i j) (moves r s)).
-Proof.
-  intros H8 Hi Hj; rewrite !moves_parts, map_app; apply Permutation_app.
-  - eapply perm_trans; [apply Permutation_flat_map, sources_swap_perm; assumption|].
-    rewrite map_flat_map', flat_map_map'; apply Permutation_flat_map_pointwise.
-    intros [[c s'] src] Hin; apply sources_length in Hin; [|exact H8].
-    unfold place; simpl; rewrite !map_app; apply Permutation_app.
-    + destruct (canHome (home s) c); apply Permutation_refl.
-    + apply Permutation_app; [apply toCols_swap_perm; assumption|].
-      replace (isSome (option_map (swapIdx i j) src)) with (isSome src) by (destruct src; reflexivity).
-      destruct (isSome src && (length (cells s') <? freeCells r)); apply Permutation_refl.
-  - unfold fromHome; destruct (foundationReturn r); [|constructor].
-    rewrite map_flat_map'; apply Permutation_flat_map_pointwise; intros k _; simpl.
-    destruct (nth k (home s) 0 =? 0); [apply Permutation_refl|].
-    apply (toCols_swap_perm i j (withHome s _) _ None); assumption.
 Qed.
 
 (** ** Equal up to column order
@@ -541,7 +489,8 @@ Proof.
   - eapply SwapEq_trans; eauto.
 Qed.
 
-Lemma ColEquiv_of_SwapEq s cs : length (cols s) = 8 -> SwapEq [] (cols s) cs -> ColEquiv s (withCols s cs).
+Lemma ColEquiv_of_SwapEq s cs :
+  length (cols s) = 8 -> SwapEq [] (cols s) cs -> ColEquiv s (withCols s cs).
 Proof.
   intros H8 H; remember (cols s) as l eqn:E; revert s E H8.
   induction H as [l|i j l l' Hij _ IH]; intros s E H8; subst.
