@@ -1,10 +1,11 @@
 """The Coq check: render a certificate (or a winning line) as a Coq file and have `coqc` check it.
 
 The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here"): `Spec.v` (trusted, the twin of
-lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom) and
-`Decode.v` (untrusted: how the data below becomes positions, and the hash that files them). It is
-compiled into `<out>/coq/lib/` (never into the source tree) and reused while its sources and `coqc`
-are unchanged.
+lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom),
+`Decode.v` (untrusted: how the data below becomes positions, and the hash that files them) and
+`Columns.v` (proved, no axiom: moves commute with reordering the columns, the lemma behind enumerating
+positions up to column order; no generated file uses it). It is compiled into `<out>/coq/lib/` (never
+into the source tree) and reused while its sources and `coqc` are unchanged.
 
 What this module writes, with jinja2 (templates in certgen/templates/coq/), into `<out>/coq/`:
 
@@ -43,7 +44,7 @@ from solver.rules import Rules
 from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
-LIBRARY = ("Spec", "Cert", "Decode")           # in dependency order
+LIBRARY = ("Spec", "Cert", "Decode", "Columns")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20

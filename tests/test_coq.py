@@ -178,6 +178,51 @@ def test_the_fence_lemmas_need_no_axiom(out):
     assert run.ok and run.output.count(coq.CLOSED) == 4, run.output
 
 
+# Columns.v: the theorems, with their statements written out here (a changed statement fails to type)
+COLUMN_THEOREMS = {
+    "moves_swapCols_perm": "forall r i j s, length (cols s) = 8 -> i < 8 -> j < 8 -> "
+                           "Permutation (moves r (swapCols i j s)) (map (swapCols i j) (moves r s))",
+    "moves_swapCols_iff": "forall r i j s t, length (cols s) = 8 -> i < 8 -> j < 8 -> "
+                          "In t (moves r s) <-> In (swapCols i j t) (moves r (swapCols i j s))",
+    "moves_keep_8_columns": "forall r s t, length (cols s) = 8 -> In t (moves r s) -> length (cols t) = 8",
+    "msDeal_8_columns": "forall n, length (cols (msDeal n)) = 8",
+    "Won_swapCols": "forall i j s, Won (swapCols i j s) <-> Won s",
+    "ColEquiv_iff": "forall s u, length (cols s) = 8 -> ColEquiv s u <-> SameUpToOrder s u",
+    "Reachable_ColEquiv": "forall r s0 s0' t, length (cols s0) = 8 -> ColEquiv s0 s0' -> Reachable r s0 t -> "
+                          "exists t', Reachable r s0' t' /\\ ColEquiv t t'",
+    "winnable_ColEquiv": "forall r s0 s0', length (cols s0) = 8 -> ColEquiv s0 s0' -> "
+                         "(exists t, Reachable r s0 t /\\ Won t) <-> (exists t, Reachable r s0' t /\\ Won t)",
+    "unwinnable_of_fence_up_to_order":
+        "forall r s0 (C : State -> Prop), length (cols s0) = 8 -> (exists c, C c /\\ ColEquiv s0 c) -> "
+        "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ ColEquiv t c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_fence_up_to_column_order":
+        "forall r s0 (C : State -> Prop), length (cols s0) = 8 -> (exists c, C c /\\ SameUpToOrder s0 c) -> "
+        "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ SameUpToOrder t c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+}
+
+
+@needs_coqc
+def test_moves_commute_with_reordering_the_columns_in_coq(out):
+    # Columns.v is compiled with the library; each theorem has the statement above and no axiom
+    path = os.path.join(out, "coq", "ColumnsCheck.v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = ("From Coq Require Import List Permutation.\nFrom FreeCell Require Import Spec Columns.\n"
+            + "".join(f"Definition check_{n} : {st} := {n}.\nPrint Assumptions {n}.\n"
+                      for n, st in COLUMN_THEOREMS.items()))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    run = coqc_file(path, out)
+    assert run.ok and run.output.count(coq.CLOSED) == len(COLUMN_THEOREMS), run.output
+    # and a statement the file does not prove is refused: moves commute with a swap of any two places
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From Coq Require Import List.\nFrom FreeCell Require Import Spec Columns.\n"
+                "Definition wrong : forall r i j s t, In t (moves r s) -> "
+                "In (swapCols i j t) (moves r (swapCols i j s)) := moves_swapCols.\n")
+    assert not coqc_file(path, out).ok
+
+
 @needs_coqc
 @pytest.mark.parametrize("deal,cells,fr,theorem", [
     (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 1) s -> ~ Won s"),
@@ -291,8 +336,8 @@ def test_trust_md_has_a_row_for_every_coq_file():
             row = next((r for r in rows if r.startswith(f"| `coq/FreeCell/{name}`")), None)
             assert row is not None, f"docs/TRUST.md has no row for coq/FreeCell/{name}"
     statuses = {name: next(r for r in rows if r.startswith(f"| `coq/FreeCell/{name}`")).split("|")[2]
-                for name in ("Spec.v", "Cert.v", "Decode.v")}
+                for name in ("Spec.v", "Cert.v", "Decode.v", "Columns.v")}
     assert "**trusted**" in statuses["Spec.v"] and "kernel-checked" in statuses["Cert.v"] \
-        and "untrusted" in statuses["Decode.v"]
+        and "untrusted" in statuses["Decode.v"] and "kernel-checked" in statuses["Columns.v"]
     vm = next(r for r in rows if "vm_cast_no_check" in r)
     assert "virtual machine" in vm and "Print Assumptions" in vm and "make prove-coq" in vm
