@@ -29,8 +29,9 @@ smaller). That proves as much, by one lemma (docs/TRUST.md, "The difficulty surv
 maps the moves of a position onto the moves of the permuted position (``spec.moves`` treats every column
 alike) and leaves ``won`` unchanged, so the set of positions reachable, taken up to column order, is what
 that enumeration walks, and it holds a won position exactly when the spec's fixed-column set does. The
-lemma is tested (tests/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's
-count against the fixed-column set taken up to column order), not proved by Lean or Coq. A win found
+lemma is proved in Coq about the Coq spec (coq/FreeCell/Columns.v), not in Lean, and tested here
+(tests/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's set against the
+fixed-column set taken up to column order); the C enumeration itself is not checked. A win found
 there is replayed like any other: the line to it is rebuilt on the real columns (solver.lines.judge).
 
 The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
