@@ -446,10 +446,10 @@ def build_parser():
                         "(2), hard (3-4), and undecided where a limit stopped a search. Limits in tiers (solver / "
                         "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
                         "20,000,000, 20,000,000 / 80,000,000, an enumeration alone of 400,000,000 (about 10 GB), "
-                        "and a last one on disk of 4,000,000,000 (a 4 GB buffer; files up to ~6 bytes a position at the peak); "
+                        "and a last one on disk of 4,000,000,000 (these two up to the order of the columns) (a 4 GB buffer; files up to ~6 bytes a position at the peak); "
                         "--max-states K: one tier K / K). With --out "
                         "the run is resumable: the CSV is read first and appended to deal by deal, and the disk "
-                        "tier's searches go on from their folders FILE.csv.work/DEAL-K")
+                        "tier's searches go on from their folders FILE.csv.work/DEAL-K-canonical")
     v.add_argument("--tiers", metavar="N", type=tiers_arg,
                    help="with --difficulty: run only the first N tiers of limits (e.g. 1: the cheap pass; a later "
                         "run with more tiers goes on from the --out file)")

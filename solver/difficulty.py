@@ -32,13 +32,15 @@ that enumeration walks, and it holds a won position exactly when the spec's fixe
 lemma is proved in Coq about the Coq spec (coq/FreeCell/Columns.v), not in Lean, and tested here
 (tests/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's set against the
 fixed-column set taken up to column order); the C enumeration itself is not checked. A win found
-there is replayed like any other: the line to it is rebuilt on the real columns (solver.lines.judge).
+there is replayed like any other, on the real columns: in memory the C core writes the line on them
+(fc_search_moves), on disk solver.lines.judge takes it across (solver.lines.real_columns).
 
 The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
 positions in compressed files, about a byte a position, with a memory buffer): for the sets that pass what
-memory holds. Its win counts only once its line, read back through the layer files, replays under the spec
-rules (solver.lines.judge). In a survey with an output file each such enumeration has its own work folder,
-``FILE.csv.work/<deal>-<k>/``: a killed survey started again goes on inside the same enumeration from its
+memory holds. Its win counts only once a line to it replays under the spec rules (solver.lines.judge: the
+line read back through the layer files while their depths are kept, else the solver's; none: unknown). In a
+survey with an output file each such enumeration has its own work folder, ``FILE.csv.work/<deal>-<k>/``
+(:func:`work_name`: ``-canonical`` added up to column order): a killed survey started again goes on inside the same enumeration from its
 last finished layer; the folder is removed when the enumeration ends (complete, won, or at its limit: an
 undecided deal's files are not kept).
 
@@ -146,6 +148,7 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
         if work_dir is None:
             raise
         raise FreecellError(str(e).replace(f"--work-dir {work_dir}", f"the survey's work folder {work_dir}")
+                            .replace("remove the folder or give another --work-dir", "remove that folder")
                             .replace("give another --work-dir", "remove that folder")) from None
     try:
         verdict, _line = judge(pos, res, rules)
@@ -154,6 +157,12 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
     if work_dir is not None and res.status == "limit":      # kept at the limit: an undecided deal's files go
         shutil.rmtree(work_dir, ignore_errors=True)
     return verdict, res.states
+
+
+def work_name(deal, k, canonical):
+    """The name of a disk enumeration's work folder in the survey's: DEAL-K, with "-canonical" up to column
+    order (a folder of the other kind is another search: never resumed as this one)."""
+    return f"{deal}-{k}" + ("-canonical" if canonical else "")
 
 
 def tier_of(tier, tiers=TIERS):
@@ -204,7 +213,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
         if on_disk is None:
             verdict, n = _enumerate(pos, k, enum_limit, canonical)
         else:
-            work_dir = None if work_root is None else os.path.join(work_root, f"{deal}-{k}")
+            work_dir = None if work_root is None else os.path.join(work_root, work_name(deal, k, canonical))
             verdict, n = _enumerate_on_disk(pos, k, enum_limit, buffer or on_disk, work_dir,
                                             f"deal {deal} with {k} cell{'s' if k != 1 else ''}", progress,
                                             canonical)

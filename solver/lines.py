@@ -48,11 +48,14 @@ def judge(start, result, rules: Rules):
     """The verdict of a search result (solver.search.ExploreResult or alike: ``won``, ``complete``,
     ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
     States, start first, or None). In the spec rules the search's own line to its first won position is
-    replayed against ``spec.moves``; up to column order alone (``canonical``) the search's line is first
-    taken onto the real columns (:func:`real_columns`); with automatic or sequence moves the solver finds a
-    line under the plain rules, verified the same way."""
+    replayed against ``spec.moves``; in a counting mode (automatic moves, reordered columns, sequence
+    moves) the solver finds a line under the plain rules, verified the same way -- except on disk up to
+    column order alone, where the search's own line (breadth first: short) is taken onto the real columns
+    (:func:`real_columns`) and replayed: the solver may not find a line where the search was too big for
+    memory. (In memory a depth-first line can be 100,000 moves, slow to take across in Python.)"""
     line = None
-    if result.won and (rules.autoplay != "none" or rules.supermoves):
+    if result.won and rules.counting and not (rules == rules.plain()._replace(canonical=True)
+                                              and getattr(result, "disk", False)):
         from .solve import solve            # solve imports this module
         line = solve(start, rules.plain()).path
     elif result.won:

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from solver import deals, difficulty, search
+from solver.errors import FreecellError
 from solver.rules import Rules
 
 # k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
@@ -463,3 +464,32 @@ def test_the_smaller_buffer_words():
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 1 << 30)) is None       # in memory
     assert [difficulty.binary_size(n) for n in (1 << 16, 1 << 20, 3 << 29, 409_600, 1000)] == \
         ["64 KiB", "1 MiB", "1.5 GiB", "400 KiB", "1000 B"]
+
+
+def test_the_canonical_disk_tier_has_its_own_work_folder(tmp_path):
+    """A disk enumeration up to column order works in DEAL-K-canonical: a folder DEAL-K (a fixed-column
+    search's, say from before tier 5 counted up to column order) is another search, left alone, and does not
+    stop the survey. Deal 43 with 1 cell up to column order: 60,854 positions, none won: k = 2. A folder of
+    the right name holding a search under other rules is refused in one line naming the survey's folder."""
+    other = tmp_path / "43-1"
+    other.mkdir()
+    (other / "search.state").write_bytes(b"not ours")
+    tiers = ((100_000, 100_000), difficulty.Tier(100_000, 1_000_000, 1 << 16, True))
+    n = difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
+    assert (n.k, n.low, n.high, n.states, n.tier) == (2, 2, 2, 7 + 60_854, 2)
+    assert os.listdir(tmp_path) == ["43-1"] and (other / "search.state").read_bytes() == b"not ours"
+    from solver import disksearch
+    wd = tmp_path / difficulty.work_name(43, 1, True)
+    r = disksearch.explore_disk(deals.ms_deal(43), Rules(cells=1), 1 << 16, max_states=1000, work_dir=str(wd))
+    r.close()                                   # kept at its limit: a fixed-column search in the canonical name
+    with pytest.raises(FreecellError) as e:
+        difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
+    assert str(e.value) == f"the survey's work folder {wd}: it holds a search under other rules (remove that folder)"
+
+
+def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
+    """explore --canonical in memory: the win's line is the solver's under the plain rules (143 moves for deal
+    1), not the depth-first search's own (673 moves, and up to 100,000 on other deals: slow to take across
+    in Python, the hostile pass)."""
+    obj = run_json("explore", "--deal", "1", "--canonical")
+    assert (obj["verdict"], obj["states"], obj["line_length"]) == ("winnable", 15_329, 143)
