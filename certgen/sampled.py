@@ -127,7 +127,7 @@ def _closure_words(n: int, sample: int, seed: int, others: int, looked: int) -> 
     else:
         whose = f"the start (the one member drawn with seed {seed})"
     if looked == 0:
-        return f"no successor of {whose} is missing (there is none)"
+        return f"there is no successor of {whose} (none is missing)"
     if looked == 1:
         return f"the one successor of {whose} is in it"
     return f"every one of the {looked:,} successors of {whose} is in it"
@@ -174,5 +174,5 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     return CheckResult(True, n, checked, looked, None,
                        f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position is in "
                        f"the set, {won}, and {_closure_words(n, sample, seed, others, looked)} (closure checked "
-                       f"on {'every member' if sample >= n else _count(sample, 'member') + ' only'}; the start "
+                       f"on {'every member' if checked == n else _count(checked, 'member') + ' only'}; the start "
                        f"and 'no member is won' on all)", **named)

@@ -430,8 +430,16 @@ def binary_size(n):
 
 def smaller_buffer_words(run, tiers=TIERS):
     """The line said on stderr when a tier on disk runs with a smaller buffer than its own (a smaller budget
-    than it needs), else None: the same answer, more runs to merge."""
+    than it needs: the same answer, more runs to merge), or a tier in memory has one process bigger than the
+    budget (it runs all the same: one process at least), else None."""
     own = disk_buffer(run.tier - 1, tiers)
+    if own is None:
+        need = job_memory(run.tier - 1, tiers)
+        if need <= run.budget:
+            return None
+        return (f"tier {run.tier}: one process may take {binary_size(need)}, above the memory budget "
+                f"{binary_size(run.budget)}: it runs anyway (an enumeration in memory stops at its limit of "
+                f"positions, not at the budget)")
     if run.buffer is None or run.buffer >= own:
         return None
     share = f" for {run.jobs} jobs" if run.jobs > 1 else ""

@@ -17,6 +17,7 @@ FreeCell only.
 from collections import namedtuple
 
 from .errors import FreecellError
+from .numbers import whole_number
 from .siggysoft import FRESH_DECK, MAX_NUMBERED, Stream, numbered_seed, seed_from_base32, shuffle
 
 SPADES = tuple(range(3, 52, 4))[:13]       # AS..KS as card indices (rank-1)*4+3
@@ -67,9 +68,8 @@ def parse_other(code):
     deck = deck_of(opts)
     kind, body = dealpart[:1], dealpart[1:]
     if kind == "N":
-        if not body.isdigit() or not 1 <= int(body) <= MAX_NUMBERED:
-            raise FreecellError(f"deal code: a numbered deal is 1..{MAX_NUMBERED:,}, got {body!r}")
-        number, seed = int(body), numbered_seed(int(body), key)
+        number = whole_number(body, "deal code: a numbered deal", 1, MAX_NUMBERED)
+        seed = numbered_seed(number, key)
     elif kind == "S":
         number, seed = None, seed_from_base32(body)
     else:

@@ -99,7 +99,12 @@ def test_deal_bad_sources(run, assert_one_line_error):
     assert_one_line_error(run("deal", "1", "--code", "SOL1-freecell-cells=4-N1"),
                           "give exactly one of a deal number, --board FILE or --code CODE")
     assert_one_line_error(run("deal", "--code", "SOL1-klondike-draw=3-N0"),
-                          "deal code: a numbered deal is 1..1,000,000, got '0'")
+                          "deal code: a numbered deal must be a whole number from 1 to 1000000, got '0'")
+    # other games' numbers are read as FreeCell's (a superscript digit was a traceback, an Arabic-Indic
+    # digit deal 3, 4,301 digits Python's int limit: the hostile pass)
+    for body, shown in (("³", "'³'"), ("٣", "'٣'"), ("1" * 4301, "'" + "1" * 37 + "...'")):
+        assert_one_line_error(run("deal", "--code", f"SOL1-klondike--N{body}"),
+                              f"deal code: a numbered deal must be a whole number from 1 to 1000000, got {shown}")
     assert_one_line_error(run("deal", "--code", "SOL1-freecell-cells=4-N0"),
                           "deal code: a numbered deal must be a whole number from 1 to 1000000, got '0'")
 

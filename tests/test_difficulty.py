@@ -444,13 +444,15 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     monkeypatch.setattr(difficulty, "TIERS", ((100_000, 100_000), (100_000, 1_000_000, 1 << 20)))
     assert cli.main(["survey", "43", "--difficulty", "--memory", "64K", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
-    assert err == "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n"
+    assert err == ("tier 1: one process may take 2.5 MiB, above the memory budget 64 KiB: it runs anyway (an "
+                   "enumeration in memory stops at its limit of positions, not at the budget)\n"
+                   "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n")
     obj = json.loads(out)
     assert obj["cells_needed"] == {"43": 2}
     assert obj["tiers"][1] == {"solver": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20,
                                "up_to_column_order": False, "jobs_used": 1,
                                "disk_buffer_used": 1 << 16, "memory_budget": 1 << 16}
-    assert cli.main(["survey", "43", "--difficulty", "--memory", "2M", "--json", "--no-progress"]) == 0
+    assert cli.main(["survey", "43", "--difficulty", "--memory", "3M", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["tiers"][1]["disk_buffer_used"] == 1 << 20      # the tier's own
 
@@ -461,7 +463,11 @@ def test_the_smaller_buffer_words():
     assert difficulty.smaller_buffer_words(run) == \
         "tier 5: disk buffer 1.2 GiB instead of 4 GiB (memory budget 1.5 GiB): slower, same answer"
     assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 2, 4 << 30, 12 << 30)) is None
-    assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 1 << 30)) is None       # in memory
+    assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 24 << 30)) is None      # in memory
+    # a tier in memory whose one process passes the budget runs all the same, and says so (the hostile pass)
+    assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 1, None, 1 << 30)) == \
+        ("tier 4: one process may take 9.7 GiB, above the memory budget 1 GiB: it runs anyway (an enumeration "
+         "in memory stops at its limit of positions, not at the budget)")
     assert [difficulty.binary_size(n) for n in (1 << 16, 1 << 20, 3 << 29, 409_600, 1000)] == \
         ["64 KiB", "1 MiB", "1.5 GiB", "400 KiB", "1000 B"]
 

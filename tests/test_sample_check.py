@@ -78,7 +78,7 @@ def test_a_small_sample(cert11982):
     assert res.ok and res.checked in (500, 501)      # the start, and 500 members (one may be the start)
     assert res.message.startswith("valid on a sample for deal 11982 ")
     assert "a sample of 500 of 84,767 members" in res.message
-    assert "(closure checked on 500 members only; the start and 'no member is won' on all)" in res.message
+    assert f"(closure checked on {res.checked} members only; the start and 'no member is won' on all)" in res.message
     assert sampled.drawn(84767, 500, 7) == sampled.drawn(84767, 500, 7) != sampled.drawn(84767, 500, 8)
 
 
@@ -93,13 +93,13 @@ def test_one_member_is_said_in_the_singular(cert11982):
     res = sampled_check(one, 5)
     assert res.ok and (res.states, res.checked, res.successors) == (1, 1, 0)
     assert res.message == (f"valid on a sample for {res.subject}: the one member (a sample of 5 "
-                           "covers it): the start position is in the set, the one member is not won, and no "
-                           "successor of the start is missing (there is none) (closure checked on every member; "
+                           "covers it): the start position is in the set, the one member is not won, and there "
+                           "is no successor of the start (none is missing) (closure checked on every member; "
                            "the start and 'no member is won' on all)")
     assert sampled.words(5, 1) == "the one member (a sample of 5 covers it)"
     res = sampled_check(cert11982, 1, seed=2)
     assert res.ok and res.checked == 2
-    assert "the start and the 1 other member drawn with seed 2 is in it (closure checked on 1 member only;" \
+    assert "the start and the 1 other member drawn with seed 2 is in it (closure checked on 2 members only;" \
         in res.message
     assert " 1 members" not in res.message
 

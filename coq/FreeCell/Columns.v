@@ -18,9 +18,9 @@ columns that are a permutation of each other (`ColEquiv_iff`).
   - `Reachable_ColEquiv`: if `length (cols s0) = 8`, `ColEquiv s0 s0'` and `Reachable r s0 t`, then
     some `t'` has `Reachable r s0' t'` and `ColEquiv t t'`; hence `winnable_ColEquiv`: `s0` and `s0'`
     are both winnable or both not.
-  - `unwinnable_of_fence_up_to_order` and `unwinnable_of_fence_up_to_column_order`: a set `C` of
-    states that holds the start up to column order, holds every move of each member up to column
-    order, and holds no won state, shows `forall s, Reachable r s0 s -> ~ Won s`. This is the
+  - `unwinnable_of_fence_up_to_order` and `unwinnable_of_fence_up_to_column_order`: for a start `s0`
+    with eight columns (`length (cols s0) = 8`), a set `C` of states that holds the start up to
+    column order, holds every move of each member up to column order, and holds no won state, shows `forall s, Reachable r s0 s -> ~ Won s`. This is the
     mathematical lemma that enumerating positions up to column order (the C core's canonical mode,
     used by the difficulty survey) stands on.
 
