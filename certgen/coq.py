@@ -4,14 +4,17 @@ The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here
 lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom),
 `Decode.v` (untrusted: how the data below becomes positions, and the hash that files them) and
 `Columns.v` (proved, no axiom: moves commute with reordering the columns, the lemma behind enumerating
-positions up to column order; no generated file uses it). It is compiled into `<out>/coq/lib/` (never
+positions up to column order) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
+certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq/lib/` (never
 into the source tree) and reused while its sources and `coqc` are unchanged.
 
 What this module writes, with jinja2 (templates in certgen/templates/coq/), into `<out>/coq/`:
 
   <Stem>.v        a certificate: its positions as arrays of primitive integers, `certificate_ok`
                   (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
-                  the theorem `forall s, Reachable rules start s -> ~ Won s`; `Print Assumptions`
+                  the theorem `forall s, Reachable rules start s -> ~ Won s`; `Print Assumptions`.
+                  A certificate up to column order (header rules `"column_order": true`): the same
+                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`
   Mutant<…>.v     a mutated certificate: `checkCert … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
@@ -20,7 +23,8 @@ The data: each position is a run of 6-bit symbols, ten to a 63-bit integer (lowe
 two symbols of mask (bit i: column i differs from the previous position's, bit 8: the free cells
 do), then for each column that differs `d` (the start column's cards gone from its top), its cards
 above the rest of the start column (top first, card key + 1) and a 0, then, if they differ, the
-free-cell cards and a 0. The first position is relative to the start position. The positions are
+free-cell cards and a 0. The first position is relative to the start position (up to column order:
+to the start with its columns in the checkers' order, `canon`, which most members keep). The positions are
 cut into arrays of at most CHUNK_WORDS integers (one long array literal is much slower for Coq to
 read). `decode_chunks` is the Python twin of `FreeCell.Decode.decodeCert`.
 """
@@ -41,10 +45,11 @@ from solver.lines import check_win
 from solver.progress import bar
 from solver.rules import Rules
 
+from .columns import canon
 from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
-LIBRARY = ("Spec", "Cert", "Decode", "Columns")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Decode", "Columns", "CertUpTo")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20
@@ -215,6 +220,12 @@ class CertInputs:
     rules: Rules
     deal: Optional[int]
     label: Optional[str]
+    column_order: bool = False     # a certificate up to column order: checkCertUpTo
+
+    @property
+    def reference(self) -> spec.State:
+        """What the first position is written against (Decode.v's `decodeCert` start)."""
+        return canon(self.start) if self.column_order else self.start
 
 
 def cert_inputs(cert) -> CertInputs:
@@ -224,14 +235,18 @@ def cert_inputs(cert) -> CertInputs:
     deal = int(cert.source["deal"]) if cert.source.get("kind") == "ms" else None
     if deal is not None and spec.ms_deal(deal) != header_start:
         raise FreecellError(f"the certificate's start position is not msDeal {deal}")
-    rules = Rules.from_dict(cert.rules)
-    return CertInputs(header_start, list(cert.records), rules, deal, None if deal is not None else cert.label())
+    column_order = cert.rules.get("column_order") is True
+    rules = Rules.from_dict({k: v for k, v in cert.rules.items() if k != "column_order"})
+    return CertInputs(header_start, list(cert.records), rules, deal, None if deal is not None else cert.label(),
+                      column_order)
 
 
 def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
                  chunk_words: int = CHUNK_WORDS) -> Dict:
-    data = chunks(inputs.start, inputs.records, chunk_words)
+    data = chunks(inputs.reference, inputs.records, chunk_words)
     ctx = {
+        "column_order": inputs.column_order,
+        "check": "checkCertUpTo" if inputs.column_order else "checkCert",
         "name": stem,
         "rules_coq": rules_coq(inputs.rules),
         "rules_text": rules_text(inputs.rules),
@@ -243,6 +258,9 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
         "mutation": mutation or "",
     }
     ctx.update(_start_context(inputs.start, inputs.deal, inputs.label))
+    ctx["reference_coq"] = f"(canon {ctx['start_coq']})" if inputs.column_order else ctx["start_coq"]
+    # Columns.v's 8-column hypothesis: a lemma for a deal, computed (`eq_refl`) for a written-out start
+    ctx["eight_columns"] = f"(msDeal_8_columns {int(inputs.deal)})" if inputs.deal is not None else "eq_refl"
     return ctx
 
 

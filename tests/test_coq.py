@@ -203,14 +203,19 @@ COLUMN_THEOREMS = {
 }
 
 
+def statement_checks(theorems):
+    """Coq text: each theorem given the statement written here (a changed statement fails to type), then its
+    assumptions printed."""
+    return "".join(f"Definition check_{n} : {st} := {n}.\nPrint Assumptions {n}.\n" for n, st in theorems.items())
+
+
 @needs_coqc
 def test_moves_commute_with_reordering_the_columns_in_coq(out):
     # Columns.v is compiled with the library; each theorem has the statement above and no axiom
     path = os.path.join(out, "coq", "ColumnsCheck.v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     text = ("From Coq Require Import List Permutation.\nFrom FreeCell Require Import Spec Columns.\n"
-            + "".join(f"Definition check_{n} : {st} := {n}.\nPrint Assumptions {n}.\n"
-                      for n, st in COLUMN_THEOREMS.items()))
+            + statement_checks(COLUMN_THEOREMS))
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     run = coqc_file(path, out)
@@ -341,3 +346,120 @@ def test_trust_md_has_a_row_for_every_coq_file():
         and "untrusted" in statuses["Decode.v"] and "kernel-checked" in statuses["Columns.v"]
     vm = next(r for r in rows if "vm_cast_no_check" in r)
     assert "virtual machine" in vm and "Print Assumptions" in vm and "make prove-coq" in vm
+
+
+# -- certificates up to column order (CertUpTo.v) ----------------------------------------------------------
+
+def canon_cert(position, cells=4, source=None, deal=None):
+    """A certificate up to column order: the C core's enumeration up to column order, each position put
+    in the checkers' column order (certgen/columns.py)."""
+    from certgen.columns import canon
+    res = search.explore(position, Rules(cells=cells, canonical=True))
+    assert res.complete and not res.won
+    records = {packed.pack(spec.to_position(canon(spec.from_position(packed.unpack(r))))) for r in res.records()}
+    return certificate.make(source or {"kind": "ms", "deal": deal},
+                            {"cells": cells, "foundation_return": False, "column_order": True}, position,
+                            sorted(records))
+
+
+UPTO_THEOREMS = {
+    "canon_same": "forall s, SameUpToOrder s (canon s)",
+    "unwinnable_of_cert_up_to_column_order":
+        "forall hash r s0 c, length (cols s0) = 8 -> checkCertUpTo hash r s0 c = true -> "
+        "forall s, Reachable r s0 s -> ~ Won s",
+}
+
+
+@needs_coqc
+def test_the_column_order_check_is_sound_in_coq_and_canon_is_its_python_twin(out):
+    from certgen.columns import canon
+    path = os.path.join(out, "coq", "UpToCheck.v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    lines = ["From Coq Require Import List PArith Permutation.",
+             "From FreeCell Require Import Spec Cert Columns CertUpTo.", "Import ListNotations."]
+    lines.append(statement_checks(UPTO_THEOREMS))
+    samples = [s for _, s in sample_positions()]
+    # a position with two empty columns and one moved off its start column, as well as the samples
+    samples.append(spec.State(((),) + samples[-1].cols[1:4] + ((),) + samples[-1].cols[5:], (), (0, 0, 0, 0)))
+    assert any(canon(s) != s for s in samples) and any(() in s.cols for s in samples)
+    lines += [f"Lemma canon_{n} : canon ({state_term(s)}) = {state_term(canon(s))}.\n"
+              f"Proof. vm_compute. reflexivity. Qed." for n, s in enumerate(samples)]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    run = coqc_file(path, out)
+    assert run.ok and run.output.count(coq.CLOSED) == len(UPTO_THEOREMS), run.output[-3000:]
+    # the order matters to the twins: a sample written with two columns swapped is refused
+    s = next(s for s in samples if canon(s) != s)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:3]) + f"\nLemma canon_x : canon ({state_term(s)}) = {state_term(s)}.\n"
+                "Proof. vm_compute. reflexivity. Qed.\n")
+    assert not coqc_file(path, out).ok
+
+
+@needs_coqc
+@pytest.mark.parametrize("deal,cells,theorem", [
+    (1, 1, "freecell_1_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 1) s -> ~ Won s"),
+    (11982, 2, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false 0) (msDeal 11982) s -> ~ Won s"),
+])
+def test_certificates_up_to_column_order_are_proven_by_coq(out, deal, cells, theorem):
+    cert = canon_cert(deals.ms_deal(deal), cells, deal=deal)
+    path, ctx = coq.render_cert(cert, out, stem=f"UpTo{deal}Cells{cells}")
+    text = open(path, encoding="utf-8").read()
+    assert ctx["column_order"] and "Theorem " + theorem + "." in text
+    assert f"checkCertUpTo hashKey (rules {cells} false 0) (msDeal {deal}) cert = true" in text
+    assert f"decodeCert (canon (msDeal {deal}))" in text and f"(msDeal_8_columns {deal})" in text
+    run = coqc_file(path, out)
+    assert run.ok and run.only_primitives, run.output[-3000:]
+    # never more positions than with fixed columns (as many here: no column is emptied in these sets)
+    assert len(cert.records) <= search.explore(deals.ms_deal(deal), Rules(cells=cells)).states
+
+
+@needs_coqc
+def test_a_board_start_up_to_column_order_is_proven(out):
+    # a written-out start: the 8-column hypothesis is computed (eq_refl)
+    res = search.explore(deals.ms_deal(11982), Rules(cells=1))
+    start = spec.from_position(packed.unpack(res.records()[40]))
+    cert = canon_cert(spec.to_position(start), cells=1, source={"kind": "board", "name": "mid-game.txt"})
+    path, ctx = coq.render_cert(cert, out, stem="UpToBoard")
+    text = open(path, encoding="utf-8").read()
+    assert "Definition start : State :=" in text and "cert eq_refl" in text
+    run = coqc_file(path, out)
+    assert run.ok and run.only_primitives, run.output[-3000:]
+
+
+@needs_coqc
+@pytest.mark.parametrize("kind", ["delete", "start-in-deal-order", "add-won"])
+def test_a_mutant_up_to_column_order_fails_the_coq_check(out, kind):
+    from certgen.columns import canon
+    good = canon_cert(deals.ms_deal(1), 1, deal=1)
+    recs = list(good.records)
+    start = spec.from_position(deals.ms_deal(1))
+    if kind == "delete":       # a member whose class some move reaches
+        del recs[len(recs) // 2]
+    elif kind == "start-in-deal-order":     # the start's class kept, but not in the checkers' order
+        assert canon(start) != start
+        recs.remove(packed.pack(spec.to_position(canon(start))))
+        recs = sorted(recs + [packed.pack(spec.to_position(start))])
+    else:
+        recs = sorted(recs + [packed.pack((((),) * 8, (), (13, 13, 13, 13)))])
+    bad = certificate.make(good.source, good.rules, deals.ms_deal(1), recs, info={"mutation": {"kind": kind}})
+    stem = "RefusedUpTo" + re.sub(r"\W", "", kind.title())
+    path, _ = coq.render_cert(bad, out, stem=stem)
+    run = coqc_file(path, out)
+    assert not run.ok and "while it is expected to have type" in run.output, run.output[-2000:]
+    path, ctx = coq.render_cert(bad, out, mutant=True, stem=stem + "Mutant")
+    assert "Lemma mutant_rejected : checkCertUpTo hashKey (rules 1 false 0) (msDeal 1) cert = false." \
+        in open(path, encoding="utf-8").read()
+    run = coqc_file(path, out)
+    assert run.ok, run.output[-2000:]
+
+
+@needs_coqc
+@pytest.mark.slow
+def test_11982_up_to_column_order_is_proven_by_coq(out):
+    # the seed's theorem from 83,239 positions up to column order (84,767 with fixed columns)
+    cert = canon_cert(deals.ms_deal(11982), deal=11982)
+    assert len(cert.records) == 83_239
+    path, ctx = coq.render_cert(cert, out, stem="UpTo11982")
+    run = coqc_file(path, out)
+    assert run.ok and run.only_primitives, run.output[-3000:]
