@@ -237,6 +237,11 @@ def build_parser():
     b = add_command(sub, "build", cmd_build, "explore and write a certificate", **start)
     b.add_argument("--out", metavar="CERT", required=True,
                    help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
+    b.add_argument("--canonical", action="store_true",
+                   help="a certificate up to the order of the columns (header rules column_order: true): the "
+                        "search counts positions up to column order, the certificate holds one position a class, "
+                        "its columns in the checkers' order (docs/CERTIFICATE.md; checked by both checkers, not "
+                        "by Lean: prove-coq --canonical is its formal check)")
     add_disk_args(b, "the certificate's folder")
 
     c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "

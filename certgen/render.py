@@ -280,6 +280,8 @@ def rules_lean(rules: Rules) -> str:
 
 
 def rules_text(rules: Rules) -> str:
+    if rules.canonical:         # a certificate up to column order: the spec's rules, columns in any order
+        return f"{rules_text(rules.plain())} up to column order"
     if rules == STANDARD:
         return "the standard rules (4 free cells, nothing back from the foundations)"
     cells = f"{int(rules.cells)} free cell" + ("" if rules.cells == 1 else "s")
