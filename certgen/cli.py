@@ -124,6 +124,7 @@ def cmd_mutate(args):
 def cmd_render(args):
     check_not_input(args.standalone, args.cert)
     cert = certificate.read(args.cert)
+    render.refuse_column_order(cert, args.cert)
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
                             f"a check that expects the certificate to be refused")
@@ -200,6 +201,7 @@ def cmd_prove_survey(args):
     targets, theorems = [], []
     for name in names:
         cert = certificate.read(os.path.join(args.dir, "certs", name))
+        render.refuse_column_order(cert, os.path.join(args.dir, "certs", name))
         res = checker.check(cert, progress=progress_of(args))
         say(f"{name}: " + checker.report(res))
         if not res.ok:
