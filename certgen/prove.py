@@ -100,7 +100,7 @@ def _write(out_path, source, rules, search, info, progress):
     if not rules.column_order:
         return certificate.write_search(out_path, source.to_header(), rules.header(), source.position, search,
                                         info, progress)
-    batches = upto.sorted_batches(search.sorted_batches(upto.BATCH), temp_folder_for(out_path))
+    batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path))
     return certificate.write_sorted(out_path, source.to_header(), rules.header(), source.position, batches,
                                     len(search), info, progress)
 
