@@ -193,7 +193,8 @@ def scan_library(lean_src: Optional[str] = None, lakefile: Optional[str] = None)
 
 def certificates_by_stem(cert_dirs: Iterable[str]) -> Dict[str, List[str]]:
     """{module stem: [certificate paths]} for the certificates in `cert_dirs` (a mutated certificate under
-    the name of its Mutant module)."""
+    the name of its Mutant module); a certificate up to column order has no Lean module (Lean has no proof of
+    the column lemma: render.refuse_column_order) and is left out."""
     out: Dict[str, List[str]] = {}
     for d in cert_dirs:
         names = sorted(os.listdir(d)) if os.path.isdir(d) else []
@@ -204,6 +205,8 @@ def certificates_by_stem(cert_dirs: Iterable[str]) -> Dict[str, List[str]]:
             try:
                 cert = certificate.read(path)
             except (FreecellError, ValueError, OSError):
+                continue
+            if Rules.from_dict(cert.rules).column_order:
                 continue
             stem = render.cert_stem(cert, mutant=bool((cert.info or {}).get("mutation")))
             out.setdefault(stem, []).append(path)

@@ -100,7 +100,7 @@ class _Described:
 @dataclass
 class Certificate(_Described):
     source: Dict           # how the start position was given: {"kind": "ms", "deal": N} | {"kind": "board", ...}
-    rules: Dict            # {"cells": 4, "foundation_return": False}
+    rules: Dict            # {"cells": 4, "foundation_return": False} (+ "column_order": True: up to column order)
     start: bytes           # P64 of the start position
     records: List[bytes]   # P64 records, sorted and distinct
     info: Dict = field(default_factory=dict)  # informative only (search time, max_home, mutation applied, …)
@@ -369,11 +369,20 @@ def _check_top(top, bad):
 
 
 def _check_rules(rules, bad):
+    """``cells`` (0..8) and ``foundation_return`` (a bool), and ``column_order`` only as ``True`` (a certificate
+    up to the order of the columns; absent: fixed columns), nothing else."""
     cells = rules.get("cells")
-    if set(rules) != {"cells", "foundation_return"} or getattr(rules, "twice", None) is not None \
+    if not {"cells", "foundation_return"} <= set(rules) <= {"cells", "foundation_return", "column_order"} \
+            or getattr(rules, "twice", None) is not None \
             or not isinstance(cells, int) or isinstance(cells, bool) \
-            or not 0 <= cells <= 8 or not isinstance(rules.get("foundation_return"), bool):
+            or not 0 <= cells <= 8 or not isinstance(rules.get("foundation_return"), bool) \
+            or rules.get("column_order", True) is not True:
         raise bad(f"bad rules in header: {rules!r}")
+
+
+def column_order(rules) -> bool:
+    """A header's rules (checked) are up to the order of the columns."""
+    return rules.get("column_order") is True
 
 
 def _printable(text, limit=300):

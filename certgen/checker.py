@@ -5,7 +5,13 @@ Lean spec (solver/spec.py), never by the C core.
   2. every successor (`spec.moves`) of every member is in the set;
   3. no member is won.
 
-These are the conditions `checkCert` decides in Lean. The start is checked first (so a missing move of
+These are the conditions `checkCert` decides in Lean. A certificate up to column order (header rules
+``"column_order": true``; docs/TRUST.md) is checked with positions taken up to the order of their columns,
+each put into the checkers' order (certgen/columns.py's ``canon``) before it is looked up: the start, put
+in that order, is a member; every member is stored in that order (else it is refused: a member in another
+order names no class the checker would look up); none is won; and every successor of a member, put in
+that order, is a member. These are the conditions CertUpTo.v's ``checkCertUpTo`` decides in Coq; Columns.v's
+``unwinnable_of_fence_up_to_column_order`` makes them a proof that no reachable position is won. The start is checked first (so a missing move of
 the start is reported from it), then every other member once, in the certificate's order; the check stops
 at the first failure. A large certificate is checked by several processes at once (``jobs``; forked, so
 they share the decoded set): each takes a slice of the members, and the first failure in the members'
@@ -22,6 +28,7 @@ from solver.cards import card_name
 from solver.progress import bar
 
 from .certificate import Certificate
+from .columns import canon as column_order
 from .members import Members, StartMismatch, decode
 
 PARALLEL_FROM = 20_000      # members from which the check is split over processes
@@ -35,11 +42,12 @@ class CheckResult:
     states: int
     checked: int                  # members whose successors were checked
     successors: int               # successor positions looked up
-    failure: Optional[str] = None  # "start" | "successor" | "won" | "start-mismatch"
+    failure: Optional[str] = None  # "start" | "successor" | "won" | "start-mismatch" | "column-order"
     message: str = ""
     missing: Optional[spec.State] = None
     parent: Optional[spec.State] = None
     won_state: Optional[spec.State] = None
+    misplaced: Optional[spec.State] = None  # "column-order": the member stored in another column order
     subject: str = ""             # what was checked: the start (deal, code or board digest) and the rules
     start: Optional[dict] = None  # the start for --json: {"deal": N} | {"code": …} | {"board": …}, "digest"
     rules: Optional[dict] = None
@@ -60,6 +68,8 @@ def _check_slice(bounds):
     a failure is (kind, state, parent)."""
     lo, hi = bounds
     rules, states, members, skip = _WORK["rules"], _WORK["states"], _WORK["members"], _WORK["skip"]
+    if _WORK["up_to"]:
+        return _check_slice_up_to(lo, hi, rules, states, members, skip)
     checked = looked = 0
     for i in range(lo, hi):
         if i == skip:
@@ -69,6 +79,27 @@ def _check_slice(bounds):
             return checked, looked, ("won", s, None)
         for t in spec.moves(rules, s):
             looked += 1
+            if t not in members:
+                return checked, looked, ("successor", t, s)
+        checked += 1
+    return checked, looked, None
+
+
+def _check_slice_up_to(lo, hi, rules, states, members, skip):
+    """_check_slice up to column order: each member in the checkers' column order, each successor put in
+    that order before it is looked up."""
+    checked = looked = 0
+    for i in range(lo, hi):
+        if i == skip:
+            continue
+        s = states[i]
+        if column_order(s) != s:
+            return checked, looked, ("column-order", s, None)
+        if spec.won(s):
+            return checked, looked, ("won", s, None)
+        for t in spec.moves(rules, s):
+            looked += 1
+            t = column_order(t)
             if t not in members:
                 return checked, looked, ("successor", t, s)
         checked += 1
@@ -97,14 +128,17 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
     except StartMismatch as e:
         return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
     member_set = set(m.states)
-    if m.start not in member_set:
-        return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
-                           missing=m.start, **named)
-    _WORK.update(rules=m.rules.spec(), states=[m.start], members=member_set, skip=None)
+    up_to = m.rules.column_order
+    start = column_order(m.start) if up_to else m.start
+    if start not in member_set:
+        return CheckResult(False, n, 0, 0, "start", f"the start position{IN_ORDER if up_to else ''} is not in the "
+                           f"certificate", missing=start, **named)
+    _WORK.update(rules=m.rules.plain().spec() if up_to else m.rules.spec(), states=[start], members=member_set,
+                 skip=None, up_to=up_to)
     checked, looked, failure = _check_slice((0, 1))
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    _WORK.update(states=m.states, skip=m.states.index(m.start))
+    _WORK.update(states=m.states, skip=m.states.index(start))
     gc.freeze()     # the decoded set is long-lived: no collection scans it (and forked workers share its pages)
     pool = None
     try:
@@ -124,15 +158,23 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
             pool.join()
     if failure is None:
         return CheckResult(True, n, checked, looked, None,
-                           f"valid for {named['subject']}: {n:,} state{'' if n == 1 else 's'}; the start position "
-                           f"is in the set, every one of the {looked:,} successors of its members is in it, and "
-                           f"none of them is won", **named)
+                           f"valid for {named['subject']}: {n:,} state{'' if n == 1 else 's'}; the start position"
+                           f"{IN_ORDER if up_to else ''} is in the set, every one of the {looked:,} successors of its "
+                           f"members{PUT_IN_ORDER if up_to else ''} is in it, and none of them is won", **named)
     kind, state, parent = failure
     if kind == "won":
         return CheckResult(False, n, checked, looked, "won", "the certificate contains a won position",
                            won_state=state, **named)
-    return CheckResult(False, n, checked, looked, "successor", "a successor of a member is not in the certificate",
-                       missing=state, parent=parent, **named)
+    if kind == "column-order":
+        return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER, misplaced=state, **named)
+    return CheckResult(False, n, checked, looked, "successor", f"a successor of a member{PUT_IN_ORDER if up_to else ''} "
+                       f"is not in the certificate", missing=state, parent=parent, **named)
+
+
+IN_ORDER = " (its columns in the checkers' order)"
+PUT_IN_ORDER = " (put in the checkers' column order)"
+NOT_IN_ORDER = ("a member is not stored in the checkers' column order (columns sorted by their bottom card, "
+                "empty columns last)")
 
 
 def report(res: CheckResult) -> str:
@@ -146,6 +188,8 @@ def report(res: CheckResult) -> str:
                 f"  reached in one move from the member {describe(res.parent)}")
     if res.failure == "won":
         return f"{head}{res.message}: {describe(res.won_state)}"
+    if res.failure == "column-order":
+        return f"{head}{res.message}: {describe(res.misplaced)}"
     if res.failure == "start":
         return f"{head}{res.message}: {describe(res.missing)}"
     return f"{head}{res.message}"

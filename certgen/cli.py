@@ -124,6 +124,7 @@ def cmd_mutate(args):
 def cmd_render(args):
     check_not_input(args.standalone, args.cert)
     cert = certificate.read(args.cert)
+    render.refuse_column_order(cert, args.cert)
     if args.mutant and not (cert.info or {}).get("mutation"):
         raise FreecellError(f"{args.cert} is not a mutant (`certgen mutate` writes those); --mutant renders "
                             f"a check that expects the certificate to be refused")
@@ -200,6 +201,7 @@ def cmd_prove_survey(args):
     targets, theorems = [], []
     for name in names:
         cert = certificate.read(os.path.join(args.dir, "certs", name))
+        render.refuse_column_order(cert, os.path.join(args.dir, "certs", name))
         res = checker.check(cert, progress=progress_of(args))
         say(f"{name}: " + checker.report(res))
         if not res.ok:
@@ -237,6 +239,11 @@ def build_parser():
     b = add_command(sub, "build", cmd_build, "explore and write a certificate", **start)
     b.add_argument("--out", metavar="CERT", required=True,
                    help="the certificate to write (only when the verdict is unwinnable; else exit 1)")
+    b.add_argument("--canonical", action="store_true",
+                   help="a certificate up to the order of the columns (header rules column_order: true): the "
+                        "search counts positions up to column order, the certificate holds one position a class, "
+                        "its columns in the checkers' order (docs/CERTIFICATE.md; checked by both checkers, not "
+                        "by Lean: prove-coq --canonical is its formal check)")
     add_disk_args(b, "the certificate's folder")
 
     c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "

@@ -50,9 +50,9 @@ class FastResult:
     states: int
     checked: int             # members whose successors were checked before the verdict
     successors: int          # successor positions looked up
-    failure: Optional[str]   # None | "start" | "successor" | "won" | "start-mismatch"
+    failure: Optional[str]   # None | "start" | "successor" | "won" | "start-mismatch" | "column-order"
     message: str             # the one line: "valid for …" or "invalid for …"
-    source: dict             # the header's source, rules and start record
+    source: dict             # the header's source, rules (with "column_order": True up to column order) and start
     rules: dict
     start: bytes
     read_seconds: float      # reading: checksum, header, inflation, order of the records

@@ -9,6 +9,9 @@ won position in it must be refused too.
   last-successor   delete the last position of `moves start`
   random:K         delete K members chosen at random (--seed S)
   add-won          add the won position (every card on the foundations)
+
+In a certificate up to column order the start and its successors are the members of their classes: each
+put into the checkers' column order (certgen/columns.py) before it is looked for.
 """
 import random
 from typing import Tuple
@@ -18,6 +21,7 @@ from solver.errors import FreecellError
 from solver.numbers import digits, whole_number
 
 from .certificate import Certificate
+from .columns import canon
 from .members import rules_of, start_of
 
 
@@ -58,13 +62,16 @@ def mutate(cert: Certificate, kind: str, seed: int = 0) -> Tuple[Certificate, li
             changed = random.Random(seed).sample(records, k)
         else:
             s0 = start_of(cert)
+            rules = rules_of(cert)
             if what == "deal":
                 victim = s0
             else:
-                succ = spec.moves(rules_of(cert).spec(), s0)
+                succ = spec.moves(rules.plain().spec(), s0)
                 if not succ:
                     raise FreecellError("the start position has no successors")
                 victim = succ[0] if what == "first-successor" else succ[-1]
+            if rules.column_order:
+                victim = canon(victim)
             rec = packed.pack(spec.to_position(victim))
             if rec not in members:
                 raise FreecellError(f"the certificate does not contain the {what.replace('-', ' ')} position")

@@ -29,7 +29,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import certificate, checker, coq, fastcheck, known, lake, members, render
+from . import certificate, checker, coq, fastcheck, known, lake, members, render, upto
 from .paths import GENERATED, OUT, shown
 
 
@@ -64,6 +64,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     resumable ``work_dir``) and has no default limit on positions besides the certificate's."""
     phases = {}
     check_not_input(out_path, source.path)
+    rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
     if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
             os.path.realpath(work_dir):
         raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
@@ -86,12 +87,22 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             with _timed(phases, "write"):
                 info = {"max_home": result.max_home, "verdict": verdict,
                         "search_seconds": round(float(result.seconds), 4)}
-                cert = certificate.write_search(out_path, source.to_header(), rules.to_dict(), source.position,
-                                                result.search, info, progress)
+                cert = _write(out_path, source, rules, result.search, info, progress)
         kept = work_dir if getattr(result, "kept", False) and cert is None else None
         return Built(verdict, summary, result.states, cert, out_path, phases, kept)
     finally:
         result.close()
+
+
+def _write(out_path, source, rules, search, info, progress):
+    """The certificate of a finished enumeration: straight from the C core (certificate.write_search), or,
+    up to column order, its records put into the checkers' column order and sorted again (certgen/upto.py)."""
+    if not rules.column_order:
+        return certificate.write_search(out_path, source.to_header(), rules.header(), source.position, search,
+                                        info, progress)
+    batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path))
+    return certificate.write_sorted(out_path, source.to_header(), rules.header(), source.position, batches,
+                                    len(search), info, progress)
 
 
 def built_words(b: Built) -> str:

@@ -43,6 +43,7 @@ import jinja2
 from solver import packed, spec
 from solver.cards import parse_card
 from solver.atomic import write_atomic
+from solver.errors import FreecellError
 from solver.lines import check_win
 from solver.rules import STANDARD, Rules
 from solver.source import Source
@@ -280,6 +281,8 @@ def rules_lean(rules: Rules) -> str:
 
 
 def rules_text(rules: Rules) -> str:
+    if rules.canonical:         # a certificate up to column order: the spec's rules, columns in any order
+        return f"{rules_text(rules.plain())} up to column order"
     if rules == STANDARD:
         return "the standard rules (4 free cells, nothing back from the foundations)"
     cells = f"{int(rules.cells)} free cell" + ("" if rules.cells == 1 else "s")
@@ -587,8 +590,19 @@ def mutation_text(cert) -> str:
     return comment_text(text)
 
 
+def refuse_column_order(cert, name: Optional[str] = None) -> None:
+    """A certificate up to column order is not Lean's: one line saying why and what checks it."""
+    if Rules.from_dict(cert.rules).column_order:
+        raise FreecellError(f"{name or cert.label()} is a certificate up to column order: Lean has no proof of the "
+                            f"column lemma here (it is proved in Coq, coq/FreeCell/Columns.v), so nothing is rendered "
+                            f"for Lean; `python -m certgen check` checks it, `python -m certgen prove-coq "
+                            f"--canonical` is its formal check")
+
+
 def certificate_context(cert, mutant: bool = False, members: Optional[Members] = None) -> Dict:
-    """The template context of a certificate (its positions decoded once: certgen/members.py)."""
+    """The template context of a certificate (its positions decoded once: certgen/members.py); never of a
+    certificate up to column order (:func:`refuse_column_order`)."""
+    refuse_column_order(cert)
     m = members if members is not None else decode(cert)
     label = cert.label() if m.deal is None else None
     return cert_context(m.states, m.start, m.rules, m.deal, cert_stem(cert, mutant), label,

@@ -17,6 +17,11 @@ position, against the ~1 KB of a decoded spec State in a set), and membership is
      each is looked up. With N at least the number of members, every member is checked: the full
      reference check's verdict and successor count.
 
+Up to column order (header rules ``"column_order": true``), as the full reference check (certgen/checker.py):
+the start and every successor are put into the checkers' column order (certgen/columns.py's ``canon``)
+before they are looked up, and a drawn member stored in another order is refused ("column-order"; like the
+closure, that is checked on the drawn members only).
+
 A sample proves nothing about the closure of the members it did not draw: it is a spot check of the fast
 checker's verdict (docs/TRUST.md). A failure it finds is a real one.
 """
@@ -27,7 +32,8 @@ from solver.errors import FreecellError
 from solver.progress import bar
 
 from .certificate import Summary
-from .checker import CheckResult
+from .checker import IN_ORDER, NOT_IN_ORDER, PUT_IN_ORDER, CheckResult
+from .columns import canon
 from .members import Decoder, StartMismatch, _Memo, rules_of, start_of
 
 SIZE = packed.SIZE
@@ -116,8 +122,9 @@ def words(sample: int, members: int) -> str:
     return f"a sample of {sample:,} of {members:,} members"
 
 
-def _closure_words(n: int, sample: int, seed: int, others: int, looked: int) -> str:
-    """What a valid sampled check found of the closure: the successors looked up, of whom."""
+def _closure_words(n: int, sample: int, seed: int, others: int, looked: int, put: str = "") -> str:
+    """What a valid sampled check found of the closure: the successors looked up, of whom (``put``: how they
+    were looked up, after them)."""
     if n == 1:
         whose = "the start"
     elif sample >= n:
@@ -129,8 +136,8 @@ def _closure_words(n: int, sample: int, seed: int, others: int, looked: int) -> 
     if looked == 0:
         return f"there is no successor of {whose} (none is missing)"
     if looked == 1:
-        return f"the one successor of {whose} is in it"
-    return f"every one of the {looked:,} successors of {whose} is in it"
+        return f"the one successor of {whose}{put} is in it"
+    return f"every one of the {looked:,} successors of {whose}{put} is in it"
 
 
 def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -> CheckResult:
@@ -143,15 +150,19 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
         start = start_of(head)
     except StartMismatch as e:
         return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
+    rules = rules_of(head)
+    up_to = rules.column_order
+    order = canon if up_to else (lambda s: s)
+    start = order(start)
     start_rec = record_of(start)
     if start_rec not in recs:
-        return CheckResult(False, n, 0, 0, "start", "the start position is not in the certificate",
-                           missing=start, **named)
+        return CheckResult(False, n, 0, 0, "start", f"the start position{IN_ORDER if up_to else ''} is not in the "
+                           f"certificate", missing=start, **named)
     decoder, encoder = Decoder(), Encoder()
     if WON in recs:
         return CheckResult(False, n, 0, 0, "won", "the certificate contains a won position",
                            won_state=decoder.state(WON), **named)
-    rules = rules_of(head).spec()
+    rules = rules.plain().spec()
     checked = looked = others = 0
     picks = drawn(n, sample, seed)
     with bar(progress, total=len(picks) + 1, unit=" states", desc="check (sample)") as b:
@@ -161,18 +172,24 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
                 b.update(1)
                 continue        # the start was checked first
             s = start if i is None else decoder.state(rec)
+            if order(s) != s:
+                return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER + of, misplaced=s,
+                                   **named)
             for t in spec.moves(rules, s):
                 looked += 1
+                t = order(t)
                 if encoder.record(t) not in recs:
                     return CheckResult(False, n, checked, looked, "successor",
-                                       "a successor of a member is not in the certificate" + of,
-                                       missing=t, parent=s, **named)
+                                       f"a successor of a member{PUT_IN_ORDER if up_to else ''} is not in the "
+                                       f"certificate" + of, missing=t, parent=s, **named)
             checked += 1
             others += i is not None
             b.update(1)
     won = "the one member is not won" if n == 1 else f"none of the {n:,} members is won"
     return CheckResult(True, n, checked, looked, None,
-                       f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position is in "
-                       f"the set, {won}, and {_closure_words(n, sample, seed, others, looked)} (closure checked "
-                       f"on {'every member' if checked == n else _count(checked, 'member') + ' only'}; the start "
+                       f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position"
+                       f"{IN_ORDER if up_to else ''} is in the set, {won}, and "
+                       f"{_closure_words(n, sample, seed, others, looked, PUT_IN_ORDER if up_to else '')} (closure"
+                       f"{' and column order' if up_to else ''} checked on "
+                       f"{'every member' if checked == n else _count(checked, 'member') + ' only'}; the start "
                        f"and 'no member is won' on all)", **named)

@@ -4,6 +4,11 @@
      1. the start position is in the set;
      2. every successor (Spec.lean's `moves`) of every member is in the set;
      3. no member is won.
+   A certificate up to column order (header rules "column_order": true) is checked with every position put
+   into the checkers' column order first (column_order below, the twin of certgen/columns.py's `canon` and
+   CertUpTo.v's: columns sorted by their bottom card, empty columns last): the start in that order is a
+   member, every member is stored in that order (else: invalid, "column-order"), none is won, and every
+   successor in that order is a member (Columns.v's unwinnable_of_fence_up_to_column_order).
    It shares no source with the search core (solver/fc.c, fc.h): the certificate reader (msgpack, SHA-256,
    zlib inflation), the P64 decoding and `moves` are written here from docs/CERTIFICATE.md and
    lean/FreeCell/Spec.lean. The file is mapped, not read into memory, and its body inflated a piece at a
@@ -16,6 +21,8 @@
                                                     P64 records on stdin; for each, a 2-byte little-endian
                                                     count then its successors (P64, in Spec.lean's order)
           fccheck --deal N                          the P64 record of msDeal N on stdout
+          fccheck --column-order                    P64 records on stdin, each in the checkers' column order
+                                                    on stdout
    Exit status: 0 valid, 1 invalid (one line naming the first failure), 2 a damaged or unreadable file,
    or bad arguments (one line `error: …` on stderr). */
 #define _POSIX_C_SOURCE 200112L /* clock_gettime, mmap, sysconf */
@@ -430,7 +437,7 @@ static inline void patch(const Pos *s, int a, int b, int card, unsigned char *ou
 
 /* ---- the rules, from lean/FreeCell/Spec.lean --------------------------------------------------------- */
 
-typedef struct { int cells; int foundation_return; } Rules;
+typedef struct { int cells; int foundation_return; int column_order; } Rules;
 
 /* canStack c parent: one rank lower and the other colour. Read the other way: the k-th (k = 0, 1) card
    that c may go onto is one rank higher, of the first or the second suit of the other colour (clubs 0
@@ -483,6 +490,32 @@ static int moves(const Rules *r, const Pos *s, unsigned char *out) {
         for (k = 0; k < 4; k++)
             if (s->home[k] != 0) n += to_cols(s, (s->home[k] - 1) * 4 + k + 1, -1, -1, out + P64 * n);
     return n;
+}
+
+/* The checkers' column order (certgen/columns.py's canon, CertUpTo.v's): the record of `rec` (a position)
+   with its columns sorted by the key of their bottom card (the column's first byte), an empty column's key
+   53, after every card; the free cells untouched. Written as CertUpTo.v's sortCols, fold_right insertCol:
+   the columns taken from the last to the first, each put before the first column already placed whose key
+   is not below its own. */
+static void column_order(const unsigned char *rec, unsigned char *out) {
+    int start[8], len[8], key[8], placed[8], n = 0, c, i, at = 0, o = 0;
+    for (c = 0; c < 8; c++, at++) {
+        start[c] = at;
+        while (at < P64 && rec[at]) at++;
+        len[c] = at - start[c];
+        key[c] = len[c] ? rec[start[c]] : 53;
+    }
+    for (c = 7; c >= 0; c--, n++) { /* insertCol column c into placed[0 .. n) */
+        for (i = 0; i < n && key[c] > key[placed[i]]; i++) continue;
+        memmove(placed + i + 1, placed + i, (size_t)(n - i) * sizeof *placed);
+        placed[i] = c;
+    }
+    for (i = 0; i < 8; i++) {
+        memcpy(out + o, rec + start[placed[i]], (size_t)len[placed[i]]);
+        o += len[placed[i]];
+        out[o++] = 0;
+    }
+    memcpy(out + o, rec + at, (size_t)(P64 - at)); /* o == at: the same bytes, moved */
 }
 
 /* won: every foundation up to the king. */
@@ -931,12 +964,12 @@ enum { H_SOURCE, H_RULES, H_START, H_STATES, H_ENCODING, H_INFO };
 
 /* The header map: exactly its six keys; the rules, the source, the start position. */
 static void read_header(const unsigned char *p, size_t size, Cert *ct) {
-    static const char *const rule_keys[] = {"cells", "foundation_return"};
+    static const char *const rule_keys[] = {"cells", "foundation_return", "column_order"};
     static const char *const src_keys[] = {"kind", "deal", "code", "name"}, *const kinds[] = {"ms", "code", "board"};
     Rd r = {p, p + size};
     Val m;
     const unsigned char *at;
-    Field h[6], rule[2], src[4];
+    Field h[6], rule[3], src[4];
     Pos s;
     const char *why;
     char buf[80];
@@ -952,12 +985,14 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
     ct->states = (uint64_t)h[H_STATES].v.i;
     if (h[H_SOURCE].v.type != M_MAP || h[H_RULES].v.type != M_MAP || h[H_START].v.type != M_BIN)
         die("header lacks source, rules or start");
-    if (fields(h[H_RULES].in.p, r.end, h[H_RULES].v.len, rule_keys, 2, rule) != 0 || !rule[0].found ||
+    if (fields(h[H_RULES].in.p, r.end, h[H_RULES].v.len, rule_keys, 3, rule) != 0 || !rule[0].found ||
         !rule[1].found || rule[0].v.type != M_INT || rule[0].v.big || rule[0].v.i < 0 || rule[0].v.i > 8 ||
-        rule[1].v.type != M_BOOL)
-        die("bad rules in header: cells (0..8) and foundation_return (true or false), nothing else");
+        rule[1].v.type != M_BOOL || (rule[2].found && !(rule[2].v.type == M_BOOL && rule[2].v.i == 1)))
+        die("bad rules in header: cells (0..8), foundation_return (true or false) and column_order (true, or "
+            "absent), nothing else");
     ct->rules.cells = (int)rule[0].v.i;
     ct->rules.foundation_return = (int)rule[1].v.i;
+    ct->rules.column_order = rule[2].found;
     fields(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len, src_keys, 4, src); /* other keys: informative */
     if (key_twice(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len)) die("bad source in header: a key twice (or over 1,024 keys)");
     for (i = 0; i < 3 && !(src[0].found && is_str(&src[0].v, kinds[i])); i++) continue;
@@ -1199,10 +1234,11 @@ static void subject(const Cert *ct, char *out) {
                      strcmp(ct->name, "-") ? ct->name : "from standard input", hex);
     }
     if (cells == 4 && !ct->rules.foundation_return)
-        sprintf(p, " under the standard rules (4 free cells, nothing back from the foundations)");
+        p += sprintf(p, " under the standard rules (4 free cells, nothing back from the foundations)");
     else
-        sprintf(p, " under the rules with %d free cell%s and %s", cells, cells == 1 ? "" : "s",
-                ct->rules.foundation_return ? "foundation returns allowed" : "nothing back from the foundations");
+        p += sprintf(p, " under the rules with %d free cell%s and %s", cells, cells == 1 ? "" : "s",
+                     ct->rules.foundation_return ? "foundation returns allowed" : "nothing back from the foundations");
+    if (ct->rules.column_order) sprintf(p, " up to column order");
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped (the text is UTF-8 already). */
@@ -1227,7 +1263,8 @@ static int check(const char *path, int json, int show_progress) {
     static int act[BATCH + MAXMOVES];
     static uint64_t parent[BATCH + MAXMOVES];
     static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
-    unsigned char dealrec[P64];
+    unsigned char dealrec[P64], start[P64], ordered[P64];
+    const char *in_order = "", *put_in_order = "";
     uint64_t i = 0, looked = 0, checked = 0, held;
     uint64_t sum = 0;
     const char *failure = NULL;
@@ -1239,6 +1276,12 @@ static int check(const char *path, int json, int show_progress) {
     t1 = now();
     c1 = clock();
     subject(&ct, about);
+    memcpy(start, ct.start, P64);
+    if (ct.rules.column_order) { /* the start and every successor looked up in the checkers' column order */
+        column_order(ct.start, start);
+        in_order = " (its columns in the checkers' order)";
+        put_in_order = " (put in the checkers' column order)";
+    }
     if (ct.deal) { /* the start position is regenerated from the deal number, not taken on trust */
         ms_deal((uint64_t)ct.deal, dealrec);
         if (memcmp(dealrec, ct.start, P64) != 0) {
@@ -1248,25 +1291,36 @@ static int check(const char *path, int json, int show_progress) {
     }
     if (!failure) { /* 1. the start position is in the set */
         uint64_t among_all = ct.states;
-        members(&ct.recs, ct.start, &among_all, 1, rg, kw, act, found);
+        members(&ct.recs, start, &among_all, 1, rg, kw, act, found);
         if (!found[0]) {
             failure = "start";
-            describe(ct.start, d1);
-            snprintf(msg, sizeof msg, "invalid for %s: the start position is not in the certificate: %s", about, d1);
+            describe(start, d1);
+            snprintf(msg, sizeof msg, "invalid for %s: the start position%s is not in the certificate: %s", about,
+                     in_order, d1);
         }
     }
     while (!failure && i < ct.states) {
         /* the members i, i+1, … in order until BATCH successors are gathered or a member is won */
-        int nk = 0, q, won_here = 0;
+        int nk = 0, q, won_here = 0, misplaced_here = 0;
         uint64_t first = i;
         while (i < ct.states && nk < BATCH) {
             Pos s;
             int n, k;
             layout(record_at(&ct.recs, i), &s); /* a position: each record was parsed as it was read */
             sum = digest(sum, s.rec);
+            if (ct.rules.column_order) { /* stored in the checkers' column order */
+                column_order(s.rec, ordered);
+                if (memcmp(ordered, s.rec, P64) != 0) { misplaced_here = 1; break; }
+            }
             if (won(&s)) { won_here = 1; break; } /* 3. no member is won */
             n = moves(&ct.rules, &s, keys + P64 * nk);
-            for (k = 0; k < n; k++) parent[nk + k] = i;
+            for (k = 0; k < n; k++) {
+                parent[nk + k] = i;
+                if (ct.rules.column_order) { /* each successor in the checkers' column order */
+                    column_order(keys + P64 * (nk + k), ordered);
+                    memcpy(keys + P64 * (nk + k), ordered, P64);
+                }
+            }
             nk += n;
             i++;
         }
@@ -1279,8 +1333,8 @@ static int check(const char *path, int json, int show_progress) {
             checked = parent[q];
             describe(keys + P64 * q, d1);
             describe(record_at(&ct.recs, parent[q]), d2);
-            snprintf(msg, sizeof msg, "invalid for %s: a successor of a member is not in the certificate: missing "
-                     "%s reached in one move from the member %s", about, d1, d2);
+            snprintf(msg, sizeof msg, "invalid for %s: a successor of a member%s is not in the certificate: missing "
+                     "%s reached in one move from the member %s", about, put_in_order, d1, d2);
             break;
         }
         looked += (uint64_t)nk;
@@ -1290,15 +1344,21 @@ static int check(const char *path, int json, int show_progress) {
             describe(record_at(&ct.recs, i), d1);
             snprintf(msg, sizeof msg, "invalid for %s: the certificate contains a won position: %s", about, d1);
         }
+        if (misplaced_here) {
+            failure = "column-order";
+            describe(record_at(&ct.recs, i), d1);
+            snprintf(msg, sizeof msg, "invalid for %s: a member is not stored in the checkers' column order (columns "
+                     "sorted by their bottom card, empty columns last): %s", about, d1);
+        }
         if (show_progress && (i >> 20) != (first >> 20)) progress(checked, ct.states, t1, 0);
     }
     if (show_progress) progress(checked, ct.states, t1, 1);
     if (!failure && sum != ct.digest) /* every member was decoded: the members checked are the records read */
         die("the records held do not decode to the records read (a fault in fccheck)");
     if (!failure)
-        snprintf(msg, sizeof msg, "valid for %s: %s state%s; the start position is in the set, every one of the "
-                 "%s successors of its members is in it, and none of them is won", about, commas(ct.states, n1),
-                 ct.states == 1 ? "" : "s", commas(looked, n2));
+        snprintf(msg, sizeof msg, "valid for %s: %s state%s; the start position%s is in the set, every one of the "
+                 "%s successors of its members%s is in it, and none of them is won", about, commas(ct.states, n1),
+                 ct.states == 1 ? "" : "s", in_order, commas(looked, n2), put_in_order);
     if (json) { /* and the source and start, for what certgen/fastcheck.py checks itself (deal codes) */
         int k;
         printf("{\"valid\": %s, \"states\": %llu, \"checked\": %llu, \"successors\": %llu, \"failure\": ",
@@ -1313,8 +1373,8 @@ static int check(const char *path, int json, int show_progress) {
         if (ct.kind == 0) printf(", \"deal\": %lld", ct.deal);
         if (ct.code[0]) { printf(", \"code\": "); json_str(ct.code); }
         if (ct.name[0]) { printf(", \"name\": "); json_str(ct.name); }
-        printf("}, \"rules\": {\"cells\": %d, \"foundation_return\": %s}, \"start\": \"", ct.rules.cells,
-               ct.rules.foundation_return ? "true" : "false");
+        printf("}, \"rules\": {\"cells\": %d, \"foundation_return\": %s%s}, \"start\": \"", ct.rules.cells,
+               ct.rules.foundation_return ? "true" : "false", ct.rules.column_order ? ", \"column_order\": true" : "");
         for (k = 0; k < P64; k++) printf("%02x", ct.start[k]);
         printf("\", \"read_seconds\": %.4f, \"check_seconds\": %.4f, \"check_cpu_seconds\": %.4f, "
                "\"held_bytes\": %llu}\n", t1 - t0, now() - t1, (double)(clock() - c1) / CLOCKS_PER_SEC,
@@ -1348,20 +1408,37 @@ static int successors(const Rules *r) {
     return 0;
 }
 
+/* Records on stdin (each a position), each in the checkers' column order on stdout. */
+static int column_orders(void) {
+    unsigned char rec[P64], out[P64];
+    size_t got;
+    g_name = "stdin";
+    while ((got = fread(rec, 1, P64, stdin)) == P64) {
+        Pos s;
+        const char *why = parse(rec, &s);
+        if (why) die("not a position (%s)", why);
+        column_order(rec, out);
+        fwrite(out, 1, P64, stdout);
+    }
+    if (got) die("%llu bytes at the end: not a whole record", (unsigned long long)got);
+    return 0;
+}
+
 static void usage(void) {
     fprintf(stderr, "error: usage: fccheck [--json] [--progress] CERT | fccheck --successors [--cells K] "
-            "[--foundation-return] | fccheck --deal N\n");
+            "[--foundation-return] | fccheck --deal N | fccheck --column-order\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
-    int i, json = 0, prog = 0, succ = 0;
-    Rules r = {4, 0};
+    int i, json = 0, prog = 0, succ = 0, order = 0;
+    Rules r = {4, 0, 0};
     const char *path = NULL, *deal = NULL;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--progress")) prog = 1;
         else if (!strcmp(argv[i], "--successors")) succ = 1;
+        else if (!strcmp(argv[i], "--column-order")) order = 1;
         else if (!strcmp(argv[i], "--foundation-return")) r.foundation_return = 1;
         else if (!strcmp(argv[i], "--cells") && i + 1 < argc) {
             char *end;
@@ -1372,7 +1449,8 @@ int main(int argc, char **argv) {
         else if (argv[i][0] == '-' || path) usage();
         else path = argv[i];
     }
-    if (succ) return path || deal ? (usage(), 2) : successors(&r);
+    if (succ) return path || deal || order ? (usage(), 2) : successors(&r);
+    if (order) return path || deal ? (usage(), 2) : column_orders();
     if (deal) {
         char *end;
         long long n = strtoll(deal, &end, 10);

@@ -1289,6 +1289,33 @@ uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64
     return count;
 }
 
+void fc_p64_column_order(uint8_t *recs, uint64_t n) {
+    for (uint64_t r = 0; r < n; r++) {
+        uint8_t *p = recs + r * FC_P64_SIZE, out[FC_P64_SIZE];
+        int start[8], key[8], order[8], at = 0, o = 0;
+        for (int c = 0; c < 8; c++, at++) {
+            start[c] = at;
+            while (at < FC_P64_SIZE && p[at]) at++;
+            key[c] = at > start[c] ? p[start[c]] : 53;          /* empty: after every card (1..52) */
+        }
+        if (at > FC_P64_SIZE) continue;                      /* fewer than eight column ends */
+        for (int c = 0; c < 8; c++) {                        /* insertion sort, stable */
+            int i = c;
+            for (; i > 0 && key[order[i - 1]] > key[c]; i--) order[i] = order[i - 1];
+            order[i] = c;
+        }
+        for (int i = 0; i < 8; i++) {
+            int c = order[i], len = 0;
+            while (p[start[c] + len]) len++;
+            memcpy(out + o, p + start[c], (size_t)len);
+            o += len;
+            out[o++] = 0;
+        }
+        memcpy(out + o, p + at, (size_t)(FC_P64_SIZE - at));   /* the free cells and the zeros after them */
+        memcpy(p, out, FC_P64_SIZE);
+    }
+}
+
 /* ---- parents from the event bitmap (FC_ORDER_BFS/DFS) ---- */
 
 /* the bit position of the idx-th 0 (idx >= 1, idx <= nzero) */

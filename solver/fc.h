@@ -194,6 +194,14 @@ int fc_search_sort_p64(const fc_search *s, uint32_t *order);
    an index out of range). */
 uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out);
 
+/* A certificate up to column order (certgen/columns.py) names each position with its columns in the
+   checkers' order: sorted by their bottom card (a column's first byte in P64), empty columns last. This puts
+   n P64 records (n*64 bytes at recs) into that order in place, cells untouched; a record without eight
+   column ends is left as it is. Not the search's own canonical order (canon_key sorts packed words): the
+   certificate builder's, untrusted like the rest of this core (the checkers put every position in that
+   order themselves). */
+void fc_p64_column_order(uint8_t *recs, uint64_t n);
+
 /* The state whose expansion first found idx; -1 for the start (and for idx out of range). Parents are not
    stored per state in FC_ORDER_BFS/DFS (see "The search" above): BFS answers in microseconds, DFS replays
    the search's order of expansion from its event bitmap (a pass over 2 bits a state, no positions). */

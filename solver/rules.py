@@ -6,9 +6,11 @@ mode (automatic moves to the foundations, positions counted up to the order of t
 moved in one step within seed 004's limit (f+1)·2^e), off by default.
 Certificates and Lean theorems exist for the spec rules only.
 
-Forms: ``to_dict()`` (--json output and certificate headers: the spec's two keys, plus the counting keys
-only when a counting mode is on), ``from_dict()``, ``spec()`` (the transliterated spec's value), and
-``stem()`` (the part of a file or Lean module name that says which rules).
+Forms: ``to_dict()`` (--json output: the spec's two keys, plus the counting keys only when a counting mode is
+on), ``header()`` (a certificate header's rules: the spec's two keys, plus ``"column_order": true`` for a
+certificate up to the order of the columns, docs/CERTIFICATE.md), ``from_dict()`` (reads both),
+``spec()`` (the transliterated spec's value), and ``stem()`` (the part of a file or Lean module name that
+says which rules).
 """
 from collections import namedtuple
 
@@ -59,11 +61,38 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
                 d["supermoves"] = True
         return d
 
+    @property
+    def column_order(self) -> bool:
+        """Up to the order of the columns and nothing else: the spec's rules, positions taken as classes of
+        column reorderings (a certificate up to column order, ``"column_order": true`` in its header)."""
+        return self.canonical and self == self.plain()._replace(canonical=True)
+
+    def header(self) -> dict:
+        """The rules as a certificate header holds them: the spec's two keys, and ``"column_order": True``
+        when :attr:`column_order` (only ``True``: absent means fixed columns). Other counting modes have no
+        certificate."""
+        if self.counting and not self.column_order:
+            raise FreecellError("certificates exist for the spec rules, fixed columns or up to column order "
+                                "(no --autoplay/--supermoves)")
+        d = {"cells": self.cells, "foundation_return": self.foundation_return}
+        if self.hand:
+            d["hand"] = self.hand
+        if self.column_order:
+            d["column_order"] = True
+        return d
+
     @classmethod
     def from_dict(cls, d) -> "Rules":
-        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical", "supermoves", "hand"})
+        """The rules of ``to_dict()`` or ``header()`` (``"column_order": True`` is ``canonical=True``)."""
+        unknown = sorted(set(d) - {"cells", "foundation_return", "autoplay", "canonical", "supermoves", "hand",
+                                   "column_order"})
         if unknown:
             raise FreecellError(f"unknown rules: {', '.join(map(str, unknown))}")
+        d = dict(d)
+        if "column_order" in d:
+            if d.pop("column_order") is not True or "canonical" in d:
+                raise FreecellError("column_order is true or absent (and not given with canonical)")
+            d["canonical"] = True
         return cls(**d)
 
     def spec(self):
@@ -77,12 +106,14 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         return SpecRules(cells=self.cells, foundation_return=self.foundation_return)
 
     def stem(self) -> str:
-        """"" for the standard rules, else e.g. "Cells5", "FoundationReturn", "Cells1FoundationReturn"."""
-        if self.counting:
-            raise FreecellError("certificates and Lean modules need the plain spec rules "
-                                "(no --canonical/--autoplay/--supermoves)")
+        """"" for the standard rules, else e.g. "Cells5", "FoundationReturn", "Cells1FoundationReturn";
+        "ColumnOrder" at the end up to column order (a certificate up to column order)."""
+        if self.counting and not self.column_order:
+            raise FreecellError("certificates and Lean modules need the plain spec rules, fixed columns or up "
+                                "to column order (no --autoplay/--supermoves)")
         return (f"Cells{self.cells}" if self.cells != 4 else "") + \
-               ("FoundationReturn" if self.foundation_return else "") + ("Hand1" if self.hand else "")
+               ("FoundationReturn" if self.foundation_return else "") + ("Hand1" if self.hand else "") + \
+               ("ColumnOrder" if self.column_order else "")
 
 
 STANDARD = Rules()

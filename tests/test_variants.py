@@ -52,13 +52,16 @@ def test_five_cells_winnable(run, run_json):
 
 
 def test_certificates_refuse_counting_modes(run, assert_one_line_error, tmp_path):
+    """No certificate with automatic moves or supermoves (up to column order there is one:
+    tests/test_canoncert.py)."""
     out = tmp_path / "c.cert"
-    for flags in (["--canonical"], ["--autoplay", "safe"]):
+    for flags in (["--autoplay", "safe"], ["--supermoves"]):
         line = assert_one_line_error(run("build", "--deal", "11982", *flags, "--out", str(out), module="certgen"))
         assert "unrecognized arguments" in line
     assert not out.exists()
-    with pytest.raises(FreecellError, match="plain spec rules"):
-        Rules(canonical=True).stem()
+    for rules in (Rules(autoplay="safe"), Rules(canonical=True, supermoves=True)):
+        with pytest.raises(FreecellError, match="plain spec rules"):
+            rules.stem()
 
 
 def test_bad_rules_flags(run, assert_one_line_error):

@@ -1,0 +1,264 @@
+"""Certificates up to column order (header rules ``"column_order": true``): built by ``certgen build
+--canonical``, checked by both checkers (certgen/checker.py and build/fccheck), each putting every position
+into its own copy of the checkers' column order (certgen/columns.py); their mutants refused by both; the
+fixed-column certificate of #11982 unchanged; the three copies of the order (columns.canon, fccheck's
+column_order, the builder's fc_p64_column_order) against a brute force on random positions."""
+import hashlib
+import json
+import random
+import subprocess
+import sys
+
+import msgpack
+import pytest
+
+from certgen import certificate, checker, columns, fastcheck, members, mutate, sampled, upto
+from solver import packed, spec
+from solver.errors import FreecellError
+from solver.rules import Rules
+
+from test_fastcheck import random_state
+
+EXE = fastcheck.binary()
+needs_fast = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
+UP_TO = {"cells": 4, "foundation_return": False, "column_order": True}
+# The SHA-256 of the compressed body of #11982's fixed-column certificate, as branch canon (before
+# certificates up to column order) wrote it: its bytes must not change.
+FIXED_BODY_11982 = "891daedac7bef346acb87774f35574e10b8aea41e287b28ca8c5e6dc268fa644"
+
+
+def state_of(rec):
+    return spec.from_position(packed.unpack(rec))
+
+
+def p64(s):
+    return packed.pack(spec.to_position(s))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """#11982 with 4 cells up to column order, by the command line: (path, certificate, build's stdout)."""
+    path = tmp_path_factory.mktemp("upto") / "11982-upto.cert"
+    p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "11982", "--canonical", "--out",
+                        str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return path, certificate.read(str(path)), p.stdout
+
+
+def checks(path, run):
+    """Both checkers' JSON verdicts on the certificate at ``path``: (reference, fast or None)."""
+    ref = run("check", "--reference", "--json", str(path), module="certgen")
+    fast = run("check", "--json", str(path), module="certgen") if EXE else None
+    return json.loads(ref.stdout), (json.loads(fast.stdout) if fast else None), ref.returncode, \
+        (fast.returncode if fast else None)
+
+
+def written(tmp_path, name, cert):
+    path = tmp_path / name
+    certificate.write(str(path), cert)
+    return path
+
+
+# -- the build ---------------------------------------------------------------------------------------
+
+def test_the_certificate_of_11982_up_to_column_order(built, run):
+    path, cert, out = built
+    assert cert.states == 83_239 and cert.rules == UP_TO
+    assert "counted up to column order" in out and "83,239" in out
+    assert all(columns.canon(s) == s for s in members.decode(cert).states)        # each in the checkers' order
+    assert cert.start == p64(spec.ms_deal(11982))           # the header's start is the deal, not reordered
+    assert columns.canon(spec.ms_deal(11982)) != spec.ms_deal(11982)
+    info = run("info", str(path), module="certgen")
+    assert info.returncode == 0 and "up to column order: 83,239 states" in info.stdout
+    assert json.loads(run("info", "--json", str(path), module="certgen").stdout)["rules"] == UP_TO
+
+
+def test_both_checkers_find_it_valid(built, run):
+    path = built[0]
+    ref, fast, rc_ref, rc_fast = checks(path, run)
+    assert rc_ref == 0 and ref["valid"] and ref["states"] == 83_239 and ref["successors"] == 309_638
+    assert ref["rules"] == UP_TO
+    assert ref["message"].startswith("valid for deal 11982 under the standard rules (4 free cells, nothing back "
+                                     "from the foundations) up to column order: 83,239 states; the start position "
+                                     "(its columns in the checkers' order) is in the set")
+    if fast is not None:
+        assert rc_fast == 0 and fast["checker"] == "fast"
+        assert {k: fast[k] for k in ("valid", "states", "successors", "message", "rules")} == \
+            {k: ref[k] for k in ("valid", "states", "successors", "message", "rules")}
+
+
+def test_the_fixed_column_certificate_is_unchanged(tmp_path, run):
+    path = tmp_path / "fixed.cert"
+    assert run("build", "--deal", "11982", "--out", str(path), module="certgen").returncode == 0
+    top = msgpack.unpackb(path.read_bytes(), raw=False)
+    header = msgpack.unpackb(top["header"], raw=False)
+    assert header["rules"] == {"cells": 4, "foundation_return": False} and header["states"] == 84_767
+    assert hashlib.sha256(top["body"]).hexdigest() == FIXED_BODY_11982
+
+
+def test_the_records_do_not_depend_on_the_sort_in_runs(built):
+    """The external sort (runs of 1,000 records, merged) gives the records of the sort in memory."""
+    from solver import deals, search
+    res = search.explore(deals.ms_deal(11982), Rules(canonical=True))
+    try:
+        one = b"".join(upto.sorted_batches(upto.exported(res.search)))
+        runs = b"".join(upto.sorted_batches(upto.exported(res.search), run=1000))
+        sorted_export = b"".join(upto.sorted_batches(res.search.sorted_batches(5000), run=20_000))
+    finally:
+        res.close()
+    assert one == runs == sorted_export == b"".join(built[1].records)
+
+
+def test_on_disk_the_same_records(built, tmp_path, run):
+    path = tmp_path / "disk.cert"
+    p = run("build", "--deal", "11982", "--canonical", "--memory", "1M", "--on-disk", "--out", str(path),
+            module="certgen")
+    assert p.returncode == 0, p.stderr
+    assert certificate.read(str(path)).records == built[1].records
+
+
+def test_other_counting_modes_have_no_certificate(run, assert_one_line_error, tmp_path):
+    line = assert_one_line_error(run("build", "--deal", "11982", "--autoplay", "safe", "--out",
+                                     str(tmp_path / "x.cert"), module="certgen"))
+    assert "unrecognized arguments" in line
+    with pytest.raises(FreecellError, match="no --autoplay/--supermoves"):
+        Rules(canonical=True, autoplay="safe").header()
+    assert Rules(canonical=True).header() == UP_TO and Rules().header() == {"cells": 4, "foundation_return": False}
+    assert Rules.from_dict(UP_TO) == Rules(canonical=True) and Rules(canonical=True).stem() == "ColumnOrder"
+    for bad in ({**UP_TO, "column_order": False}, {**UP_TO, "column_order": 1}, {**UP_TO, "canonical": True}):
+        with pytest.raises(FreecellError):
+            Rules.from_dict(bad)
+
+
+# -- the mutants -------------------------------------------------------------------------------------
+
+def refused_by_both(path, run, failure):
+    ref, fast, rc_ref, rc_fast = checks(path, run)
+    assert rc_ref == 1 and not ref["valid"] and ref["failure"] == failure, ref
+    if fast is not None:
+        assert rc_fast == 1 and fast["failure"] == failure
+        assert fast["message"] == ref["message"].replace("\n  reached", " reached")
+    return ref
+
+
+@pytest.mark.parametrize("kind,failure", [("deal", "start"), ("first-successor", "successor"),
+                                          ("last-successor", "successor"),
+                                          ("add-won", "won")])
+def test_mutants_are_refused_by_both_checkers(built, tmp_path, run, kind, failure):
+    path = tmp_path / "m.cert"
+    flags = ["--add-won"] if kind == "add-won" else ["--delete", kind]
+    p = run("mutate", str(built[0]), *flags, "--seed", "5", "--out", str(path), module="certgen")
+    assert p.returncode == 0, p.stderr
+    ref = refused_by_both(path, run, failure)
+    if kind == "deal":      # the start's class is gone: the start, put in the checkers' order, is missing
+        assert "the start position (its columns in the checkers' order) is not in the certificate" in ref["message"]
+        assert checker.describe(columns.canon(spec.ms_deal(11982))) in ref["message"]
+
+
+def misplaced(cert):
+    """A member with its last column put first (no longer in the checkers' order): of the first 3,000, the
+    one whose record sorts first (the checks, in the records' order, come to it soon)."""
+    return min((s._replace(cols=(s.cols[-1],) + s.cols[:-1]) for s in map(state_of, cert.records[:3000])), key=p64)
+
+
+def test_a_member_in_another_column_order_is_refused(built, tmp_path, run):
+    """A member of a class stored a second time, in another column order: the set is still closed (up to
+    column order), but the stored order is not the checkers' and both refuse it."""
+    cert = built[1]
+    moved = misplaced(cert)
+    assert columns.canon(moved) != moved and p64(columns.canon(moved)) in set(cert.records)
+    path = written(tmp_path, "order.cert", certificate.make(cert.source, cert.rules, spec.to_position(
+        spec.ms_deal(11982)), cert.records + [p64(moved)], {}))
+    ref = refused_by_both(path, run, "column-order")
+    assert ref["message"].endswith("a member is not stored in the checkers' column order (columns sorted by "
+                                   "their bottom card, empty columns last): " + checker.describe(moved))
+
+
+@pytest.mark.parametrize("value", [False, 1, "true", None])
+def test_column_order_other_than_true_is_bad_rules(built, tmp_path, run, assert_one_line_error, value):
+    cert = built[1]
+    path = written(tmp_path, "bad.cert", certificate.Certificate(cert.source, {**UP_TO, "column_order": value},
+                                                                 cert.start, cert.records, {}))
+    line = assert_one_line_error(run("check", "--reference", str(path), module="certgen"))
+    assert "bad rules in header" in line
+    if EXE:
+        assert "bad rules in header" in assert_one_line_error(run("check", str(path), module="certgen"))
+
+
+def test_the_sampled_check_up_to_column_order(built, tmp_path):
+    head, body = certificate.read_joined(str(built[0]))
+    res = sampled.check(head, body, 500, 1)
+    assert res.ok and "closure and column order checked on 501 members only" in res.message
+    assert "(put in the checkers' column order) is in it" in res.message
+    cert = built[1]
+    path = written(tmp_path, "order.cert", certificate.make(cert.source, cert.rules, spec.to_position(
+        spec.ms_deal(11982)), cert.records + [p64(misplaced(cert))], {}))
+    head, body = certificate.read_joined(str(path))
+    assert sampled.check(head, body, 100_000, 1).failure == "column-order"
+    mutant, _ = mutate.mutate(cert, "first-successor")
+    path = written(tmp_path, "gone.cert", mutant)
+    head, body = certificate.read_joined(str(path))
+    assert sampled.check(head, body, 100_000, 1).failure == "successor"
+
+
+# -- Lean has no proof of the column lemma ---------------------------------------------------------------
+
+def test_lean_refuses_it_in_one_line(built, tmp_path, run, assert_one_line_error):
+    lean = tmp_path / "lean"
+    line = assert_one_line_error(run("render", str(built[0]), "--lean-dir", str(lean), module="certgen"))
+    assert "up to column order: Lean has no proof of the column lemma here" in line
+    assert "prove-coq --canonical" in line and not lean.exists()
+    survey = tmp_path / "survey"
+    (survey / "certs").mkdir(parents=True)
+    (survey / "summary.json").write_text("{}")
+    (survey / "certs" / "11982.cert").write_bytes(built[0].read_bytes())
+    line = assert_one_line_error(run("prove-survey", str(survey), "--lean-dir", str(lean), module="certgen"))
+    assert "Lean has no proof of the column lemma" in line and not lean.exists()
+    from certgen import audit, render
+    assert audit.certificates_by_stem([str(built[0].parent)]) == {}       # audit leaves it out
+    with pytest.raises(FreecellError, match="up to column order"):
+        render.certificate_context(built[1])
+
+
+# -- the order, three times ----------------------------------------------------------------------------
+
+def brute_force(s):
+    """Take the eight columns, sort them by their bottom card (a column lists its top card first), empty
+    columns last."""
+    full = sorted((c for c in s.cols if c), key=lambda c: spec.key(c[-1]))
+    return s._replace(cols=tuple(full) + ((),) * (8 - len(full)))
+
+
+def test_the_three_orders_agree_with_a_brute_force_on_random_positions():
+    rng = random.Random(30)
+    states = [random_state(rng, spec.Rules(cells=rng.randrange(9))) for _ in range(3000)]
+    want = [brute_force(s) for s in states]
+    assert [columns.canon(s) for s in states] == want
+    assert sum(s != w for s, w in zip(states, want)) > 2500
+    assert sum(any(not c for c in s.cols) for s in states) > 500       # empty columns, in every place
+    recs = [p64(s) for s in states]
+    built_order = upto.in_column_order(b"".join(recs))
+    assert [state_of(bytes(built_order[i:i + 64])) for i in range(0, len(built_order), 64)] == want
+    if EXE:
+        p = subprocess.run([EXE, "--column-order"], input=b"".join(recs), capture_output=True)
+        assert p.returncode == 0
+        assert p.stdout == b"".join(p64(w) for w in want)
+
+
+@needs_fast
+def test_fccheck_column_order_refuses_a_non_position(assert_one_line_error):
+    p = subprocess.run([EXE, "--column-order"], input=b"\x01" * 64, capture_output=True, text=False)
+    assert p.returncode == 2 and p.stderr.decode().startswith("error: stdin: not a position")
+
+
+# -- deal 607 with one cell: the size the difficulty survey's tier 4 proves ------------------------------
+
+@pytest.mark.slow
+@needs_fast
+def test_deal_607_with_one_cell_up_to_column_order(tmp_path, run):
+    path = tmp_path / "607.cert"
+    p = run("build", "--deal", "607", "--cells", "1", "--canonical", "--out", str(path), module="certgen")
+    assert p.returncode == 0 and "2,417,919" in p.stdout, p.stderr
+    res = fastcheck.check(str(path))
+    assert res.ok and res.states == 2_417_919 and res.rules == {"cells": 1, "foundation_return": False,
+                                                                "column_order": True}
