@@ -98,5 +98,6 @@ prove-win: setup
 
 # The same theorem checked by Coq (coqc, Debian package `coq`): explore -> certificate -> Python check ->
 # out/coq/<Stem>.v -> coqc; a winnable deal gets the winning line's `exists` theorem. Exit 3: no coqc.
+# COLUMN_ORDER=1: from a certificate up to the order of the columns (coq/FreeCell/CertUpTo.v).
 prove-coq: setup
-	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)
+	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0,$(COLUMN_ORDER)),--canonical) --out-dir $(OUT)

@@ -303,6 +303,10 @@ def build_parser():
     q = add_command(sub, "prove-coq", cmd_prove_coq, "the same theorem checked by Coq: explore, certificate (or "
                     "winning line), Python check, Coq file, coqc (exit 3: no coqc)", **start)
     q.add_argument("--out-dir", default=OUT, help="certificates and Coq files (in OUT_DIR/coq)")
+    q.add_argument("--canonical", action="store_true",
+                   help="prove it from a certificate up to the order of the columns (fewer positions; Coq's "
+                        "checkCertUpTo and unwinnable_of_cert_up_to_column_order, coq/FreeCell/CertUpTo.v): the "
+                        "same theorem")
     sv = add_command(sub, "survey", cmd_survey, "classify a range of deals into a resumable survey directory",
                      "Every deal of A-B (1..8,589,934,591): winnable, unwinnable (with a checked certificate) or "
                      "unknown (retried with a bigger limit). Killed and started again with the same command, "

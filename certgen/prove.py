@@ -288,19 +288,20 @@ def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[
 
 def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
               progress: bool = False, say: Callable = print) -> int:
-    """The same theorem checked by Coq (certgen/coq.py): explore, certificate, Python check, Coq file, coqc;
+    """The same theorem checked by Coq (certgen/coq.py): explore, certificate (up to column order when
+    ``rules.column_order``: Coq's checkCertUpTo), Python check, Coq file, coqc;
     for a winnable start, a winning line (the C solver, replayed against spec.moves in Python), its Coq
     file, coqc. 0 proven by Coq; 1 not (unknown verdict, a failed check, coqc refused); 3 no coqc (the
     Coq file is kept)."""
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     coqc = coq.find_coqc()
-    say("1/4 explore: the C core enumerates the reachable positions")
+    say("1/4 explore: the C core enumerates the reachable positions" + (" up to column order" if rules.column_order else ""))
     b = build(source, rules, os.path.join(out_dir, f"{stem}.cert"), max_states, progress)
     say(b.summary)
     say(built_words(b))
-    if b.verdict == "winnable":
-        return _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say)
+    if b.verdict == "winnable":     # a line on the real columns proves it, whatever the enumeration counted
+        return _prove_coq_win(source, rules.plain(), out_dir, coqc, max_states, progress, say)
     if b.cert is None:
         say(f"nothing to prove: the verdict is {b.verdict}")
         return 1

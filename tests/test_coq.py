@@ -309,15 +309,30 @@ def test_prove_coq_without_coqc_says_so(tmp_path):
 
 
 @needs_coqc
-def test_prove_coq_command(tmp_path):
+@pytest.mark.parametrize("flags,stem,words", [
+    ([], "Deal11982Cells1", "nothing back from the foundations: 83 states"),
+    (["--canonical"], "Deal11982Cells1ColumnOrder", "nothing back from the foundations up to column order: 83 states"),
+])
+def test_prove_coq_command(tmp_path, flags, stem, words):
     p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "11982", "--cells", "1",
-                        "--out-dir", "o", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
+                        "--out-dir", "o", "--no-progress"] + flags, cwd=tmp_path, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     last = p.stdout.strip().splitlines()[-1]
     assert last.startswith("proven by Coq: freecell_11982_unwinnable : forall s, Reachable (rules 1 false 0) "
                            "(msDeal 11982) s -> ~ Won s (coqc ")
-    assert "valid for deal 11982 under the rules with 1 free cell and nothing back from the foundations: 83 states" in p.stdout
-    assert (tmp_path / "o" / "coq" / "Deal11982Cells1.v").exists() and (tmp_path / "o" / "coq" / "lib" / "Spec.vo").exists()
+    assert f"valid for deal 11982 under the rules with 1 free cell and {words}" in p.stdout
+    assert (tmp_path / "o" / "coq" / f"{stem}.v").exists() and (tmp_path / "o" / "coq" / "lib" / "Spec.vo").exists()
+    assert ("checkCertUpTo" in (tmp_path / "o" / "coq" / f"{stem}.v").read_text()) == bool(flags)
+
+
+@needs_coqc
+def test_prove_coq_column_order_of_a_winnable_deal_proves_the_win(tmp_path):
+    # a winnable start: the line on the real columns, whatever the enumeration counted
+    p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "1", "--canonical",
+                        "--out-dir", "o", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.strip().splitlines()[-1].startswith(
+        "proven by Coq: freecell_1_winnable : exists s, Reachable standard (msDeal 1) s /\\ Won s")
 
 
 @needs_coqc
