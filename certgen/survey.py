@@ -43,12 +43,12 @@ import time
 
 from solver import packed, search, solve
 from solver.atomic import write_atomic
-from solver.errors import FreecellError
+from solver.errors import FreecellError, WorkerLost
 from solver.lines import LineError
 from solver.progress import bar
 from solver.rules import STANDARD, Rules
 from solver.source import load
-from solver.workers import orphan_watch
+from solver.workers import LOST, orphan_watch
 
 from . import certificate, checker, fastcheck, replay
 
@@ -183,8 +183,11 @@ def _local(tasks, jobs):
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=orphan_watch, initargs=(os.getpid(),))
     try:
-        yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
-                             lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
+        try:
+            yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
+                                 lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
+        except cf.process.BrokenProcessPool:
+            raise WorkerLost(LOST) from None
     except BaseException:
         # Ctrl-C (or an error): stop the running chunks now instead of waiting for them; they are redone.
         for proc in list((getattr(ex, "_processes", None) or {}).values()):

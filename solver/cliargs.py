@@ -18,7 +18,7 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError, Terminated
+from .errors import FreecellError, InternalError, Terminated, WorkerLost
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
 
@@ -311,7 +311,7 @@ def run(parser, argv=None):
         return args.func(args)
     except FreecellError as exc:
         return _error(exc, 2)
-    except InternalError as exc:
+    except (InternalError, WorkerLost) as exc:
         return _error(exc, 1)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):

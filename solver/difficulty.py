@@ -68,19 +68,19 @@ from collections import namedtuple
 from . import deals, search
 from .atomic import write_atomic
 from .disksearch import MIN_MEMORY, explore_disk, say_resume
-from .errors import FreecellError
+from .errors import FreecellError, WorkerLost
 from .lines import codes_to_moves, judge
 from .progress import bar
 from .rules import Rules
 from .solve import solve
-from .workers import orphan_watch
+from .workers import orphan_watch, pool_results
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
 # costs about 23 bytes a position (the compact store, solver/fc.c: a 16-byte key, 1.25 to 1.875 4-byte table
 # slots -- 1.55 at 400,000,000, 22.5 bytes in all -- and 2 bits of parents; peak RSS 22.8 measured at
 # 550,000,000, 26.1 at 560,000,000 on a deal with positions past the key, kept in 40 bytes): tier 4's
-# 400,000,000 need about 9 GB. A tier with a third figure enumerates on disk with a memory buffer of that
+# 400,000,000 need about 9 GB, and up to 16.8 GB (MEMORY_PER_STATE). A tier with a third figure enumerates on disk with a memory buffer of that
 # many bytes (the visited layers about a byte a position on disk, the runs of a layer's successors more:
 # 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a position; README). A
 # tier whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
@@ -93,7 +93,11 @@ TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000,
          Tier(20_000_000, 400_000_000, canonical=True), Tier(20_000_000, 4_000_000_000, DISK_BUFFER, True))
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
-MEMORY_PER_STATE = 26          # bytes a position stored in memory costs, with a margin (the --jobs guard)
+MEMORY_PER_STATE = 42          # bytes a position stored in memory may cost (the --jobs guard): deal 982's 2-cell
+                               # set up to column order had 16.2 GB when the kernel's out-of-memory killer
+                               # stopped it short of tier 4's 400,000,000 positions (session 9), over 40 bytes a
+                               # position (positions past the 16-byte key are kept in 40); 26 let two such
+                               # processes start on this 24 GB machine
 MEMORY_MARGIN = 1 << 29        # left to everything else when the budget follows the machine's memory
 
 Need = namedtuple("Need", "deal k low high states tier")
@@ -363,6 +367,10 @@ def _pool_work(task):
         os._exit(1)
 
 
+def _pool_chunk(tasks):
+    return [_pool_work(t) for t in tasks]
+
+
 def machine_memory(meminfo="/proc/meminfo"):
     """Bytes of memory free for new work: MemAvailable of ``meminfo`` (Linux), else the physical memory
     (os.sysconf), else None."""
@@ -458,7 +466,11 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4):
             pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(),))
         finally:
             signal.signal(signal.SIGINT, previous)
-        results = pool.imap_unordered(_pool_work, tasks, chunksize=chunk)
+        # chunks made here, not by imap_unordered's chunksize (which hides the pool's own iterator, the
+        # one pool_results needs to wait with a timeout)
+        parts = pool_results(pool, pool.imap_unordered(_pool_chunk, [tasks[i:i + chunk]
+                                                                      for i in range(0, len(tasks), chunk)]))
+        results = (n for part in parts for n in part)
     try:
         for n in results:
             done[n.deal] = n
@@ -522,7 +534,13 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
             tasks = [(d, tier, low, high, states, tiers, root, buffer, inner) for d, low, high, states in todo]
             with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",
                      smoothing=0.05) as b:
-                _run_tier(tasks, n_jobs, j, done, b, chunk=4 if tier == 0 else 1)   # later: long deals
+                try:
+                    _run_tier(tasks, n_jobs, j, done, b, chunk=4 if tier == 0 else 1)   # later: long deals
+                except WorkerLost as exc:
+                    kept = (f"every deal finished is in {journal}: the same command goes on from there"
+                            if journal else "without --out nothing is kept")
+                    raise WorkerLost(f"tier {tier + 1}: {exc}; {kept} (fewer --jobs or a lower --memory leave "
+                                     f"each process more room)") from None
     finally:
         j.close()
         if root is not None and os.path.isdir(root):

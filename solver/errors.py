@@ -27,3 +27,9 @@ class Terminated(KeyboardInterrupt):
 
 class InternalError(Exception):
     """A bug caught by a check (e.g. a solver's line that does not replay): one line, exit status 1."""
+
+
+class WorkerLost(Exception):
+    """A worker process of a survey's pool ended abruptly (SIGKILL: the kernel's out-of-memory killer, or
+    ``kill -9``): the result it was computing will never come. One line, exit status 1 (nothing is claimed
+    for the deals it held; a resumable survey goes on from its journal when started again)."""

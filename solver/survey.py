@@ -24,6 +24,7 @@ from .errors import FreecellError
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
+from .workers import pool_results
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 MAX_RANGE = 10_000_000
@@ -133,7 +134,7 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
             finally:
                 signal.signal(signal.SIGINT, previous)
             with pool:
-                for part in pool.imap(_solve_chunk, chunks):
+                for part in pool_results(pool, pool.imap(_solve_chunk, chunks)):
                     rows.extend(part)
                     b.update(len(part))
     return Survey(first, last, rows, time.perf_counter() - t0, jobs, settings)

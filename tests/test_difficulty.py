@@ -298,8 +298,8 @@ def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
 
 def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
-    (400,000,000 positions at 26 bytes: 10.4 GB) runs two jobs on a 24 GB machine with 23 GB available,
-    one with 12 GB available (the old fixed budget); the disk tier (4 GiB and a quarter for positions past
+    (400,000,000 positions at 42 bytes: 16.8 GB) runs one job on a 24 GB machine with 23 GB available (at 26
+    bytes it ran two, and the kernel killed one at 16.2 GB: session 9), two with 34 GB; the disk tier (4 GiB and a quarter for positions past
     the key: 5 GiB) two, with a smaller buffer when the budget is tight."""
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        20000000 kB\nMemAvailable:   24117248 kB\n")
@@ -307,10 +307,10 @@ def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     assert difficulty.machine_memory(str(tmp_path / "none")) == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     budget = difficulty.memory_budget(23 << 30)
     assert budget == (23 << 30) - (1 << 29)
-    assert difficulty.job_memory(3) == 400_000_000 * 26
-    assert difficulty.jobs_for(3, 2, budget=budget) == 2
-    assert difficulty.jobs_for(3, 2, budget=difficulty.memory_budget(12 << 30)) == 1
-    assert difficulty.jobs_for(3, 8, budget=budget) == 2 and difficulty.jobs_for(0, 8, budget=budget) == 8
+    assert difficulty.job_memory(3) == 400_000_000 * 42
+    assert difficulty.jobs_for(3, 2, budget=budget) == 1
+    assert difficulty.jobs_for(3, 2, budget=difficulty.memory_budget(34 << 30)) == 2
+    assert difficulty.jobs_for(3, 8, budget=budget) == 1 and difficulty.jobs_for(0, 8, budget=budget) == 8
     assert difficulty.job_memory(4) == 5 << 30
     assert difficulty.jobs_for(4, 2, budget=budget) == 2 and difficulty.jobs_for(4, 5, budget=budget) == 4
     assert difficulty.buffer_for(4, 2, budget=budget) == 4 << 30           # the tier's own
@@ -318,7 +318,7 @@ def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     assert difficulty.jobs_for(4, 2, budget=3 << 30) == 1 and difficulty.buffer_for(3, 1, budget=budget) is None
     # the survey reads the figure when a tier starts (injected here): the jobs it gives each tier (a stand-in
     # for the tier's work leaves both deals undecided)
-    monkeypatch.setattr(difficulty, "machine_memory", lambda meminfo="": 23 << 30)
+    monkeypatch.setattr(difficulty, "machine_memory", lambda meminfo="": 34 << 30)
     tiers = ((10, 10), (10, 10), (10, 10), difficulty.TIERS[3])
     jobs = []
     monkeypatch.setattr(difficulty, "_run_tier", lambda tasks, jobs_, journal, done, *a, **k: (
@@ -326,8 +326,8 @@ def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     difficulty.survey(2, 3, jobs=2, tiers=tiers)
     assert jobs == [2, 2, 2, 2]
     jobs.clear()
-    difficulty.survey(2, 3, jobs=2, tiers=tiers, budget=12 << 30)
-    assert jobs == [2, 2, 2, 1]     # --memory 12G: tier 4 alone
+    difficulty.survey(2, 3, jobs=2, tiers=tiers, budget=23 << 30)
+    assert jobs == [2, 2, 2, 1]     # --memory 23G: tier 4 alone
 
 
 # --- tiers 4 and 5: positions up to the order of the columns ----------------------------------------------
@@ -426,14 +426,14 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
 
 
 def test_the_json_says_the_jobs_a_tier_used(run_json):
-    """--jobs 2 with a budget of 60 MiB: a tier-1 process counts 2,000,000 positions at 26 bytes (52 MB), so
+    """--jobs 2 with a budget of 60 MiB: a tier-1 process counts 2,000,000 positions at 42 bytes (84 MB), so
     tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget (it said
     only the tiers' limits: the hostile pass)."""
     obj = run_json("survey", "1-2", "--difficulty", "--jobs", "2", "--memory", "60M", "--tiers", "2")
     assert obj["jobs"] == 2 and obj["undecided"] == []
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"]] == \
         [(1, None, 60 << 20), (None, None, None)]
-    assert difficulty.jobs_for(0, 2, budget=60 << 20) == 1 and difficulty.jobs_for(0, 2, budget=120 << 20) == 2
+    assert difficulty.jobs_for(0, 2, budget=60 << 20) == 1 and difficulty.jobs_for(0, 2, budget=170 << 20) == 2
 
 
 def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
@@ -444,7 +444,7 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     monkeypatch.setattr(difficulty, "TIERS", ((100_000, 100_000), (100_000, 1_000_000, 1 << 20)))
     assert cli.main(["survey", "43", "--difficulty", "--memory", "64K", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
-    assert err == ("tier 1: one process may take 2.5 MiB, above the memory budget 64 KiB: it runs anyway (an "
+    assert err == ("tier 1: one process may take 4 MiB, above the memory budget 64 KiB: it runs anyway (an "
                    "enumeration in memory stops at its limit of positions, not at the budget)\n"
                    "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n")
     obj = json.loads(out)
@@ -452,7 +452,7 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     assert obj["tiers"][1] == {"solver": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20,
                                "up_to_column_order": False, "jobs_used": 1,
                                "disk_buffer_used": 1 << 16, "memory_budget": 1 << 16}
-    assert cli.main(["survey", "43", "--difficulty", "--memory", "3M", "--json", "--no-progress"]) == 0
+    assert cli.main(["survey", "43", "--difficulty", "--memory", "5M", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["tiers"][1]["disk_buffer_used"] == 1 << 20      # the tier's own
 
@@ -466,7 +466,7 @@ def test_the_smaller_buffer_words():
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 24 << 30)) is None      # in memory
     # a tier in memory whose one process passes the budget runs all the same, and says so (the hostile pass)
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 1, None, 1 << 30)) == \
-        ("tier 4: one process may take 9.7 GiB, above the memory budget 1 GiB: it runs anyway (an enumeration "
+        ("tier 4: one process may take 15.6 GiB, above the memory budget 1 GiB: it runs anyway (an enumeration "
          "in memory stops at its limit of positions, not at the budget)")
     assert [difficulty.binary_size(n) for n in (1 << 16, 1 << 20, 3 << 29, 409_600, 1000)] == \
         ["64 KiB", "1 MiB", "1.5 GiB", "400 KiB", "1000 B"]

@@ -6,6 +6,8 @@ import signal
 import subprocess
 import sys
 import time
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,3 +58,48 @@ def test_both_surveys_start_their_workers_with_it():
     for path in ("solver/difficulty.py", "certgen/survey.py"):
         text = (ROOT / path).read_text()
         assert "initializer=orphan_watch, initargs=(os.getpid(),)" in text, path
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+@pytest.mark.parametrize("command", [
+    ["solver", "survey", "1-20000", "--jobs", "2", "--json"],
+    ["solver", "survey", "1-20000", "--difficulty", "--jobs", "2", "--out", "{tmp}/d.csv"],
+    ["certgen", "survey", "1-20000", "--jobs", "2", "--dir", "{tmp}/s"],
+])
+def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, command):
+    # a multiprocessing pool whose worker is SIGKILLed (the out-of-memory killer did it to a tier 4 search
+    # in session 9) waits for the lost task for ever; the surveys say so in one line instead
+    args = [a.format(tmp=tmp_path) for a in command]
+    p = subprocess.Popen([sys.executable, "-m"] + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.monotonic() + 60
+    while len(children(p.pid)) < 2 and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+    time.sleep(1.0)                      # the workers are at work
+    victims = children(p.pid)
+    assert victims, "the survey started no worker"
+    os.kill(victims[0], signal.SIGKILL)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        for c in children(p.pid):
+            os.kill(c, signal.SIGKILL)
+        raise AssertionError("the survey still waits for the killed worker's result")
+    assert p.returncode == 1, (p.returncode, err[-2000:])
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("error: ") and "worker process ended abruptly" in lines[-1], err[-2000:]
+    assert "Traceback" not in err
+    if "--difficulty" in args:
+        assert "every deal finished is in" in lines[-1] and "the same command goes on from there" in lines[-1]
+    deadline = time.monotonic() + 10
+    while any(alive(c) for c in victims[1:]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(c) for c in victims[1:]), "a worker outlived the survey"
