@@ -380,10 +380,6 @@ def _check_rules(rules, bad):
         raise bad(f"bad rules in header: {rules!r}")
 
 
-def column_order(rules) -> bool:
-    """A header's rules (checked) are up to the order of the columns."""
-    return rules.get("column_order") is True
-
 
 def _printable(text, limit=300):
     return isinstance(text, str) and 0 < len(text) <= limit and text.isprintable()

@@ -87,20 +87,22 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             with _timed(phases, "write"):
                 info = {"max_home": result.max_home, "verdict": verdict,
                         "search_seconds": round(float(result.seconds), 4)}
-                cert = _write(out_path, source, rules, result.search, info, progress)
+                cert = _write(out_path, source, rules, result.search, info, progress, memory)
         kept = work_dir if getattr(result, "kept", False) and cert is None else None
         return Built(verdict, summary, result.states, cert, out_path, phases, kept)
     finally:
         result.close()
 
 
-def _write(out_path, source, rules, search, info, progress):
+def _write(out_path, source, rules, search, info, progress, memory=None):
     """The certificate of a finished enumeration: straight from the C core (certificate.write_search), or,
-    up to column order, its records put into the checkers' column order and sorted again (certgen/upto.py)."""
+    up to column order, its records put into the checkers' column order and sorted again (certgen/upto.py;
+    in runs that fit ``memory``)."""
     if not rules.column_order:
         return certificate.write_search(out_path, source.to_header(), rules.header(), source.position, search,
                                         info, progress)
-    batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path))
+    batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path), upto.run_for(memory),
+                                  progress, len(search))
     return certificate.write_sorted(out_path, source.to_header(), rules.header(), source.position, batches,
                                     len(search), info, progress)
 

@@ -11,18 +11,26 @@ representative, so the records stay distinct (repeats are dropped anyway, as in 
 
 The sort is external past ``RUN`` records: runs of ``RUN`` sorted records are written to temporary files
 (next to the certificate) and merged, so the memory stays about ``RUN`` × 110 bytes whatever the number of
-positions (the disk search's certificates too). Nothing here is trusted: the checkers put every position
+positions (the disk search's certificates too; with ``--memory M`` a run is at most M / 128 records:
+:func:`run_for`). Nothing here is trusted: the checkers put every position
 into their order themselves, and refuse a member stored in another order.
 """
 import heapq
 import tempfile
 
 from solver import packed
+from solver.progress import bar
 from solver.search import Search, ffi, lib
 
 SIZE = packed.SIZE
 RUN = 1 << 22                   # records sorted in memory at a time (about 450 MB as bytes objects)
 BATCH = 1 << 16                 # records handed on at a time
+BYTES_PER_RECORD = 128          # a record held in a run: a 64-byte bytes object (97 bytes), its list slot, the sort
+
+
+def run_for(memory=None) -> int:
+    """The records of a run: RUN, or fewer when the build was given ``memory`` bytes (``--memory M``)."""
+    return RUN if memory is None else max(BATCH, min(RUN, memory // BYTES_PER_RECORD))
 
 
 def exported(search):
@@ -64,22 +72,26 @@ def _read_run(f):
         yield from _records(chunk)
 
 
-def sorted_batches(batches, tmp=None, run=RUN):
+def sorted_batches(batches, tmp=None, run=RUN, progress=False, total=None):
     """``batches`` (bytes of whole P64 records, in any order, as the C core exports them) as bytes of whole
-    records in the checkers' column order, ascending over all the batches (a record may repeat at the
-    border of two batches: certificate.write_sorted drops it). ``tmp``: the folder of the runs' files."""
+    records in the checkers' column order, ascending over all the batches (a record may come twice, one
+    after the other: certificate.write_sorted drops repeats). ``tmp``: the folder of the runs' files;
+    ``progress``: a bar over the ``total`` records while they are put in order and sorted."""
     current, runs = [], []
     try:
-        for blob in batches:
-            current += _records(in_column_order(blob))
-            if len(current) >= run:
+        with bar(progress, total=total, unit=" records", unit_scale=True, desc="column order") as b:
+            for blob in batches:
+                current += _records(in_column_order(blob))
+                b.update(len(blob) // SIZE)
+                if len(current) < run:
+                    continue
                 current.sort()
                 f = tempfile.TemporaryFile(dir=tmp)
                 runs.append(f)
-                for b in _blobs(current):
-                    f.write(b)
+                for chunk in _blobs(current):
+                    f.write(chunk)
                 current = []
-        current.sort()
+            current.sort()
         if not runs:
             yield from _blobs(current)
             return
