@@ -426,14 +426,14 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
 
 
 def test_the_json_says_the_jobs_a_tier_used(run_json):
-    """--jobs 2 with a budget of 60 MiB: a tier-1 process counts 2,000,000 positions at 42 bytes (84 MB), so
+    """--jobs 2 with a budget of 100 MiB: a tier-1 process counts 2,000,000 positions at 42 bytes (84 MB), so
     tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget (it said
     only the tiers' limits: the hostile pass)."""
-    obj = run_json("survey", "1-2", "--difficulty", "--jobs", "2", "--memory", "60M", "--tiers", "2")
+    obj = run_json("survey", "1-2", "--difficulty", "--jobs", "2", "--memory", "100M", "--tiers", "2")
     assert obj["jobs"] == 2 and obj["undecided"] == []
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"]] == \
-        [(1, None, 60 << 20), (None, None, None)]
-    assert difficulty.jobs_for(0, 2, budget=60 << 20) == 1 and difficulty.jobs_for(0, 2, budget=170 << 20) == 2
+        [(1, None, 100 << 20), (None, None, None)]
+    assert difficulty.jobs_for(0, 2, budget=100 << 20) == 1 and difficulty.jobs_for(0, 2, budget=170 << 20) == 2
 
 
 def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
