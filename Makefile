@@ -100,4 +100,4 @@ prove-win: setup
 # out/coq/<Stem>.v -> coqc; a winnable deal gets the winning line's `exists` theorem. Exit 3: no coqc.
 # COLUMN_ORDER=1: from a certificate up to the order of the columns (coq/FreeCell/CertUpTo.v).
 prove-coq: setup
-	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0,$(COLUMN_ORDER)),--canonical) --out-dir $(OUT)
+	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0 1,$(COLUMN_ORDER)),$(error error: COLUMN_ORDER may only be 1 or 0, got '$(COLUMN_ORDER)'))$(if $(filter 1,$(COLUMN_ORDER)),--canonical) --out-dir $(OUT)

@@ -396,9 +396,26 @@ def build_library(coqc: str, out_dir: str) -> Optional[str]:
                "-o", os.path.join(lib, name + ".vo"), os.path.join(COQ_SRC, name + ".v")]
         p = subprocess.run(cmd, cwd=lib, capture_output=True, text=True)
         if p.returncode != 0:
+            refuse_if_disk_full(lib)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
     write_atomic(stamp, want + "\n")
     return None
+
+
+DISK_FULL = 16 << 20        # bytes free below which a failed coqc is taken as a full disk
+
+
+def refuse_if_disk_full(folder: str):
+    """After coqc failed: a FreecellError when ``folder``'s file system is (nearly) full -- coqc writing a
+    truncated .vo fails with some other complaint (a full tmpfs gave "No such assumption" on Columns.v), so
+    its words would name a proof failure that is not one."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return
+    if st.f_bavail * st.f_frsize < DISK_FULL:
+        raise FreecellError(f"{folder}: no space left on the device (coqc could not write its files there): "
+                            f"nothing was checked by Coq")
 
 
 def run_coqc(coqc: str, path: str, out_dir: str, progress: bool = False) -> CoqRun:
@@ -452,6 +469,7 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
     run = run_coqc(coqc, path, out_dir, progress)
     figures = f"coqc {run.seconds:.1f} s, peak {_mib(run.max_rss_kib)}"
     if not run.ok:
+        refuse_if_disk_full(os.path.dirname(os.path.abspath(path)))
         last = [l for l in run.output.strip().splitlines() if l.strip()][-1:] or ["no output"]
         say(f"coqc failed ({figures}; {last[0].strip()}; log {shown(run.log)}): NOT proven")
         return 1, run

@@ -48,7 +48,7 @@ from solver.lines import LineError
 from solver.progress import bar
 from solver.rules import STANDARD, Rules
 from solver.source import load
-from solver.workers import LOST, orphan_watch
+from solver.workers import LOST, orphan_watch, restore_term, term_as_interrupt
 
 from . import certificate, checker, fastcheck, replay
 
@@ -182,6 +182,7 @@ def _local(tasks, jobs):
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=orphan_watch, initargs=(os.getpid(),))
+    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line)
     try:
         try:
             yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
@@ -194,6 +195,8 @@ def _local(tasks, jobs):
             proc.terminate()
         ex.shutdown(wait=True, cancel_futures=True)
         raise
+    finally:
+        restore_term(old_term)
     ex.shutdown(wait=True)
 
 

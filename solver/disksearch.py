@@ -26,17 +26,16 @@ import fcntl
 import os
 import re
 import shutil
-import signal
 import stat
 import sys
 import tempfile
-import threading
 import time
 
 from . import packed
-from .errors import FreecellError, Terminated
+from .errors import FreecellError
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
+from .workers import restore_term, term_as_interrupt
 
 # The in-memory store's bytes a position (23.2 measured at 2.95 M, 23.7 at 100 M; scripts/bench.py --store):
 # --memory M enumerates in memory up to M / 24 positions, then on disk.
@@ -50,24 +49,6 @@ def _size(n):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
-
-
-def _term_as_interrupt():
-    """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path,
-    which removes the search's files (said as SIGTERM, solver.cliargs.TERMINATED). Returns the handler it replaced (None outside the main thread), for
-    :func:`_restore_term`."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _raise_interrupt)
-
-
-def _raise_interrupt(signum, frame):
-    raise Terminated
-
-
-def _restore_term(old):
-    if old is not None:
-        signal.signal(signal.SIGTERM, old)
 
 
 def _start_error(code, eio):
@@ -160,7 +141,7 @@ class DiskSearch:
             return
         if tmp is not None and not os.path.isdir(tmp):
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
-        self._term = _term_as_interrupt()
+        self._term = term_as_interrupt()
         try:
             self.dir = tempfile.mkdtemp(prefix="freecell-disk-", dir=tmp)
         except OSError as e:
@@ -204,7 +185,7 @@ class DiskSearch:
         except OSError as e:
             self.close()
             raise FreecellError(f"--work-dir {wd}: {e.strerror or e}") from None
-        self._term = _term_as_interrupt()
+        self._term = term_as_interrupt()
         self.dir = wd
         err = ffi.new("int *")
         why = ffi.new("char[]", 512)
@@ -280,7 +261,7 @@ class DiskSearch:
         if self.dir is not None and self.work_dir is None:
             shutil.rmtree(self.dir, ignore_errors=True)
         self.dir = None
-        _restore_term(self._term)
+        restore_term(self._term)
         self._term = None
 
     def stats(self):

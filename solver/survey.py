@@ -24,7 +24,7 @@ from .errors import FreecellError
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
-from .workers import pool_results
+from .workers import pool_results, restore_term, term_as_interrupt
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 MAX_RANGE = 10_000_000
@@ -58,6 +58,7 @@ def _worker_init(settings):
     """A worker of the pool ignores Ctrl-C: the parent sees it, stops the pool and says so in one line
     (otherwise every worker prints its own KeyboardInterrupt traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's
     _init(settings)
 
 
@@ -114,9 +115,18 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
     """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes."""
     settings = {"rules": rules, "max_states": max_states or solve.DEFAULT_MAX_STATES,
                 "strict": bool(strict)}
+    t0 = time.perf_counter()
+    old_term = term_as_interrupt()          # SIGTERM: the Ctrl-C path (the workers stopped, one line)
+    try:
+        rows = _solve_all(first, last, jobs, settings, progress)
+    finally:
+        restore_term(old_term)
+    return Survey(first, last, rows, time.perf_counter() - t0, jobs, settings)
+
+
+def _solve_all(first, last, jobs, settings, progress):
     n = last - first + 1
     rows = []
-    t0 = time.perf_counter()
     with bar(progress, total=n, unit=" deals", desc="survey", smoothing=0.05) as b:
         if jobs <= 1:
             _init(settings)
@@ -137,4 +147,4 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
                 for part in pool_results(pool, pool.imap(_solve_chunk, chunks)):
                     rows.extend(part)
                     b.update(len(part))
-    return Survey(first, last, rows, time.perf_counter() - t0, jobs, settings)
+    return rows

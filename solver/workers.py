@@ -1,13 +1,14 @@
-"""What every worker process of a pool runs first (the surveys' --jobs): ``orphan_watch``; and how the
-parent reads a multiprocessing pool's results without waiting for ever on a worker that was killed:
-``pool_results``."""
+"""What every worker process of a pool runs first (the surveys' --jobs): ``orphan_watch``; how the parent
+reads a multiprocessing pool's results without waiting for ever on a worker that was killed:
+``pool_results``; and SIGTERM taken as Ctrl-C (``term_as_interrupt``): by the disk search, to remove or keep
+its files, and by the surveys' parents, to stop their workers and say so in one line."""
 import multiprocessing as mp
 import os
 import signal
 import threading
 import time
 
-from .errors import WorkerLost
+from .errors import Terminated, WorkerLost
 
 LOST = ("a worker process ended abruptly (killed: the system's out-of-memory killer, or kill -9), so the "
         "result it was computing is lost and nothing is claimed for it")
@@ -20,6 +21,8 @@ def orphan_watch(parent):
     one) or wait on their queue for ever. The watch is a thread: the C core releases the GIL, so it runs
     during a long search too."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's: a
+    #                                                 pool's terminate() ends it at once (a disk search sets its own)
 
     def watch():
         while os.getppid() == parent:
@@ -44,3 +47,21 @@ def pool_results(pool, results, poll=1.0):
             now = list(pool._pool)
             if {p.pid for p in now} != workers or any(p.exitcode is not None for p in now):
                 raise WorkerLost(LOST) from None
+
+
+def term_as_interrupt():
+    """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path
+    (said as SIGTERM, solver.cliargs.TERMINATED). Returns the handler it replaced (None outside the main
+    thread), for :func:`restore_term`."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated
+
+
+def restore_term(old):
+    if old is not None:
+        signal.signal(signal.SIGTERM, old)

@@ -392,6 +392,14 @@ def test_make_refuses_unknown_rules():
     p = subprocess.run(["make", "-n", "prove", "RULES=foundation-return"], cwd=root, capture_output=True,
                        text=True)
     assert p.returncode == 0 and "--foundation-return" in p.stdout
+    # COLUMN_ORDER=yes turned column order on (only 0 was off: the hostile pass of session 9)
+    for value, flag in (("1", True), ("0", False), ("", False)):
+        p = subprocess.run(["make", "-n", "prove-coq", "DEAL=1", f"COLUMN_ORDER={value}"], cwd=root,
+                           capture_output=True, text=True)
+        assert p.returncode == 0 and ("--canonical" in p.stdout) == flag, p.stdout + p.stderr
+    p = subprocess.run(["make", "-n", "prove-coq", "DEAL=1", "COLUMN_ORDER=yes"], cwd=root, capture_output=True,
+                       text=True)
+    assert p.returncode == 2 and "COLUMN_ORDER may only be 1 or 0, got 'yes'" in p.stderr
 
 
 # --- rules: the option the user typed, and only counts a board can have (issue 10) -------------------------

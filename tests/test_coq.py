@@ -478,3 +478,25 @@ def test_11982_up_to_column_order_is_proven_by_coq(out):
     path, ctx = coq.render_cert(cert, out, stem="UpTo11982")
     run = coqc_file(path, out)
     assert run.ok and run.only_primitives, run.output[-3000:]
+
+
+def test_a_full_disk_is_not_called_a_proof_failure(tmp_path, monkeypatch):
+    # the hostile pass of session 9: on a full tmpfs coqc wrote a truncated .vo and complained "No such
+    # assumption", said as "the Coq library does not compile … NOT proven"; now one line naming the disk
+    from collections import namedtuple
+    from solver.errors import FreecellError
+    Vfs = namedtuple("Vfs", "f_bavail f_frsize")
+    monkeypatch.setattr(coq.os, "statvfs", lambda path: Vfs(100, 4096))
+    with pytest.raises(FreecellError, match="no space left on the device .*nothing was checked by Coq"):
+        coq.refuse_if_disk_full(str(tmp_path))
+
+    class Failed:
+        returncode, stdout, stderr = 1, "", "Error: No such assumption."
+    monkeypatch.setattr(coq.subprocess, "run", lambda *a, **k: Failed)
+    monkeypatch.setattr(coq, "coqc_version", lambda coqc: "coqc 8.16.1")
+    with pytest.raises(FreecellError, match="no space left"):
+        coq.build_library("coqc", str(tmp_path))
+    # with room on the disk the same failure is coqc's own complaint, as before
+    monkeypatch.setattr(coq.os, "statvfs", lambda path: Vfs(1 << 20, 4096))
+    assert coq.refuse_if_disk_full(str(tmp_path)) is None
+    assert coq.build_library("coqc", str(tmp_path)).startswith("coqc Spec.v failed: Error: No such assumption.")

@@ -68,14 +68,15 @@ def children(pid):
         return []
 
 
-@pytest.mark.parametrize("command", [
+SURVEYS = [
     ["solver", "survey", "1-20000", "--jobs", "2", "--json"],
     ["solver", "survey", "1-20000", "--difficulty", "--jobs", "2", "--out", "{tmp}/d.csv"],
     ["certgen", "survey", "1-20000", "--jobs", "2", "--dir", "{tmp}/s"],
-])
-def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, command):
-    # a multiprocessing pool whose worker is SIGKILLed (the out-of-memory killer did it to a tier 4 search
-    # in session 9) waits for the lost task for ever; the surveys say so in one line instead
+]
+
+
+def started(tmp_path, command):
+    """A survey of two processes, at work: (its Popen, its arguments, its workers' pids)."""
     args = [a.format(tmp=tmp_path) for a in command]
     p = subprocess.Popen([sys.executable, "-m"] + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
@@ -83,8 +84,32 @@ def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, comman
     while len(children(p.pid)) < 2 and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.2)
     time.sleep(1.0)                      # the workers are at work
-    victims = children(p.pid)
-    assert victims, "the survey started no worker"
+    workers = children(p.pid)
+    assert workers, "the survey started no worker"
+    return p, args, workers
+
+
+@pytest.mark.parametrize("command", SURVEYS)
+def test_sigterm_to_a_survey_stops_its_workers_in_one_line(tmp_path, command):
+    # the hostile pass of session 9: SIGTERM to the parent ended it silently (exit -15) and its workers
+    # printed BrokenPipeError tracebacks; now it is the Ctrl-C path, said as SIGTERM
+    p, _args, workers = started(tmp_path, command)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (p.returncode, err[-2000:])
+    assert err.strip().splitlines()[-1] == "stopped (SIGTERM) before an answer, nothing is claimed", err[-2000:]
+    assert "Traceback" not in err, err[-3000:]
+    deadline = time.monotonic() + 10
+    while any(alive(c) for c in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(c) for c in workers), "a worker outlived the survey"
+
+
+@pytest.mark.parametrize("command", SURVEYS)
+def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, command):
+    # a multiprocessing pool whose worker is SIGKILLed (the out-of-memory killer did it to a tier 4 search
+    # in session 9) waits for the lost task for ever; the surveys say so in one line instead
+    p, args, victims = started(tmp_path, command)
     os.kill(victims[0], signal.SIGKILL)
     try:
         out, err = p.communicate(timeout=60)
