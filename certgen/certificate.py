@@ -380,7 +380,6 @@ def _check_rules(rules, bad):
         raise bad(f"bad rules in header: {rules!r}")
 
 
-
 def _printable(text, limit=300):
     return isinstance(text, str) and 0 < len(text) <= limit and text.isprintable()
 

@@ -235,10 +235,9 @@ def cert_inputs(cert) -> CertInputs:
     deal = int(cert.source["deal"]) if cert.source.get("kind") == "ms" else None
     if deal is not None and spec.ms_deal(deal) != header_start:
         raise FreecellError(f"the certificate's start position is not msDeal {deal}")
-    column_order = cert.rules.get("column_order") is True
-    rules = Rules.from_dict({k: v for k, v in cert.rules.items() if k != "column_order"})
-    return CertInputs(header_start, list(cert.records), rules, deal, None if deal is not None else cert.label(),
-                      column_order)
+    rules = Rules.from_dict(cert.rules)         # the spec's rules, and column_order
+    return CertInputs(header_start, list(cert.records), rules.plain(), deal,
+                      None if deal is not None else cert.label(), rules.column_order)
 
 
 def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
