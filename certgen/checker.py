@@ -11,9 +11,9 @@ each put into the checkers' order (certgen/columns.py's ``canon``) before it is 
 in that order, is a member; every member is stored in that order (else it is refused: a member in another
 order names no class the checker would look up); none is won; and every successor of a member, put in
 that order, is a member. These are the conditions CertUpTo.v's ``checkCertUpTo`` decides in Coq; Columns.v's
-``unwinnable_of_fence_up_to_column_order`` makes them a proof that no reachable position is won. The start is checked first (so a missing move of
-the start is reported from it), then every other member once, in the certificate's order; the check stops
-at the first failure. A large certificate is checked by several processes at once (``jobs``; forked, so
+``unwinnable_of_fence_up_to_column_order`` makes them a proof that no reachable position is won. The start
+is checked first (so a missing move of the start is reported from it), then every other member once, in the
+certificate's order; the check stops at the first failure. A large certificate is checked by several processes at once (``jobs``; forked, so
 they share the decoded set): each takes a slice of the members, and the first failure in the members'
 order is the one reported, whatever the number of processes.
 """
@@ -65,41 +65,24 @@ _WORK = {}
 
 def _check_slice(bounds):
     """Check members lo..hi-1 (but the start, checked first). Returns (checked, looked, failure or None);
-    a failure is (kind, state, parent)."""
+    a failure is (kind, state, parent). Up to column order each member must be stored in the checkers' column
+    order, and each successor is put in that order before it is looked up."""
     lo, hi = bounds
-    rules, states, members, skip = _WORK["rules"], _WORK["states"], _WORK["members"], _WORK["skip"]
-    if _WORK["up_to"]:
-        return _check_slice_up_to(lo, hi, rules, states, members, skip)
+    rules, states, members, skip, up_to = (_WORK["rules"], _WORK["states"], _WORK["members"], _WORK["skip"],
+                                           _WORK["up_to"])
     checked = looked = 0
     for i in range(lo, hi):
         if i == skip:
             continue
         s = states[i]
-        if spec.won(s):
-            return checked, looked, ("won", s, None)
-        for t in spec.moves(rules, s):
-            looked += 1
-            if t not in members:
-                return checked, looked, ("successor", t, s)
-        checked += 1
-    return checked, looked, None
-
-
-def _check_slice_up_to(lo, hi, rules, states, members, skip):
-    """_check_slice up to column order: each member in the checkers' column order, each successor put in
-    that order before it is looked up."""
-    checked = looked = 0
-    for i in range(lo, hi):
-        if i == skip:
-            continue
-        s = states[i]
-        if column_order(s) != s:
+        if up_to and column_order(s) != s:
             return checked, looked, ("column-order", s, None)
         if spec.won(s):
             return checked, looked, ("won", s, None)
         for t in spec.moves(rules, s):
             looked += 1
-            t = column_order(t)
+            if up_to:
+                t = column_order(t)
             if t not in members:
                 return checked, looked, ("successor", t, s)
         checked += 1
@@ -167,8 +150,9 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
                            won_state=state, **named)
     if kind == "column-order":
         return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER, misplaced=state, **named)
-    return CheckResult(False, n, checked, looked, "successor", f"a successor of a member{PUT_IN_ORDER if up_to else ''} "
-                       f"is not in the certificate", missing=state, parent=parent, **named)
+    return CheckResult(False, n, checked, looked, "successor",
+                       f"a successor of a member{PUT_IN_ORDER if up_to else ''} is not in the certificate",
+                       missing=state, parent=parent, **named)
 
 
 IN_ORDER = " (its columns in the checkers' order)"

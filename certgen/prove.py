@@ -298,7 +298,8 @@ def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[i
     stem = source.stem(rules)
     os.makedirs(out_dir, exist_ok=True)
     coqc = coq.find_coqc()
-    say("1/4 explore: the C core enumerates the reachable positions" + (" up to column order" if rules.column_order else ""))
+    say("1/4 explore: the C core enumerates the reachable positions"
+        + (" up to column order" if rules.column_order else ""))
     b = build(source, rules, os.path.join(out_dir, f"{stem}.cert"), max_states, progress)
     say(b.summary)
     say(built_words(b))
