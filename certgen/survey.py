@@ -48,7 +48,7 @@ from solver.lines import LineError
 from solver.progress import bar
 from solver.rules import STANDARD, Rules
 from solver.source import load
-from solver.workers import LOST, orphan_watch, restore_term, term_as_interrupt
+from solver.workers import LOST, orphan_watch, restore_term, signals_held, term_as_interrupt
 
 from . import certificate, checker, fastcheck, replay
 
@@ -176,6 +176,13 @@ def _windowed(tasks, submit, wait_first, window):
             yield f.result()
 
 
+def _submit_held(ex, task):
+    """ex.submit with SIGINT and SIGTERM held: the first one forks the pool's processes (solver.workers.
+    signals_held; orphan_watch lets them through in each)."""
+    with signals_held():
+        return ex.submit(run_chunk, task)
+
+
 def _local(tasks, jobs):
     if jobs <= 1:
         yield from map(run_chunk, tasks)
@@ -185,7 +192,7 @@ def _local(tasks, jobs):
     old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line)
     try:
         try:
-            yield from _windowed(tasks, lambda t: ex.submit(run_chunk, t),
+            yield from _windowed(tasks, lambda t: _submit_held(ex, t),
                                  lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
         except cf.process.BrokenProcessPool:
             raise WorkerLost(LOST) from None

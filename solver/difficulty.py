@@ -60,7 +60,6 @@ import io
 import multiprocessing as mp
 import os
 import shutil
-import signal
 import sys
 import time
 from collections import namedtuple
@@ -73,7 +72,7 @@ from .lines import codes_to_moves, judge
 from .progress import bar
 from .rules import Rules
 from .solve import solve
-from .workers import orphan_watch, pool_results, restore_term, term_as_interrupt
+from .workers import orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
@@ -461,11 +460,8 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4):
         pool = None
     else:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
+        with signals_held():            # the workers start with Ctrl-C and SIGTERM held, until orphan_watch
             pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(),))
-        finally:
-            signal.signal(signal.SIGINT, previous)
         # chunks made here, not by imap_unordered's chunksize (which hides the pool's own iterator, the
         # one pool_results needs to wait with a timeout)
         parts = pool_results(pool, pool.imap_unordered(_pool_chunk, [tasks[i:i + chunk]

@@ -14,7 +14,7 @@ line, empty unless winnable), seconds (wall time of that deal, solving and check
 import csv
 import io
 import multiprocessing as mp
-import signal
+import os
 import statistics
 import time
 
@@ -24,7 +24,7 @@ from .errors import FreecellError
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
-from .workers import pool_results, restore_term, term_as_interrupt
+from .workers import orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 MAX_RANGE = 10_000_000
@@ -54,11 +54,10 @@ def _init(settings):
     _SETTINGS.update(settings)
 
 
-def _worker_init(settings):
-    """A worker of the pool ignores Ctrl-C: the parent sees it, stops the pool and says so in one line
-    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's
+def _worker_init(parent, settings):
+    """A worker of the pool: solver.workers.orphan_watch (Ctrl-C is the parent's, SIGTERM the default, the
+    worker gone when the parent is), then the settings."""
+    orphan_watch(parent)
     _init(settings)
 
 
@@ -137,12 +136,8 @@ def _solve_all(first, last, jobs, settings, progress):
             chunk = max(1, min(256, n // (jobs * 32) or 1))
             chunks = [range(a, min(a + chunk, last + 1)) for a in range(first, last + 1, chunk)]
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-            # Forked workers inherit SIG_IGN for SIGINT from the start (no window before _worker_init).
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(settings,))
-            finally:
-                signal.signal(signal.SIGINT, previous)
+            with signals_held():        # the workers start with Ctrl-C and SIGTERM held, until _worker_init
+                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(os.getpid(), settings))
             with pool:
                 for part in pool_results(pool, pool.imap(_solve_chunk, chunks)):
                     rows.extend(part)

@@ -7,11 +7,38 @@ import os
 import signal
 import threading
 import time
+from contextlib import contextmanager
 
 from .errors import Terminated, WorkerLost
 
 LOST = ("a worker process ended abruptly (killed: the system's out-of-memory killer, or kill -9), so the "
         "result it was computing is lost and nothing is claimed for it")
+
+
+HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held():
+    """Around the start of a pool's processes: SIGINT and SIGTERM held (blocked) in this thread, so every
+    process it forks -- and every thread it starts, such as the one that forks a pool's replacement workers --
+    begins with them held; a worker's initializer sets its own handlers and then lets them through
+    (:func:`let_signals_through`). A signal that comes meanwhile waits: the parent gets it at the end of the
+    block (its Ctrl-C path), a worker once its handlers are set. Without this, a SIGTERM that reached a
+    worker in its first instants (a pool's terminate() right after a quick task) met the parent's handler,
+    or none at all (Python drops a signal caught between fork and its after-fork bookkeeping): the worker
+    lived on and the pool's terminate() waited for ever for it (a survey of one deal with --jobs 2 hung
+    about once in ten runs on a loaded machine)."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def let_signals_through():
+    """In a worker, once its handlers are set: the signals :func:`signals_held` held."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
 
 
 def orphan_watch(parent):
@@ -23,6 +50,7 @@ def orphan_watch(parent):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's: a
     #                                                 pool's terminate() ends it at once (a disk search sets its own)
+    let_signals_through()
 
     def watch():
         while os.getppid() == parent:
@@ -49,16 +77,31 @@ def pool_results(pool, results, poll=1.0):
                 raise WorkerLost(LOST) from None
 
 
+_term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
+
+
 def term_as_interrupt():
     """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path
     (said as SIGTERM, solver.cliargs.TERMINATED). Returns the handler it replaced (None outside the main
-    thread), for :func:`restore_term`."""
+    thread), for :func:`restore_term`. A process forked from this one inherits the handler; there SIGTERM
+    keeps its default meaning (:func:`_raise_terminated`)."""
+    global _term_owner
     if threading.current_thread() is not threading.main_thread():
         return None
+    _term_owner = os.getpid()
     return signal.signal(signal.SIGTERM, _raise_terminated)
 
 
 def _raise_terminated(signum, frame):
+    """Terminated in the process that asked for it. In a process forked from it (a pool's worker before its
+    initializer set SIGTERM back to the default) the default: the process ends, killed by SIGTERM. Raising
+    there let the exception be swallowed in the fork's bootstrap (multiprocessing prints "Exception ignored")
+    and the worker went on to wait for tasks, so a pool's terminate() (which sends SIGTERM, then joins)
+    waited for ever: a survey of one quick deal with --jobs 2 hung about once in ten runs."""
+    if os.getpid() != _term_owner:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise Terminated
 
 

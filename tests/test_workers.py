@@ -58,6 +58,8 @@ def test_both_surveys_start_their_workers_with_it():
     for path in ("solver/difficulty.py", "certgen/survey.py"):
         text = (ROOT / path).read_text()
         assert "initializer=orphan_watch, initargs=(os.getpid(),)" in text, path
+    text = (ROOT / "solver/survey.py").read_text()
+    assert "initializer=_worker_init, initargs=(os.getpid(), settings)" in text and "    orphan_watch(parent)\n" in text
 
 
 def children(pid):
@@ -128,3 +130,71 @@ def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, comman
     while any(alive(c) for c in victims[1:]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(c) for c in victims[1:]), "a worker outlived the survey"
+
+
+FORKED = r"""
+import os, signal, sys, time
+from solver.workers import term_as_interrupt
+from solver.errors import Terminated
+
+term_as_interrupt()
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:                  # a pool's worker before its initializer: it still has the parent's handler
+    os.write(w, b"x")
+    try:
+        time.sleep(30)
+    except Terminated:
+        print("the child took SIGTERM as Ctrl-C", flush=True)
+    os._exit(3)
+os.read(r, 1)
+os.kill(pid, signal.SIGTERM)
+_, status = os.waitpid(pid, 0)
+print(os.WIFSIGNALED(status) and os.WTERMSIG(status), flush=True)
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)
+except Terminated:
+    print("the parent took SIGTERM as Ctrl-C", flush=True)
+"""
+
+
+def test_sigterm_in_a_child_forked_under_term_as_interrupt_is_death(tmp_path):
+    # CI of 09e03a3: `survey 11982 --jobs 2` hung in pool.terminate() about once in ten runs: a worker
+    # SIGTERMed before its initializer ran raised Terminated there, multiprocessing swallowed it ("Exception
+    # ignored in _after_fork") and the worker waited for tasks for ever while the parent joined it
+    script = tmp_path / "forked.py"
+    script.write_text(FORKED)
+    p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.stdout.splitlines() == [str(int(signal.SIGTERM)), "the parent took SIGTERM as Ctrl-C"], \
+        (p.stdout, p.stderr)
+
+
+HELD = r"""
+import os, signal, sys, time
+from solver.workers import orphan_watch, signals_held, term_as_interrupt
+
+term_as_interrupt()
+r, w = os.pipe()
+with signals_held():
+    pid = os.fork()
+    if pid == 0:              # a pool's worker in its first instants, SIGTERM already sent
+        time.sleep(0.5)
+        os.write(w, b"alive")
+        orphan_watch(os.getppid())      # its handlers set, the signals let through: the SIGTERM ends it here
+        time.sleep(5)
+        os._exit(3)
+os.kill(pid, signal.SIGTERM)
+print(os.read(r, 5).decode(), flush=True)
+_, status = os.waitpid(pid, 0)
+print(os.WIFSIGNALED(status) and os.WTERMSIG(status), flush=True)
+"""
+
+
+def test_a_worker_started_under_signals_held_takes_sigterm_once_its_handlers_are_set(tmp_path):
+    script = tmp_path / "held.py"
+    script.write_text(HELD)
+    p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.stdout.splitlines() == ["alive", str(int(signal.SIGTERM))], (p.stdout, p.stderr)
