@@ -47,12 +47,33 @@ class Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+class _Once(argparse._StoreAction):
+    """argparse's ``store`` (an option taking a value), given at most once: argparse would keep the last of
+    ``--deal 1 --deal 2`` without a word. The options meant to repeat say so (``action="append"``); flags
+    without a value (``--json --json``) change nothing when repeated and stay allowed."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None:
+            if self.dest in parser.given:
+                parser.error(f"{option_string} given twice: give it once")
+            parser.given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2."""
+    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2; an option that
+    takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)
+        self.register("action", "store", _Once)
+        self.given = set()          # the dests of the options given so far in this parse
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = set()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
         dashed = [a for a in _ARGV if a.startswith("-") and a not in ("-", "--") and os.path.exists(a)]
