@@ -14,6 +14,7 @@ line, empty unless winnable), seconds (wall time of that deal, solving and check
 import csv
 import io
 import multiprocessing as mp
+import os
 import signal
 import statistics
 import time
@@ -24,7 +25,7 @@ from .errors import FreecellError
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
-from .workers import pool_results, restore_term, term_as_interrupt
+from .workers import orphan_watch, pool_results, restore_term, term_as_interrupt
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 MAX_RANGE = 10_000_000
@@ -54,11 +55,10 @@ def _init(settings):
     _SETTINGS.update(settings)
 
 
-def _worker_init(settings):
-    """A worker of the pool ignores Ctrl-C: the parent sees it, stops the pool and says so in one line
-    (otherwise every worker prints its own KeyboardInterrupt traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's
+def _worker_init(settings, parent):
+    """A worker of the pool: solver/workers.py's orphan_watch (Ctrl-C is the parent's; gone with its
+    parent, quietly), then the settings."""
+    orphan_watch(parent)
     _init(settings)
 
 
@@ -140,7 +140,7 @@ def _solve_all(first, last, jobs, settings, progress):
             # Forked workers inherit SIG_IGN for SIGINT from the start (no window before _worker_init).
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:
-                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(settings,))
+                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(settings, os.getpid()))
             finally:
                 signal.signal(signal.SIGINT, previous)
             with pool:
