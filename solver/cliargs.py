@@ -142,6 +142,12 @@ def memory_arg(text):
 tiers_arg = whole_arg("--tiers", 1, 5)     # 5 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
 
 
+def code_arg(text):
+    """--code: the spaces and line breaks around a code copied from somewhere are taken off here (the edge:
+    solver.siggysoft.parse_code, which also reads certificates' headers, takes a code as one word only)."""
+    return text.strip()
+
+
 def card_arg(text):
     try:
         return parse_card(text)
@@ -161,8 +167,9 @@ def add_source_args(p, positional=False):
                    "Microsoft / FreeCell Pro deal number, 1..8589934591")
     g.add_argument("--board", metavar="FILE",
                    help="a board or position in Freecell Solver's text format ('-' for stdin)")
-    g.add_argument("--code", metavar="CODE",
-                   help="a SiggySoft deal code, e.g. SOL1-freecell-cells=4-N1 (-N<n>, -C<n>, -S<seed>)")
+    g.add_argument("--code", metavar="CODE", type=code_arg,
+                   help="a SiggySoft deal code, e.g. SOL1-freecell-cells=4-N1 (-N<n>, -C<n>, -S<seed>); spaces and "
+                        "line breaks around it (a copy-paste) are ignored, none inside it")
 
 
 def add_rules_args(p, counting=False):
