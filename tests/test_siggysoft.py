@@ -172,7 +172,8 @@ def test_a_code_is_one_word(code):
                              f"e.g. SOL1-freecell-cells=4-N1)")
 
 
-@pytest.mark.parametrize("given", [" SOL1-freecell-cells=4-N1 ", "SOL1-freecell-cells=4-N1\n", "\tSOL1-freecell-cells=4-N1"])
+@pytest.mark.parametrize("given", [" SOL1-freecell-cells=4-N1 ", "SOL1-freecell-cells=4-N1\n",
+                                   "\tSOL1-freecell-cells=4-N1"])
 def test_the_command_line_takes_the_spaces_around_a_code_off(run_json, given):
     # a copy-paste: --help says so
     assert run_json("deal", "--code", given)["source"] == "SOL1-freecell-cells=4-N1"
