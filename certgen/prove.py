@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from solver import report, search, spec
-from solver.atomic import check_not_input, temp_folder_for
+from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
 from solver.lines import judge, step_indices
@@ -57,11 +57,13 @@ class Built:
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
-          on_disk: bool = False, work_dir: Optional[str] = None) -> Built:
+          on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out") -> Built:
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
-    resumable ``work_dir``) and has no default limit on positions besides the certificate's."""
+    resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
+    folder that cannot be written is refused before the search (one line naming it and ``out_flag``, the
+    option that chose it)."""
     phases = {}
     check_not_input(out_path, source.path)
     rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
@@ -75,7 +77,13 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
             max_states = max_states or certificate.MAX_STATES
-            tmp = temp_folder_for(out_path) if tmp is None and work_dir is None else tmp
+            folder = temp_folder_for(out_path)
+            why = folder and unwritable(folder)
+            if why:     # hours of search, then no certificate (and, by default, no folder for the disk files)
+                used = ", and the disk search's files (no --tmp given)" if tmp is None and work_dir is None else ""
+                raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
+                                    f"give another {out_flag}")
+            tmp = folder if tmp is None and work_dir is None else tmp
             result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
                                     work_dir=work_dir, on_resume=say_resume(source.name))
     try:
@@ -139,7 +147,7 @@ def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_state
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions")
-    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir)
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir, out_flag="--out-dir")
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)

@@ -46,6 +46,7 @@ from solver.atomic import write_atomic
 from solver.errors import FreecellError, WorkerLost
 from solver.lines import LineError
 from solver.progress import bar
+from solver.report import plural, rules_words
 from solver.rules import STANDARD, Rules
 from solver.source import load
 from solver.workers import LOST, orphan_watch, restore_term, signals_held, term_as_interrupt
@@ -332,6 +333,18 @@ def _chunk_name(a, b):
     return f"{a:010d}-{b:010d}.json"
 
 
+def _setting(key, value):
+    """A setting of survey.json in words, for the refusal of other settings: the rules as the free cells and
+    what else they allow, a number with its thousands."""
+    try:
+        if key == "rules":
+            r = Rules.from_dict(value)
+            return plural(r.cells, "free cell") + rules_words(r._replace(cells=4))
+    except (FreecellError, TypeError, AttributeError):
+        pass                    # a survey.json written by hand: shown as it is
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+
+
 def open_dir(out_dir, settings):
     """Create the survey directory, or check that it holds a survey with the same settings."""
     path = os.path.join(out_dir, "survey.json")
@@ -341,7 +354,9 @@ def open_dir(out_dir, settings):
         old = _json_read(path)
         diff = [k for k in IDENTITY if old.get(k) != settings.get(k)]
         if diff:
-            raise FreecellError(f"{out_dir} holds a survey with other settings ({', '.join(diff)}): "
+            words = "; ".join(f"{k}: {_setting(k, old.get(k))} there, {_setting(k, settings.get(k))} asked"
+                              for k in diff)
+            raise FreecellError(f"{out_dir} holds a survey with other settings ({words}): "
                                 f"use the same command, or another --dir")
         return old
     _json_write(path, settings)

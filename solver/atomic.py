@@ -80,6 +80,18 @@ def temp_folder_for(path):
     return folder
 
 
+def unwritable(folder):
+    """Why no file can be made in the existing ``folder`` ("read-only file system", "no permission"), or
+    None when one can (the system's own check, access(2): root's right to write anywhere counts)."""
+    if os.access(folder, os.W_OK | os.X_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return "read-only file system" if read_only else "no permission"
+
+
 def _named(exc, path):
     return OSError(exc.errno, reason(exc, path), path)
 

@@ -47,12 +47,33 @@ class Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+class _Once(argparse._StoreAction):
+    """argparse's ``store`` (an option taking a value), given at most once: argparse would keep the last of
+    ``--deal 1 --deal 2`` without a word. The options meant to repeat say so (``action="append"``); flags
+    without a value (``--json --json``) change nothing when repeated and stay allowed."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None:
+            if self.dest in parser.given:
+                parser.error(f"{option_string} given twice: give it once")
+            parser.given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2."""
+    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2; an option that
+    takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)
+        self.register("action", "store", _Once)
+        self.given = set()          # the dests of the options given so far in this parse
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = set()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):
         dashed = [a for a in _ARGV if a.startswith("-") and a not in ("-", "--") and os.path.exists(a)]
@@ -121,6 +142,12 @@ def memory_arg(text):
 tiers_arg = whole_arg("--tiers", 1, 5)     # 5 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
 
 
+def code_arg(text):
+    """--code: the spaces and line breaks around a code copied from somewhere are taken off here (the edge:
+    solver.siggysoft.parse_code, which also reads certificates' headers, takes a code as one word only)."""
+    return text.strip()
+
+
 def card_arg(text):
     try:
         return parse_card(text)
@@ -140,8 +167,9 @@ def add_source_args(p, positional=False):
                    "Microsoft / FreeCell Pro deal number, 1..8589934591")
     g.add_argument("--board", metavar="FILE",
                    help="a board or position in Freecell Solver's text format ('-' for stdin)")
-    g.add_argument("--code", metavar="CODE",
-                   help="a SiggySoft deal code, e.g. SOL1-freecell-cells=4-N1 (-N<n>, -C<n>, -S<seed>)")
+    g.add_argument("--code", metavar="CODE", type=code_arg,
+                   help="a SiggySoft deal code, e.g. SOL1-freecell-cells=4-N1 (-N<n>, -C<n>, -S<seed>); spaces and "
+                        "line breaks around it (a copy-paste) are ignored, none inside it")
 
 
 def add_rules_args(p, counting=False):

@@ -18,7 +18,7 @@ from collections import namedtuple
 
 from .errors import FreecellError
 from .numbers import whole_number
-from .siggysoft import FRESH_DECK, MAX_NUMBERED, Stream, numbered_seed, seed_from_base32, shuffle
+from .siggysoft import FRESH_DECK, MAX_NUMBERED, Stream, numbered_seed, one_word, seed_from_base32, shuffle
 
 SPADES = tuple(range(3, 52, 4))[:13]       # AS..KS as card indices (rank-1)*4+3
 HEARTS = tuple(range(2, 52, 4))[:13]
@@ -49,13 +49,13 @@ def _spider_deck(suits):
 
 def is_other_game(code):
     """True when ``code`` looks like a SOL1 code of a game other than FreeCell."""
-    parts = code.strip().split("-") if isinstance(code, str) else []
+    parts = code.split("-") if isinstance(code, str) else []
     return len(parts) == 4 and parts[0] == "SOL1" and parts[1] in GAMES
 
 
 def parse_other(code):
     """The :class:`OtherDeal` of a code of another game (its shuffled order); one-line errors otherwise."""
-    version, game, options, dealpart = code.strip().split("-")
+    version, game, options, dealpart = one_word(code)
     key, known, deck_of = GAMES[game]
     opts = {}
     for item in filter(None, options.split(";")):
@@ -74,7 +74,7 @@ def parse_other(code):
         number, seed = None, seed_from_base32(body)
     else:
         raise FreecellError(f"deal code: {NAMES[game]} deals are N<n> or S<seed>, got {dealpart[:12]!r}")
-    return OtherDeal(game, opts, kind, number, seed, shuffle(seed, deck), code.strip())
+    return OtherDeal(game, opts, kind, number, seed, shuffle(seed, deck), code)
 
 
 def klondike_layout(order):
@@ -96,6 +96,6 @@ def redeal(seed, n, cards):
 
 
 def not_explorable(code):
-    game = code.strip().split("-")[1]
-    return (f"only FreeCell can be explored: {code.strip()[:60]} is a {NAMES[game]} deal "
+    game = code.split("-")[1]
+    return (f"only FreeCell can be explored: {code[:60]} is a {NAMES[game]} deal "
             f"(`python -m solver deal --code CODE` prints its cards)")

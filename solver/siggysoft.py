@@ -157,13 +157,23 @@ def _parse_int(text, what, lo, hi):
     return whole_number(text, f"deal code: {what}", lo, hi)
 
 
-def parse_code(code):
-    """Parse a SiggySoft deal code into a :class:`DealCode`; one-line :class:`FreecellError` otherwise."""
+def one_word(code):
+    """``code`` split at its dashes, when it is text without a space or line break anywhere (a code is one
+    word; the command line's --code takes off the spaces around it, a copy-paste's: solver/cliargs.py);
+    a one-line :class:`FreecellError` otherwise."""
     if not isinstance(code, str):
         raise FreecellError(f"deal code must be text, got {code!r}")
-    raw = code.strip()
-    shown = raw if len(raw) <= 60 else raw[:57] + "..."
-    parts = raw.split("-")
+    if any(ch.isspace() for ch in code):
+        shown = code if len(code) <= 60 else code[:57] + "..."
+        raise FreecellError(f"deal code: a space or line break in {shown!r} (a code is one word, e.g. "
+                            f"SOL1-freecell-cells=4-N1)")
+    return code.split("-")
+
+
+def parse_code(code):
+    """Parse a SiggySoft deal code into a :class:`DealCode`; one-line :class:`FreecellError` otherwise."""
+    parts = one_word(code)
+    shown = code if len(code) <= 60 else code[:57] + "..."
     if len(parts) != 4 or not parts[0].startswith("SOL"):
         raise FreecellError(f"deal code: expected SOL<version>-<game>-<options>-<deal>, got {shown!r}")
     version, game, options, dealpart = parts
@@ -172,7 +182,7 @@ def parse_code(code):
     if game != "freecell":
         from . import games
         if game in games.GAMES:
-            raise FreecellError(games.not_explorable(raw))
+            raise FreecellError(games.not_explorable(code))
         raise FreecellError(f"deal code: unsupported game {game!r} (freecell, or {', '.join(games.GAMES)} "
                             "to print their cards)")
     opts = _parse_options(options)

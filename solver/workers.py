@@ -46,10 +46,13 @@ def orphan_watch(parent):
     print a traceback), and exit as soon as the parent process is gone. Killed with SIGKILL, the parent
     cannot stop its workers: without this they would finish their search (minutes, gigabytes for a big
     one) or wait on their queue for ever. The watch is a thread: the C core releases the GIL, so it runs
-    during a long search too."""
+    during a long search too. A worker that finishes a task before the watch sees the parent gone writes its
+    result into a pipe nobody reads: SIGPIPE's default action ends it there, without a word (Python ignores
+    SIGPIPE, and the pool's worker printed two BrokenPipeError tracebacks on the parent's stderr)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's: a
     #                                                 pool's terminate() ends it at once (a disk search sets its own)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # a result written to a parent gone: the end, no traceback
     let_signals_through()
 
     def watch():

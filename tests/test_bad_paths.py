@@ -89,3 +89,49 @@ def test_a_file_name_starting_with_a_dash(tmp_path, small_cert, reference):
     for args in (["--", "-dash.cert"], ["./-dash.cert"]):
         p = run_in(tmp_path, "check", *flags, *args)
         assert p.returncode == 0 and p.stdout.startswith("valid"), (p.stdout, p.stderr)
+
+
+@pytest.fixture
+def read_only_folder():
+    """(a folder no file can be made in, a folder anyone can write in, the command prefix that runs as a
+    user the first binds): root writes anywhere, so as root the command runs as nobody (setpriv), in folders
+    outside pytest's private tmp."""
+    import shutil
+    import tempfile
+    prefix = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("no setpriv: root writes in any folder, and nothing here can drop that right")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    base = tempfile.mkdtemp(prefix="freecell-ro-")
+    folder = os.path.join(base, "ro")
+    writable = os.path.join(base, "w")
+    os.mkdir(folder)
+    os.mkdir(writable)
+    os.chmod(writable, 0o777)
+    for path in (base, folder):
+        os.chmod(path, 0o555)
+    yield folder, writable, prefix
+    os.chmod(base, 0o755)
+    shutil.rmtree(base)
+
+
+@pytest.mark.parametrize("command, flag, extra", [
+    (["build", "--on-disk", "--out", "{ro}/x.cert"], "--out", ", and the disk search's files (no --tmp given)"),
+    (["build", "--out", "{ro}/x.cert"], "--out", ", and the disk search's files (no --tmp given)"),
+    (["build", "--on-disk", "--out", "{ro}/x.cert", "--tmp", "{tmp}"], "--out", ""),
+    (["prove", "--on-disk", "--out-dir", "{ro}"], "--out-dir", ", and the disk search's files (no --tmp given)"),
+])
+def test_a_certificate_folder_that_cannot_be_written_is_named(read_only_folder, command, flag, extra):
+    # the hostile pass of session 9: `build --on-disk` into a read-only folder said `--tmp FOLDER: cannot make a
+    # temporary folder there`, naming an option the user had not given; with --tmp, the search ran to its end
+    # and then could not write the certificate
+    ro, writable, prefix = read_only_folder
+    args = [a.format(ro=ro, tmp=writable) for a in command]
+    p = subprocess.run(prefix + [sys.executable, "-m", "certgen", *args, "--deal", "11982", "--cells", "1",
+                                 "--memory", "64M"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1"))
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.splitlines()[-1] == (f"error: cannot write in {ro} (no permission): the certificate goes there"
+                                         f"{extra}; give another {flag}")
+    assert os.listdir(ro) == []

@@ -426,3 +426,28 @@ def test_rules_allows_seven_empty_columns_into_an_empty_one(run):
     p = run("rules", "--free-cells", "2", "--empty-columns", "7", "--to-empty")
     assert p.returncode == 0 and p.stdout == "2 empty free cells, 7 empty columns, moving into an empty column: " \
                                              "(2+1)\u00b72^6 = 192 cards\n", p.stderr
+
+
+# --- an option given twice ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("module, args, flag", [
+    ("solver", ["explore", "--deal", "1", "--deal", "2"], "--deal"),
+    ("solver", ["explore", "--deal=1", "--cells", "1", "--cells=2"], "--cells"),
+    ("solver", ["survey", "1-2", "--jobs", "1", "--jobs", "2"], "--jobs"),
+    ("solver", ["deal", "--code", "SOL1-freecell-cells=4-N1", "--code", "SOL1-freecell-cells=4-N2"], "--code"),
+    ("certgen", ["build", "--deal", "1", "--out", "a.cert", "--out", "b.cert"], "--out"),
+    ("certgen", ["check", "x.cert", "--reference", "--sample", "5", "--sample", "6"], "--sample"),
+])
+def test_an_option_given_twice_is_refused(run, assert_one_line_error, module, args, flag):
+    # argparse kept the last of `--deal 1 --deal 2` without a word (hostile pass, session 9)
+    prog = f"python -m {module} {args[0]}"
+    assert_one_line_error(run(*args, module=module),
+                          f"{flag} given twice: give it once (see '{prog} --help')")
+
+
+def test_options_meant_to_repeat_still_do(run, tmp_path):
+    # --certs is action="append"; a flag without a value changes nothing when repeated
+    p = run("audit", "--certs", str(tmp_path), "--certs", str(tmp_path / "missing"), module="certgen")
+    assert p.stderr.splitlines()[-1] == f"error: --certs {tmp_path / 'missing'}: no such directory"
+    p = run("deal", "1", "--json", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["deal"] == 1

@@ -256,7 +256,8 @@ def test_boards_and_deal_codes(tmp_path, small_certs):
         res, ref = fast(tmp_path, c), checker.check(c)
         assert res.ok and ref.ok and res.message == ref.message
     for source in ({"kind": "code", "code": "SOL1-freecell-cells=1-C4"}, {"kind": "code", "code": "SOL1-x"},
-                   {"kind": "ms", "deal": 3, "code": "SOL1-freecell-cells=1-C4"}):
+                   {"kind": "ms", "deal": 3, "code": "SOL1-freecell-cells=1-C4"},
+                   {"kind": "code", "code": "SOL1-freecell-cells=1-C3 "}):     # one word (it was .strip()ped)
         c = certificate.Certificate(source, cert.rules, cert.start, cert.records, {})
         res, ref = fast(tmp_path, c), checker.check(c)
         assert not res.ok and res.failure == ref.failure == "start-mismatch" and res.message == one_line(ref)

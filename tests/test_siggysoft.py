@@ -118,7 +118,6 @@ def test_code_cells_option():
     assert sg.parse_code("SOL1-freecell-cells=0-N7").cells == 0
     assert sg.parse_code("SOL1-freecell-cells=8-N7").cells == 8
     assert sg.parse_code("SOL1-freecell--N7").cells == 4            # no options: the default
-    assert sg.parse_code("  SOL1-freecell-cells=4-N2 ").number == 2
 
 
 B32 = sg.seed_to_base32(bytes.fromhex(FREECELL_1_SEED))
@@ -160,6 +159,39 @@ def test_code_errors(code, message):
     with pytest.raises(FreecellError) as ei:
         sg.parse_code(code)
     assert str(ei.value) == message
+
+
+@pytest.mark.parametrize("code", [" SOL1-freecell-cells=4-N1", "SOL1-freecell-cells=4-N1\n",
+                                  "SOL1-freecell-cells=4-N 1", "SOL1 -freecell-cells=4-N1",
+                                  "SOL1-freecell-cells=4-N1\t", "SOL1-freecell-cells=\u00a04-N1"])
+def test_a_code_is_one_word(code):
+    # parse_code also reads certificates' headers: it took any code .strip()ped, without a word
+    with pytest.raises(FreecellError) as ei:
+        sg.parse_code(code)
+    assert str(ei.value) == (f"deal code: a space or line break in {code!r} (a code is one word, "
+                             f"e.g. SOL1-freecell-cells=4-N1)")
+
+
+@pytest.mark.parametrize("given", [" SOL1-freecell-cells=4-N1 ", "SOL1-freecell-cells=4-N1\n",
+                                   "\tSOL1-freecell-cells=4-N1"])
+def test_the_command_line_takes_the_spaces_around_a_code_off(run_json, given):
+    # a copy-paste: --help says so
+    assert run_json("deal", "--code", given)["source"] == "SOL1-freecell-cells=4-N1"
+
+
+@pytest.mark.parametrize("cmd, given", [
+    ("deal", "SOL1-freecell-cells=4-N 1"),
+    ("explore", "SOL1-freecell-cells=4-N1 2"),
+    ("deal", "SOL1-klondike-draw=3-N 1"),
+])
+def test_the_command_line_refuses_a_space_inside_a_code(run, assert_one_line_error, cmd, given):
+    assert_one_line_error(run(cmd, "--code", given), f"deal code: a space or line break in {given!r} (a code is "
+                                                     f"one word, e.g. SOL1-freecell-cells=4-N1)")
+
+
+def test_the_help_says_what_happens_to_spaces(run):
+    text = " ".join(run("explore", "--help").stdout.split())
+    assert "spaces and line breaks around it (a copy-paste) are ignored, none inside it" in text
 
 
 def test_long_code_shown_shortened():

@@ -102,8 +102,12 @@ def test_other_settings_are_refused(tmp_path):
     d = str(tmp_path / "s")
     assert run_cli("survey", "1-4", "--dir", d)[0] == 0
     code, out, err = run_cli("survey", "1-5", "--dir", d)
-    assert code == 2 and err == f"error: {d} holds a survey with other settings (last): use the same " \
-                                "command, or another --dir\n"
+    assert code == 2 and err == f"error: {d} holds a survey with other settings (last: 4 there, 5 asked): use " \
+                                "the same command, or another --dir\n"
+    # which rules the survey has and which were asked (it said "other settings (rules)")
+    code, out, err = run_cli("survey", "1-4", "--dir", d, "--cells", "3", "--foundation-return")
+    assert code == 2 and err == f"error: {d} holds a survey with other settings (rules: 4 free cells there, 3 free " \
+                                "cells (foundation returns allowed) asked): use the same command, or another --dir\n"
 
 
 def test_unknown_gets_a_second_pass(tmp_path):

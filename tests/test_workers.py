@@ -198,3 +198,28 @@ def test_a_worker_started_under_signals_held_takes_sigterm_once_its_handlers_are
     p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.stdout.splitlines() == ["alive", str(int(signal.SIGTERM))], (p.stdout, p.stderr)
+
+
+@pytest.mark.parametrize("command", SURVEYS)
+def test_sigkill_to_a_survey_leaves_no_traceback_and_no_worker(tmp_path, command):
+    # the hostile pass of session 9: `kill -9` of the parent, and a worker finishing its task wrote its result
+    # into the dead parent's pipe: two BrokenPipeError tracebacks on stderr (`solver survey`'s workers had no
+    # orphan_watch at all: they finished their chunk first)
+    p, _args, workers = started(tmp_path, command)
+    p.kill()
+    try:
+        _out, err = p.communicate(timeout=60)    # the workers hold its stderr too: read until they are gone
+    except subprocess.TimeoutExpired:
+        for c in workers:
+            if alive(c):
+                os.kill(c, signal.SIGKILL)
+        raise AssertionError("a worker still holds the killed survey's stderr after 60 s")
+    assert p.returncode == -signal.SIGKILL
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err[-3000:]
+    deadline = time.monotonic() + 10
+    while any(alive(c) for c in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [c for c in workers if alive(c)]
+    for c in left:
+        os.kill(c, signal.SIGKILL)
+    assert not left, "a worker outlived its killed parent"
