@@ -3483,6 +3483,20 @@ int fc_ddd_keep(fc_ddd *d, int on) {
     return e;
 }
 
+/* The rules in words, for a message: "1 free cell, column order" (into buf, which it returns). */
+static const char *rules_words(const fc_rules *r, char *buf, size_t n) {
+    int k = snprintf(buf, n, "%d free cell%s", r->cells, r->cells == 1 ? "" : "s");
+    static const char *const autoplay[] = {NULL, "automatic moves (safe)", "automatic moves (horne)",
+                                           "automatic moves (aces and twos)"};
+    const char *more[] = {r->foundation_return ? "foundation returns" : NULL,
+                          r->autoplay > 0 && r->autoplay < 4 ? autoplay[r->autoplay] : NULL,
+                          r->canonical ? "column order" : NULL,
+                          r->supermoves ? "supermoves" : NULL, r->hand ? "the favor" : NULL};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        if (more[i] && k >= 0 && (size_t)k < n) k += snprintf(buf + k, n - (size_t)k, ", %s", more[i]);
+    return buf;
+}
+
 /* A reason into why (printf style), and code. */
 static int ddd_why(char *why, uint64_t whylen, int code, const char *fmt, ...) {
     va_list ap;
@@ -3536,8 +3550,11 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     if (r.bad) return ddd_why(why, whylen, FC_ESTATE, "%s: cut short", DDD_STATE);
     if (memcmp(&start, &d->start, sizeof start))
         return ddd_why(why, whylen, FC_EOTHER, "it holds the search of another start position");
-    if (memcmp(&rules, &d->rules, sizeof rules))
-        return ddd_why(why, whylen, FC_EOTHER, "it holds a search under other rules");
+    if (memcmp(&rules, &d->rules, sizeof rules)) {
+        char there[160], asked[160];
+        return ddd_why(why, whylen, FC_EOTHER, "it holds a search under other rules: there %s; asked %s",
+                       rules_words(&rules, there, sizeof there), rules_words(&d->rules, asked, sizeof asked));
+    }
     int want = key_bits > 0 && key_bits < 127 ? key_bits : 127;
     if (kbits != (uint64_t)want)
         return ddd_why(why, whylen, FC_EOTHER, "it holds a search with keys of %llu bits, not %d",

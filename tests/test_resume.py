@@ -200,7 +200,8 @@ def _refused(work, message, deal=11982, rules=()):
     ("truncated", "L000005.keys has 16 bytes, the state file says {size} (it cannot be resumed: remove the folder "
                   "to start again)"),
     ("deal", "it holds the search of another start position (remove the folder or give another --work-dir)"),
-    ("rules", "it holds a search under other rules (remove the folder or give another --work-dir)"),
+    ("rules", "it holds a search under other rules: there 4 free cells; asked 3 free cells (remove the folder or "
+              "give another --work-dir)"),
 ])
 def test_a_folder_that_cannot_be_gone_on_with_is_one_line(tmp_path, damage, message):
     work = _stopped(tmp_path)
@@ -291,7 +292,8 @@ def test_rules_with_foundation_returns_are_kept_apart(tmp_path):
     """The state holds the rules: a search under --foundation-return is not gone on with under the standard
     rules, and is gone on with under its own."""
     work = _stopped(tmp_path, rules=("--foundation-return",))
-    _refused(work, "it holds a search under other rules (remove the folder or give another --work-dir)")
+    _refused(work, "it holds a search under other rules: there 4 free cells, foundation returns; asked 4 free cells "
+                   "(remove the folder or give another --work-dir)")
     r = disksearch.explore_disk(deals.ms_deal(11982), Rules(foundation_return=True), SMALL, max_states=30001,
                                 work_dir=str(work))
     try:
