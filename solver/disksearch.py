@@ -14,7 +14,10 @@ set is the in-memory enumeration's (84,767 positions for #11982).
     r.close()                           # the temporary folder is removed (also on errors and Ctrl-C)
 
 The verdict is the house rule's (solver.lines.judge): a won position found gives the line read back
-through the layer files, replayed against the spec.
+through the layer files, replayed against the spec. Past DDD_MAXF = 32 layers the older ones are merged into
+one file and their depths are gone: the line read back then begins at the oldest layer kept, and the line
+from the start to its first position is found by another disk search that looks for that position (a target,
+fc_ddd_target), read back the same way (DiskSearch.full_line); the solver's line only when these fail.
 
 A named work folder (``work_dir``, the CLI's ``--work-dir DIR``) makes the search resumable: the C core
 writes a checkpoint (the state file ``search.state``) at the end of every layer and the folder is kept when

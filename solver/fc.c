@@ -2328,7 +2328,9 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * disjoint, so they are not merged with each other for the subtraction: each is read on to the candidate
  * (ks_has: one comparison a visited key, one a file a candidate; a heap over them took 13% of the time,
  * every visited key a heap step). A won successor stops
- * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line).
+ * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line) -- from the
+ * oldest layer kept: the merged ones' depths are gone, and the caller finds the line from the start to that
+ * layer by another search, for one position (fc_ddd_target: a target met where a win would be).
  * A position that does not pack into the key (rare) is kept whole in memory instead, in the overflow set:
  * its fkey_t in the order found (so by layer: ovl[l] is layer l's first), and a hash table over them. Each
  * position has exactly one form (packed or not), so the files and the set are disjoint: a successor that
