@@ -280,6 +280,26 @@ def test_a_win_past_the_merged_layers_takes_the_solver_line_when_the_read_back_f
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.slow
+def test_a_deal_won_134_layers_deep_on_disk_is_read_back_through_four_searches(tmp_path, monkeypatch, capsys):
+    """Deal 164 with 0 free cells up to column order (the difficulty survey's tier 5 on a small scale): a win
+    134 layers deep after 30,418,109 positions; its line is read back through four more disk searches (for
+    the positions at depths 128, 96, 64 and 32), a shortest line of 134 moves replayed on the real columns,
+    without the solver (whose own line is 166 moves). About 4 minutes; 64 MB buffer, 260 MB of disk."""
+    _no_solver(monkeypatch)
+    rules, pos = Rules(cells=0, canonical=True), deals.ms_deal(164)
+    r = disksearch.explore_disk(pos, rules, 64 << 20, tmp=str(tmp_path), max_states=40_000_000)
+    try:
+        assert (r.status, r.states, r.layers) == ("won", 30418109, 134)
+        verdict, line = judge(pos, r, rules)
+        assert verdict == "winnable" and len(line) - 1 == 134 and spec.won(line[-1])
+        assert capsys.readouterr().err == "".join(f"reading the line back: a search to depth {d}\n"
+                                                  for d in (128, 96, 64, 32))
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_won_deal_on_disk_is_winnable_or_unknown_never_unwinnable(run, tmp_path):
     # deal 1 breadth first reaches no win within 100,000 positions: a limit, so unknown
     p = run("explore", "--deal", "1", "--memory", "64K", "--max-states", "100000", "--tmp", str(tmp_path),
