@@ -38,7 +38,9 @@ there is replayed like any other, on the real columns: in memory the C core writ
 The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
 positions in compressed files, about a byte a position, with a memory buffer): for the sets that pass what
 memory holds. Its win counts only once a line to it replays under the spec rules (solver.lines.judge: the
-line read back through the layer files while their depths are kept, else the solver's; none: unknown). In a
+line read back through the layer files; a win is deeper than the 32 layers kept apart, so the line from the
+start to the oldest layer kept comes from further disk searches for its first position
+(solver.disksearch.DiskSearch.full_line); the solver's line only when they fail; none: unknown). In a
 survey with an output file each such enumeration has its own work folder, ``FILE.csv.work/<deal>-<k>/``
 (:func:`work_name`: ``-canonical`` added up to column order): a killed survey started again goes on inside the same enumeration from its
 last finished layer; the folder is removed when the enumeration ends (complete, won, or at its limit: an

@@ -14,7 +14,10 @@ set is the in-memory enumeration's (84,767 positions for #11982).
     r.close()                           # the temporary folder is removed (also on errors and Ctrl-C)
 
 The verdict is the house rule's (solver.lines.judge): a won position found gives the line read back
-through the layer files, replayed against the spec.
+through the layer files, replayed against the spec. Past DDD_MAXF = 32 layers the older ones are merged into
+one file and their depths are gone: the line read back then begins at the oldest layer kept, and the line
+from the start to its first position is found by another disk search that looks for that position (a target,
+fc_ddd_target), read back the same way (DiskSearch.full_line); the solver's line only when these fail.
 
 A named work folder (``work_dir``, the CLI's ``--work-dir DIR``) makes the search resumable: the C core
 writes a checkpoint (the state file ``search.state``) at the end of every layer and the folder is kept when
@@ -130,12 +133,17 @@ class DiskSearch:
     work folder instead, ``close`` keeps it (the last checkpoint's files) unless the search reached its end."""
 
     def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0,
-                 work_dir=None):
+                 work_dir=None, target=None):
         """key_bits: 0, or fewer bits than the 16-byte key's 127 for tests (more positions then go to the
         overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
-        search instead of a temporary one (see the module's docstring)."""
+        search instead of a temporary one (see the module's docstring). target: a P64 record (as the search
+        stores its positions: up to column order when the rules are canonical) to look for instead of a won
+        position (fc_ddd_target): ``won`` then means it was reached; not with a work_dir."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
+        self.memory, self.tmp, self.key_bits, self.progress = memory, tmp, key_bits, False
+        if work_dir is not None and target is not None:
+            raise ValueError("a disk search with a target keeps no work folder")
         if work_dir is not None:
             self._open_work_dir(memory, max_states, stop_on_win, key_bits)
             return
@@ -160,6 +168,11 @@ class DiskSearch:
             self.close()
             raise _start_error(err[0], f"cannot write in the temporary folder {folder}")
         self._d = d
+        if target is not None:
+            e = lib.fc_ddd_target(d, ffi.from_buffer(bytes(target)))
+            if e < 0:
+                self.close()
+                raise _error(e, "cannot look for that position: ")
 
     def _open_work_dir(self, memory, max_states, stop_on_win, key_bits):
         """Start in work_dir, or go on with the search whose state it holds (one FreecellError line when it
@@ -296,6 +309,7 @@ class DiskSearch:
 
     def run(self, progress=False, desc="explore on disk"):
         """Run to the end: "done", "won" or "limit" (an error: one FreecellError line); ``desc``: the bar's."""
+        self.progress = progress        # the line's read-back (full_line) shows its searches' bars too
         with bar(progress, unit=" positions", unit_scale=True, desc=desc) as b:
             done = 0
             while True:
@@ -314,19 +328,48 @@ class DiskSearch:
                     return STATUS[status]
 
     def line(self):
-        """The positions (P64) from the start to the won one, read back through the layer files; None when
-        the older layers were merged into one file (their depths are gone)."""
-        n = lib.fc_ddd_line(self._d, ffi.NULL, 0)
-        if n == lib.FC_ERANGE:
-            return None
+        """(first, the positions (P64) from layer ``first`` to the won one (or the target)), read back through
+        the layer files: ``first`` is 0 unless the older layers were merged into one file (their depths are
+        gone), then the oldest layer kept (fc_ddd_line)."""
+        first = ffi.new("uint64_t *")
+        n = lib.fc_ddd_line(self._d, ffi.NULL, 0, first)
         if n < 0:
             raise _error(n, "cannot read the line back: ")
         out = ffi.new("uint8_t[]", n * P64_SIZE)
-        got = lib.fc_ddd_line(self._d, out, n)
+        got = lib.fc_ddd_line(self._d, out, n, first)
         if got != n:
             raise _error(got if got < 0 else lib.FC_ERANGE, "cannot read the line back: ")
         blob = ffi.buffer(out, n * P64_SIZE)[:]
-        return [blob[i:i + P64_SIZE] for i in range(0, len(blob), P64_SIZE)]
+        return int(first[0]), [blob[i:i + P64_SIZE] for i in range(0, len(blob), P64_SIZE)]
+
+    def full_line(self):
+        """The positions (P64) from the start to the won one (or the target): :meth:`line`, and when it begins
+        past the merged layers (at depth D), before it the line from the start to its first position P, found
+        by a new disk search from the start for P (a target: the same rules and buffer, in a temporary folder
+        beside this one's) -- whose own line may begin past its merged layers: the same again, each time at
+        least 32 layers shallower, until a line begins at the start. None when such a search fails (an error,
+        Ctrl-C excepted, or P not reached: a bug)."""
+        first, recs = self.line()
+        # beside a work folder (the survey's FILE.csv.work/: its disk), else in the same --tmp
+        tmp = self.tmp if self.tmp is not None or self.work_dir is None else \
+            os.path.dirname(os.path.abspath(self.work_dir))
+        while first:
+            words = f"reading the line back: a search to depth {first:,}"
+            if not self.progress:
+                print(words, file=sys.stderr, flush=True)
+            try:
+                s = DiskSearch(self.start, self.rules, self.memory, tmp, key_bits=self.key_bits, target=recs[0])
+                try:
+                    status = s.run(self.progress, desc=words)
+                    depth, head = s.line() if status == "won" else (None, None)
+                finally:
+                    s.close()
+            except (FreecellError, MemoryError):
+                return None
+            if head is None or head[-1] != recs[0] or len(head) != first - depth + 1:
+                return None
+            first, recs = depth, head[:-1] + recs
+        return recs
 
     def sorted_batches(self, size):
         """Every position's P64 record in ascending order, ``size`` records at a time (external sort)."""
@@ -371,16 +414,17 @@ class DiskResult(Found):
         self.kept = self.search.kept()
 
     def winning_line(self):
-        """Positions from the start to a won one: read back through the layer files, or (when the older
-        layers were merged) the solver's line (solver.solve, verified there) replayed; None without a win
-        or when the solver finds none."""
+        """Positions from the start to a won one (up to column order when the rules are canonical): read back
+        through the layer files, past the merged layers through further disk searches
+        (:meth:`DiskSearch.full_line`); only when these fail, the solver's line (solver.solve, verified there)
+        replayed. None without a win or when the solver finds none."""
         if not self.won:
             return None
-        recs = self.search.line()
+        recs = self.search.full_line()
         if recs is not None:
             return [packed.unpack(rec) for rec in recs]
         from .lines import apply_move
-        from .solve import solve         # solve imports the search machinery: only for a win past the layers
+        from .solve import solve         # solve imports the search machinery: only when the read-back failed
         r = solve(self.search.start, self.rules)
         if r.verdict != "winnable":
             return None

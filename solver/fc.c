@@ -2328,7 +2328,9 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * disjoint, so they are not merged with each other for the subtraction: each is read on to the candidate
  * (ks_has: one comparison a visited key, one a file a candidate; a heap over them took 13% of the time,
  * every visited key a heap step). A won successor stops
- * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line).
+ * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line) -- from the
+ * oldest layer kept: the merged ones' depths are gone, and the caller finds the line from the start to that
+ * layer by another search, for one position (fc_ddd_target: a target met where a win would be).
  * A position that does not pack into the key (rare) is kept whole in memory instead, in the overflow set:
  * its fkey_t in the order found (so by layer: ovl[l] is layer l's first), and a hash table over them. Each
  * position has exactly one form (packed or not), so the files and the set are disjoint: a successor that
@@ -2535,6 +2537,10 @@ struct fc_ddd {
     fkey_t won_key, won_parent;  /* the won position, and (when the expansion stopped at it) its parent */
     int won_has_parent;
     uint64_t won_layer;
+    int has_target;          /* 1: the search looks for `target` (fc_ddd_target) instead of a won position */
+    int target_packs;        /* ... which packs into target_ck (else it is met in the overflow set only) */
+    fkey_t target;
+    ckey_t target_ck;
     /* the overflow set: positions that do not pack into the key, kept whole in memory (see above) */
     fkey_t *ovf;             /* in the order found, so by layer */
     uint64_t novf, ovfcap;
@@ -3248,17 +3254,53 @@ void fc_ddd_free(fc_ddd *d) {
     free(d);
 }
 
+/* Whether k is what the search looks for: its target when one is set (fc_ddd_target), else a won position. */
+static int ddd_goal(const fc_ddd *d, const fkey_t *k) {
+    return d->has_target ? fk_same(k, &d->target) : home_sum(k) == 52;
+}
+
+/* The same for a packed key (a position met in a merge). */
+static int ddd_goal_packed(const fc_ddd *d, const ckey_t *k) {
+    return d->has_target ? d->target_packs && ck_same(k, &d->target_ck) : key_home(&d->c, k) == 52;
+}
+
 /* The successors of k (autoplay and canonical order applied) into d->kb and packed into out (out[i].hi = OVF
-   when one does not pack: it goes to the overflow set); the count. *won: the index of a won one. */
+   when one does not pack: it goes to the overflow set); the count. *won: the index of one the search looks
+   for (ddd_goal: a won one, or the target). */
 static int ddd_succ(fc_ddd *d, const fkey_t *k, ckey_t *out, int *won) {
     int n = gen(&d->c, k, d->kb);
     for (int i = 0; i < n; i++) {
         if (d->c.autoplay) autoplay_key(&d->c, &d->kb[i]);
         if (d->c.canonical) canon_key(&d->kb[i]);
         if (pack_key(&d->c, &d->kb[i], &out[i])) { out[i].lo = 0; out[i].hi = OVF; }
-        if (home_sum(&d->kb[i]) == 52) *won = i;
+        if (ddd_goal(d, &d->kb[i])) *won = i;
     }
     return n;
+}
+
+/* A position as the search stores it: its key, autoplay and canonical order applied. */
+static int ddd_key(const fc_ddd *d, const fc_pos *p, fkey_t *k) {
+    if (pos_to_key(&d->c, p, k)) return FC_EENCODE;
+    if (d->c.autoplay) autoplay_key(&d->c, k);
+    if (d->c.canonical) canon_key(k);
+    return 0;
+}
+
+int fc_ddd_target(fc_ddd *d, const uint8_t *p64) {
+    fc_pos p;
+    fkey_t k, s;
+    if (d->keep || d->resumed || d->expanded || d->cur || d->status != FC_RUNNING) return FC_ERANGE;
+    if (fc_p64_to_pos(p64, &p)) return FC_EBADPOS;
+    if (ddd_key(d, &p, &k) || ddd_key(d, &d->start, &s)) return FC_EENCODE;
+    d->has_target = 1;
+    d->target = k;
+    d->target_packs = !pack_key(&d->c, &k, &d->target_ck);
+    d->won = fk_same(&s, &k);            /* the start: a won one no longer counts, the target does */
+    d->won_key = s;
+    d->won_layer = 0;
+    d->won_has_parent = 0;
+    if (d->won && d->stop_on_win) d->status = FC_WON;
+    return 0;
 }
 
 /* ---- checkpoints: a resumable disk search ----
@@ -3476,7 +3518,7 @@ int fc_ddd_keep(fc_ddd *d, int on) {
         if (!ddd_state_path(d, DDD_STATE, path)) remove(path);
         return 0;
     }
-    if (!d->between || d->phase != PH_EXPAND || d->status != FC_RUNNING) return FC_ERANGE;
+    if (!d->between || d->phase != PH_EXPAND || d->status != FC_RUNNING || d->has_target) return FC_ERANGE;
     d->keep = 1;
     int e = ddd_checkpoint(d);
     if (e) d->keep = 0;
@@ -3793,7 +3835,9 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
                 d->won_parent = cur;
                 d->won_has_parent = 1;
                 d->won_layer = d->cur + 1;
-                d->max_home = 52;
+                if (home_sum(&d->won_key) > d->max_home) d->max_home = home_sum(&d->won_key);
+                free(d->buf);              /* never used again (no sort after a win): the line's further */
+                d->buf = NULL;             /* searches (fc_ddd_target) take their own buffers */
                 return d->status = FC_WON;
             }
             if (d->nbuf + (uint64_t)n > d->cap) { int e = ddd_flush_run(d); if (e) return d->status = e; }
@@ -3801,7 +3845,7 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
                 if (!(out[i].hi & OVF)) { d->buf[d->nbuf++] = out[i]; continue; }
                 int e = ddd_ovf_add(d, &d->kb[i]);
                 if (e < 0 || e == FC_LIMIT) return d->status = e;
-                if (e && home_sum(&d->kb[i]) == 52 && !d->won) {
+                if (e && ddd_goal(d, &d->kb[i]) && !d->won) {
                     d->won = 1; d->won_key = d->kb[i]; d->won_layer = d->cur + 1;
                 }
             }
@@ -3830,7 +3874,7 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
                 d->states++;
                 int h = key_home(&d->c, &k);
                 if (h > d->max_home) d->max_home = h;
-                if (h == 52 && !d->won) {
+                if (!d->won && ddd_goal_packed(d, &k)) {
                     d->won = 1; unpack_key(&d->c, &k, &d->won_key); d->won_layer = d->cur + 1;
                 }
             }
@@ -3874,25 +3918,30 @@ static int ddd_leads_to(fc_ddd *d, const fkey_t *cur, const fkey_t *next) {
     return 0;
 }
 
-/* The positions from the start to the won one, read back through the layers: in layer l, the first of its
-   overflow positions, then of its file's keys (in key order), with the next position of the line among its
-   successors. FC_ERANGE when the older layers were merged into one file (their layer numbers are gone). */
-int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap) {
-    if (!d->won || d->nseen) return FC_ERANGE;
-    uint64_t n = d->won_layer + 1;
+/* The positions from layer `first` (0, or the oldest layer kept when older ones were merged) to the won one
+   (or the target), read back through the layers: in layer l, the first of its overflow positions, then of its
+   file's keys (in key order), with the next position of the line among its successors. With first NULL,
+   FC_ERANGE when the older layers were merged into one file (their layer numbers are gone). */
+int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap, uint64_t *first) {
+    if (!d->won || (d->nseen && !first)) return FC_ERANGE;
+    uint64_t lo = d->nseen ? d->lfirst : 0;
+    if (lo > d->won_layer) lo = d->won_layer;   /* met in a merge before the layers it was in were merged */
+    if (first) *first = lo;
+    uint64_t n = d->won_layer - lo + 1;
     if (n > cap) return (int64_t)n;
-    fkey_t *chain = (fkey_t *)malloc(n * sizeof *chain);
+    fkey_t *chain = (fkey_t *)malloc(n * sizeof *chain);   /* chain[i]: a position of layer lo + i */
     if (!chain) return FC_ENOMEM;
     chain[n - 1] = d->won_key;
     uint64_t known = 1;   /* chain[n-known .. n-1] are set */
     if (n >= 2 && d->won_has_parent) { chain[n - 2] = d->won_parent; known = 2; }
-    for (uint64_t l = n - known; l-- > 0;) {
+    for (uint64_t i = n - known; i-- > 0;) {
+        uint64_t l = lo + i;
         char path[4200];
         kreader r;
         int found = 0;
         uint64_t oend = l + 1 <= d->ovltop ? d->ovl[l + 1] : d->novf;
-        for (uint64_t i = d->ovl ? d->ovl[l] : 0; i < oend && !found; i++)
-            if (ddd_leads_to(d, &d->ovf[i], &chain[l + 1])) { chain[l] = d->ovf[i]; found = 1; }
+        for (uint64_t j = d->ovl ? d->ovl[l] : 0; j < oend && !found; j++)
+            if (ddd_leads_to(d, &d->ovf[j], &chain[i + 1])) { chain[i] = d->ovf[j]; found = 1; }
         memset(&r, 0, sizeof r);
         uint8_t h[DDD_FHEAD];
         if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path, 0, ddd_head(d, FR(FK_LAYER, l), h)))) {
@@ -3903,7 +3952,7 @@ int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap) {
             fkey_t cur;
             unpack_key(&d->c, k, &cur);
             r.at++;
-            if (ddd_leads_to(d, &cur, &chain[l + 1])) { chain[l] = cur; found = 1; }
+            if (ddd_leads_to(d, &cur, &chain[i + 1])) { chain[i] = cur; found = 1; }
         }
         kr_close(&r);
         if (!found) { free(chain); return FC_EENCODE; }

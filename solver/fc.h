@@ -386,7 +386,7 @@ void fc_ddd_free(fc_ddd *d);
    fc_ddd_free keep the files it lists. on = 0: remove the state file; fc_ddd_free removes every file again
    (the natural end: the caller turns it off once the certificate is written; a sort cut short is done again
    from the state). 0 or a negative error (FC_ERANGE: not between
-   layers). */
+   layers, or a search with a target: fc_ddd_target). */
 int fc_ddd_keep(fc_ddd *d, int on);
 
 /* Go on with the search whose state file is in `dir`, from the layer its last checkpoint was written at
@@ -398,15 +398,28 @@ int fc_ddd_keep(fc_ddd *d, int on);
 fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem,
                       uint64_t max_states, int stop_on_win, int key_bits, int *err, char *why, uint64_t whylen);
 
-/* Work up to max_expand units (an expansion, or 64 positions merged; 0 = to the end). Returns the status. */
+/* Work up to max_expand units (an expansion, or 64 positions merged; 0 = to the end). Returns the status.
+   At FC_WON the successor buffer is released (nothing needs it after a win). */
 int fc_ddd_run(fc_ddd *d, uint64_t max_expand);
 
 void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out);
 
-/* After a won position was found: the positions from the start to the won one as P64 records into out (cap records), each
-   one move (plus autoplay) from the one before. Returns their number (nothing written when it exceeds
-   cap), or a negative error. */
-int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap);
+/* After a won position (or the target) was found: the positions from layer *first to the won one as P64
+   records into out (cap records), each one move (plus autoplay) from the one before (up to column order when
+   the rules are canonical). *first is 0 (the start) unless more than DDD_MAXF = 32 layers were live and the
+   older ones were merged into one file (their depths are gone): then the oldest layer kept (a multiple of
+   32), or the won one's when it was met before. first NULL: FC_ERANGE when they were merged. Returns their
+   number (nothing written when it exceeds cap), or a negative error. The rest of the line (the start to the
+   first of these) is another search's: fc_ddd_target. */
+int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap, uint64_t *first);
+
+/* Look for one position instead of a won one: the P64 record p64, as the search stores it (after autoplay,
+   up to column order when the rules are canonical; any order of its columns is taken then). Met as a
+   successor, in the overflow set, in a merge or as the start, it counts as the won position does without a
+   target (stats' won, FC_WON with stop_on_win, fc_ddd_line); a won position no longer counts. Only right after
+   fc_ddd_new (no checkpoint: fc_ddd_keep refuses a search with a target; not when its start was won and
+   it stopped there). 0, FC_ERANGE (too late, or a search in keep mode), FC_EBADPOS or FC_EENCODE. */
+int fc_ddd_target(fc_ddd *d, const uint8_t *p64);
 
 /* After FC_DONE: put the positions in the order of their P64 records (sorted runs on disk, the layer
    files removed as they are read; in keep mode they stay, with the state file). 0 or a negative error. */

@@ -60,10 +60,11 @@ def judge(start, result, rules: Rules):
         line = solve(start, rules.plain()).path
     elif result.won:
         line = [spec.from_position(p) for p in result.winning_line() or ()]
-        if rules.canonical:                 # its positions are up to column order: the real columns' line
-            line = real_columns(rules.plain().spec(), spec.from_position(start), line)
-        if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])
-                and _is_a_line(rules.plain().spec(), line)):
+        if rules.canonical:     # its positions are up to column order: the real columns' line, every step
+            line = real_columns(rules.plain().spec(), spec.from_position(start), line)   # one of spec.moves
+        elif line and not _is_a_line(rules.plain().spec(), line):
+            line = None
+        if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])):
             line = None
     return verdict(result.won, result.complete, line), line
 

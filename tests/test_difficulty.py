@@ -284,6 +284,31 @@ def test_a_win_found_on_disk_counts_only_replayed(tmp_path, monkeypatch):
     assert difficulty._enumerate_on_disk(pos, 1, 1_000_000, 1 << 16, str(wd)) == ("unknown", 59_778)
 
 
+def test_a_win_on_disk_deeper_than_the_kept_layers_counts(tmp_path, monkeypatch):
+    """The last tier's case: a win up to column order deeper than the 32 layers the disk search keeps apart
+    (test_disksearch's DEEP: 0 cells, 34 moves). Its line is read back through a second disk search (for the
+    first position the layers kept, in a temporary folder beside the work folder), taken onto the real
+    columns and replayed: "winnable" without the solver (which had failed on such deals); nothing is left
+    in the survey's folder."""
+    from solver import disksearch, solve
+    from test_disksearch import DEEP
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the solver was called")
+    monkeypatch.setattr(solve, "solve", refuse)
+    made, init = [], disksearch.DiskSearch.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append((self.dir, kwargs.get("target") is not None))
+    monkeypatch.setattr(disksearch.DiskSearch, "__init__", spy)
+    wd = tmp_path / difficulty.work_name(0, 0, True)
+    assert difficulty._enumerate_on_disk(DEEP, 0, 1_000_000, 1 << 16, str(wd), canonical=True) == ("winnable", 198)
+    assert made[0] == (str(wd), False) and len(made) == 2 and made[1][1]
+    assert os.path.dirname(made[1][0]) == str(tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
 def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
     """Deal 43's 1-cell set stopped at 100,000 positions on disk: unknown (the deal stays undecided), and the
     folder kept by the disk search at a limit is removed (an undecided deal's files are not kept)."""

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 from certgen import certificate, fastcheck
-from solver import deals, disksearch, report, search, spec
+from solver import deals, disksearch, packed, report, search, spec
 from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
@@ -159,16 +159,145 @@ def test_a_won_position_gives_a_line_read_back_through_the_layers(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_a_win_past_the_merged_layers_takes_the_solver_line(tmp_path, monkeypatch):
-    """When the layers' depths are gone (merged into one file), the line is the solver's, replayed."""
-    pos = _nearly_won()
-    r = disksearch.explore_disk(pos, STANDARD, SMALL, tmp=str(tmp_path))
-    monkeypatch.setattr(r.search, "line", lambda: None)
+# The black cards alone (the red ones home), 0 free cells: no card goes on another, so a shortest win digs the
+# low cards out into the empty columns -- 34 moves, past DDD_MAXF = 32 layers (the oldest merged into one file
+# at layer 32). 76,783 positions (198 up to column order); found by a random search over such layouts.
+DEEP = (((39, 19, 28, 16), (35, 8, 7), (51, 44, 40), (23, 15, 27, 3, 43, 36, 20, 0), (11, 31, 32, 47, 48, 4, 24, 12),
+         (), (), ()), (), (0, 13, 13, 0))
+NO_CELLS = Rules(cells=0)
+
+
+def _no_solver(monkeypatch):
+    """solver.solve raises: a line that comes back is the disk search's own."""
+    from solver import solve
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the solver was called")
+    monkeypatch.setattr(solve, "solve", refuse)
+
+
+@pytest.mark.parametrize("canonical, stop_on_win, states, layers", [
+    (False, True, 72123, 34), (False, False, 76783, 36), (True, True, 198, 34), (True, False, 199, 35)])
+def test_a_win_past_the_merged_layers_is_read_back_through_a_search_for_a_position(
+        tmp_path, monkeypatch, capsys, canonical, stop_on_win, states, layers):
+    """A win at depth 34: the layers 0..31 were merged (their depths gone), so the line read back through the
+    files begins at layer 32; the line from the start to that position comes from a second disk search that
+    looks for it (a target), in a temporary folder of the same --tmp: together a shortest line (34 moves,
+    breadth first), replayed under the spec rules (on the real columns up to column order) -- the solver is
+    not called. One line on stderr says why it takes time; no folder is left."""
+    _no_solver(monkeypatch)
+    rules = Rules(cells=0, canonical=canonical)
+    r = disksearch.explore_disk(DEEP, rules, SMALL, tmp=str(tmp_path), stop_on_win=stop_on_win)
     try:
-        verdict, line = judge(pos, r, STANDARD)
-        assert verdict == "winnable" and spec.won(line[-1])
+        assert (r.status, r.states, r.layers) == ("won" if stop_on_win else "done", states, layers)
+        first, recs = r.search.line()
+        assert (first, len(recs)) == (32, 3)
+        verdict, line = judge(DEEP, r, rules)
+        assert verdict == "winnable" and line[0] == spec.from_position(DEEP) and spec.won(line[-1])
+        assert len(line) - 1 == 34
+        assert capsys.readouterr().err == "reading the line back: a search to depth 32\n"
     finally:
         r.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_search_for_a_position_stops_there(tmp_path):
+    """A target (fc_ddd_target): the search stops when it reaches that position (the won one does not count
+    then), says so as a win, and its line ends there; a target never reached: the whole set, no win; a target
+    that is the start: at once. Up to column order the target may be given in any order of its columns. A
+    search with a target keeps no checkpoint."""
+    pos = _nearly_won()
+    r = disksearch.explore_disk(pos, STANDARD, SMALL, tmp=str(tmp_path), stop_on_win=False)
+    full = r.winning_line()          # start .. won, 5 moves
+    r.close()
+    to = [packed.pack(p) for p in full]
+    for rules in (STANDARD, Rules(canonical=True)):
+        for depth in (0, 3, 5):
+            s = disksearch.DiskSearch(pos, rules, SMALL, tmp=str(tmp_path), target=to[depth])
+            try:
+                assert s.run() == "won" and s.stats().won == 1
+                first, recs = s.line()
+                assert first == 0 and len(recs) == depth + 1
+                want = packed.unpack(to[depth])
+                got = packed.unpack(recs[-1])
+                assert sorted(got[0]) == sorted(want[0]) and got[1:] == want[1:]
+                if not rules.canonical:
+                    assert recs[0] == to[0] and recs[-1] == to[depth]
+            finally:
+                s.close()
+    # up to column order: the target's columns in another order are the same position
+    cols, cells, home = packed.unpack(to[3])
+    turned = packed.pack((tuple(reversed(cols)), cells, home))
+    s = disksearch.DiskSearch(pos, Rules(canonical=True), SMALL, tmp=str(tmp_path), target=turned)
+    try:
+        assert s.run() == "won" and len(s.line()[1]) == 4
+    finally:
+        s.close()
+    # KH back from its foundation: never reached (no foundation returns); the won positions on the way do
+    # not stop the search. QC on QD is no position the search can even store.
+    never = packed.pack((((44, 49), (45, 48), (50,)) + ((),) * 5, (), (11, 11, 12, 13)))
+    with pytest.raises(FreecellError, match="^cannot look for that position: "):
+        disksearch.DiskSearch(pos, STANDARD, SMALL, tmp=str(tmp_path),
+                              target=packed.pack((((45, 44), (49,), (48,)) + ((),) * 5, (), (11, 11, 13, 13))))
+    s = disksearch.DiskSearch(pos, STANDARD, SMALL, tmp=str(tmp_path), target=never)
+    try:
+        assert s.run() == "done" and s.stats().won == 0 and s.stats().max_home == 52 and len(s) == 5930
+        assert search.lib.fc_ddd_line(s._d, search.ffi.NULL, 0, search.ffi.NULL) == search.lib.FC_ERANGE
+    finally:
+        s.close()
+    s = disksearch.DiskSearch(pos, STANDARD, SMALL, tmp=str(tmp_path), target=to[2])
+    try:
+        assert search.lib.fc_ddd_keep(s._d, 1) == search.lib.FC_ERANGE       # no checkpoint with a target
+        assert search.lib.fc_ddd_run(s._d, 1) == search.lib.FC_RUNNING
+        assert search.lib.fc_ddd_target(s._d, search.ffi.from_buffer(to[1])) == search.lib.FC_ERANGE  # too late
+    finally:
+        s.close()
+    with pytest.raises(ValueError):
+        disksearch.DiskSearch(pos, STANDARD, SMALL, work_dir=str(tmp_path / "w"), target=to[1])
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_win_past_the_merged_layers_takes_the_solver_line_when_the_read_back_fails(tmp_path, monkeypatch, capsys):
+    """When the search for the line's first position fails (here: it stops on a full disk), the line is the
+    solver's, replayed: still a win, never claimed without a line."""
+    from solver import solve
+    calls, real = [], solve.solve
+
+    def full_disk(self, progress=False, desc=""):
+        raise FreecellError("the disk search stopped after 5 positions: no space left on the device (disk full)")
+
+    def solver(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+    r = disksearch.explore_disk(DEEP, NO_CELLS, SMALL, tmp=str(tmp_path))
+    monkeypatch.setattr(disksearch.DiskSearch, "run", full_disk)
+    monkeypatch.setattr(solve, "solve", solver)
+    try:
+        verdict, line = judge(DEEP, r, NO_CELLS)
+        assert verdict == "winnable" and spec.won(line[-1]) and calls == [(DEEP, NO_CELLS)]
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_a_deal_won_134_layers_deep_on_disk_is_read_back_through_four_searches(tmp_path, monkeypatch, capsys):
+    """Deal 164 with 0 free cells up to column order (the difficulty survey's tier 5 on a small scale): a win
+    134 layers deep after 30,418,109 positions; its line is read back through four more disk searches (for
+    the positions at depths 128, 96, 64 and 32), a shortest line of 134 moves replayed on the real columns,
+    without the solver (whose own line is 166 moves). About 4 minutes; 64 MB buffer, 260 MB of disk."""
+    _no_solver(monkeypatch)
+    rules, pos = Rules(cells=0, canonical=True), deals.ms_deal(164)
+    r = disksearch.explore_disk(pos, rules, 64 << 20, tmp=str(tmp_path), max_states=40_000_000)
+    try:
+        assert (r.status, r.states, r.layers) == ("won", 30418109, 134)
+        verdict, line = judge(pos, r, rules)
+        assert verdict == "winnable" and len(line) - 1 == 134 and spec.won(line[-1])
+        assert capsys.readouterr().err == "".join(f"reading the line back: a search to depth {d}\n"
+                                                  for d in (128, 96, 64, 32))
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == []
 
 
 def test_a_won_deal_on_disk_is_winnable_or_unknown_never_unwinnable(run, tmp_path):

@@ -99,8 +99,8 @@ LAZY = {
     ("solver/atomic.py", "_write_atomic"): "tempfile: only when a file is written, not on `explore`'s start-up",
     ("solver/cli.py", "cmd_explore"): "the C core and the replay machinery: not for `deal`",
     ("solver/cli.py", "_explore_report"): "the replay machinery (solver.lines): not for `deal`",
-    ("solver/disksearch.py", "winning_line"): "solver.solve and solver.lines: only for a win found past the "
-                                              "layer files the disk search keeps",
+    ("solver/disksearch.py", "winning_line"): "solver.solve and solver.lines: only when the line of a win "
+                                              "could not be read back (disk searches failed)",
     ("solver/cli.py", "cmd_analyze"): "the C core, svg: not for `deal`",
     ("solver/cli.py", "cmd_solve"): "the C core: not for `deal`",
     ("solver/cli.py", "cmd_survey"): "the C core, multiprocessing: not for `deal`",

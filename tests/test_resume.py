@@ -101,7 +101,7 @@ def test_a_won_line_after_a_resume_is_the_straight_line(tmp_path):
         try:
             assert r.resumed is not None and r.resumed[0] >= 1 and not r.kept
             assert (r.status, r.states, r.layers, r.runs, r.max_home, r.overflow, r.overflow_bytes) == figures
-            assert r.search.line() == line and len(line) == 6
+            assert r.search.line() == line and line[0] == 0 and len(line[1]) == 6     # (first layer, positions)
             verdict, replayed = judge(pos, r, STANDARD)
             assert verdict == "winnable" and spec.won(replayed[-1])
         finally:
