@@ -62,8 +62,8 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
-    folder that cannot be written is refused before the search (one line naming it and ``out_flag``, the
-    option that chose it)."""
+    folder that cannot be written, or an ``out_path`` that is a folder, is refused before the search (one line
+    naming it and ``out_flag``, the option that chose it)."""
     phases = {}
     check_not_input(out_path, source.path)
     rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
@@ -71,18 +71,21 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             os.path.realpath(work_dir):
         raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
                             f"write the certificate elsewhere")
+    if os.path.isdir(out_path):
+        raise FreecellError(f"cannot write {out_path}: Is a directory")      # as the write itself says it
+    folder = temp_folder_for(out_path)
+    why = folder and unwritable(folder)
+    if why:             # hours of search, then no certificate (and, by default, no folder for the disk files)
+        used = ", and the disk search's files (no --tmp given)" if memory is not None and tmp is None and \
+            work_dir is None else ""
+        raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
+                            f"give another {out_flag}")
     with _timed(phases, "search"):
         if memory is None:
             max_states = max_states or search.EXPLORE_LIMIT
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
             max_states = max_states or certificate.MAX_STATES
-            folder = temp_folder_for(out_path)
-            why = folder and unwritable(folder)
-            if why:     # hours of search, then no certificate (and, by default, no folder for the disk files)
-                used = ", and the disk search's files (no --tmp given)" if tmp is None and work_dir is None else ""
-                raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
-                                    f"give another {out_flag}")
             tmp = folder if tmp is None and work_dir is None else tmp
             result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
                                     work_dir=work_dir, on_resume=say_resume(source.name))

@@ -62,10 +62,13 @@ class _Once(argparse._StoreAction):
 
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2; an option that
-    takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too)."""
+    takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too); an option is
+    spelled whole (no abbreviations)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
+        kwargs.setdefault("allow_abbrev", False)     # `--d` is not `--difficulty`: a script's prefix would change
+        #                                              meaning (or break) when an option is added
         super().__init__(*args, **kwargs)
         self.register("action", None, _Once)
         self.register("action", "store", _Once)

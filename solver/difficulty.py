@@ -74,7 +74,7 @@ from .lines import codes_to_moves, judge
 from .progress import bar
 from .rules import Rules
 from .solve import solve
-from .workers import orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
+from .workers import end_pool, orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
@@ -470,16 +470,19 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4):
                                                                       for i in range(0, len(tasks), chunk)]))
         results = (n for part in parts for n in part)
     old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line)
+    lost = False
     try:
         for n in results:
             done[n.deal] = n
             journal.add(n)
             b.update(1)
+    except WorkerLost:
+        lost = True
+        raise
     finally:
         restore_term(old_term)
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            end_pool(pool, lost)
 
 
 def work_root_of(journal):

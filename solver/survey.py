@@ -20,11 +20,11 @@ import time
 
 from . import deals, solve
 from .atomic import write_atomic
-from .errors import FreecellError
+from .errors import FreecellError, WorkerLost
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
-from .workers import orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
+from .workers import end_pool, orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 MAX_RANGE = 10_000_000
@@ -138,8 +138,14 @@ def _solve_all(first, last, jobs, settings, progress):
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
             with signals_held():        # the workers start with Ctrl-C and SIGTERM held, until _worker_init
                 pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(os.getpid(), settings))
-            with pool:
+            lost = False
+            try:
                 for part in pool_results(pool, pool.imap(_solve_chunk, chunks)):
                     rows.extend(part)
                     b.update(len(part))
+            except WorkerLost:
+                lost = True
+                raise
+            finally:
+                end_pool(pool, lost)
     return rows

@@ -3,6 +3,7 @@ reads a multiprocessing pool's results without waiting for ever on a worker that
 ``pool_results``; and SIGTERM taken as Ctrl-C (``term_as_interrupt``): by the disk search, to remove or keep
 its files, and by the surveys' parents, to stop their workers and say so in one line."""
 import multiprocessing as mp
+import multiprocessing.pool
 import os
 import signal
 import threading
@@ -81,6 +82,29 @@ def pool_results(pool, results, poll=1.0):
 
 
 _term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
+
+
+def end_pool(pool, lost=False):
+    """Stop a multiprocessing pool at the end of a survey's pass: ``pool.terminate()`` (SIGTERM: a disk search in a
+    worker keeps or removes its files), then join. After a lost worker (``lost``: :class:`WorkerLost` raised)
+    that would wait for ever when the dead worker held one of the pool's queue locks (an idle worker waits for its
+    next task inside the task queue's lock: killed there, the lock is never released and terminate() acquires
+    it): the pool is stopped from making new workers and its processes are killed (SIGKILL), its own terminate
+    cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``, ``_change_notifier`` and
+    ``_terminate`` are the pool's own (multiprocessing has no public names for them)."""
+    if not lost:
+        pool.terminate()
+        pool.join()
+        return
+    handler = pool._worker_handler
+    handler._state = mp.pool.TERMINATE          # no replacement workers from now on
+    pool._change_notifier.put(None)
+    handler.join(5)
+    pool._terminate.cancel()
+    for p in list(pool._pool):
+        p.kill()
+    for p in list(pool._pool):
+        p.join(5)
 
 
 def term_as_interrupt():

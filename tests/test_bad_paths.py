@@ -135,3 +135,19 @@ def test_a_certificate_folder_that_cannot_be_written_is_named(read_only_folder, 
     assert p.stderr.splitlines()[-1] == (f"error: cannot write in {ro} (no permission): the certificate goes there"
                                          f"{extra}; give another {flag}")
     assert os.listdir(ro) == []
+
+
+def test_build_in_memory_refuses_a_bad_out_before_the_search(read_only_folder, tmp_path):
+    # the hostile pass of session 10: without --memory, `build` ran the whole search, then could not write (or,
+    # for a winnable deal, never named the bad --out at all); a folder given as --out the same
+    ro, _writable, prefix = read_only_folder
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run(prefix + [sys.executable, "-m", "certgen", "build", "--deal", "164", "--cells", "0", "--out",
+                                 f"{ro}/x.cert"], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.splitlines() == [f"error: cannot write in {ro} (no permission): the certificate goes there; "
+                                     f"give another --out"]
+    p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "164", "--cells", "0", "--out",
+                        str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.splitlines() == [f"error: cannot write {tmp_path}: Is a directory"]

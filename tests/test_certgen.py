@@ -284,7 +284,8 @@ def test_a_start_that_is_not_the_deal_is_one_line_for_mutate_and_render(tmp_path
 
 
 def test_write_errors_name_the_output_not_the_temporary(tmp_path):
-    # `--out DIR` fails at the rename; the message named the temporary file (/tmp/.tmp-xxxx).
+    # `--out DIR` failed at the rename and the message named the temporary file (/tmp/.tmp-xxxx); now it is
+    # refused before the search, in the same words.
     folder = tmp_path / "adir"
     folder.mkdir()
     proc = run("-m", "certgen", "build", "--deal", "1", "--cells", "0", "--out", str(folder))

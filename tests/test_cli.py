@@ -445,6 +445,18 @@ def test_an_option_given_twice_is_refused(run, assert_one_line_error, module, ar
                           f"{flag} given twice: give it once (see '{prog} --help')")
 
 
+@pytest.mark.parametrize("module, args, unknown", [
+    ("solver", ["survey", "1-2", "--d"], "--d"),
+    ("solver", ["explore", "--de", "5", "--cells", "1"], "--de 5"),
+    ("certgen", ["info", "x.cert", "--js"], "--js"),
+])
+def test_an_option_is_spelled_whole(run, assert_one_line_error, module, args, unknown):
+    # the hostile pass of session 10: `survey 1-2 --d` meant --difficulty, `--de 5` --deal 5 (argparse's
+    # prefixes): a script's prefix would change meaning when an option is added
+    assert_one_line_error(run(*args, module=module),
+                          f"unrecognized arguments: {unknown} (see 'python -m {module} --help')")
+
+
 def test_options_meant_to_repeat_still_do(run, tmp_path):
     # --certs is action="append"; a flag without a value changes nothing when repeated
     p = run("audit", "--certs", str(tmp_path), "--certs", str(tmp_path / "missing"), module="certgen")

@@ -223,3 +223,48 @@ def test_sigkill_to_a_survey_leaves_no_traceback_and_no_worker(tmp_path, command
     for c in left:
         os.kill(c, signal.SIGKILL)
     assert not left, "a worker outlived its killed parent"
+
+
+IDLE_KILLED = r"""
+import multiprocessing as mp, os, signal, sys, time
+from solver.errors import WorkerLost
+from solver.workers import end_pool, orphan_watch, pool_results, signals_held
+
+def task(path):
+    open(path, "w").write(str(os.getpid()))
+    time.sleep(20)            # a long search: the other worker waits for its next task, inside the queue's lock
+    return 1
+
+if __name__ == "__main__":
+    path = sys.argv[1]
+    with signals_held():
+        pool = mp.get_context("fork").Pool(2, initializer=orphan_watch, initargs=(os.getpid(),))
+    results = pool.imap_unordered(task, [path])
+    while not os.path.exists(path) or not open(path).read():
+        time.sleep(0.05)
+    time.sleep(0.5)
+    busy = int(open(path).read())
+    idle = [p.pid for p in pool._pool if p.pid != busy][0]
+    os.kill(idle, signal.SIGKILL)
+    t = time.monotonic()
+    lost = False
+    try:
+        list(pool_results(pool, results, poll=0.5))
+    except WorkerLost:
+        lost = True
+    finally:
+        end_pool(pool, lost)
+    print("lost" if lost else "not lost", "ended", flush=True)
+"""
+
+
+def test_an_idle_worker_killed_ends_the_pool_in_seconds(tmp_path):
+    # the hostile pass of session 10: `survey --difficulty --jobs 2` waited for ever after `kill -9` of a worker
+    # waiting for its next task (it died holding the task queue's lock, which pool.terminate() acquires)
+    script = tmp_path / "idle.py"
+    script.write_text(IDLE_KILLED)
+    t = time.monotonic()
+    p = subprocess.run([sys.executable, str(script), str(tmp_path / "busy")], cwd=ROOT, capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.stdout.split() == ["lost", "ended"], (p.stdout, p.stderr[-2000:])
+    assert time.monotonic() - t < 15, "the pool was not stopped before its busy worker's task ended"
