@@ -148,7 +148,7 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
     try:
         res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
                            work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
-                           desc=f"{name}, on disk")
+                           desc=f"{name}, on disk", overflow=overflow_for(memory))
     except FreecellError as e:      # the disk search's words name its CLI option, which the survey has not
         if work_dir is None:
             raise
@@ -400,9 +400,16 @@ def memory_budget(available=None):
 
 def job_memory(tier, tiers=TIERS):
     """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
-    disk its buffer and the overflow set's quarter of it (solver/fc.c: positions past the 16-byte key)."""
+    disk its buffer and the overflow set's half of it (:func:`overflow_for`)."""
     b = disk_buffer(tier, tiers)
-    return tier_of(tier, tiers).states * MEMORY_PER_STATE if b is None else b + b // 4
+    return tier_of(tier, tiers).states * MEMORY_PER_STATE if b is None else b + overflow_for(b)
+
+
+def overflow_for(buffer):
+    """The bytes a survey's disk enumeration with that buffer keeps for its positions past the 16-byte key
+    (solver/fc.c's overflow set, in memory): half the buffer, not the disk search's default quarter -- #11744's
+    1-cell set had more than 16,777,216 such positions at 2,874,052,559 (session 10), past tier 5's 1 GiB."""
+    return buffer // 2
 
 
 def jobs_for(tier, jobs, tiers=TIERS, budget=None):
@@ -421,7 +428,7 @@ def buffer_for(tier, jobs, tiers=TIERS, budget=None):
         return None
     if budget is None:
         budget = memory_budget()
-    return max(MIN_MEMORY, min(b, budget // jobs * 4 // 5))
+    return max(MIN_MEMORY, min(b, budget // jobs * 2 // 3))
 
 
 TierRun = namedtuple("TierRun", "tier jobs buffer budget")

@@ -133,19 +133,22 @@ class DiskSearch:
     work folder instead, ``close`` keeps it (the last checkpoint's files) unless the search reached its end."""
 
     def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0,
-                 work_dir=None, target=None):
+                 work_dir=None, target=None, overflow=None):
         """key_bits: 0, or fewer bits than the 16-byte key's 127 for tests (more positions then go to the
         overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
         search instead of a temporary one (see the module's docstring). target: a P64 record (as the search
         stores its positions: up to column order when the rules are canonical) to look for instead of a won
-        position (fc_ddd_target): ``won`` then means it was reached; not with a work_dir."""
+        position (fc_ddd_target): ``won`` then means it was reached; not with a work_dir. overflow: the bytes the
+        positions past the 16-byte key may take in memory (None: a quarter of ``memory``, fc_ddd_overflow_limit)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
         self.memory, self.tmp, self.key_bits, self.progress = memory, tmp, key_bits, False
+        self.overflow = overflow
         if work_dir is not None and target is not None:
             raise ValueError("a disk search with a target keeps no work folder")
         if work_dir is not None:
             self._open_work_dir(memory, max_states, stop_on_win, key_bits)
+            self._limit_overflow()
             return
         if tmp is not None and not os.path.isdir(tmp):
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
@@ -168,11 +171,16 @@ class DiskSearch:
             self.close()
             raise _start_error(err[0], f"cannot write in the temporary folder {folder}")
         self._d = d
+        self._limit_overflow()
         if target is not None:
             e = lib.fc_ddd_target(d, ffi.from_buffer(bytes(target)))
             if e < 0:
                 self.close()
                 raise _error(e, "cannot look for that position: ")
+
+    def _limit_overflow(self):
+        if self.overflow is not None and self._d is not None:
+            lib.fc_ddd_overflow_limit(self._d, self.overflow)
 
     def _open_work_dir(self, memory, max_states, stop_on_win, key_bits):
         """Start in work_dir, or go on with the search whose state it holds (one FreecellError line when it
@@ -301,9 +309,10 @@ class DiskSearch:
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {self.dir}: {why} "
                                  f"(nothing is claimed: the verdict is unknown; {files})")
         if st.status == lib.FC_EOVERFLOW:
+            whose = "as set" if self.overflow is not None else "a quarter of --memory"
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {st.overflow:,} of them "
                                  f"do not pack into 16 bytes and their set in memory would pass its limit of "
-                                 f"{_size(st.overflow_limit)} (a quarter of --memory, at least 1 MB; nothing is claimed: the "
+                                 f"{_size(st.overflow_limit)} ({whose}, at least 1 MB; nothing is claimed: the "
                                  f"verdict is unknown" + (f"; {files})" if self.work_dir is not None else ")"))
         return _error(st.status, "the disk search stopped: ")
 
@@ -358,7 +367,8 @@ class DiskSearch:
             if not self.progress:
                 print(words, file=sys.stderr, flush=True)
             try:
-                s = DiskSearch(self.start, self.rules, self.memory, tmp, key_bits=self.key_bits, target=recs[0])
+                s = DiskSearch(self.start, self.rules, self.memory, tmp, key_bits=self.key_bits, target=recs[0],
+                               overflow=self.overflow)
                 try:
                     status = s.run(self.progress, desc=words)
                     depth, head = s.line() if status == "won" else (None, None)
@@ -435,12 +445,13 @@ class DiskResult(Found):
 
 
 def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0,
-                 work_dir=None, on_resume=None, desc="explore on disk"):
+                 work_dir=None, on_resume=None, desc="explore on disk", overflow=None):
     """The disk search from ``start`` to its end (see the module's docstring). Its folder is removed when
     it fails or is interrupted; on success by the result's ``close()``. With ``work_dir`` the folder is kept
     when the search stops before its end, and a folder holding this search's state is gone on with:
-    ``on_resume(layer, positions)`` is called first; ``desc``: the progress bar's words."""
-    s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir)
+    ``on_resume(layer, positions)`` is called first; ``desc``: the progress bar's words; ``overflow``: see
+    DiskSearch."""
+    s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir, overflow=overflow)
     try:
         if on_resume is not None and s.resumed is not None:
             on_resume(*s.resumed)

@@ -3286,6 +3286,11 @@ static int ddd_key(const fc_ddd *d, const fc_pos *p, fkey_t *k) {
     return 0;
 }
 
+int fc_ddd_overflow_limit(fc_ddd *d, uint64_t bytes) {
+    d->ovf_limit = bytes < DDD_OVFMIN ? DDD_OVFMIN : bytes;
+    return 0;
+}
+
 int fc_ddd_target(fc_ddd *d, const uint8_t *p64) {
     fc_pos p;
     fkey_t k, s;

@@ -413,6 +413,10 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out);
    first of these) is another search's: fc_ddd_target. */
 int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap, uint64_t *first);
 
+/* The bytes the overflow set (the positions that do not pack into the 16-byte key, kept whole in memory) may
+   take: by default a quarter of mem (at least 1 MB); at least 1 MB. Any time; 0. */
+int fc_ddd_overflow_limit(fc_ddd *d, uint64_t bytes);
+
 /* Look for one position instead of a won one: the P64 record p64, as the search stores it (after autoplay,
    up to column order when the rules are canonical; any order of its columns is taken then). Met as a
    successor, in the overflow set, in a merge or as the start, it counts as the won position does without a

@@ -512,3 +512,17 @@ def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal,
     finally:
         r.close()
         m.close()
+
+
+def test_the_overflow_set_may_be_given_more(tmp_path):
+    """The survey's disk tiers give the positions past the key half their buffer (difficulty.overflow_for): the
+    search the quarter stopped goes on to its end (#11744 in session 10)."""
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100,
+                                overflow=64 << 20)
+    try:
+        assert (r.status, r.states) == ("done", 84767) and r.search.stats().overflow_limit == 64 << 20
+    finally:
+        r.close()
+    with pytest.raises(FreecellError, match=r"would pass its limit of 1\.0 MB \(as set, at least 1 MB; "):
+        disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100, overflow=1)
+    assert os.listdir(tmp_path) == []
