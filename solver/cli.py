@@ -445,8 +445,9 @@ def build_parser():
                         "replayed line and a complete enumeration with one cell fewer; counts easy (0-1), medium "
                         "(2), hard (3-4), and undecided where a limit stopped a search. Limits in tiers (solver / "
                         "enumeration positions: 100,000 / 2,000,000, then for the undecided 2,000,000 / "
-                        "20,000,000, 20,000,000 / 80,000,000, an enumeration alone of 400,000,000 (about 10 GB), "
-                        "and a last one on disk of 4,000,000,000 (these two up to the order of the columns) (a 4 GB buffer; files up to ~6 bytes a position at the peak); "
+                        "20,000,000, 20,000,000 / 80,000,000, an enumeration alone of 400,000,000 (up to 16.8 GB), "
+                        "and last 100,000,000 (about 6 GB) / 4,000,000,000 on disk (a 4 GiB buffer; files up to ~6 "
+                        "bytes a position at the peak); the last two enumerations up to the order of the columns; "
                         "--max-states K: one tier K / K). With --out "
                         "the run is resumable: the CSV is read first and appended to deal by deal, and the disk "
                         "tier's searches go on from their folders FILE.csv.work/DEAL-K-canonical")
@@ -456,8 +457,8 @@ def build_parser():
     v.add_argument("--memory", metavar="M", type=memory_arg,
                    help="with --difficulty: the memory all the processes may take together, e.g. 20G (default: "
                         "the machine's available memory less 512 MB, read when each tier starts): --jobs is "
-                        "lowered in a tier whose searches would pass it (26 bytes a position in memory, the disk "
-                        "buffer and a quarter on disk), and the disk buffer made smaller to fit")
+                        "lowered in a tier whose searches would pass it (42 bytes a position in memory, 60 for the "
+                        "solver, the disk buffer and a half on disk), and the disk buffer made smaller to fit")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p

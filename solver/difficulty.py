@@ -16,7 +16,9 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    cells at the tier's solver limit; the fewest cells it wins with is the upper bound ``high``. When its
    own space runs out, solve() enumerates the spec rules with that many cells and a complete enumeration
    raises the lower bound ``low`` (cells below ``low`` are proven too few). In later tiers the solver is
-   tried downwards from high - 1 (a win lowers ``high`` again).
+   tried downwards from high - 1 (a win lowers ``high`` again). Tier 5's solver stores up to 100,000,000
+   positions (about 5.8 GB): #11744's 1-cell win took it 35,059,546, past the 20,000,000 of tiers 3 and 4,
+   while its 1-cell set up to column order had passed 2,874,052,559 on disk (session 10).
 2. ONE exhaustive enumeration with high - 1 cells (solver.search.explore, depth first, stopping at a
    win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
    without a win proves ``low = high``: k is decided.
@@ -91,7 +93,9 @@ runs on disk with that buffer; None: in memory), ``canonical`` (the enumeration 
 order of the columns). A plain tuple of 2 to 4 such values is taken too."""
 DISK_BUFFER = 4 << 30
 TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
-         Tier(20_000_000, 400_000_000, canonical=True), Tier(20_000_000, 4_000_000_000, DISK_BUFFER, True))
+         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True))
+SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
+                               # 1 cell, `solve --max-states 100000000`, session 11), 58.8 bytes
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
 MEMORY_PER_STATE = 42          # bytes a position stored in memory may cost (the --jobs guard): deal 982's 2-cell
@@ -400,9 +404,12 @@ def memory_budget(available=None):
 
 def job_memory(tier, tiers=TIERS):
     """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
-    disk its buffer and the overflow set's half of it (:func:`overflow_for`)."""
+    disk its buffer and the overflow set's half of it (:func:`overflow_for`); or its solver's
+    (SOLVER_BYTES_PER_STATE a position) when that is more (the two run one after the other)."""
+    t = tier_of(tier, tiers)
     b = disk_buffer(tier, tiers)
-    return tier_of(tier, tiers).states * MEMORY_PER_STATE if b is None else b + overflow_for(b)
+    enumeration = t.states * MEMORY_PER_STATE if b is None else b + overflow_for(b)
+    return max(enumeration, t.solver * SOLVER_BYTES_PER_STATE if runs_solver(tier, tiers) else 0)
 
 
 def overflow_for(buffer):

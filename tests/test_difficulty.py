@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from solver import deals, difficulty, search
+from solver import deals, difficulty, search, spec
+from solver.solve import solve
 from solver.errors import FreecellError
 from solver.rules import Rules
 
@@ -73,6 +74,35 @@ def test_a_tier_with_no_bigger_solver_limit_runs_only_the_enumeration(monkeypatc
     difficulty.refine(28, 1, tiers=((10, 100), (11, 2_000_000)))
     assert calls[0] == 4
     assert difficulty.TIERS[3][0] == difficulty.TIERS[2][0] and difficulty.TIERS[3][1] > difficulty.TIERS[2][1]
+
+
+def test_tier_5_tries_a_bigger_solver_before_its_disk_enumeration(monkeypatch):
+    """Tier 5's solver stores up to 100,000,000 positions (tiers 3 and 4: 20,000,000), so it runs again,
+    downwards from high - 1, before the enumeration on disk; its memory is the larger of the solver's (60
+    bytes a position: 6,000,000,000) and the disk enumeration's (6 GiB), not their sum (one runs after the
+    other). A win there decides the deal without touching the disk (the solver stands in for #11744's
+    1-cell win: the real one is test_deal_11744_is_won_with_one_cell_by_tier_5s_solver, slow)."""
+    t4, t5 = difficulty.tier_of(3), difficulty.tier_of(4)
+    assert (t4.solver, t5.solver) == (20_000_000, 100_000_000)
+    assert not difficulty.runs_solver(3) and difficulty.runs_solver(4)
+    assert difficulty.job_memory(4) == max(6 << 30, 100_000_000 * difficulty.SOLVER_BYTES_PER_STATE) == 6 << 30
+    assert difficulty.job_memory(1, tiers=((10, 10), (1_000_000_000, 10))) == 60_000_000_000
+    assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * difficulty.MEMORY_PER_STATE  # no solver
+    calls = []
+    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit: calls.append((k, limit)) or ("winnable", 7))
+    monkeypatch.setattr(difficulty, "_enumerate_on_disk", lambda *a, **kw: pytest.fail("no disk search after a win"))
+    n = difficulty.refine(11744, 4, low=1, high=2, states=5)
+    assert calls == [(1, 100_000_000)] and (n.k, n.low, n.high, n.states, n.tier) == (1, 1, 1, 12, 5)
+
+
+@pytest.mark.slow
+def test_deal_11744_is_won_with_one_cell_by_tier_5s_solver():
+    """#11744 (1 <= k <= 2 after tier 4: its 1-cell set up to column order passed 2,874,052,559 positions on
+    disk, session 10) is won with 1 cell by tier 5's solver: a 145-move line, replayed under spec.moves,
+    35,059,546 positions stored (about 4 minutes, 2 GB): k = 1, Easy."""
+    r = solve(deals.ms_deal(11744), Rules(cells=1), max_states=difficulty.tier_of(4).solver)
+    assert (r.verdict, r.length, r.states) == ("winnable", 145, 35_059_546)
+    assert r.path is not None and spec.won(r.path[-1])
 
 
 def test_undecided_is_kept_with_its_bounds_and_goes_on_at_the_next_tier(run_json, tmp_path):
@@ -180,7 +210,8 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
     assert limits(obj)[2:] == [
         {"solver": 20_000_000, "enumeration": 80_000_000, "disk_buffer": None, "up_to_column_order": False},
         {"solver": None, "enumeration": 400_000_000, "disk_buffer": None, "up_to_column_order": True},  # no solver
-        {"solver": None, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30, "up_to_column_order": True}]  # disk
+        {"solver": 100_000_000, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30,
+         "up_to_column_order": True}]  # disk, after a bigger solver
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
