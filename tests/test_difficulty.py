@@ -556,3 +556,32 @@ def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
     in Python, the hostile pass)."""
     obj = run_json("explore", "--deal", "1", "--canonical")
     assert (obj["verdict"], obj["states"], obj["line_length"]) == ("winnable", 15_329, 143)
+
+
+def test_the_docs_run_agrees_with_its_summary_and_the_readme():
+    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what the README's table, its
+    "k per deal" line and docs/difficulty-1-32000.json say: the counts per class, k per deal and the deals
+    still undecided with their bounds (a fold that updates one and not the others fails here)."""
+    root = os.path.join(os.path.dirname(__file__), "..")
+    needs = difficulty.read_journal(os.path.join(root, "docs", "difficulty-1-32000.csv"))
+    assert sorted(needs) == list(range(1, 32001))
+    counts = difficulty.counts_of(needs.values())
+    ks = {}
+    for n in needs.values():
+        key = "undecided" if n.k is None else str(n.k)
+        ks[key] = ks.get(key, 0) + 1
+    undecided = [{"deal": n.deal, "low": n.low, "win_with": n.high} for n in sorted(needs.values()) if n.k is None]
+    with open(os.path.join(root, "docs", "difficulty-1-32000.json")) as f:
+        summary = json.load(f)
+    assert summary["counts"] == counts and summary["k_histogram"] == ks and summary["undecided"] == undecided
+    assert summary["more_than_4"] == [n.deal for n in sorted(needs.values()) if n.k is not None and n.k > 4]
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    pct = {c: f"{100 * counts[c] / 32000:.1f} %" for c in ("easy", "medium", "hard")}
+    row = (f"| ours, each k proven both ways | **{counts['easy']:,}** ({pct['easy']}) | **{counts['medium']:,}** "
+           f"({pct['medium']}) | **{counts['hard']:,}** ({pct['hard']}) | **{counts['more']}** (#11982) | "
+           f"**{counts['undecided']}** |")
+    assert row in readme
+    line = "k per deal: " + ", ".join(f"k = {k}: {ks[k]:,}" for k in sorted(k for k in ks if k != "undecided")) + \
+        f", undecided: {ks.get('undecided', 0)}."
+    assert line in readme
