@@ -61,9 +61,10 @@ class _Once(argparse._StoreAction):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2; an option that
-    takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too); an option is
-    spelled whole (no abbreviations)."""
+    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2, ``<prog>`` the
+    subcommand's (``python -m solver explore``) for an error in its arguments, an unrecognised one too; an
+    option that takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too); an
+    option is spelled whole (no abbreviations)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
@@ -73,10 +74,14 @@ class Parser(argparse.ArgumentParser):
         self.register("action", None, _Once)
         self.register("action", "store", _Once)
         self.given = set()          # the dests of the options given so far in this parse
+        self.subcommand = False     # a subcommand's parser (add_command)
 
     def parse_known_args(self, args=None, namespace=None):
         self.given = set()
-        return super().parse_known_args(args, namespace)
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.subcommand:  # argparse hands them up to the top level, whose error names its help
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
 
     def error(self, message):
         dashed = [a for a in _ARGV if a.startswith("-") and a not in ("-", "--") and os.path.exists(a)]
@@ -254,6 +259,7 @@ def add_command(sub, name, func, help, description=None, source=False, rules=Fal
     the rules (``rules``; ``counting`` adds the counting mode), --max-states/--no-progress (``limit``: the
     help of --max-states) and --json (``json``, with ``limit``)."""
     p = sub.add_parser(name, help=help, description=description)
+    p.subcommand = True
     if source:
         add_source_args(p)
     if rules:
