@@ -8,7 +8,8 @@ imports only argparse, os, sys and the light model modules.
 Errors: every user error is a :class:`solver.errors.FreecellError`, printed as ``error: <message>`` on
 stderr with exit status 2 (argparse usage errors too); an :class:`solver.errors.InternalError` (a bug a
 check caught) and running out of memory are one line with exit status 1; Ctrl-C is one line
-(``INTERRUPTED``) and exit status 130, as is a SIGTERM a disk search turned into the same path (``TERMINATED``).
+(``solver.errors.INTERRUPTED``) and exit status 130, as is a SIGTERM a disk search turned into the same path
+(``TERMINATED``).
 """
 import argparse
 import contextlib
@@ -18,14 +19,11 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError, Terminated, WorkerLost
+from .errors import FreecellError, InternalError, WorkerLost, interrupted
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
 
 AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
-
-INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
-TERMINATED = "stopped (SIGTERM) before an answer, nothing is claimed"
 
 
 class Formatter(argparse.HelpFormatter):
@@ -367,5 +365,5 @@ def run(parser, argv=None):
                       "smaller --max-states, or a smaller --memory)", 1)
     except KeyboardInterrupt as exc:
         sys.stdout.flush()
-        print(TERMINATED if isinstance(exc, Terminated) else INTERRUPTED, file=sys.stderr)
+        print(interrupted(exc), file=sys.stderr)
         return 130

@@ -22,7 +22,17 @@ class FreecellError(Exception):
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, ``timeout``, a batch scheduler) where a search turns it into the Ctrl-C path
     (solver/disksearch.py, to remove or keep its files): handled as Ctrl-C is, with the same exit status,
-    but said as what it was (solver.cliargs.TERMINATED)."""
+    but said as what it was (TERMINATED)."""
+
+
+INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
+TERMINATED = "stopped (SIGTERM) before an answer, nothing is claimed"
+
+
+def interrupted(exc):
+    """The one line a command says for a Ctrl-C (``exc``, a KeyboardInterrupt), exit status 130: here, for
+    the command lines' runner (solver.cliargs.run) and for their ``__main__`` modules while they import it."""
+    return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
 
 
 class InternalError(Exception):

@@ -109,7 +109,7 @@ def end_pool(pool, lost=False):
 
 def term_as_interrupt():
     """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path
-    (said as SIGTERM, solver.cliargs.TERMINATED). Returns the handler it replaced (None outside the main
+    (said as SIGTERM, solver.errors.TERMINATED). Returns the handler it replaced (None outside the main
     thread), for :func:`restore_term`. A process forked from this one inherits the handler; there SIGTERM
     keeps its default meaning (:func:`_raise_terminated`)."""
     global _term_owner
