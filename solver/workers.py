@@ -89,9 +89,6 @@ def pool_results(pool, results, poll=1.0):
                 raise WorkerLost(LOST) from None
 
 
-_term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
-
-
 def pool_folder():
     """In the parent, before a pool whose workers make temporary files (a disk search without a work folder):
     a new folder in the system's temporary one for them (``orphan_watch``'s ``tmp``), removed by ``end_pool``."""
@@ -128,6 +125,9 @@ def end_pool(pool, lost=False, tmp=None):
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+_term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
 
 
 def term_as_interrupt():
