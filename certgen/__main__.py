@@ -1,7 +1,3 @@
-import sys
-
-try:
-    from .cli import main
-    sys.exit(main())
-except KeyboardInterrupt:       # Ctrl-C while starting up (the imports) or shutting down
-    sys.exit(130)
+"""``python -m certgen``: see :mod:`certgen.cli`; a Ctrl-C while it is imported: solver.errors.main_of."""
+from solver.errors import main_of   # a module of a few classes and strings: it imports nothing
+main_of("certgen.cli")

@@ -1,9 +1,4 @@
-"""``python -m solver``: see :mod:`solver.cli`."""
-import sys
-
+"""``python -m solver``: see :mod:`solver.cli`; a Ctrl-C while it is imported: solver.errors.main_of."""
 if __name__ == "__main__":
-    try:
-        from .cli import main
-        sys.exit(main())
-    except KeyboardInterrupt:   # Ctrl-C while starting up (the imports) or shutting down
-        sys.exit(130)
+    from .errors import main_of     # a module of a few classes and strings: it imports nothing
+    main_of("solver.cli")

@@ -8,7 +8,8 @@ imports only argparse, os, sys and the light model modules.
 Errors: every user error is a :class:`solver.errors.FreecellError`, printed as ``error: <message>`` on
 stderr with exit status 2 (argparse usage errors too); an :class:`solver.errors.InternalError` (a bug a
 check caught) and running out of memory are one line with exit status 1; Ctrl-C is one line
-(``INTERRUPTED``) and exit status 130, as is a SIGTERM a disk search turned into the same path (``TERMINATED``).
+(``solver.errors.INTERRUPTED``) and exit status 130, as is a SIGTERM a disk search turned into the same path
+(``TERMINATED``).
 """
 import argparse
 import contextlib
@@ -18,14 +19,11 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError, Terminated, WorkerLost
+from .errors import FreecellError, InternalError, WorkerLost, interrupted
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
 
 AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
-
-INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
-TERMINATED = "stopped (SIGTERM) before an answer, nothing is claimed"
 
 
 class Formatter(argparse.HelpFormatter):
@@ -61,9 +59,10 @@ class _Once(argparse._StoreAction):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2; an option that
-    takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too); an option is
-    spelled whole (no abbreviations)."""
+    """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2, ``<prog>`` the
+    subcommand's (``python -m solver explore``) for an error in its arguments, an unrecognised one too; an
+    option that takes a value may be given once (:class:`_Once`; its subcommands' parsers are Parsers too); an
+    option is spelled whole (no abbreviations)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
@@ -73,10 +72,14 @@ class Parser(argparse.ArgumentParser):
         self.register("action", None, _Once)
         self.register("action", "store", _Once)
         self.given = set()          # the dests of the options given so far in this parse
+        self.subcommand = False     # a subcommand's parser (add_command)
 
     def parse_known_args(self, args=None, namespace=None):
         self.given = set()
-        return super().parse_known_args(args, namespace)
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.subcommand:  # argparse hands them up to the top level, whose error names its help
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
 
     def error(self, message):
         dashed = [a for a in _ARGV if a.startswith("-") and a not in ("-", "--") and os.path.exists(a)]
@@ -254,6 +257,7 @@ def add_command(sub, name, func, help, description=None, source=False, rules=Fal
     the rules (``rules``; ``counting`` adds the counting mode), --max-states/--no-progress (``limit``: the
     help of --max-states) and --json (``json``, with ``limit``)."""
     p = sub.add_parser(name, help=help, description=description)
+    p.subcommand = True
     if source:
         add_source_args(p)
     if rules:
@@ -361,5 +365,5 @@ def run(parser, argv=None):
                       "smaller --max-states, or a smaller --memory)", 1)
     except KeyboardInterrupt as exc:
         sys.stdout.flush()
-        print(TERMINATED if isinstance(exc, Terminated) else INTERRUPTED, file=sys.stderr)
+        print(interrupted(exc), file=sys.stderr)
         return 130

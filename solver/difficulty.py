@@ -76,7 +76,8 @@ from .lines import codes_to_moves, judge
 from .progress import bar
 from .rules import Rules
 from .solve import solve
-from .workers import end_pool, orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
+from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, signals_held,
+                      term_as_interrupt)
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
@@ -470,14 +471,19 @@ def smaller_buffer_words(run, tiers=TIERS):
             f"{binary_size(run.budget)}{share}): slower, same answer")
 
 
-def _run_tier(tasks, jobs, journal, done, b, chunk=4):
+def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
+    """The tasks' refine (in a pool of ``jobs`` processes) into ``done`` and the journal. ``temporary``: their
+    disk searches make temporary folders, which then go in one this process removes when the pool has ended
+    (solver.workers.pool_folder): a worker killed with SIGKILL cannot remove its own."""
+    tmp = None
     if jobs <= 1 or len(tasks) <= 1:
         results = map(_work, tasks)
         pool = None
     else:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        tmp = pool_folder() if temporary else None
         with signals_held():            # the workers start with Ctrl-C and SIGTERM held, until orphan_watch
-            pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(),))
+            pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(), tmp))
         # chunks made here, not by imap_unordered's chunksize (which hides the pool's own iterator, the
         # one pool_results needs to wait with a timeout)
         parts = pool_results(pool, pool.imap_unordered(_pool_chunk, [tasks[i:i + chunk]
@@ -496,7 +502,7 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4):
     finally:
         restore_term(old_term)
         if pool is not None:
-            end_pool(pool, lost)
+            end_pool(pool, lost, tmp)
 
 
 def work_root_of(journal):
@@ -552,7 +558,8 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
             with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",
                      smoothing=0.05) as b:
                 try:
-                    _run_tier(tasks, n_jobs, j, done, b, chunk=4 if tier == 0 else 1)   # later: long deals
+                    _run_tier(tasks, n_jobs, j, done, b, chunk=4 if tier == 0 else 1,   # later: long deals
+                              temporary=buffer is not None and root is None)        # on disk, no work folders
                 except WorkerLost as exc:
                     kept = (f"every deal finished is in {journal}: the same command goes on from there"
                             if journal else "without --out nothing is kept")

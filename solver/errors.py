@@ -3,6 +3,9 @@
 Every problem a person can cause (a bad deal number, an unreadable or malformed board, a bad deal code)
 is reported as a :class:`FreecellError` whose message is a single line. The command line prints it as
 ``error: <message>`` on stderr and exits with status 2; it never shows a traceback for one.
+
+Also the words a Ctrl-C is said in (INTERRUPTED, TERMINATED) and the command lines' entry (:func:`main_of`),
+which says them while the modules are imported: this module imports nothing.
 """
 
 
@@ -22,7 +25,33 @@ class FreecellError(Exception):
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, ``timeout``, a batch scheduler) where a search turns it into the Ctrl-C path
     (solver/disksearch.py, to remove or keep its files): handled as Ctrl-C is, with the same exit status,
-    but said as what it was (solver.cliargs.TERMINATED)."""
+    but said as what it was (TERMINATED)."""
+
+
+INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
+TERMINATED = "stopped (SIGTERM) before an answer, nothing is claimed"
+
+
+def interrupted(exc):
+    """The one line a command says for a Ctrl-C (``exc``, a KeyboardInterrupt), exit status 130: here, for
+    the command lines' runner (solver.cliargs.run) and for :func:`main_of` while it imports it."""
+    return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
+
+
+def main_of(module):
+    """``python -m solver`` and ``python -m certgen`` (their ``__main__``): exit with ``module``'s ``main()``
+    (solver.cli, certgen.cli), imported here, so that a Ctrl-C while the modules are imported is one line
+    too and exit status 130 (the commands' own Ctrl-C is the runner's, solver.cliargs.run). Not covered: the
+    interpreter's own start-up before our code runs (its site modules, runpy, the packages' empty
+    ``__init__``, this module's import), where a Ctrl-C is still Python's KeyboardInterrupt traceback."""
+    try:
+        import importlib
+        status = importlib.import_module(module).main()
+    except KeyboardInterrupt as exc:    # Ctrl-C while the modules are imported (or on the way out)
+        import sys
+        print(interrupted(exc), file=sys.stderr)
+        status = 130
+    raise SystemExit(status)
 
 
 class InternalError(Exception):

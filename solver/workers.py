@@ -1,16 +1,19 @@
 """What every worker process of a pool runs first (the surveys' --jobs): ``orphan_watch``; how the parent
 reads a multiprocessing pool's results without waiting for ever on a worker that was killed:
-``pool_results``; and SIGTERM taken as Ctrl-C (``term_as_interrupt``): by the disk search, to remove or keep
+``pool_results``, and ends the pool: ``end_pool`` (with the workers' temporary files: ``pool_folder``); and
+SIGTERM taken as Ctrl-C (``term_as_interrupt``): by the disk search, to remove or keep
 its files, and by the surveys' parents, to stop their workers and say so in one line."""
 import multiprocessing as mp
 import multiprocessing.pool
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
 
-from .errors import Terminated, WorkerLost
+from .errors import FreecellError, Terminated, WorkerLost
 
 LOST = ("a worker process ended abruptly (killed: the system's out-of-memory killer, or kill -9), so the "
         "result it was computing is lost and nothing is claimed for it")
@@ -42,14 +45,19 @@ def let_signals_through():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
 
 
-def orphan_watch(parent):
+def orphan_watch(parent, tmp=None):
     """In a worker: ignore SIGINT (Ctrl-C is the parent's to handle: it stops the pool; a worker would
     print a traceback), and exit as soon as the parent process is gone. Killed with SIGKILL, the parent
     cannot stop its workers: without this they would finish their search (minutes, gigabytes for a big
     one) or wait on their queue for ever. The watch is a thread: the C core releases the GIL, so it runs
     during a long search too. A worker that finishes a task before the watch sees the parent gone writes its
     result into a pipe nobody reads: SIGPIPE's default action ends it there, without a word (Python ignores
-    SIGPIPE, and the pool's worker printed two BrokenPipeError tracebacks on the parent's stderr)."""
+    SIGPIPE, and the pool's worker printed two BrokenPipeError tracebacks on the parent's stderr).
+    ``tmp``: the parent's :func:`pool_folder`, where the worker's temporary files go (``tempfile.tempdir``: a
+    disk search's folder without a work folder), so that the parent removes them when the pool ends, even
+    those of a worker killed with SIGKILL, which cannot remove its own."""
+    if tmp is not None:
+        tempfile.tempdir = tmp
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # the parent's term_as_interrupt is not the worker's: a
     #                                                 pool's terminate() ends it at once (a disk search sets its own)
@@ -81,35 +89,50 @@ def pool_results(pool, results, poll=1.0):
                 raise WorkerLost(LOST) from None
 
 
-_term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
+def pool_folder():
+    """In the parent, before a pool whose workers make temporary files (a disk search without a work folder):
+    a new folder in the system's temporary one for them (``orphan_watch``'s ``tmp``), removed by ``end_pool``."""
+    try:
+        return tempfile.mkdtemp(prefix="freecell-pool-")
+    except OSError as e:
+        raise FreecellError(f"{tempfile.gettempdir()}: cannot make a temporary folder there ({e.strerror or e})") \
+            from None
 
 
-def end_pool(pool, lost=False):
+def end_pool(pool, lost=False, tmp=None):
     """Stop a multiprocessing pool at the end of a survey's pass: ``pool.terminate()`` (SIGTERM: a disk search in a
     worker keeps or removes its files), then join. After a lost worker (``lost``: :class:`WorkerLost` raised)
     that would wait for ever when the dead worker held one of the pool's queue locks (an idle worker waits for its
     next task inside the task queue's lock: killed there, the lock is never released and terminate() acquires
     it): the pool is stopped from making new workers and its processes are killed (SIGKILL), its own terminate
     cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``, ``_change_notifier`` and
-    ``_terminate`` are the pool's own (multiprocessing has no public names for them)."""
-    if not lost:
-        pool.terminate()
-        pool.join()
-        return
-    handler = pool._worker_handler
-    handler._state = mp.pool.TERMINATE          # no replacement workers from now on
-    pool._change_notifier.put(None)
-    handler.join(5)
-    pool._terminate.cancel()
-    for p in list(pool._pool):
-        p.kill()
-    for p in list(pool._pool):
-        p.join(5)
+    ``_terminate`` are the pool's own (multiprocessing has no public names for them). Then the pool's folder
+    ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk search's files)."""
+    try:
+        if not lost:
+            pool.terminate()
+            pool.join()
+            return
+        handler = pool._worker_handler
+        handler._state = mp.pool.TERMINATE          # no replacement workers from now on
+        pool._change_notifier.put(None)
+        handler.join(5)
+        pool._terminate.cancel()
+        for p in list(pool._pool):
+            p.kill()
+        for p in list(pool._pool):
+            p.join(5)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+_term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
 
 
 def term_as_interrupt():
     """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path
-    (said as SIGTERM, solver.cliargs.TERMINATED). Returns the handler it replaced (None outside the main
+    (said as SIGTERM, solver.errors.TERMINATED). Returns the handler it replaced (None outside the main
     thread), for :func:`restore_term`. A process forked from this one inherits the handler; there SIGTERM
     keeps its default meaning (:func:`_raise_terminated`)."""
     global _term_owner

@@ -454,7 +454,46 @@ def test_an_option_is_spelled_whole(run, assert_one_line_error, module, args, un
     # the hostile pass of session 10: `survey 1-2 --d` meant --difficulty, `--de 5` --deal 5 (argparse's
     # prefixes): a script's prefix would change meaning when an option is added
     assert_one_line_error(run(*args, module=module),
-                          f"unrecognized arguments: {unknown} (see 'python -m {module} --help')")
+                          f"unrecognized arguments: {unknown} (see 'python -m {module} {args[0]} --help')")
+
+
+def _subcommands(module):
+    """(name, parser) of every subcommand of ``python -m module``."""
+    import argparse
+    import importlib
+    top = importlib.import_module(f"{module}.cli").build_parser()
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices.items())
+
+
+@pytest.mark.parametrize("module", ["solver", "certgen"])
+def test_an_unrecognised_argument_names_the_subcommands_help(module, capsys):
+    # `explore --deal 1 --bogus` said "(see 'python -m solver --help')": the top level's help, which does
+    # not list explore's options (certgen build's missing --out already named `certgen build --help`)
+    import importlib
+    main = importlib.import_module(f"{module}.cli").main
+    commands = _subcommands(module)
+    assert len(commands) >= 6
+    for name, parser in commands:
+        argv = [name]
+        for a in parser._actions:       # the required arguments, so that --bogus is what is refused
+            if a.required:
+                argv += ([] if not a.option_strings else [a.option_strings[0]]) + ["1-2"]
+        with pytest.raises(SystemExit) as exc:
+            main(argv + ["--bogus"])
+        out, err = capsys.readouterr()
+        assert exc.value.code == 2 and out == ""
+        assert err == f"error: unrecognized arguments: --bogus (see 'python -m {module} {name} --help')\n", argv
+
+
+@pytest.mark.parametrize("module, args, prog", [
+    ("solver", ["explore", "--deal", "1", "--bogus"], "python -m solver explore"),
+    ("certgen", ["build", "--deal", "1", "--out", "x.cert", "--bogus"], "python -m certgen build"),
+    ("solver", ["--bogus", "explore", "--deal", "1"], "python -m solver"),     # before the command: the top level's
+])
+def test_an_unrecognised_argument_end_to_end(run, assert_one_line_error, module, args, prog):
+    # exit 2, one line, no traceback
+    assert_one_line_error(run(*args, module=module), f"unrecognized arguments: --bogus (see '{prog} --help')")
 
 
 def test_options_meant_to_repeat_still_do(run, tmp_path):

@@ -14,7 +14,7 @@ import pytest
 
 from certgen import certificate
 from solver import deals, disksearch, spec
-from solver.cliargs import TERMINATED
+from solver.errors import TERMINATED
 from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules

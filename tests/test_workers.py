@@ -55,9 +55,9 @@ def test_a_worker_outlives_its_killed_parent_by_seconds_only(tmp_path):
 
 
 def test_both_surveys_start_their_workers_with_it():
-    for path in ("solver/difficulty.py", "certgen/survey.py"):
+    for path, more in (("solver/difficulty.py", " tmp"), ("certgen/survey.py", "")):
         text = (ROOT / path).read_text()
-        assert "initializer=orphan_watch, initargs=(os.getpid(),)" in text, path
+        assert f"initializer=orphan_watch, initargs=(os.getpid(),{more})" in text, path
     text = (ROOT / "solver/survey.py").read_text()
     assert "initializer=_worker_init, initargs=(os.getpid(), settings)" in text and "    orphan_watch(parent)\n" in text
 
@@ -268,3 +268,51 @@ def test_an_idle_worker_killed_ends_the_pool_in_seconds(tmp_path):
                        text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert p.stdout.split() == ["lost", "ended"], (p.stdout, p.stderr[-2000:])
     assert time.monotonic() - t < 15, "the pool was not stopped before its busy worker's task ended"
+
+
+DISK_KILLED = r"""
+import sys
+from solver.difficulty import Tier, survey
+from solver.errors import WorkerLost
+
+tiers = (Tier(1, 1), Tier(2, 50_000_000, 1 << 20))     # tier 2: each deal's 4-cell set on disk, a 1 MB buffer
+journal = sys.argv[1] or None
+try:
+    survey(1, 2, jobs=2, tiers=tiers, journal=journal, budget=1 << 30)
+except WorkerLost:
+    print("lost", flush=True)
+"""
+
+
+def _below(folder, pattern):
+    return sorted(folder.glob(pattern)) + sorted(folder.glob("*/" + pattern))
+
+
+@pytest.mark.parametrize("work", [False, True], ids=["temporary", "work-folders"])
+def test_a_worker_killed_mid_disk_search_leaves_no_temporary_folder(tmp_path, work):
+    # solver.workers.end_pool SIGKILLs the pool's workers after a lost one: a disk search without a work folder
+    # (survey --difficulty's tier 5 without --out) left its freecell-disk-* folder in the temporary folder. Now
+    # the workers' temporary folders are in one the parent removes (pool_folder); work folders are kept.
+    script, tmp = tmp_path / "disk.py", tmp_path / "tmp"
+    script.write_text(DISK_KILLED)
+    tmp.mkdir()
+    journal = str(tmp_path / "d.csv") if work else ""
+    p = subprocess.Popen([sys.executable, str(script), journal], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)})
+    try:
+        deadline = time.monotonic() + 60        # both workers in a disk search (at work: its first layers)
+        seen = (lambda: _below(tmp_path / "d.csv.work", "search.state")) if work else \
+            (lambda: _below(tmp, "freecell-disk-*/*"))
+        while len({f.parent for f in seen()}) < 2 and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.1)
+        assert len({f.parent for f in seen()}) == 2, p.communicate()
+        os.kill(children(p.pid)[0], signal.SIGKILL)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert out == "lost\n", (out, err[-2000:])
+    assert list(tmp.iterdir()) == []            # no freecell-disk-*, no freecell-pool-*
+    if work:                                    # the resumable folders stay, with their checkpoints
+        assert sorted(f.parent.name for f in seen()) == ["1-4", "2-4"]
