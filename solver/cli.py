@@ -209,16 +209,16 @@ def cmd_analyze(args):
 def cmd_solve(args):
     if args.lean or args.lean_dir is not None:
         fail(MOVED["lean"])
-    from .solve import DEFAULT_MAX_STATES, DEFAULT_SHORTEN, solve
+    from .solve import DEEP, DEEP_MAX_STATES, DEFAULT_MAX_STATES, DEFAULT_SHORTEN, solve
     src = source_of(args)
     rules = rules_of(args, src)
-    max_states = args.max_states or DEFAULT_MAX_STATES
+    max_states = args.max_states or (DEEP_MAX_STATES if args.deep else DEFAULT_MAX_STATES)
     shorten = DEFAULT_SHORTEN if args.shorten is None else args.shorten
-    r = solve(src.position, rules, max_states=max_states, shorten=shorten)
+    r = solve(src.position, rules, max_states=max_states, shorten=shorten, stages=DEEP if args.deep else None)
     if args.json:
         obj = {"deal": src.deal, "source": src.tag, "rules": rules.to_dict(), "verdict": r.verdict,
                "length": r.length, "states": int(r.states), "seconds": round(float(r.seconds), 6),
-               "max_states": max_states}
+               "max_states": max_states, "portfolio": "deep" if args.deep else "built-in"}
         if r.verdict == "winnable":
             obj.update(found_length=r.found_len, verified="spec.moves replay", moves=r.to_json_moves(),
                        notation=" ".join(r.notation()))
@@ -258,7 +258,9 @@ def _survey_difficulty(args, first, last):
     for i in range(len(tiers)):         # each tier's limits, and what it used when it ran here (else None)
         t = difficulty.tier_of(i, tiers)
         u = used.get(i + 1, difficulty.TierRun(i + 1, None, None, None))
-        limits.append({"solver": t.solver if difficulty.runs_solver(i, tiers) else None, "enumeration": t.states,
+        limits.append({"solver": t.solver if difficulty.runs_solver(i, tiers) else None,
+                       "solver_portfolio": ("deep" if t.deep else "built-in") if difficulty.runs_solver(i, tiers)
+                       else None, "enumeration": t.states,
                        "disk_buffer": t.buffer, "up_to_column_order": t.canonical, "jobs_used": u.jobs,
                        "disk_buffer_used": u.buffer, "memory_budget": u.budget})
     if args.json:
@@ -415,6 +417,10 @@ def build_parser():
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,
                    help=f"positions each search may store, then: unknown ({memory_words(3_000_000)})")
+    s.add_argument("--deep", action="store_true",
+                   help="the deep portfolio of the difficulty survey's tier 5: four stages with move pruning of "
+                        "25,000,000 positions each, then the unpruned one up to --max-states (default with "
+                        "--deep 100,000,000: about 6 GB); for deals the built-in portfolio does not win")
     s.add_argument("--shorten", metavar="L", type=whole_arg("--shorten", 0, 2),
                    help="shorten the line found: 0 no (default: the line every command and survey gives), 1 "
                         "cut cycles and take one-move shortcuts, 2 also two-move shortcuts (about 10x slower, "

@@ -16,9 +16,10 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    cells at the tier's solver limit; the fewest cells it wins with is the upper bound ``high``. When its
    own space runs out, solve() enumerates the spec rules with that many cells and a complete enumeration
    raises the lower bound ``low`` (cells below ``low`` are proven too few). In later tiers the solver is
-   tried downwards from high - 1 (a win lowers ``high`` again). Tier 5's solver stores up to 100,000,000
-   positions (about 5.8 GB): #11744's 1-cell win took it 35,059,546, past the 20,000,000 of tiers 3 and 4,
-   while its 1-cell set up to column order had passed 2,874,052,559 on disk (session 10).
+   tried downwards from high - 1 (a win lowers ``high`` again). Tier 5's solver is the deep portfolio
+   (solver.solve.DEEP: four pruned stages of 25,000,000 positions, then the unpruned one up to 100,000,000;
+   about 6 GB): it wins #11744, #13599 and #14497 with 1 cell, whose 1-cell sets up to column order had
+   passed 400,000,000 positions (#11744's 2,874,052,559 on disk, session 10).
 2. ONE exhaustive enumeration with high - 1 cells (solver.search.explore, depth first, stopping at a
    win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
    without a win proves ``low = high``: k is decided.
@@ -75,7 +76,7 @@ from .errors import FreecellError, WorkerLost
 from .lines import codes_to_moves, judge
 from .progress import bar
 from .rules import Rules
-from .solve import solve
+from .solve import DEEP, solve
 from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, signals_held,
                       term_as_interrupt)
 
@@ -88,13 +89,14 @@ MAX_K = 4
 # many bytes (the visited layers about a byte a position on disk, the runs of a layer's successors more:
 # 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a position; README). A
 # tier whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
-Tier = namedtuple("Tier", "solver states buffer canonical", defaults=(None, False))
+Tier = namedtuple("Tier", "solver states buffer canonical deep", defaults=(None, False, False))
 Tier.__doc__ = """A tier's limits: ``solver`` and ``states`` (positions stored), ``buffer`` (bytes: the enumeration
 runs on disk with that buffer; None: in memory), ``canonical`` (the enumeration counts positions up to the
-order of the columns). A plain tuple of 2 to 4 such values is taken too."""
+order of the columns), ``deep`` (the solver runs the deep portfolio, solver.solve.DEEP). A plain tuple of 2 to 5
+such values is taken too."""
 DISK_BUFFER = 4 << 30
 TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
-         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True))
+         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True))
 SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
                                # 1 cell, `solve --max-states 100000000`, session 11), 58.8 bytes
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
@@ -122,9 +124,11 @@ def _need(deal, low, high, states, tier):
     return Need(deal, k, low, high, states, tier)
 
 
-def _solver(pos, k, limit):
-    """The solver with k cells: ("winnable" | "unwinnable" | "unknown", positions stored)."""
-    r = solve(pos, Rules(cells=k), max_states=limit, strict=False)   # the line every command gives
+def _solver(pos, k, limit, deep=False):
+    """The solver with k cells (``deep``: its deep portfolio, solver.solve.DEEP): ("winnable" | "unwinnable" |
+    "unknown", positions stored)."""
+    r = solve(pos, Rules(cells=k), max_states=limit, strict=False,     # the line every command gives
+              stages=DEEP if deep else None)
     return r.verdict, int(r.states)
 
 
@@ -188,7 +192,8 @@ def disk_buffer(tier, tiers=TIERS):
 def runs_solver(tier, tiers=TIERS):
     """Whether tier ``tier`` (0-based) runs the solver: the first always, a later one only when its solver
     limit is above the tier before's (the same deterministic search again would find nothing new)."""
-    return tier == 0 or tier_of(tier, tiers).solver > tier_of(tier - 1, tiers).solver
+    t, before = tier_of(tier, tiers), tier_of(tier - 1, tiers) if tier else None
+    return tier == 0 or t.solver > before.solver or (t.deep and not before.deep)
 
 
 def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False):
@@ -197,7 +202,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     buffer of ``buffer`` bytes (default: the tier's), in ``work_root``/<deal>-<k> (None: a temporary folder),
     with a progress bar on stderr when ``progress``."""
     pos = deals.ms_deal(deal)
-    solver_limit, enum_limit, on_disk, canonical = tier_of(tier, tiers)
+    solver_limit, enum_limit, on_disk, canonical, deep = tier_of(tier, tiers)
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
@@ -206,7 +211,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     else:
         order = range(top, low - 1, -1)         # downwards from high - 1: each win lowers it
     for k in order:
-        verdict, n = _solver(pos, k, solver_limit)
+        verdict, n = _solver(pos, k, solver_limit, deep)
         states += n
         if verdict == "winnable":
             high = k

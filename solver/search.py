@@ -15,6 +15,7 @@ Import cost matters (the CLI's whole ``explore --deal 11982`` process has a budg
 module imports only the compiled core and the standard library's ``time``; tqdm comes with a progress bar.
 """
 import time
+from collections import namedtuple
 
 from .errors import FreecellError
 from .progress import bar
@@ -376,13 +377,15 @@ def _line_buffer():
     return _LINE_BUFFER[0]
 
 
-def solve_line(position, rules, max_states=0, shorten=0):
+def solve_line(position, rules, max_states=0, shorten=0, stages=None):
     """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
-    canonical). Returns (status, codes or None, states, expanded, found_len); status "won", "done" (the
-    solver's own space ran out: not a proof) or "limit"."""
+    canonical). ``stages``: a portfolio of :class:`Stage` instead of the built-in one (fc.c: PORTFOLIO), e.g.
+    solver.solve.DEEP. Returns (status, codes or None, states, expanded, found_len); status "won", "done"
+    (the last stage's space ran out: not a proof) or "limit"."""
     res = ffi.new("fc_solve_result *")
     buf = _line_buffer()
-    n = lib.fc_solve(pos_to_c(position), _rules_c(rules), _solve_opts(max_states, shorten), buf, MAX_LINE, res)
+    n = lib.fc_solve(pos_to_c(position), _rules_c(rules), _solve_opts(max_states, shorten, stages), buf, MAX_LINE,
+                     res)
     if n < 0:
         raise _error(n, "the solver stopped: ")
     st = res.status
@@ -393,11 +396,29 @@ def solve_line(position, rules, max_states=0, shorten=0):
     return STATUS[st], None, res.states, res.expanded, 0
 
 
-def _solve_opts(max_states, shorten):
+class Stage(namedtuple("Stage", "prune states weights")):
+    """One stage of the solver's portfolio (fc.h, fc_solve_opts): ``prune`` the FC_PRUNE_* flags (0: none),
+    ``states`` the positions it may store (0: the solve's max_states; never more), ``weights`` its
+    FC_NWEIGHTS heuristic weights (fc.c: score, heap_push; index 10 seeds the tie-breaking)."""
+    __slots__ = ()
+
+
+def _solve_opts(max_states, shorten, stages=None):
     opts = ffi.new("fc_solve_opts *")
     opts.max_states = max_states or 0
     opts.shorten = shorten
     opts.supermoves = 1
+    if stages:
+        if len(stages) > lib.FC_MAX_STAGES:
+            raise FreecellError(f"at most {lib.FC_MAX_STAGES} solver stages, got {len(stages)}")
+        opts.nstages = len(stages)
+        for i, st in enumerate(stages):
+            if len(st.weights) != lib.FC_NWEIGHTS:
+                raise FreecellError(f"a solver stage has {lib.FC_NWEIGHTS} weights, got {len(st.weights)}")
+            opts.stage_prune[i] = st.prune
+            opts.stage_states[i] = st.states
+            for j, w in enumerate(st.weights):
+                opts.stage_weights[i][j] = w
     return opts
 
 

@@ -30,12 +30,36 @@ from typing import Optional
 from . import lines, search
 from .lines import LineError, codes_to_moves, verify_spec
 from .rules import STANDARD, Rules
+from .search import Stage
 
 DEFAULT_MAX_STATES = 3_000_000
 DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
                              # both surveys) uses it: one line per deal, whichever asks. 1 = cycles and
                              # one-move shortcuts (+50% solver time, lines ~1.5% shorter), 2 = also two-move
                              # shortcuts (about 10x the time, ~2.5% shorter): `solve --shorten 2`, the play page
+
+
+
+def _weights(kind, seed):
+    """fc.c's W_GREEDY / W_CELLS / W_D / W_D2 weights with tie-breaking seed ``seed``."""
+    base = {"greedy": (6, 4, 2, 9, 4, 0), "cells": (6, 4, 2, 16, 8, 1), "d": (6, 4, 2, 9, 4, 4),
+            "d2": (6, 4, 2, 9, 4, 2)}[kind]
+    return base + (5, 3, 0, 20, seed, 0)
+
+
+DEEP_STAGE = 25_000_000
+DEEP_MAX_STATES = 100_000_000
+# The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with fc.c's move pruning
+# (FC_PRUNE_ALL: fewer successors, so a best-first search goes deeper in the same memory), each with its own
+# weights, then the built-in portfolio's last, unpruned stage up to max_states (DEEP_MAX_STATES by default).
+# Measured with 1 cell (session 11): #14497 won in the first stage (17,058,877 positions), #13599 in the
+# fourth (82,861,647 in all), while the built-in portfolio stopped both at 100,000,000; #11744 is won by the
+# last stage, as by the built-in portfolio (35,059,546 there). Its peak is the biggest stage's (about 60
+# bytes a position): a stage's positions are dropped when the next starts.
+_PRUNE = search.lib.FC_PRUNE_ALL
+DEEP = (Stage(_PRUNE, DEEP_STAGE, _weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE, _weights("cells", 102)),
+        Stage(_PRUNE, DEEP_STAGE, _weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE, _weights("d", 104)),
+        Stage(0, 0, _weights("d", 15)))
 
 
 @dataclass
@@ -75,11 +99,12 @@ def speedups(rules: Rules) -> Rules:
 
 
 def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shorten=DEFAULT_SHORTEN,
-          strict=True):
+          strict=True, stages=None):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
-    docstring). ``strict``: also replay against spec.moves itself; the survey passes False."""
+    docstring). ``strict``: also replay against spec.moves itself; the survey passes False. ``stages``: another
+    portfolio (:data:`DEEP`); None: fc.c's built-in one."""
     t0 = time.perf_counter()
-    status, codes, states, _exp, found = search.solve_line(position, speedups(rules), max_states, shorten)
+    status, codes, states, _exp, found = search.solve_line(position, speedups(rules), max_states, shorten, stages)
     enumerated = None
     how = "solver"
     if status == "done":

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from solver import deals, difficulty, search, spec
-from solver.solve import solve
+from solver.solve import DEEP, solve
 from solver.errors import FreecellError
 from solver.rules import Rules
 
@@ -68,7 +68,7 @@ def test_a_tier_with_no_bigger_solver_limit_runs_only_the_enumeration(monkeypatc
     with a bigger solver limit tries the solver first, downwards from high - 1 (here from 4 cells)."""
     calls = []
     real = difficulty._solver
-    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit: calls.append(k) or real(pos, k, limit))
+    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit, deep=False: calls.append(k) or real(pos, k, limit, deep))
     n = difficulty.refine(28, 1, tiers=((10, 100), (10, 2_000_000)))
     assert calls == [] and (n.k, n.low, n.high, n.tier) == (2, 2, 2, 2)
     difficulty.refine(28, 1, tiers=((10, 100), (11, 2_000_000)))
@@ -76,33 +76,45 @@ def test_a_tier_with_no_bigger_solver_limit_runs_only_the_enumeration(monkeypatc
     assert difficulty.TIERS[3][0] == difficulty.TIERS[2][0] and difficulty.TIERS[3][1] > difficulty.TIERS[2][1]
 
 
-def test_tier_5_tries_a_bigger_solver_before_its_disk_enumeration(monkeypatch):
-    """Tier 5's solver stores up to 100,000,000 positions (tiers 3 and 4: 20,000,000), so it runs again,
-    downwards from high - 1, before the enumeration on disk; its memory is the larger of the solver's (60
-    bytes a position: 6,000,000,000) and the disk enumeration's (6 GiB), not their sum (one runs after the
-    other). A win there decides the deal without touching the disk (the solver stands in for #11744's
-    1-cell win: the real one is test_deal_11744_is_won_with_one_cell_by_tier_5s_solver, slow)."""
+def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
+    """Tier 5's solver is the deep portfolio with up to 100,000,000 positions (tiers 3 and 4: the built-in
+    one, 20,000,000), so it runs again, downwards from high - 1, before the enumeration on disk; its memory is
+    the larger of the solver's (60 bytes a position: 6,000,000,000) and the disk enumeration's (6 GiB), not
+    their sum (one runs after the other). A win there decides the deal without touching the disk (the solver
+    stands in for #11744's 1-cell win: the real ones are in test_tier_5s_deep_solver_wins_with_one_cell, slow).
+    A tier with the same limit as the one before but the deep portfolio runs the solver too."""
     t4, t5 = difficulty.tier_of(3), difficulty.tier_of(4)
-    assert (t4.solver, t5.solver) == (20_000_000, 100_000_000)
+    assert (t4.solver, t5.solver, t4.deep, t5.deep) == (20_000_000, 100_000_000, False, True)
     assert not difficulty.runs_solver(3) and difficulty.runs_solver(4)
+    assert difficulty.runs_solver(1, tiers=((10, 10), (10, 20, None, False, True)))
+    assert not difficulty.runs_solver(1, tiers=((10, 10, None, False, True), (10, 20, None, False, True)))
     assert difficulty.job_memory(4) == max(6 << 30, 100_000_000 * difficulty.SOLVER_BYTES_PER_STATE) == 6 << 30
     assert difficulty.job_memory(1, tiers=((10, 10), (1_000_000_000, 10))) == 60_000_000_000
     assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * difficulty.MEMORY_PER_STATE  # no solver
     calls = []
-    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit: calls.append((k, limit)) or ("winnable", 7))
+    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit, deep=False: calls.append((k, limit, deep)) or ("winnable", 7))
     monkeypatch.setattr(difficulty, "_enumerate_on_disk", lambda *a, **kw: pytest.fail("no disk search after a win"))
     n = difficulty.refine(11744, 4, low=1, high=2, states=5)
-    assert calls == [(1, 100_000_000)] and (n.k, n.low, n.high, n.states, n.tier) == (1, 1, 1, 12, 5)
+    assert calls == [(1, 100_000_000, True)] and (n.k, n.low, n.high, n.states, n.tier) == (1, 1, 1, 12, 5)
 
 
 @pytest.mark.slow
-def test_deal_11744_is_won_with_one_cell_by_tier_5s_solver():
-    """#11744 (1 <= k <= 2 after tier 4: its 1-cell set up to column order passed 2,874,052,559 positions on
-    disk, session 10) is won with 1 cell by tier 5's solver: a 145-move line, replayed under spec.moves,
-    35,059,546 positions stored (about 4 minutes, 2 GB): k = 1, Easy."""
-    r = solve(deals.ms_deal(11744), Rules(cells=1), max_states=difficulty.tier_of(4).solver)
-    assert (r.verdict, r.length, r.states) == ("winnable", 145, 35_059_546)
-    assert r.path is not None and spec.won(r.path[-1])
+@pytest.mark.parametrize("deal,length,states", [(14497, 130, 17_058_877), (13599, 157, 82_861_647),
+                                                (11744, None, None)])
+def test_tier_5s_deep_solver_wins_with_one_cell(deal, length, states):
+    """Deals tier 4 left at 1 <= k <= 2 (their 1-cell sets up to column order past 400,000,000 positions;
+    #11744's past 2,874,052,559 on disk, session 10) are won with 1 cell by tier 5's solver, the deep
+    portfolio: lines replayed under spec.moves: k = 1, Easy. #14497 in its first stage (about 40 s, 1.5 GB),
+    #13599 in its fourth (about 3 minutes); #11744 in the last, unpruned stage (the built-in portfolio wins
+    it too: 145 moves, 35,059,546 positions)."""
+    t5 = difficulty.tier_of(4)
+    r = solve(deals.ms_deal(deal), Rules(cells=1), max_states=t5.solver, stages=DEEP)
+    assert r.verdict == "winnable" and r.path is not None and spec.won(r.path[-1])
+    if length is not None:
+        assert (r.length, r.states) == (length, states)
+    if deal == 11744:
+        r = solve(deals.ms_deal(deal), Rules(cells=1), max_states=t5.solver)
+        assert (r.verdict, r.length, r.states) == ("winnable", 145, 35_059_546)
 
 
 def test_undecided_is_kept_with_its_bounds_and_goes_on_at_the_next_tier(run_json, tmp_path):
@@ -212,6 +224,7 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
         {"solver": None, "enumeration": 400_000_000, "disk_buffer": None, "up_to_column_order": True},  # no solver
         {"solver": 100_000_000, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30,
          "up_to_column_order": True}]  # disk, after a bigger solver
+    assert [t["solver_portfolio"] for t in obj["tiers"]] == ["built-in"] * 3 + [None, "deep"]
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
@@ -500,15 +513,16 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     monkeypatch.setattr(difficulty, "TIERS", ((100_000, 100_000), (100_000, 1_000_000, 1 << 20)))
     assert cli.main(["survey", "43", "--difficulty", "--memory", "64K", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
-    assert err == ("tier 1: one process may take 4 MiB, above the memory budget 64 KiB: it runs anyway (an "
+    assert err == ("tier 1: one process may take 5.7 MiB, above the memory budget 64 KiB: it runs anyway (an "
                    "enumeration in memory stops at its limit of positions, not at the budget)\n"
                    "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n")
     obj = json.loads(out)
     assert obj["cells_needed"] == {"43": 2}
-    assert obj["tiers"][1] == {"solver": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20,
+    assert obj["tiers"][1] == {"solver": None, "solver_portfolio": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20,
                                "up_to_column_order": False, "jobs_used": 1,
                                "disk_buffer_used": 1 << 16, "memory_budget": 1 << 16}
-    assert cli.main(["survey", "43", "--difficulty", "--memory", "5M", "--json", "--no-progress"]) == 0
+    # 6 MiB: tier 1's process (its solver's 100,000 positions at 60 bytes, 5.7 MiB) and tier 2's buffer fit
+    assert cli.main(["survey", "43", "--difficulty", "--memory", "6M", "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["tiers"][1]["disk_buffer_used"] == 1 << 20      # the tier's own
 

@@ -121,6 +121,7 @@ LAZY = {
     ("solver/report.py", "exposed_pictures"): "svg: only with --svg-dir",
     ("solver/analyze.py", "exposing_positions"): "solver.packed: only for the exposing positions",
     ("solver/siggysoft.py", "parse_code"): "solver.games: only for another game's code",
+    ("solver/errors.py", "main_of"): "the command's CLI module: imported inside the Ctrl-C handler",
     ("certgen/survey.py", "dask_client"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
     ("certgen/survey.py", "_dask"): "dask.distributed: the optional extra `cluster`, only with --engine dask",
 }
