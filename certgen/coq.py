@@ -2,9 +2,11 @@
 
 The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here"): `Spec.v` (trusted, the twin of
 lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom),
-`Decode.v` (untrusted: how the data below becomes positions, and the hash that files them) and
+`Decode.v` (untrusted: how the data below becomes positions, and the hash that files them),
 `Columns.v` (proved, no axiom: moves commute with reordering the columns, the lemma behind enumerating
-positions up to column order) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
+positions up to column order), `Autoplay.v` (proved, no axiom: playing a safe card home never loses a
+win, without foundation returns; `unwinnable_of_autoplay_fence` and its column-order form, the
+fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
 certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq/lib/` (never
 into the source tree) and reused while its sources and `coqc` are unchanged.
 
@@ -49,7 +51,7 @@ from .columns import canon
 from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
-LIBRARY = ("Spec", "Cert", "Decode", "Columns", "CertUpTo")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20

@@ -228,6 +228,48 @@ def test_moves_commute_with_reordering_the_columns_in_coq(out):
     assert not coqc_file(path, out).ok
 
 
+# Autoplay.v: safe cards to the foundations never lose a win (without foundation returns)
+AUTOPLAY_THEOREMS = {
+    "AutoStep_move": "forall r s t, AutoStep s t -> In t (moves r s)",
+    "validb_Valid": "forall s, validb s = true -> Valid s",
+    "msDeal_11982_valid": "Valid (msDeal 11982)",
+    "unwinnable_of_autoplay_fence":
+        "forall r s0 (C : State -> Prop), foundationReturn r = false -> Valid s0 -> "
+        "(exists c, C c /\\ AutoReach s0 c) -> "
+        "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ AutoReach t c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_autoplay_fence_up_to_column_order":
+        "forall r s0 (C : State -> Prop), foundationReturn r = false -> Valid s0 -> "
+        "(exists c, C c /\\ exists u, AutoReach s0 u /\\ SameUpToOrder u c) -> "
+        "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ exists u, AutoReach t u /\\ SameUpToOrder u c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+}
+AUTOPLAY_DEFINITIONS = {
+    "safeHome": "fun (h : list nat) (c : Card) => canHome h c && "
+                "((rank c =? 1) || ((rank c - 1 <=? nth (if red c then 0 else 1) h 0) && "
+                "(rank c - 1 <=? nth (if red c then 3 else 2) h 0)))",
+    "deck": "map (fun i => card (i / 4 + 1) (i mod 4)) (seq 0 52)",
+    "Valid": "fun s => length (cols s) = 8 /\\ length (home s) = 4 /\\ "
+             "Permutation (concat (cols s) ++ cells s ++ homeCards (home s)) deck",
+}
+
+
+@needs_coqc
+def test_autoplay_fence_in_coq(out):
+    # Autoplay.v is compiled with the library; each theorem has the statement above and no axiom, and the
+    # definitions its statements rest on are the ones written here (checked by conversion)
+    path = os.path.join(out, "coq", "AutoplayCheck.v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = ("From Coq Require Import List Bool Arith NArith Permutation.\n"
+            "From FreeCell Require Import Spec Columns Autoplay.\nImport ListNotations.\n"
+            + "".join(f"Example def_{n} : {n} = ({d}) := eq_refl.\n" for n, d in AUTOPLAY_DEFINITIONS.items())
+            + statement_checks(AUTOPLAY_THEOREMS).replace("msDeal 11982", "msDeal 11982%N"))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    run = coqc_file(path, out)
+    assert run.ok and run.output.count(coq.CLOSED) == len(AUTOPLAY_THEOREMS), run.output
+
+
 @needs_coqc
 @pytest.mark.parametrize("deal,cells,fr,theorem", [
     (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 1) s -> ~ Won s"),
