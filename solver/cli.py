@@ -260,7 +260,7 @@ def _survey_difficulty(args, first, last):
         u = used.get(i + 1, difficulty.TierRun(i + 1, None, None, None))
         limits.append({"solver": t.solver if difficulty.runs_solver(i, tiers) else None,
                        "solver_portfolio": ("deep" if t.deep else "built-in") if difficulty.runs_solver(i, tiers)
-                       else None, "enumeration": t.states,
+                       else None, "enumeration": t.states, "automatic_moves": t.autoplay,
                        "disk_buffer": t.buffer, "up_to_column_order": t.canonical, "jobs_used": u.jobs,
                        "disk_buffer_used": u.buffer, "memory_budget": u.budget})
     if args.json:

@@ -89,14 +89,15 @@ MAX_K = 4
 # many bytes (the visited layers about a byte a position on disk, the runs of a layer's successors more:
 # 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a position; README). A
 # tier whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
-Tier = namedtuple("Tier", "solver states buffer canonical deep", defaults=(None, False, False))
+Tier = namedtuple("Tier", "solver states buffer canonical deep autoplay", defaults=(None, False, False, "none"))
 Tier.__doc__ = """A tier's limits: ``solver`` and ``states`` (positions stored), ``buffer`` (bytes: the enumeration
 runs on disk with that buffer; None: in memory), ``canonical`` (the enumeration counts positions up to the
-order of the columns), ``deep`` (the solver runs the deep portfolio, solver.solve.DEEP). A plain tuple of 2 to 5
-such values is taken too."""
+order of the columns), ``deep`` (the solver runs the deep portfolio, solver.solve.DEEP), ``autoplay`` (the
+enumeration's automatic moves: "none", or "horne", proved to lose no win in coq/FreeCell/Autoplay.v). A plain
+tuple of 2 to 6 such values is taken too."""
 DISK_BUFFER = 4 << 30
 TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
-         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True))
+         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True, autoplay="horne"))
 SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
                                # 1 cell, `solve --max-states 100000000`, session 11), 58.8 bytes
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
@@ -132,11 +133,11 @@ def _solver(pos, k, limit, deep=False):
     return r.verdict, int(r.states)
 
 
-def _enumerate(pos, k, limit, canonical=False):
+def _enumerate(pos, k, limit, canonical=False, autoplay="none"):
     """Every position with k cells (depth first, stopping at a win; ``canonical``: up to the order of the
     columns): ("winnable" with a replayed line | "unwinnable" when complete | "unknown" at the limit,
     positions stored)."""
-    rules = Rules(cells=k, canonical=canonical)
+    rules = Rules(cells=k, canonical=canonical, autoplay=autoplay)
     res = search.explore(pos, rules, max_states=limit, stop_on_win=True)
     try:
         if res.won:     # the line on the real columns (fc_search_moves); LineError: a bug, never a win
@@ -148,12 +149,12 @@ def _enumerate(pos, k, limit, canonical=False):
 
 
 def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumeration", progress=False,
-                       canonical=False):
+                       canonical=False, autoplay="none"):
     """The same on disk (breadth first, stopping at a win), with a buffer of ``memory`` bytes; a won
     position counts only when the line to it, read back through the layer files, replays to a win under the
     spec rules (else "unknown"); ``canonical``: up to the order of the columns. ``work_dir``: a folder to go on in (a search killed there resumes from its
     last finished layer, saying so on stderr); removed at the end, at the limit too. None: a temporary one."""
-    rules = Rules(cells=k, canonical=canonical)
+    rules = Rules(cells=k, canonical=canonical, autoplay=autoplay)
     try:
         res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
                            work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
@@ -173,10 +174,11 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
     return verdict, res.states
 
 
-def work_name(deal, k, canonical):
+def work_name(deal, k, canonical, autoplay="none"):
     """The name of a disk enumeration's work folder in the survey's: DEAL-K, with "-canonical" up to column
-    order (a folder of the other kind is another search: never resumed as this one)."""
-    return f"{deal}-{k}" + ("-canonical" if canonical else "")
+    order and "-horne" with automatic moves (a folder of another kind is another search: never resumed as this
+    one)."""
+    return f"{deal}-{k}" + ("-canonical" if canonical else "") + ("" if autoplay == "none" else f"-{autoplay}")
 
 
 def tier_of(tier, tiers=TIERS):
@@ -202,7 +204,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     buffer of ``buffer`` bytes (default: the tier's), in ``work_root``/<deal>-<k> (None: a temporary folder),
     with a progress bar on stderr when ``progress``."""
     pos = deals.ms_deal(deal)
-    solver_limit, enum_limit, on_disk, canonical, deep = tier_of(tier, tiers)
+    solver_limit, enum_limit, on_disk, canonical, deep, autoplay = tier_of(tier, tiers)
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
@@ -226,12 +228,12 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     while not _decided(low, high):
         k = MAX_K if high is None else high - 1
         if on_disk is None:
-            verdict, n = _enumerate(pos, k, enum_limit, canonical)
+            verdict, n = _enumerate(pos, k, enum_limit, canonical, autoplay)
         else:
-            work_dir = None if work_root is None else os.path.join(work_root, work_name(deal, k, canonical))
+            work_dir = None if work_root is None else os.path.join(work_root, work_name(deal, k, canonical, autoplay))
             verdict, n = _enumerate_on_disk(pos, k, enum_limit, buffer or on_disk, work_dir,
                                             f"deal {deal} with {k} cell{'s' if k != 1 else ''}", progress,
-                                            canonical)
+                                            canonical, autoplay)
         states += n
         if verdict == "winnable":
             high = k

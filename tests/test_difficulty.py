@@ -225,6 +225,7 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
         {"solver": 100_000_000, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30,
          "up_to_column_order": True}]  # disk, after a bigger solver
     assert [t["solver_portfolio"] for t in obj["tiers"]] == ["built-in"] * 3 + [None, "deep"]
+    assert [t["automatic_moves"] for t in obj["tiers"]] == ["none"] * 4 + ["horne"]
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
@@ -518,7 +519,8 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
                    "tier 2: disk buffer 64 KiB instead of 1 MiB (memory budget 64 KiB): slower, same answer\n")
     obj = json.loads(out)
     assert obj["cells_needed"] == {"43": 2}
-    assert obj["tiers"][1] == {"solver": None, "solver_portfolio": None, "enumeration": 1_000_000, "disk_buffer": 1 << 20,
+    assert obj["tiers"][1] == {"solver": None, "solver_portfolio": None, "enumeration": 1_000_000,
+                               "automatic_moves": "none", "disk_buffer": 1 << 20,
                                "up_to_column_order": False, "jobs_used": 1,
                                "disk_buffer_used": 1 << 16, "memory_budget": 1 << 16}
     # 6 MiB: tier 1's process (its solver's 100,000 positions at 60 bytes, 5.7 MiB) and tier 2's buffer fit
@@ -599,3 +601,47 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
     line = "k per deal: " + ", ".join(f"k = {k}: {ks[k]:,}" for k in sorted(k for k in ks if k != "undecided")) + \
         f", undecided: {ks.get('undecided', 0)}."
     assert line in readme
+
+
+def test_tier_5_enumerates_with_horne_automatic_moves(tmp_path):
+    """Tier 5's enumeration counts up to column order with the automatic moves proved to lose no win
+    (coq/FreeCell/Autoplay.v, unwinnable_of_autoplay_fence_up_to_column_order: aces, and a card whose two
+    other-colour foundations reach its rank - 1, no foundation returns): deal 43's 1-cell set is 29,558
+    positions so (60,854 up to column order alone), complete, none won: k = 2, the same answer; on disk the
+    same count, in its own work folder DEAL-K-canonical-horne."""
+    assert difficulty.tier_of(4).autoplay == "horne" and {difficulty.tier_of(t).autoplay for t in range(4)} == {"none"}
+    tiers = ((100_000, 10), (10, 1_000_000, None, True, False, "horne"))
+    n = difficulty.refine(43, 1, low=1, high=2, tiers=tiers)
+    assert (n.k, n.states) == (2, 29_558)
+    n = difficulty.refine(43, 1, low=1, high=2, tiers=((100_000, 10), (10, 1_000_000, None, True)))
+    assert (n.k, n.states) == (2, 60_854)
+    disk = ((100_000, 10), (10, 1_000_000, 1 << 20, True, False, "horne"))
+    assert difficulty.work_name(43, 1, True, "horne") == "43-1-canonical-horne"
+    assert difficulty.work_name(43, 1, True) == "43-1-canonical"
+    n = difficulty.refine(43, 1, low=1, high=2, tiers=disk, work_root=str(tmp_path))
+    assert (n.k, n.states) == (2, 29_558) and os.listdir(tmp_path) == []     # the folder removed at the end
+
+
+def test_horne_automatic_moves_keep_every_verdict():
+    """The C core's horne automatic moves (up to column order) against the enumeration without them, deals
+    1..60 with 0 and 1 cells (stopping at a win): whenever both end (a win, or complete), one finds a win
+    exactly when the other does, and a complete horne set is no bigger (a test of the C core's rule, which
+    the Coq theorem does not see)."""
+    seen = {"won": 0, "none": 0}
+    for deal in range(1, 61):
+        pos = deals.ms_deal(deal)
+        for cells in (0, 1):
+            a = search.explore(pos, Rules(cells=cells, canonical=True), max_states=200_000, stop_on_win=True)
+            b = search.explore(pos, Rules(cells=cells, canonical=True, autoplay="horne"), max_states=200_000,
+                               stop_on_win=True)
+            try:
+                ends = [("won" if r.won else "none" if r.complete else None) for r in (a, b)]
+                if None not in ends:
+                    assert ends[0] == ends[1], (deal, cells, ends)
+                    if ends[0] == "none":
+                        assert b.states <= a.states
+                    seen[ends[0]] += 1
+            finally:
+                a.close()
+                b.close()
+    assert seen == {"won": 12, "none": 104}     # and 4 cases where neither ended within 200,000
