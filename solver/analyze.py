@@ -26,7 +26,9 @@ Definitions (over the set R of positions reachable from the start under the rule
 Nothing is claimed from a partial enumeration (the ``max_states`` limit): the verdict is then
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
 own (every card has moved, so none is frozen, and 52 cards reach the foundations), once a line to it has
-replayed under the spec rules (solver.lines.judge).
+replayed under the spec rules (solver.lines.judge). A complete enumeration without a won position in a
+counting mode not proved to lose no win (``--autoplay safe``/``twos``, ``horne`` with foundation returns:
+solver.rules.Rules.unproved) is "unknown" too, but its figures are given: facts about that mode's set.
 """
 from . import search
 from .cards import card_name
@@ -49,7 +51,7 @@ class Analysis:
         self.rules = rules
         self.verdict = verdict
         self.states = result.states
-        self.max_home = result.max_home if verdict != "unknown" else None
+        self.max_home = result.max_home if verdict != "unknown" or (result.complete and not result.won) else None
         self.max_home_so_far = result.max_home
         self.won = bool(result.won)
         self.complete = bool(result.complete)
@@ -90,7 +92,9 @@ class Analysis:
             "seconds": round(self.seconds, 6),
             "max_states": self.max_states,
         }
-        if self.verdict == "unknown":
+        if self.verdict == "unknown" and self.complete and not self.won:
+            obj["note"] = self.rules.unproved()
+        elif self.verdict == "unknown":
             obj["max_home_so_far"] = self.max_home_so_far
         if self.exposed is not None:
             obj["exposed"] = {"card": card_name(self.exposed), "positions": self.exposed_positions}
@@ -180,7 +184,7 @@ def analyze(start, rules=None, exposed=None, max_states=DEFAULT_MAX_STATES, prog
         verdict, _line = judge(start, result, rules)
         frozen = exposed_n = None
         keep = []
-        if verdict == "unwinnable" or (verdict == "winnable" and result.complete):
+        if result.complete and (verdict != "unknown" or not result.won):
             m, exposed_n = _pass(_chunks(result.search, result.states), start, rules.canonical, exposed, keep)
             frozen = [list(col[:k]) for col, k in zip(start[0], m)]
         if verdict == "winnable":

@@ -119,6 +119,8 @@ def _explore_report(args, src, rules, result, max_states):
                "seconds": round(float(result.seconds), 6), "max_states": max_states}
         if length is not None:
             obj["line_length"] = length
+        if verdict == "unknown" and result.complete and not result.won:
+            obj["note"] = rules.unproved()
         if getattr(result, "disk", False):
             obj["disk"] = {"layers": result.layers, "runs": result.runs, "disk_peak_bytes": result.disk_peak,
                            "memory": args.memory, "overflow": result.overflow,
@@ -359,12 +361,19 @@ ABOUT = {   # command: (one line for the list of commands, the description of it
     "explore": ("enumerate every reachable position",
                 "Enumerate every position reachable under the spec rules (single-card moves, no automatic "
                 "moves). Verdict: winnable if a won position was reached and a line to it replays under the "
-                "spec rules, unwinnable only if the enumeration completed, else unknown."),
+                "spec rules, unwinnable only if the enumeration completed, else unknown. The counting "
+                "modes (--canonical, --autoplay, --supermoves) count other positions; a complete one "
+                "without a win says unwinnable only where a theorem shows the mode loses no win: "
+                "--canonical (Coq, Columns.v), --autoplay horne without --foundation-return (Coq, "
+                "Autoplay.v), --supermoves (it only adds moves). --autoplay safe or twos, or horne with "
+                "--foundation-return, say unknown (\"no win in this counting mode\")."),
     "analyze": ("why a deal is stuck: the cards that never move, and more",
                 "Enumerate the whole reachable set (without stopping at a win) and report the cards that "
                 "never move in any reachable position, the most cards ever on the foundations and, with "
                 "--exposed, how many positions show a card on top of a column. If the enumeration stops at "
-                "--max-states nothing is claimed (unknown)."),
+                "--max-states nothing is claimed (unknown); in a counting mode not proved to lose no win "
+                "(--autoplay safe or twos, horne with --foundation-return) the figures are given but the "
+                "verdict is unknown (see explore --help)."),
     "solve": ("find a winning line (checked against the spec rules)",
               "Find a winning line under the spec rules and print it as single-card moves in Freecell "
               "Solver's standard notation (columns 1-8, free cells a, b, c, d -- a card takes the leftmost "

@@ -193,10 +193,12 @@ def add_rules_args(p, counting=False):
         g.add_argument("--canonical", action="store_true",
                        help="counting mode: count positions up to the order of the columns")
         g.add_argument("--autoplay", choices=AUTOPLAY_CHOICES, default="none",
-                       help="counting mode: 'safe' plays cards to the foundations automatically when it is "
-                            "safe (aces and twos always; seed 004's rule), 'horne' (aces always, others once "
-                            "both opposite-colour foundations are one lower: Horne's rule), 'twos' (aces and "
-                            "twos only); default none (the spec)")
+                       help="counting mode: 'safe' plays cards to the foundations automatically by seed 004's "
+                            "rule (aces and twos always, others by a looser test than Horne's), 'horne' (aces "
+                            "always, others once both opposite-colour foundations are one lower: Horne's rule), "
+                            "'twos' (aces and twos only); default none (the spec). Only 'horne' (without "
+                            "--foundation-return) is proved to lose no win (coq/FreeCell/Autoplay.v): with 'safe' "
+                            "or 'twos' a complete enumeration without a win says unknown, not unwinnable")
         g.add_argument("--supermoves", action="store_true",
                        help="counting mode: also move a run of k cards in one step when k <= (f+1)*2^e "
                             "(f empty free cells, e empty columns not counting the destination)")

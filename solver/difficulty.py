@@ -73,7 +73,7 @@ from . import deals, search
 from .atomic import write_atomic
 from .disksearch import MIN_MEMORY, explore_disk, say_resume
 from .errors import FreecellError, WorkerLost
-from .lines import codes_to_moves, judge
+from .lines import codes_to_moves, judge, verdict as lines_verdict
 from .progress import bar
 from .rules import Rules
 from .solve import DEEP, solve
@@ -143,7 +143,7 @@ def _enumerate(pos, k, limit, canonical=False, autoplay="none"):
         if res.won:     # the line on the real columns (fc_search_moves); LineError: a bug, never a win
             codes_to_moves(pos, res.search.moves_to(res.won_index), rules.plain())
             return "winnable", res.states
-        return ("unwinnable" if res.complete else "unknown"), res.states
+        return lines_verdict(False, res.complete, rules=rules), res.states
     finally:
         res.close()
 

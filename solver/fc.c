@@ -572,6 +572,13 @@ static int key_home(const ctx_t *c, const ckey_t *ck) {
 }
 
 /* ---- autoplay and canonical order ---- */
+/* FC_AUTOPLAY_HORNE is coq/FreeCell/Autoplay.v's `safeHome` (canHome && lowOthers): the card is the next of
+   its suit, and an ace, or both foundations of the other colour reach its rank - 1 (o1, o2: clubs 0 and
+   spades 3 for a red card, diamonds 1 and hearts 2 for a black one, Spec.v's `red`). Its counting mode can
+   say "unwinnable" (unwinnable_of_autoplay_fence, ..._up_to_column_order) without foundation returns only:
+   the searches apply autoplay_key to the start and to every successor. SAFE (twos always, and the looser
+   h1, h2 >= r - 2 with the same-colour suit >= r - 3), TWOS and ALL are not proved to lose no win: the
+   Python side (solver.rules.Rules.unproved) says "unknown" for them. */
 static inline int safe_home(int mode, int x, const fkey_t *k) {
     int s = suit(x), r = rank0(x) + 1;
     if ((int)(k->w[s] >> 28) != r - 1) return 0;
@@ -669,7 +676,13 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
 
 /* Successors in the order of fc.h; with rules.supermoves, each column's supermoves follow its single moves
    (a bound: 9 single moves a column, 9 a cell card, 8 a foundation return, and m(m-1+12(8-m)) <= 204
-   supermoves for m non-empty columns: fewer than SOLVE_MAX_SUCC). */
+   supermoves for m non-empty columns: fewer than SOLVE_MAX_SUCC).
+   Every single move is made whether or not supermoves are on: they only add successors, so the set that
+   explore enumerates with --supermoves contains the one without and is closed under the single moves, and
+   a complete enumeration with no won position proves as much as one without supermoves
+   (solver.rules.Rules.unproved). (Each supermove is also a composition of single moves through the free
+   cells and empty columns, within (f+1)*2^e, but no verdict relies on it: a win in a counting mode counts
+   only once the solver finds a line of single moves under the plain rules, solver.lines.judge.) */
 static int gen_favor(const ctx_t *c, const fkey_t *k, fkey_t *out, int n);
 
 static int gen_core(const ctx_t *c, const fkey_t *k, fkey_t *out, int favor) {

@@ -17,7 +17,8 @@ module replays); :func:`replay` and :func:`check_win` are the Python twins of Le
 
 The verdict rule (:func:`verdict`, used by explore, analyze, solve, survey and certgen alike):
 "winnable" only with a line that replays to a won position under the spec rules, "unwinnable" only after
-a complete enumeration without a won position, else "unknown". :func:`judge` applies it to a search.
+a complete enumeration without a won position in a counting mode proved to lose no win
+(solver.rules.Rules.unproved), else "unknown". :func:`judge` applies it to a search.
 """
 from . import spec
 from .cards import card_name, is_red
@@ -35,13 +36,14 @@ _RED = tuple(is_red(c) for c in range(52))     # a table: the survey replays mil
 
 # --- the verdict -----------------------------------------------------------------------------------------
 
-def verdict(won, complete, line=None) -> str:
+def verdict(won, complete, line=None, rules: Rules = STANDARD) -> str:
     """The house rule: ``winnable`` only when a won position was reached *and* ``line`` (the line to it
-    that replayed under the spec rules) is given; ``unwinnable`` only when the enumeration completed
-    without a won position; else ``unknown``."""
+    that replayed under the spec rules) is given; ``unwinnable`` only when the enumeration under ``rules``
+    completed without a won position and ``rules.proves_unwinnable()`` (its counting mode is proved to
+    lose no win: solver.rules.Rules.unproved names the theorems); else ``unknown``."""
     if won:
         return "winnable" if line is not None else "unknown"
-    return "unwinnable" if complete else "unknown"
+    return "unwinnable" if complete and rules.proves_unwinnable() else "unknown"
 
 
 def judge(start, result, rules: Rules):
@@ -66,7 +68,7 @@ def judge(start, result, rules: Rules):
             line = None
         if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])):
             line = None
-    return verdict(result.won, result.complete, line), line
+    return verdict(result.won, result.complete, line, rules), line
 
 
 def column_blind(s: spec.State):

@@ -82,6 +82,8 @@ def explore_summary(name, verdict, result, rules, max_states=None, line_length=N
             line = (f"; a line of {plural(line_length, 'single-card move')} to a won position replays "
                     f"under the spec rules")
         return f"{head}: winnable \u2014 a won position was reached ({plural(result.states, 'position')} visited){line}"
+    if result.complete and not result.won:
+        return f"{head}: unknown \u2014 {_enumerated(result.states, result.max_home)}; {rules.unproved()}"
     return (f"{head}: unknown \u2014 stopped after {plural(result.states, 'position')}{_limit(max_states)}; "
             f"at most {plural(result.max_home, 'card')} reached the foundations so far")
 
@@ -122,7 +124,7 @@ def analyze_lines(name, a):
     n = a.states
     if a.verdict == "unknown" and a.won:
         return [f"{head}: unknown \u2014 {NO_REPLAY}"]
-    if a.verdict == "unknown":
+    if a.verdict == "unknown" and not a.complete:
         return [f"{head}: unknown \u2014 stopped after {plural(n, 'position')}{_limit(a.max_states)}; "
                 f"the reachable set is not complete, so nothing is claimed about it "
                 f"(at most {plural(a.max_home_so_far, 'card')} reached the foundations so far)"]
@@ -138,6 +140,8 @@ def analyze_lines(name, a):
                          f"(the reachable set is not complete)")
         return lines
     lines = [f"{head}: {a.verdict} \u2014 {_enumerated(n, a.max_home)}"]
+    if a.verdict == "unknown":       # complete, no win, in a counting mode not proved to lose no win
+        lines[0] += f"; {a.rules.unproved()}"
     fc = a.frozen_cards
     if fc:
         lines.append(f"never move ({plural(len(fc), 'card')}, the same place in every reachable position): "
@@ -165,7 +169,9 @@ def analysis_picture(source, a):
     from . import svg      # not on `python -m solver deal`'s start-up path
     title = f"FreeCell #{source.deal}" if source.deal is not None else source.name
     n = a.states
-    if a.verdict == "unknown":
+    if a.verdict == "unknown" and a.complete:
+        rest = f" \u2014 unknown: {n:,} positions, none won, at most {plural(a.max_home, 'card')} home"
+    elif a.verdict == "unknown":
         rest = f" \u2014 unknown: stopped after {n:,} positions"
     elif a.verdict == "winnable":
         rest = (f" \u2014 winnable: {n:,} positions" if a.complete else " \u2014 winnable") + \
@@ -183,7 +189,9 @@ def analysis_picture(source, a):
     if source.deal is not None:
         subtitle = f"Microsoft deal {source.deal} \u00b7 " + subtitle
     legend = []
-    if a.verdict == "unknown":
+    if a.verdict == "unknown" and a.complete:
+        legend.append(r.unproved())
+    if a.verdict == "unknown" and not a.complete:
         legend.append("the reachable set was not enumerated to the end: nothing is claimed")
     elif a.frozen_cards:
         legend.append(f"never move in any of the {n:,} reachable positions: {frozen_text(a)}")

@@ -47,6 +47,41 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         """A counting mode (automatic moves or column order) is on: not the spec's rules."""
         return self.autoplay != "none" or self.canonical or self.supermoves
 
+    def unproved(self) -> str:
+        """The one rule for "unwinnable" in a counting mode: "" when a complete enumeration under these
+        rules that reaches no won position proves that no won position is reachable under the spec rules
+        (``cells``, ``foundation_return``), else the reason in words (the verdict is then "unknown";
+        solver.lines.verdict applies it, for explore, analyze, solve, survey and certgen alike):
+
+        * no counting mode: the enumerated set is a fence (Lean's fence theorem, certificates);
+        * ``canonical`` (positions up to the order of the columns): Coq, coq/FreeCell/Columns.v,
+          ``unwinnable_of_fence_up_to_column_order``;
+        * ``autoplay="horne"`` (aces always; another card once both foundations of the other colour reach its
+          rank - 1; fc.c's safe_home, the same as Autoplay.v's ``safeHome``), only without foundation
+          returns: Coq, coq/FreeCell/Autoplay.v, ``unwinnable_of_autoplay_fence`` and, with ``canonical``,
+          ``unwinnable_of_autoplay_fence_up_to_column_order``. The C core applies it to the start and after
+          every move, so the enumerated set holds, after automatic moves, the start and every move of each
+          member: the theorems' hypotheses;
+        * ``supermoves`` changes nothing: fc.c's gen_core makes every single move and then adds the
+          supermoves (gen_super, all=1), so the enumerated set contains the one without them and is closed
+          under the single moves all the same -- a set with no won position in it says the same;
+        * ``autoplay`` "safe" (seed 004's rule: twos always, and a looser condition), "twos" and "all", or
+          "horne" with foundation returns: nothing proves that these automatic moves lose no win."""
+        if self.autoplay == "none":
+            return ""
+        if self.autoplay == "horne":
+            if not self.foundation_return:
+                return ""
+            return ("no win in this counting mode (automatic moves 'horne' are proved to lose no win only "
+                    "without foundation returns: use --autoplay none for a proof)")
+        return (f"no win in this counting mode (automatic moves '{self.autoplay}' are not proved to lose no "
+                f"win: use --autoplay horne or none for a proof)")
+
+    def proves_unwinnable(self) -> bool:
+        """A complete enumeration without a won position under these rules proves the deal unwinnable under
+        the spec rules (:meth:`unproved` says which theorem, or why not)."""
+        return not self.unproved()
+
     def plain(self) -> "Rules":
         """The same spec parameters without the counting mode."""
         return self._replace(autoplay="none", canonical=False, supermoves=False)

@@ -135,7 +135,7 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                 path = verify_spec(position, moves, rules)
         except LineError as exc:
             raise LineError(f"internal error: the solver's line failed the replay check ({exc})") from None
-    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves)
+    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves, rules=rules)
     return SolveResult(position, rules, verdict, moves, states, time.perf_counter() - t0,
                        found_len=found if verdict == "winnable" else None, enumerated=enumerated, how=how,
                        max_states=max_states, path=path)

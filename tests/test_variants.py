@@ -2,7 +2,11 @@
 
 - 11982 with foundation returns: still unwinnable, at most 2 cards ever home (and the same 8 frozen cards).
 - 11982 with 5 free cells: winnable.
-- 11982 counted up to column order with safe autoplay: 61,643 positions (the seed's C++ count).
+- 11982 counted up to column order with safe autoplay: 61,643 positions (the seed's C++ count), verdict
+  unknown: safe autoplay is not proved to lose no win.
+- The verdict of a complete enumeration without a win, mode by mode, on deal 85 with no free cell (a few
+  hundred positions): unwinnable in the plain rules, up to column order, with horne autoplay (with and without
+  column order) and with supermoves; unknown with safe or twos autoplay and with horne plus foundation returns.
 - Certificates need the plain spec rules: `certgen build` takes no counting flags, and a counting mode has
   no file stem.
 """
@@ -11,19 +15,24 @@ import pytest
 from solver.errors import FreecellError
 from solver.rules import Rules
 
+SAFE_NOTE = ("no win in this counting mode (automatic moves 'safe' are not proved to lose no win: use --autoplay "
+             "horne or none for a proof)")
+
 
 def test_canonical_safe_autoplay_counts_61643(run_json):
     obj = run_json("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
     assert obj["states"] == 61643
-    assert obj["verdict"] == "unwinnable" and obj["complete"] is True and obj["max_home"] == 2
+    assert obj["verdict"] == "unknown" and obj["complete"] is True and obj["max_home"] == 2
+    assert obj["note"] == SAFE_NOTE
     assert obj["rules"] == {"cells": 4, "foundation_return": False, "autoplay": "safe", "canonical": True}
 
 
 def test_canonical_safe_autoplay_plain_line(run):
     p = run("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
     assert p.returncode == 0 and p.stderr == ""
-    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unwinnable \u2014 all 61,643 "
-                        "reachable positions enumerated, at most 2 cards ever reach the foundations\n")
+    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unknown \u2014 all 61,643 "
+                        "reachable positions enumerated, at most 2 cards ever reach the foundations; "
+                        + SAFE_NOTE + "\n")
 
 
 def test_spec_flags_print_the_spec_rules(run_json):
@@ -69,3 +78,58 @@ def test_bad_rules_flags(run, assert_one_line_error):
     assert_one_line_error(run("explore", "--deal", "11982", "--canonical", "yes"))
     p = run("explore", "--help")
     assert "--canonical" in p.stdout and "--autoplay" in p.stdout and "--foundation-return" in p.stdout
+
+
+# --- which counting modes may say "unwinnable" (solver.rules.Rules.unproved) --------------------------------
+# Deal 85 with no free cell: every mode enumerates a few hundred positions, none won, 5 cards home at most;
+# the counts differ by mode, so each mode's own moves run (column order merges positions, horne sends fewer
+# cards home than safe, foundation returns add positions).
+
+NOTE_TWOS = ("no win in this counting mode (automatic moves 'twos' are not proved to lose no win: use --autoplay "
+             "horne or none for a proof)")
+NOTE_HORNE_FRET = ("no win in this counting mode (automatic moves 'horne' are proved to lose no win only without "
+                   "foundation returns: use --autoplay none for a proof)")
+
+
+@pytest.mark.parametrize("flags,states,verdict,note", [
+    ((), 277, "unwinnable", None),                                              # the fence (Lean)
+    (("--canonical",), 217, "unwinnable", None),          # Columns.v unwinnable_of_fence_up_to_column_order
+    (("--autoplay", "horne"), 250, "unwinnable", None),             # Autoplay.v unwinnable_of_autoplay_fence
+    (("--autoplay", "horne", "--canonical"), 190, "unwinnable", None),     # ..._up_to_column_order
+    (("--supermoves",), 277, "unwinnable", None),                   # only adds moves: contains the spec's set
+    (("--autoplay", "horne", "--canonical", "--supermoves"), 190, "unwinnable", None),
+    (("--autoplay", "safe"), 243, "unknown", SAFE_NOTE),                                     # not proved
+    (("--autoplay", "twos"), 243, "unknown", NOTE_TWOS),                                     # not proved
+    (("--autoplay", "safe", "--supermoves"), 243, "unknown", SAFE_NOTE),
+    (("--autoplay", "horne", "--foundation-return"), 272, "unknown", NOTE_HORNE_FRET),   # Autoplay.v: no returns
+    (("--foundation-return",), 365, "unwinnable", None),                        # the fence, returns allowed
+])
+def test_verdict_of_a_complete_enumeration_by_mode(run, run_json, flags, states, verdict, note):
+    obj = run_json("explore", "--deal", "85", "--cells", "0", *flags)
+    assert (obj["states"], obj["complete"], obj["max_home"], obj["verdict"]) == (states, True, 5, verdict)
+    assert obj.get("note") == note
+    text = run("explore", "--deal", "85", "--cells", "0", *flags).stdout
+    assert f": {verdict} \u2014 all {states:,} reachable positions enumerated, at most 5 cards" in text
+    assert text.rstrip("\n").endswith(f"; {note}" if note else "the foundations")
+    a = run_json("analyze", "--deal", "85", "--cells", "0", *flags)
+    assert (a["states"], a["complete"], a["max_home"], a["verdict"], a.get("note")) == (states, True, 5, verdict,
+                                                                                       note)
+    assert a["frozen"] is not None       # the figures of a complete enumeration are given either way
+
+
+def test_proves_unwinnable_is_the_one_rule():
+    """Rules.unproved/proves_unwinnable, and solver.lines.verdict applying it (analyze, solve, survey, certgen
+    and explore all go through it)."""
+    from solver.lines import verdict
+    proved = [Rules(), Rules(canonical=True), Rules(autoplay="horne"), Rules(autoplay="horne", canonical=True),
+              Rules(supermoves=True), Rules(autoplay="horne", supermoves=True), Rules(foundation_return=True),
+              Rules(canonical=True, foundation_return=True), Rules(cells=0, hand=1)]
+    unproved = [Rules(autoplay="safe"), Rules(autoplay="twos"), Rules(autoplay="all"),
+                Rules(autoplay="safe", canonical=True), Rules(autoplay="horne", foundation_return=True),
+                Rules(autoplay="horne", canonical=True, foundation_return=True, supermoves=True)]
+    for r in proved:
+        assert r.proves_unwinnable() and r.unproved() == "" and verdict(False, True, rules=r) == "unwinnable", r
+    for r in unproved:
+        assert not r.proves_unwinnable() and r.unproved().startswith("no win in this counting mode"), r
+        assert verdict(False, True, rules=r) == "unknown", r
+        assert verdict(False, False, rules=r) == "unknown" and verdict(True, True, [()], r) == "winnable", r
