@@ -482,23 +482,22 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
     """The tasks' refine (in a pool of ``jobs`` processes) into ``done`` and the journal. ``temporary``: their
     disk searches make temporary folders, which then go in one this process removes when the pool has ended
     (solver.workers.pool_folder): a worker killed with SIGKILL cannot remove its own."""
-    tmp = None
-    if jobs <= 1 or len(tasks) <= 1:
-        results = map(_work, tasks)
-        pool = None
-    else:
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        tmp = pool_folder() if temporary else None
-        with signals_held():            # the workers start with Ctrl-C and SIGTERM held, until orphan_watch
-            pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(), tmp))
-        # chunks made here, not by imap_unordered's chunksize (which hides the pool's own iterator, the
-        # one pool_results needs to wait with a timeout)
-        parts = pool_results(pool, pool.imap_unordered(_pool_chunk, [tasks[i:i + chunk]
-                                                                      for i in range(0, len(tasks), chunk)]))
-        results = (n for part in parts for n in part)
-    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line)
+    tmp = pool = None
     lost = False
-    try:
+    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line), from before
+    try:                                # the pool starts (a SIGTERM held during its fork comes after)
+        if jobs <= 1 or len(tasks) <= 1:
+            results = map(_work, tasks)
+        else:
+            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+            tmp = pool_folder() if temporary else None
+            with signals_held():            # the workers start with Ctrl-C and SIGTERM held, until orphan_watch
+                pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(), tmp))
+            # chunks made here, not by imap_unordered's chunksize (which hides the pool's own iterator, the
+            # one pool_results needs to wait with a timeout)
+            parts = pool_results(pool, pool.imap_unordered(_pool_chunk, [tasks[i:i + chunk]
+                                                                          for i in range(0, len(tasks), chunk)]))
+            results = (n for part in parts for n in part)
         for n in results:
             done[n.deal] = n
             journal.add(n)
@@ -510,6 +509,8 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
         restore_term(old_term)
         if pool is not None:
             end_pool(pool, lost, tmp)
+        elif tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def work_root_of(journal):
@@ -540,6 +541,7 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
     j.start()
     done = {d: n for d, n in known.items() if first <= d <= last}
     resumed = len(done)
+    old_term = term_as_interrupt()      # SIGTERM between two tiers too: the Ctrl-C path, never a silent 143
     try:
         for tier in range(len(tiers)):
             if tier == 0:
@@ -573,6 +575,7 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
                     raise WorkerLost(f"tier {tier + 1}: {exc}; {kept} (fewer --jobs or a lower --memory leave "
                                      f"each process more room)") from None
     finally:
+        restore_term(old_term)
         j.close()
         if root is not None and os.path.isdir(root):
             try:

@@ -99,28 +99,35 @@ def pool_folder():
             from None
 
 
-def end_pool(pool, lost=False, tmp=None):
-    """Stop a multiprocessing pool at the end of a survey's pass: ``pool.terminate()`` (SIGTERM: a disk search in a
-    worker keeps or removes its files), then join. After a lost worker (``lost``: :class:`WorkerLost` raised)
-    that would wait for ever when the dead worker held one of the pool's queue locks (an idle worker waits for its
-    next task inside the task queue's lock: killed there, the lock is never released and terminate() acquires
-    it): the pool is stopped from making new workers and its processes are killed (SIGKILL), its own terminate
-    cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``, ``_change_notifier`` and
-    ``_terminate`` are the pool's own (multiprocessing has no public names for them). Then the pool's folder
-    ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk search's files)."""
+def end_pool(pool, lost=False, tmp=None, grace=30):
+    """Stop a multiprocessing pool at the end of a survey's pass, without ``pool.terminate()``: that first takes
+    the task queue's lock, which an idle worker holds while it waits for its next task, so a worker that died
+    there (killed, or ended by a signal at the wrong moment) makes it wait for ever -- after a lost worker
+    (:class:`WorkerLost`) in session 10, after a SIGTERM to the survey in session 11's hostile pass (1 run in 8).
+    So: the pool is stopped from making new workers; unless ``lost``, each worker gets SIGTERM (a disk search in it
+    keeps or removes its files) and up to ``grace`` seconds to end; then what is left is killed (SIGKILL) and the
+    pool's own terminate cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``,
+    ``_change_notifier`` and ``_terminate`` are the pool's own (multiprocessing has no public names for them).
+    Then the pool's folder ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk
+    search's files)."""
     try:
-        if not lost:
-            pool.terminate()
-            pool.join()
-            return
         handler = pool._worker_handler
         handler._state = mp.pool.TERMINATE          # no replacement workers from now on
         pool._change_notifier.put(None)
         handler.join(5)
+        procs = list(pool._pool)
+        if not lost:
+            for p in procs:
+                if p.exitcode is None:
+                    p.terminate()
+            deadline = time.monotonic() + grace
+            for p in procs:
+                p.join(max(0.0, deadline - time.monotonic()))
         pool._terminate.cancel()
-        for p in list(pool._pool):
-            p.kill()
-        for p in list(pool._pool):
+        for p in procs:
+            if p.exitcode is None:
+                p.kill()
+        for p in procs:
             p.join(5)
     finally:
         if tmp is not None:

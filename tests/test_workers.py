@@ -316,3 +316,26 @@ def test_a_worker_killed_mid_disk_search_leaves_no_temporary_folder(tmp_path, wo
     assert list(tmp.iterdir()) == []            # no freecell-disk-*, no freecell-pool-*
     if work:                                    # the resumable folders stay, with their checkpoints
         assert sorted(f.parent.name for f in seen()) == ["1-4", "2-4"]
+
+
+def test_end_pool_returns_when_dead_workers_held_the_task_queues_lock():
+    """A SIGTERM to `survey --difficulty --jobs 2` hung it for good 1 run in 8 (session 11's hostile pass): the
+    pool's terminate() first takes the task queue's lock, which an idle worker holds while it waits for a task,
+    and the worker was dead. Both idle workers killed here (so the lock's holder is dead): end_pool must still
+    return, in a few seconds, on the plain path (not only after a WorkerLost)."""
+    import multiprocessing as mp
+    import threading
+    import time
+    from solver import workers
+    pool = mp.get_context("fork").Pool(2)
+    assert pool.apply(os.getpid) > 0                     # started, then idle: one of them holds the lock
+    time.sleep(0.5)
+    for p in list(pool._pool):
+        p.kill()
+        p.join(5)
+    t = threading.Thread(target=workers.end_pool, args=(pool,), daemon=True)
+    t0 = time.monotonic()
+    t.start()
+    t.join(30)
+    assert not t.is_alive(), "end_pool hung on the dead workers' lock"
+    assert time.monotonic() - t0 < 30
