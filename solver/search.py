@@ -12,8 +12,10 @@ bytes. Rules are :class:`solver.rules.Rules` values.
     r.records()                                       # the 84,767 positions as P64 bytes, start first
 
 Import cost matters (the CLI's whole ``explore --deal 11982`` process has a budget of 0.08 s): this
-module imports only the compiled core and the standard library's ``time``; tqdm comes with a progress bar.
+module imports only the compiled core and the standard library's ``time``, ``threading`` and ``collections``;
+tqdm comes with a progress bar.
 """
+import threading
 import time
 from collections import namedtuple
 
@@ -377,15 +379,40 @@ def _line_buffer():
     return _LINE_BUFFER[0]
 
 
+def _interruptible(call, args, poll=0.05):
+    """``call(*args)`` -- one blocking C call that does not look for signals (fc_solve: minutes with the deep
+    portfolio) -- in a daemon thread, the calling thread waiting for it in slices of ``poll`` seconds, so that
+    Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (session
+    11's hostile pass: 77 s). The abandoned call runs on in its thread until it returns or the process ends
+    (the commands end right after); its arguments stay referenced by the thread. Returns the call's value."""
+    if threading.current_thread() is not threading.main_thread():
+        return call(*args)
+    out = []
+
+    def run():
+        try:
+            out.append((True, call(*args)))
+        except BaseException as e:      # handed to the caller (cffi raises on a bad argument)
+            out.append((False, e))
+    t = threading.Thread(target=run, daemon=True, name="fc_solve")
+    t.start()
+    while t.is_alive():
+        t.join(poll)
+    ok, value = out[0]
+    if not ok:
+        raise value
+    return value
+
+
 def solve_line(position, rules, max_states=0, shorten=0, stages=None):
     """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
     canonical). ``stages``: a portfolio of :class:`Stage` instead of the built-in one (fc.c: PORTFOLIO), e.g.
     solver.solve.DEEP. Returns (status, codes or None, states, expanded, found_len); status "won", "done"
     (the last stage's space ran out: not a proof) or "limit"."""
     res = ffi.new("fc_solve_result *")
-    buf = _line_buffer()
-    n = lib.fc_solve(pos_to_c(position), _rules_c(rules), _solve_opts(max_states, shorten, stages), buf, MAX_LINE,
-                     res)
+    buf = ffi.new("uint16_t[]", MAX_LINE)       # its own: a search left running after Ctrl-C may still write
+    args = (pos_to_c(position), _rules_c(rules), _solve_opts(max_states, shorten, stages), buf, MAX_LINE, res)
+    n = _interruptible(lib.fc_solve, args)
     if n < 0:
         raise _error(n, "the solver stopped: ")
     st = res.status

@@ -50,7 +50,9 @@ def assert_interrupted(p, out, err, seconds, line=INTERRUPTED):
     ("solver", "explore", "--deal", "5", "--max-states", "20000000"),
     ("certgen", "build", "--deal", "5", "--max-states", "20000000", "--out", "x.cert"),
     ("solver", "analyze", "--deal", "5", "--exposed", "QC", "--max-states", "20000000"),
-], ids=["explore", "build", "analyze"])
+    # one blocking C call (fc_solve) of minutes: stopped 77 s late before search._interruptible (session 11)
+    ("solver", "solve", "--deal", "13599", "--cells", "1", "--deep"),
+], ids=["explore", "build", "analyze", "solve-deep"])
 def test_ctrl_c_stops_a_long_search_without_a_progress_bar(tmp_path, cmd):
     assert_interrupted(*ctrl_c(*cmd, cwd=tmp_path))
     assert os.listdir(tmp_path) == []               # no certificate, no temporary file
