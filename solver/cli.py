@@ -260,9 +260,10 @@ def _survey_difficulty(args, first, last):
     for i in range(len(tiers)):         # each tier's limits, and what it used when it ran here (else None)
         t = difficulty.tier_of(i, tiers)
         u = used.get(i + 1, difficulty.TierRun(i + 1, None, None, None))
-        limits.append({"solver": t.solver if difficulty.runs_solver(i, tiers) else None,
-                       "solver_portfolio": ("deep" if t.deep else "built-in") if difficulty.runs_solver(i, tiers)
-                       else None, "enumeration": t.states, "automatic_moves": t.autoplay,
+        runs = difficulty.runs_solver(i, tiers)
+        limits.append({"solver": t.solver if runs else None,
+                       "solver_portfolio": ("deep" if t.deep else "built-in") if runs else None,
+                       "enumeration": t.states, "automatic_moves": t.autoplay,
                        "disk_buffer": t.buffer, "up_to_column_order": t.canonical, "jobs_used": u.jobs,
                        "disk_buffer_used": u.buffer, "memory_budget": u.budget})
     if args.json:
