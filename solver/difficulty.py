@@ -198,6 +198,17 @@ def runs_solver(tier, tiers=TIERS):
     return tier == 0 or t.solver > before.solver or (t.deep and not before.deep)
 
 
+def resumes_on_disk(deal, k, tier, tiers=TIERS, work_root=None):
+    """Whether tier ``tier`` goes on with a disk enumeration of ``deal`` with ``k`` cells from its work folder
+    in ``work_root``: the folder is made only once the tier's solver has run to its end without a win, and the
+    solver is deterministic, so the same tier in a later sitting skips it (it would find nothing new) and goes
+    on with the enumeration at once."""
+    if work_root is None or tier == 0 or disk_buffer(tier, tiers) is None:
+        return False
+    t = tier_of(tier, tiers)
+    return os.path.isdir(os.path.join(work_root, work_name(deal, k, t.canonical, t.autoplay)))
+
+
 def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False):
     """One tier (0-based index into ``tiers``) of the ladder for ``deal``, from the proven bounds
     ``low``/``high``; returns its :class:`Need`. A tier on disk (:func:`disk_buffer`) enumerates with a
@@ -208,7 +219,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     top = MAX_K if high is None else high - 1
     if tier == 0:
         order = range(low, top + 1)              # upwards: the first win is the upper bound
-    elif not runs_solver(tier, tiers):
+    elif not runs_solver(tier, tiers) or resumes_on_disk(deal, top, tier, tiers, work_root):
         order = ()
     else:
         order = range(top, low - 1, -1)         # downwards from high - 1: each win lowers it

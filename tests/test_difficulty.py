@@ -565,6 +565,31 @@ def test_the_canonical_disk_tier_has_its_own_work_folder(tmp_path):
                             "asked 1 free cell, column order (remove that folder)")
 
 
+def test_a_disk_tier_going_on_from_its_folder_skips_its_solver(tmp_path, monkeypatch):
+    """The disk tier's work folder is made only after the tier's solver ran to its end without a win, and the
+    solver is deterministic: the same tier in a later sitting goes on with the enumeration at once (tier 5's
+    deep solver costs about 20 minutes a deal). Without a folder the solver runs first. Deal 43 with 1 cell up
+    to column order: 60,854 positions, none won: k = 2, the same set when resumed."""
+    calls = []
+    monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit, deep=False: calls.append(k) or ("unknown", 0))
+    tiers = ((100_000, 100_000), difficulty.Tier(1_000_000, 1_000_000, 1 << 16, True))
+    assert difficulty.runs_solver(1, tiers) and not difficulty.resumes_on_disk(43, 1, 1, tiers, str(tmp_path))
+    n = difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
+    assert calls == [1] and (n.k, n.low, n.high, n.states) == (2, 2, 2, 7 + 60_854)
+    from solver import disksearch
+    wd = tmp_path / difficulty.work_name(43, 1, True)
+    r = disksearch.explore_disk(deals.ms_deal(43), Rules(cells=1, canonical=True), 1 << 16, max_states=1000,
+                                work_dir=str(wd))
+    r.close()                                   # kept at its limit, as a killed tier leaves it
+    assert (wd / "search.state").is_file() and difficulty.resumes_on_disk(43, 1, 1, tiers, str(tmp_path))
+    assert not difficulty.resumes_on_disk(43, 1, 0, tiers, str(tmp_path))       # tier 0 is in memory
+    assert not difficulty.resumes_on_disk(43, 1, 1, tiers, None)
+    calls.clear()
+    n = difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
+    assert calls == [] and (n.k, n.low, n.high, n.states) == (2, 2, 2, 7 + 60_854)
+    assert not wd.exists()
+
+
 def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
     """explore --canonical in memory: the win's line is the solver's under the plain rules (143 moves for deal
     1), not the depth-first search's own (673 moves, and up to 100,000 on other deals: slow to take across
