@@ -16,7 +16,7 @@ from collections import namedtuple
 from . import search, spec
 from .cards import pretty_name
 from .errors import InternalError
-from .lines import LineError
+from .lines import LineError, verdict as lines_verdict
 from .packed import pack
 from .rules import Rules
 
@@ -85,7 +85,7 @@ def one_favor(start, rules: Rules, max_states=DEFAULT_MAX_STATES, progress=False
     try:
         states, complete = r.states, bool(r.complete)
         if not r.won:
-            return HandResult("unwinnable" if complete else "unknown", None, None, states, complete)
+            return HandResult(lines_verdict(False, complete, rules=rules), None, None, states, complete)
         raw = [spec.from_position(p) for p in r.winning_line()]
     finally:
         r.close()
