@@ -4,8 +4,9 @@ The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here
 lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom),
 `Decode.v` (untrusted: how the data below becomes positions, and the hash that files them),
 `Columns.v` (proved, no axiom: moves commute with reordering the columns, the lemma behind enumerating
-positions up to column order), `Autoplay.v` (proved, no axiom: playing a safe card home never loses a
-win, without foundation returns; `unwinnable_of_autoplay_fence` and its column-order form, the
+positions up to column order), `Autoplay.v` (proved, no axiom: playing a card home by the horne, safe or
+twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay_fence`,
+`unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
 fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
 certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq/lib/` (never
 into the source tree) and reused while its sources and `coqc` are unchanged.

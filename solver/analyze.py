@@ -27,8 +27,8 @@ Nothing is claimed from a partial enumeration (the ``max_states`` limit): the ve
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
 own (every card has moved, so none is frozen, and 52 cards reach the foundations), once a line to it has
 replayed under the spec rules (solver.lines.judge). A complete enumeration without a won position in a
-counting mode not proved to lose no win (``--autoplay safe``/``twos``, ``horne`` with foundation returns:
-solver.rules.Rules.unproved) is "unknown" too, but its figures are given: facts about that mode's set.
+counting mode not proved to lose no win (``--autoplay`` with foundation returns: solver.rules.Rules.unproved)
+is "unknown" too, but its figures are given: facts about that mode's set.
 """
 from . import search
 from .cards import card_name

@@ -365,16 +365,16 @@ ABOUT = {   # command: (one line for the list of commands, the description of it
                 "spec rules, unwinnable only if the enumeration completed, else unknown. The counting "
                 "modes (--canonical, --autoplay, --supermoves) count other positions; a complete one "
                 "without a win says unwinnable only where a theorem shows the mode loses no win: "
-                "--canonical (Coq, Columns.v), --autoplay horne without --foundation-return (Coq, "
-                "Autoplay.v), --supermoves (it only adds moves). --autoplay safe or twos, or horne with "
-                "--foundation-return, say unknown (\"no win in this counting mode\")."),
+                "--canonical (Coq, Columns.v), --autoplay horne, safe or twos without --foundation-return "
+                "(Coq, Autoplay.v), --supermoves (it only adds moves). --autoplay with --foundation-return "
+                "says unknown (\"no win in this counting mode\")."),
     "analyze": ("why a deal is stuck: the cards that never move, and more",
                 "Enumerate the whole reachable set (without stopping at a win) and report the cards that "
                 "never move in any reachable position, the most cards ever on the foundations and, with "
                 "--exposed, how many positions show a card on top of a column. If the enumeration stops at "
                 "--max-states nothing is claimed (unknown); in a counting mode not proved to lose no win "
-                "(--autoplay safe or twos, horne with --foundation-return) the figures are given but the "
-                "verdict is unknown (see explore --help)."),
+                "(--autoplay with --foundation-return) the figures are given but the verdict is unknown (see "
+                "explore --help)."),
     "solve": ("find a winning line (checked against the spec rules)",
               "Find a winning line under the spec rules and print it as single-card moves in Freecell "
               "Solver's standard notation (columns 1-8, free cells a, b, c, d -- a card takes the leftmost "

@@ -196,9 +196,9 @@ def add_rules_args(p, counting=False):
                        help="counting mode: 'safe' plays cards to the foundations automatically by seed 004's "
                             "rule (aces and twos always, others by a looser test than Horne's), 'horne' (aces "
                             "always, others once both opposite-colour foundations are one lower: Horne's rule), "
-                            "'twos' (aces and twos only); default none (the spec). Only 'horne' (without "
-                            "--foundation-return) is proved to lose no win (coq/FreeCell/Autoplay.v): with 'safe' "
-                            "or 'twos' a complete enumeration without a win says unknown, not unwinnable")
+                            "'twos' (aces and twos only); default none (the spec). All three are proved to lose "
+                            "no win without --foundation-return (coq/FreeCell/Autoplay.v): with it a complete "
+                            "enumeration without a win says unknown, not unwinnable")
         g.add_argument("--supermoves", action="store_true",
                        help="counting mode: also move a run of k cards in one step when k <= (f+1)*2^e "
                             "(f empty free cells, e empty columns not counting the destination)")

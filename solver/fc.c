@@ -572,13 +572,15 @@ static int key_home(const ctx_t *c, const ckey_t *ck) {
 }
 
 /* ---- autoplay and canonical order ---- */
-/* FC_AUTOPLAY_HORNE is coq/FreeCell/Autoplay.v's `safeHome` (canHome && lowOthers): the card is the next of
-   its suit, and an ace, or both foundations of the other colour reach its rank - 1 (o1, o2: clubs 0 and
-   spades 3 for a red card, diamonds 1 and hearts 2 for a black one, Spec.v's `red`). Its counting mode can
-   say "unwinnable" (unwinnable_of_autoplay_fence, ..._up_to_column_order) without foundation returns only:
-   the searches apply autoplay_key to the start and to every successor. SAFE (twos always, and the looser
-   h1, h2 >= r - 2 with the same-colour suit >= r - 3), TWOS and ALL are not proved to lose no win: the
-   Python side (solver.rules.Rules.unproved) says "unknown" for them. */
+/* The card is the next of its suit (Autoplay.v's `canHome`), and, by mode (o1, o2: clubs 0 and spades 3 for
+   a red card, diamonds 1 and hearts 2 for a black one, Spec.v's `red`; 3 - s the other suit of its colour):
+   FC_AUTOPLAY_HORNE is coq/FreeCell/Autoplay.v's `lowOthers` (`safeHome`): an ace, or h1, h2 >= r - 1;
+   FC_AUTOPLAY_SAFE is `lowSafe`: r <= 2, or h1, h2 >= r - 1, or h1, h2 >= r - 2 and hs >= r - 3;
+   FC_AUTOPLAY_TWOS is `lowTwos`: r <= 2. (Read side by side with Autoplay.v, not proved equal.) These
+   three counting modes can say "unwinnable" without foundation returns only (unwinnable_of_autoplay_fence,
+   unwinnable_of_safe_autoplay_fence, unwinnable_of_twos_autoplay_fence and their _up_to_column_order
+   forms): the searches apply autoplay_key to the start and to every successor. ALL (any next card) is not
+   proved to lose no win: the Python side (solver.rules.Rules.unproved) says "unknown" for it. */
 static inline int safe_home(int mode, int x, const fkey_t *k) {
     int s = suit(x), r = rank0(x) + 1;
     if ((int)(k->w[s] >> 28) != r - 1) return 0;

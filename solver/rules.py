@@ -18,6 +18,7 @@ from .errors import FreecellError
 
 MAX_CELLS = 8                                            # FC_MAX_CELLS (solver/fc.h; a test keeps them equal)
 AUTOPLAY = ("none", "safe", "horne", "twos", "all")      # the FC_AUTOPLAY_* modes, by name
+PROVED_AUTOPLAY = ("horne", "safe", "twos")              # coq/FreeCell/Autoplay.v (no foundation returns)
 
 
 class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supermoves hand")):
@@ -56,26 +57,31 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         * no counting mode: the enumerated set is a fence (Lean's fence theorem, certificates);
         * ``canonical`` (positions up to the order of the columns): Coq, coq/FreeCell/Columns.v,
           ``unwinnable_of_fence_up_to_column_order``;
-        * ``autoplay="horne"`` (aces always; another card once both foundations of the other colour reach its
-          rank - 1; fc.c's safe_home, the same as Autoplay.v's ``safeHome``), only without foundation
-          returns: Coq, coq/FreeCell/Autoplay.v, ``unwinnable_of_autoplay_fence`` and, with ``canonical``,
-          ``unwinnable_of_autoplay_fence_up_to_column_order``. The C core applies it to the start and after
-          every move, so the enumerated set holds, after automatic moves, the start and every move of each
-          member: the theorems' hypotheses;
+        * ``autoplay`` "horne", "safe" or "twos", only without foundation returns: Coq,
+          coq/FreeCell/Autoplay.v. "horne" (aces always; another card once both foundations of the other colour
+          reach its rank - 1; Autoplay.v's ``safeHome``, ``lowOthers``): ``unwinnable_of_autoplay_fence`` and,
+          with ``canonical``, ``unwinnable_of_autoplay_fence_up_to_column_order``; "safe" (seed 004's rule:
+          aces and twos always, another card as with horne, or once both foundations of the other colour reach
+          its rank - 2 and the other suit of its colour rank - 3; Autoplay.v's ``lowSafe``):
+          ``unwinnable_of_safe_autoplay_fence`` and ``unwinnable_of_safe_autoplay_fence_up_to_column_order``;
+          "twos" (aces and twos only; ``lowTwos``): ``unwinnable_of_twos_autoplay_fence`` and its
+          ``_up_to_column_order`` form. fc.c's safe_home was read beside these definitions (not proved equal
+          to them). The C core applies the rule to the start and after every move, so the enumerated set
+          holds, after automatic moves, the start and every move of each member: the theorems' hypotheses;
         * ``supermoves`` changes nothing: fc.c's gen_core makes every single move and then adds the
           supermoves (gen_super, all=1), so the enumerated set contains the one without them and is closed
           under the single moves all the same -- a set with no won position in it says the same;
-        * ``autoplay`` "safe" (seed 004's rule: twos always, and a looser condition), "twos" and "all", or
-          "horne" with foundation returns: nothing proves that these automatic moves lose no win."""
+        * ``autoplay`` "all" (every next card; for tests only), or "horne", "safe" or "twos" with foundation
+          returns: nothing proves that these automatic moves lose no win."""
         if self.autoplay == "none":
             return ""
-        if self.autoplay == "horne":
+        if self.autoplay in PROVED_AUTOPLAY:
             if not self.foundation_return:
                 return ""
-            return ("no win in this counting mode (automatic moves 'horne' are proved to lose no win only "
-                    "without foundation returns: use --autoplay none for a proof)")
+            return (f"no win in this counting mode (automatic moves '{self.autoplay}' are proved to lose no win "
+                    f"only without foundation returns: use --autoplay none for a proof)")
         return (f"no win in this counting mode (automatic moves '{self.autoplay}' are not proved to lose no "
-                f"win: use --autoplay horne or none for a proof)")
+                f"win: use --autoplay horne, safe, twos or none for a proof)")
 
     def proves_unwinnable(self) -> bool:
         """A complete enumeration without a won position under these rules proves the deal unwinnable under

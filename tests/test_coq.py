@@ -243,11 +243,55 @@ AUTOPLAY_THEOREMS = {
         "(exists c, C c /\\ exists u, AutoReach s0 u /\\ SameUpToOrder u c) -> "
         "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ exists u, AutoReach t u /\\ SameUpToOrder u c) -> "
         "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    # the looser rules of the C core: "safe" (lowSafe) and "twos" (lowTwos)
+    "unwinnable_of_safe_autoplay_fence":
+        "forall r s0 (C : State -> Prop), foundationReturn r = false -> Valid s0 -> "
+        "(exists c, C c /\\ AutoReachBy lowSafe s0 c) -> "
+        "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ AutoReachBy lowSafe t c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_safe_autoplay_fence_up_to_column_order":
+        "forall r s0 (C : State -> Prop), foundationReturn r = false -> Valid s0 -> "
+        "(exists c, C c /\\ exists u, AutoReachBy lowSafe s0 u /\\ SameUpToOrder u c) -> "
+        "(forall s t, C s -> In t (moves r s) -> "
+        "exists c, C c /\\ exists u, AutoReachBy lowSafe t u /\\ SameUpToOrder u c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_twos_autoplay_fence":
+        "forall r s0 (C : State -> Prop), foundationReturn r = false -> Valid s0 -> "
+        "(exists c, C c /\\ AutoReachBy lowTwos s0 c) -> "
+        "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ AutoReachBy lowTwos t c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_twos_autoplay_fence_up_to_column_order":
+        "forall r s0 (C : State -> Prop), foundationReturn r = false -> Valid s0 -> "
+        "(exists c, C c /\\ exists u, AutoReachBy lowTwos s0 u /\\ SameUpToOrder u c) -> "
+        "(forall s t, C s -> In t (moves r s) -> "
+        "exists c, C c /\\ exists u, AutoReachBy lowTwos t u /\\ SameUpToOrder u c) -> "
+        "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
+    # what an automatic move is, for any rule (the constructors of AutoStepBy and AutoReachBy)
+    "auto_col":
+        "forall low s i c rest, i < 8 -> nth i (cols s) [] = c :: rest -> homeBy low (home s) c = true -> "
+        "AutoStepBy low s (state (set (cols s) i rest) (cells s) (set (home s) (suit c) (rank c)))",
+    "auto_cell":
+        "forall low s c, In c (cells s) -> homeBy low (home s) c = true -> "
+        "AutoStepBy low s (state (cols s) (erase cardEqb (cells s) c) (set (home s) (suit c) (rank c)))",
+    "ar_refl": "forall low s, AutoReachBy low s s",
+    "ar_step": "forall low s t u, AutoStepBy low s t -> AutoReachBy low t u -> AutoReachBy low s u",
 }
 AUTOPLAY_DEFINITIONS = {
     "safeHome": "fun (h : list nat) (c : Card) => canHome h c && "
                 "((rank c =? 1) || ((rank c - 1 <=? nth (if red c then 0 else 1) h 0) && "
                 "(rank c - 1 <=? nth (if red c then 3 else 2) h 0)))",
+    "AutoStep": "AutoStepBy lowOthers",
+    "AutoReach": "AutoReachBy lowOthers",
+    "homeBy": "fun (low : list nat -> Card -> bool) (h : list nat) (c : Card) => canHome h c && low h c",
+    # solver/fc.c's safe_home, mode FC_AUTOPLAY_SAFE: ranks 1 and 2; both other-colour foundations at rank - 1
+    # or more; or both at rank - 2 and the other suit of the colour (3 - suit) at rank - 3
+    "lowSafe": "fun (h : list nat) (c : Card) => (rank c <=? 2) || "
+               "((rank c - 1 <=? nth (if red c then 0 else 1) h 0) && "
+               "(rank c - 1 <=? nth (if red c then 3 else 2) h 0)) || "
+               "((rank c - 2 <=? nth (if red c then 0 else 1) h 0) && "
+               "(rank c - 2 <=? nth (if red c then 3 else 2) h 0) && (rank c - 3 <=? nth (3 - suit c) h 0))",
+    # mode FC_AUTOPLAY_TWOS: ranks 1 and 2 only
+    "lowTwos": "fun (h : list nat) (c : Card) => rank c <=? 2",
     "deck": "map (fun i => card (i / 4 + 1) (i mod 4)) (seq 0 52)",
     "Valid": "fun s => length (cols s) = 8 /\\ length (home s) = 4 /\\ "
              "Permutation (concat (cols s) ++ cells s ++ homeCards (home s)) deck",

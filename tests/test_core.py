@@ -5,6 +5,7 @@ The spec's moves are compared to the C core's as sets of P64 records: on the sta
 deal 1's), under several rules. The figures of seed 000 are checked: 84,767 positions and at most 2
 cards home for deal 11982, and 61,643 positions in the canonical + safe-autoplay counting mode.
 """
+import itertools
 import random
 
 import pytest
@@ -369,6 +370,48 @@ def test_autoplay_modes():
     pos = (tuple(cols), (), (2, 1, 1, 0))
     assert search.autoplay(pos, Rules(autoplay="horne"))[2] == (2, 1, 1, 0)
     assert search.autoplay(pos, Rules(autoplay="safe"))[2] == (3, 1, 1, 0)
+
+
+# coq/FreeCell/Autoplay.v's rules, transliterated from their Coq text (h: the four foundations, r, s: the card's
+# rank and suit, the card being the next of its suit): the theorems speak of these, the C core runs safe_home
+def _coq_low(mode, h, r, s):
+    o1, o2 = (0, 3) if s in (1, 2) else (1, 2)          # the suits of the other colour
+    horne = r - 1 <= h[o1] and r - 1 <= h[o2]
+    if mode == "horne":                                 # lowOthers
+        return r == 1 or horne
+    if mode == "safe":                                  # lowSafe
+        return r == 1 or horne or (r - 2 <= h[o1] and r - 2 <= h[o2] and r - 3 <= h[3 - s])
+    return r <= 2                                       # lowTwos
+
+
+def _c_sends_home(x, h, rules):
+    """fc.c's safe_home on card x with foundations h: x alone on column 1, the other cards above their
+    foundations on column 0 with a card that cannot go home on top (when there is one: else x is a king
+    whose other-colour foundations are at 12 or more, home by every rule that sends kings home), so that
+    the automatic moves send x home exactly when safe_home allows it at the start."""
+    rest = [c for c in range(52) if c != x and c // 4 + 1 > h[c % 4]]
+    blockers = [c for c in rest if c // 4 + 1 > h[c % 4] + 1]
+    col0 = tuple([c for c in rest if c not in blockers] + blockers)      # top card last
+    pos = ((col0, (x,)) + ((),) * 6, (), tuple(h))
+    return search.autoplay(pos, rules)[2][x % 4] > h[x % 4]
+
+
+@pytest.mark.parametrize("mode", ["horne", "safe", "twos"])
+def test_safe_home_is_the_coq_rule(mode):
+    """fc.c's safe_home against Autoplay.v's lowOthers / lowSafe / lowTwos: every card as the next of its suit,
+    the other three foundations at every height from rank - 5 to rank + 1 and at 0 and 13 (the rules compare
+    them with rank - 3 .. rank - 1 only)."""
+    rules = Rules(autoplay=mode)
+    checked = 0
+    for x in range(52):
+        r, s = x // 4 + 1, x % 4
+        heights = sorted({0, 13} | {v for v in range(r - 5, r + 2) if 0 <= v <= 13})
+        for hs in itertools.product(heights, repeat=3):
+            h = list(hs)
+            h.insert(s, r - 1)
+            assert _c_sends_home(x, h, rules) == _coq_low(mode, h, r, s), (mode, x, h)
+            checked += 1
+    assert checked > 10000
 
 
 # --- the canonical + safe-autoplay mode against an independent Python version ----------------------------

@@ -60,9 +60,8 @@ def test_supermoves_reach_nothing_new(run_json, flags, states):
     sup = run_json("explore", "--deal", "11982", *flags, "--supermoves")
     assert plain["states"] == sup["states"] == states
     assert sup["rules"]["supermoves"] is True and sup["max_home"] == 2 and sup["complete"] is True
-    # safe autoplay is not proved to lose no win: a complete enumeration without a win is "unknown" there
-    want = "unknown" if "safe" in flags else "unwinnable"
-    assert plain["verdict"] == sup["verdict"] == want
+    # safe autoplay is proved to lose no win too (Autoplay.v): unwinnable in both modes
+    assert plain["verdict"] == sup["verdict"] == "unwinnable"
 
 
 @pytest.mark.parametrize("canonical,autoplay", [(False, "none"), (True, "safe")])
@@ -91,7 +90,7 @@ def test_supermoves_same_set(canonical, autoplay):
 def test_11982_counts_under_every_mode(run_json, flags, states):
     obj = run_json("explore", "--deal", "11982", *flags)
     assert obj["states"] == states and obj["max_home"] == 2 and obj["complete"] is True
-    assert obj["verdict"] == ("unknown" if "safe" in flags else "unwinnable")      # safe: not proved
+    assert obj["verdict"] == "unwinnable"      # every mode here is proved to lose no win (safe: Autoplay.v)
 
 
 @pytest.mark.parametrize("flags,states", [((), 21063), (("--canonical", "--autoplay", "safe"), 25199)])

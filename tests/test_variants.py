@@ -3,10 +3,11 @@
 - 11982 with foundation returns: still unwinnable, at most 2 cards ever home (and the same 8 frozen cards).
 - 11982 with 5 free cells: winnable.
 - 11982 counted up to column order with safe autoplay: 61,643 positions (the seed's C++ count), verdict
-  unknown: safe autoplay is not proved to lose no win.
+  unwinnable: safe autoplay is proved to lose no win (coq/FreeCell/Autoplay.v,
+  unwinnable_of_safe_autoplay_fence_up_to_column_order).
 - The verdict of a complete enumeration without a win, mode by mode, on deal 85 with no free cell (a few
-  hundred positions): unwinnable in the plain rules, up to column order, with horne autoplay (with and without
-  column order) and with supermoves; unknown with safe or twos autoplay and with horne plus foundation returns.
+  hundred positions): unwinnable in the plain rules, up to column order, with horne, safe or twos autoplay
+  (with and without column order) and with supermoves; unknown with automatic moves plus foundation returns.
 - Certificates need the plain spec rules: `certgen build` takes no counting flags, and a counting mode has
   no file stem.
 """
@@ -15,24 +16,20 @@ import pytest
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-SAFE_NOTE = ("no win in this counting mode (automatic moves 'safe' are not proved to lose no win: use --autoplay "
-             "horne or none for a proof)")
-
-
 def test_canonical_safe_autoplay_counts_61643(run_json):
+    # Autoplay.v: unwinnable_of_safe_autoplay_fence_up_to_column_order
     obj = run_json("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
     assert obj["states"] == 61643
-    assert obj["verdict"] == "unknown" and obj["complete"] is True and obj["max_home"] == 2
-    assert obj["note"] == SAFE_NOTE
+    assert obj["verdict"] == "unwinnable" and obj["complete"] is True and obj["max_home"] == 2
+    assert "note" not in obj
     assert obj["rules"] == {"cells": 4, "foundation_return": False, "autoplay": "safe", "canonical": True}
 
 
 def test_canonical_safe_autoplay_plain_line(run):
     p = run("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
     assert p.returncode == 0 and p.stderr == ""
-    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unknown \u2014 all 61,643 "
-                        "reachable positions enumerated, at most 2 cards ever reach the foundations; "
-                        + SAFE_NOTE + "\n")
+    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unwinnable \u2014 all 61,643 "
+                        "reachable positions enumerated, at most 2 cards ever reach the foundations\n")
 
 
 def test_spec_flags_print_the_spec_rules(run_json):
@@ -85,10 +82,9 @@ def test_bad_rules_flags(run, assert_one_line_error):
 # the counts differ by mode, so each mode's own moves run (column order merges positions, horne sends fewer
 # cards home than safe, foundation returns add positions).
 
-NOTE_TWOS = ("no win in this counting mode (automatic moves 'twos' are not proved to lose no win: use --autoplay "
-             "horne or none for a proof)")
-NOTE_HORNE_FRET = ("no win in this counting mode (automatic moves 'horne' are proved to lose no win only without "
-                   "foundation returns: use --autoplay none for a proof)")
+def note_fret(mode):
+    return (f"no win in this counting mode (automatic moves '{mode}' are proved to lose no win only without "
+            f"foundation returns: use --autoplay none for a proof)")
 
 
 @pytest.mark.parametrize("flags,states,verdict,note", [
@@ -98,10 +94,14 @@ NOTE_HORNE_FRET = ("no win in this counting mode (automatic moves 'horne' are pr
     (("--autoplay", "horne", "--canonical"), 190, "unwinnable", None),     # ..._up_to_column_order
     (("--supermoves",), 277, "unwinnable", None),                   # only adds moves: contains the spec's set
     (("--autoplay", "horne", "--canonical", "--supermoves"), 190, "unwinnable", None),
-    (("--autoplay", "safe"), 243, "unknown", SAFE_NOTE),                                     # not proved
-    (("--autoplay", "twos"), 243, "unknown", NOTE_TWOS),                                     # not proved
-    (("--autoplay", "safe", "--supermoves"), 243, "unknown", SAFE_NOTE),
-    (("--autoplay", "horne", "--foundation-return"), 272, "unknown", NOTE_HORNE_FRET),   # Autoplay.v: no returns
+    (("--autoplay", "safe"), 243, "unwinnable", None),         # Autoplay.v unwinnable_of_safe_autoplay_fence
+    (("--autoplay", "safe", "--canonical"), 183, "unwinnable", None),           # ..._up_to_column_order
+    (("--autoplay", "twos"), 243, "unwinnable", None),         # Autoplay.v unwinnable_of_twos_autoplay_fence
+    (("--autoplay", "twos", "--canonical"), 183, "unwinnable", None),           # ..._up_to_column_order
+    (("--autoplay", "safe", "--supermoves"), 243, "unwinnable", None),
+    (("--autoplay", "horne", "--foundation-return"), 272, "unknown", note_fret("horne")),   # Autoplay.v: no returns
+    (("--autoplay", "safe", "--foundation-return"), 243, "unknown", note_fret("safe")),
+    (("--autoplay", "twos", "--foundation-return"), 243, "unknown", note_fret("twos")),
     (("--foundation-return",), 365, "unwinnable", None),                        # the fence, returns allowed
 ])
 def test_verdict_of_a_complete_enumeration_by_mode(run, run_json, flags, states, verdict, note):
@@ -123,9 +123,12 @@ def test_proves_unwinnable_is_the_one_rule():
     from solver.lines import verdict
     proved = [Rules(), Rules(canonical=True), Rules(autoplay="horne"), Rules(autoplay="horne", canonical=True),
               Rules(supermoves=True), Rules(autoplay="horne", supermoves=True), Rules(foundation_return=True),
-              Rules(canonical=True, foundation_return=True), Rules(cells=0, hand=1)]
-    unproved = [Rules(autoplay="safe"), Rules(autoplay="twos"), Rules(autoplay="all"),
-                Rules(autoplay="safe", canonical=True), Rules(autoplay="horne", foundation_return=True),
+              Rules(canonical=True, foundation_return=True), Rules(cells=0, hand=1),
+              Rules(autoplay="safe"), Rules(autoplay="twos"), Rules(autoplay="safe", canonical=True),
+              Rules(autoplay="twos", canonical=True, supermoves=True)]
+    unproved = [Rules(autoplay="all"), Rules(autoplay="all", canonical=True),
+                Rules(autoplay="safe", foundation_return=True), Rules(autoplay="twos", foundation_return=True),
+                Rules(autoplay="horne", foundation_return=True),
                 Rules(autoplay="horne", canonical=True, foundation_return=True, supermoves=True)]
     for r in proved:
         assert r.proves_unwinnable() and r.unproved() == "" and verdict(False, True, rules=r) == "unwinnable", r
