@@ -466,7 +466,7 @@ def build_parser():
                         "bytes a position at the peak); the last two enumerations up to the order of the columns; "
                         "--max-states K: one tier K / K). With --out "
                         "the run is resumable: the CSV is read first and appended to deal by deal, and the disk "
-                        "tier's searches go on from their folders FILE.csv.work/DEAL-K-canonical-horne "
+                        "tier's searches go on from their folders FILE.csv.work/DEAL-K-canonical-safe "
                         "(its solver, which ran before the folder was made, is not run again)")
     v.add_argument("--tiers", metavar="N", type=tiers_arg,
                    help="with --difficulty: run only the first N tiers of limits (e.g. 1: the cheap pass; a later "

@@ -93,11 +93,12 @@ Tier = namedtuple("Tier", "solver states buffer canonical deep autoplay", defaul
 Tier.__doc__ = """A tier's limits: ``solver`` and ``states`` (positions stored), ``buffer`` (bytes: the enumeration
 runs on disk with that buffer; None: in memory), ``canonical`` (the enumeration counts positions up to the
 order of the columns), ``deep`` (the solver runs the deep portfolio, solver.solve.DEEP), ``autoplay`` (the
-enumeration's automatic moves: "none", or "horne", proved to lose no win in coq/FreeCell/Autoplay.v). A plain
+enumeration's automatic moves: "none", or "horne", "safe" or "twos", proved to lose no win in
+coq/FreeCell/Autoplay.v). A plain
 tuple of 2 to 6 such values is taken too."""
 DISK_BUFFER = 4 << 30
 TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
-         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True, autoplay="horne"))
+         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True, autoplay="safe"))
 SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
                                # 1 cell, `solve --max-states 100000000`, session 11), 58.8 bytes
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
@@ -176,8 +177,8 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
 
 def work_name(deal, k, canonical, autoplay="none"):
     """The name of a disk enumeration's work folder in the survey's: DEAL-K, with "-canonical" up to column
-    order and "-horne" with automatic moves (a folder of another kind is another search: never resumed as this
-    one)."""
+    order and "-safe" (or "-horne", "-twos") with automatic moves (a folder of another kind is another search:
+    never resumed as this one)."""
     return f"{deal}-{k}" + ("-canonical" if canonical else "") + ("" if autoplay == "none" else f"-{autoplay}")
 
 

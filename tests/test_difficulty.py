@@ -224,7 +224,7 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
         {"solver": 100_000_000, "enumeration": 4_000_000_000, "disk_buffer": 4 << 30,
          "up_to_column_order": True}]  # disk, after a bigger solver
     assert [t["solver_portfolio"] for t in obj["tiers"]] == ["built-in"] * 3 + [None, "deep"]
-    assert [t["automatic_moves"] for t in obj["tiers"]] == ["none"] * 4 + ["horne"]
+    assert [t["automatic_moves"] for t in obj["tiers"]] == ["none"] * 4 + ["safe"]
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
@@ -627,36 +627,36 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
     assert line in readme
 
 
-def test_tier_5_enumerates_with_horne_automatic_moves(tmp_path):
-    """Tier 5's enumeration counts up to column order with the automatic moves proved to lose no win
-    (coq/FreeCell/Autoplay.v, unwinnable_of_autoplay_fence_up_to_column_order: aces, and a card whose two
-    other-colour foundations reach its rank - 1, no foundation returns): deal 43's 1-cell set is 29,558
-    positions so (60,854 up to column order alone), complete, none won: k = 2, the same answer; on disk the
-    same count, in its own work folder DEAL-K-canonical-horne."""
-    assert difficulty.tier_of(4).autoplay == "horne" and {difficulty.tier_of(t).autoplay for t in range(4)} == {"none"}
-    tiers = ((100_000, 10), (10, 1_000_000, None, True, False, "horne"))
-    n = difficulty.refine(43, 1, low=1, high=2, tiers=tiers)
-    assert (n.k, n.states) == (2, 29_558)
-    n = difficulty.refine(43, 1, low=1, high=2, tiers=((100_000, 10), (10, 1_000_000, None, True)))
-    assert (n.k, n.states) == (2, 60_854)
-    disk = ((100_000, 10), (10, 1_000_000, 1 << 20, True, False, "horne"))
-    assert difficulty.work_name(43, 1, True, "horne") == "43-1-canonical-horne"
+def test_tier_5_enumerates_with_safe_automatic_moves(tmp_path):
+    """Tier 5's enumeration counts up to column order with seed 004's "safe" automatic moves, proved to lose no
+    win (coq/FreeCell/Autoplay.v, unwinnable_of_safe_autoplay_fence_up_to_column_order: aces and twos, a card
+    whose two other-colour foundations reach its rank - 1, or rank - 2 with the other suit of its colour at
+    rank - 3; no foundation returns): deal 43's 1-cell set is 28,960 positions so (29,558 with horne's rule,
+    60,854 up to column order alone), complete, none won: k = 2, the same answer; on disk the same count, in
+    its own work folder DEAL-K-canonical-safe."""
+    assert difficulty.tier_of(4).autoplay == "safe" and {difficulty.tier_of(t).autoplay for t in range(4)} == {"none"}
+    for autoplay, states in (("safe", 28_960), ("horne", 29_558), ("none", 60_854)):
+        n = difficulty.refine(43, 1, low=1, high=2, tiers=((100_000, 10), (10, 1_000_000, None, True, False, autoplay)))
+        assert (n.k, n.states) == (2, states), autoplay
+    disk = ((100_000, 10), (10, 1_000_000, 1 << 20, True, False, "safe"))
+    assert difficulty.work_name(43, 1, True, "safe") == "43-1-canonical-safe"
     assert difficulty.work_name(43, 1, True) == "43-1-canonical"
     n = difficulty.refine(43, 1, low=1, high=2, tiers=disk, work_root=str(tmp_path))
-    assert (n.k, n.states) == (2, 29_558) and os.listdir(tmp_path) == []     # the folder removed at the end
+    assert (n.k, n.states) == (2, 28_960) and os.listdir(tmp_path) == []     # the folder removed at the end
 
 
-def test_horne_automatic_moves_keep_every_verdict():
-    """The C core's horne automatic moves (up to column order) against the enumeration without them, deals
-    1..60 with 0 and 1 cells (stopping at a win): whenever both end (a win, or complete), one finds a win
-    exactly when the other does, and a complete horne set is no bigger (a test of the C core's rule, which
-    the Coq theorem does not see)."""
+@pytest.mark.parametrize("autoplay", ["horne", "safe"])
+def test_automatic_moves_keep_every_verdict(autoplay):
+    """The C core's horne and safe automatic moves (up to column order) against the enumeration without them,
+    deals 1..60 with 0 and 1 cells (stopping at a win): whenever both end (a win, or complete), one finds a
+    win exactly when the other does, and a complete set with automatic moves is no bigger (a test of the C
+    core's rules, which the Coq theorems do not see)."""
     seen = {"won": 0, "none": 0}
     for deal in range(1, 61):
         pos = deals.ms_deal(deal)
         for cells in (0, 1):
             a = search.explore(pos, Rules(cells=cells, canonical=True), max_states=200_000, stop_on_win=True)
-            b = search.explore(pos, Rules(cells=cells, canonical=True, autoplay="horne"), max_states=200_000,
+            b = search.explore(pos, Rules(cells=cells, canonical=True, autoplay=autoplay), max_states=200_000,
                                stop_on_win=True)
             try:
                 ends = [("won" if r.won else "none" if r.complete else None) for r in (a, b)]
