@@ -278,6 +278,8 @@ def _survey_difficulty(args, first, last):
                      + (f"{limits[-1]['solver']:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
                      + f"{limits[-1]['enumeration']:,} enumeration positions"
                      + (" up to column order" if limits[-1]["up_to_column_order"] else "")
+                     + (f" with {limits[-1]['automatic_moves']} automatic moves"
+                        if limits[-1]["automatic_moves"] != "none" else "")
                      + (" on disk)" if limits[-1]["disk_buffer"] else ")")
                      + (f"; {resumed:,} deals were already in {out}" if resumed else "")
                      + (f"\ncsv: {out}" if out else "") + "\n")
@@ -366,14 +368,14 @@ ABOUT = {   # command: (one line for the list of commands, the description of it
                 "modes (--canonical, --autoplay, --supermoves) count other positions; a complete one "
                 "without a win says unwinnable only where a theorem shows the mode loses no win: "
                 "--canonical (Coq, Columns.v), --autoplay horne, safe or twos without --foundation-return "
-                "(Coq, Autoplay.v), --supermoves (it only adds moves). --autoplay with --foundation-return "
-                "says unknown (\"no win in this counting mode\")."),
+                "(Coq, Autoplay.v), --supermoves (it only adds moves). --autoplay horne, safe or twos with "
+                "--foundation-return says unknown (\"no win in this counting mode\")."),
     "analyze": ("why a deal is stuck: the cards that never move, and more",
                 "Enumerate the whole reachable set (without stopping at a win) and report the cards that "
                 "never move in any reachable position, the most cards ever on the foundations and, with "
                 "--exposed, how many positions show a card on top of a column. If the enumeration stops at "
                 "--max-states nothing is claimed (unknown); in a counting mode not proved to lose no win "
-                "(--autoplay with --foundation-return) the figures are given but the verdict is unknown (see "
+                "(--autoplay horne, safe or twos with --foundation-return) the figures are given but the verdict is unknown (see "
                 "explore --help)."),
     "solve": ("find a winning line (checked against the spec rules)",
               "Find a winning line under the spec rules and print it as single-card moves in Freecell "

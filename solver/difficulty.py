@@ -5,7 +5,8 @@ it can be won, proven both ways --
   fast replay check, solver.lines.codes_to_moves, written from spec.moves and tested against it);
 * k - 1 cells do not (when k > 0): the whole reachable set with k - 1 cells, under the spec rules
   (single-card moves, no automatic play), enumerated without a won position: with fixed columns in tiers
-  1 to 3, up to the order of the columns in tiers 4 and 5 (below).
+  1 to 3, up to the order of the columns in tiers 4 and 5, and in tier 5 with safe cards played home
+  automatically (below).
 
 Fewer cells can only do less (a game with c cells is a game with c + 1 cells that never uses the last
 one), so one complete enumeration with k - 1 cells proves every count below k too.
@@ -27,8 +28,10 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided.
 
 Tiers 4 and 5 enumerate the positions up to the order of the columns (``Rules(canonical=True)``: each
-position stored once for all its column orders, no automatic moves; the set can be a hundred times
-smaller). That proves as much, by one lemma (docs/TRUST.md, "The difficulty survey"): permuting the eight columns
+position stored once for all its column orders; the set can be a hundred times smaller). Tier 5 also plays
+cards home automatically by seed 004's "safe" rule (``autoplay="safe"``; "horne" in session 11), proved to
+lose no win in coq/FreeCell/Autoplay.v (``unwinnable_of_safe_autoplay_fence_up_to_column_order``, rules
+without foundation returns; docs/TRUST.md). That proves as much, by one lemma (docs/TRUST.md, "The difficulty survey"): permuting the eight columns
 maps the moves of a position onto the moves of the permuted position (``spec.moves`` treats every column
 alike) and leaves ``won`` unchanged, so the set of positions reachable, taken up to column order, is what
 that enumeration walks, and it holds a won position exactly when the spec's fixed-column set does. The
@@ -45,8 +48,11 @@ line read back through the layer files; a win is deeper than the 32 layers kept 
 start to the oldest layer kept comes from further disk searches for its first position
 (solver.disksearch.DiskSearch.full_line); the solver's line only when they fail; none: unknown). In a
 survey with an output file each such enumeration has its own work folder, ``FILE.csv.work/<deal>-<k>/``
-(:func:`work_name`: ``-canonical`` added up to column order): a killed survey started again goes on inside the same enumeration from its
-last finished layer; the folder is removed when the enumeration ends (complete, won, or at its limit: an
+(:func:`work_name`: ``-canonical`` added up to column order, then ``-safe`` with automatic moves): a killed
+survey started again goes on inside the same enumeration from its last finished layer, without running the
+tier's solver again when the folder is that of the enumeration with high - 1 cells (:func:`resumes_on_disk`;
+the row's ``states`` then leaves out the positions of the solver run in the sitting that was killed); the
+folder is removed when the enumeration ends (complete, won, or at its limit: an
 undecided deal's files are not kept).
 
 Seed 004's classes: Easy k <= 1, Medium k = 2, Hard k = 3 or 4; a deal that needs more than 4 cells
@@ -71,7 +77,7 @@ from collections import namedtuple
 
 from . import deals, search
 from .atomic import write_atomic
-from .disksearch import MIN_MEMORY, explore_disk, say_resume
+from .disksearch import MIN_MEMORY, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
 from .lines import codes_to_moves, judge, verdict as lines_verdict
 from .progress import bar
@@ -203,11 +209,12 @@ def resumes_on_disk(deal, k, tier, tiers=TIERS, work_root=None):
     """Whether tier ``tier`` goes on with a disk enumeration of ``deal`` with ``k`` cells from its work folder
     in ``work_root``: the folder is made only once the tier's solver has run to its end without a win, and the
     solver is deterministic, so the same tier in a later sitting skips it (it would find nothing new) and goes
-    on with the enumeration at once."""
+    on with the enumeration at once. Only a folder holding a checkpoint counts (an empty one, or one a search
+    left before its first checkpoint, does not: the solver runs)."""
     if work_root is None or tier == 0 or disk_buffer(tier, tiers) is None:
         return False
     t = tier_of(tier, tiers)
-    return os.path.isdir(os.path.join(work_root, work_name(deal, k, t.canonical, t.autoplay)))
+    return work_state(os.path.join(work_root, work_name(deal, k, t.canonical, t.autoplay))) == "state"
 
 
 def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False):

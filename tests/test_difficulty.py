@@ -228,6 +228,11 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
+    text = run("survey", "2", "--difficulty")          # the words name the last tier's automatic moves
+    assert text.returncode == 0 and ("4,000,000,000 enumeration positions up to column order with safe automatic "
+                                     "moves on disk)") in text.stdout, text.stdout
+    text = run("survey", "2", "--difficulty", "--tiers", "4")
+    assert "400,000,000 enumeration positions up to column order)" in text.stdout, text.stdout
     assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
     assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))
 
@@ -574,6 +579,10 @@ def test_a_disk_tier_going_on_from_its_folder_skips_its_solver(tmp_path, monkeyp
     monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit, deep=False: calls.append(k) or ("unknown", 0))
     tiers = ((100_000, 100_000), difficulty.Tier(1_000_000, 1_000_000, 1 << 16, True))
     assert difficulty.runs_solver(1, tiers) and not difficulty.resumes_on_disk(43, 1, 1, tiers, str(tmp_path))
+    empty = tmp_path / difficulty.work_name(43, 1, True)
+    empty.mkdir()                               # no checkpoint in it: the solver runs
+    assert not difficulty.resumes_on_disk(43, 1, 1, tiers, str(tmp_path))
+    empty.rmdir()
     n = difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
     assert calls == [1] and (n.k, n.low, n.high, n.states) == (2, 2, 2, 7 + 60_854)
     from solver import disksearch
