@@ -226,6 +226,8 @@ def cmd_solve(args):
                        notation=" ".join(r.notation()))
         if r.enumerated is not None:
             obj["enumerated"] = int(r.enumerated)
+        if r.counted is not None:       # the enumeration that decided counted up to column order, autoplay
+            obj["enumerated_counting"] = {"canonical": r.counted.canonical, "autoplay": r.counted.autoplay}
         report.write_json(obj)
     else:
         report.write("\n".join(report.solve_lines(src.name, r)) + "\n")

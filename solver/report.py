@@ -238,6 +238,11 @@ def solve_summary(name, r):
     if r.verdict == "winnable":
         return (f"{head}: winnable \u2014 a line of {plural(r.length, 'single-card move')}, "
                 f"replayed and checked against the spec rules ({plural(r.states, 'position')} searched, {sec})")
+    if r.verdict == "unwinnable" and r.counted is not None:
+        return (f"{head}: unwinnable \u2014 the spec's reachable set passed {r.max_states:,} positions; all "
+                f"{r.enumerated:,} positions reachable up to the order of the columns with {r.counted.autoplay} "
+                f"cards played home automatically enumerated, none won (proved to lose no win: Coq, "
+                f"coq/FreeCell/Autoplay.v) ({plural(r.states, 'position')} searched in all, {sec})")
     if r.verdict == "unwinnable":
         every = (f"all {r.enumerated:,} reachable positions" if r.enumerated != 1
                  else "the only reachable position (no legal move)")

@@ -21,7 +21,11 @@ Verdicts: ``winnable`` (a line, replay-verified), ``unwinnable`` only when the e
 of the spec rules (``search.explore``: no automatic moves, no column-order counting) completed without a
 won position, else ``unknown`` (solver.lines.verdict). The enumeration is run only when the solver's own
 search space ran out without a win (deal 11982: 61,643 positions), since that space is smaller than the
-spec's. Moves are solver.lines' ``(card, src, dst)`` tuples.
+spec's. When that enumeration stops at the limit, the solver's own set is enumerated again under its counting
+rules (safe automatic moves, up to column order: proved to lose no win, coq/FreeCell/Autoplay.v, without
+foundation returns); complete without a win, it says ``unwinnable`` too (``how``: "counted enumeration";
+deal 27708 with 1 cell: the spec's set passes 100,000,000 positions, the counted one is 77,553,245).
+Moves are solver.lines' ``(card, src, dst)`` tuples.
 """
 import time
 from dataclasses import dataclass, field
@@ -68,7 +72,9 @@ class SolveResult:
     ``path``: its positions as spec States, start first (when checked against spec.moves); ``states``:
     positions stored by every search run; ``enumerated``: the spec enumeration's count when it ran;
     ``seconds``: wall time; ``found_len``: the line's length before shortening; ``how``: which search
-    gave the verdict ("solver", "enumeration")."""
+    gave the verdict ("solver", "enumeration", or "counted enumeration": when the spec enumeration stopped
+    at its limit, the enumeration under the solver's own counting rules, ``counted``, which are proved to lose
+    no win, completed without a win)."""
     start: tuple
     rules: Rules
     verdict: str
@@ -80,6 +86,7 @@ class SolveResult:
     how: str = "solver"
     max_states: Optional[int] = None
     path: Optional[list] = field(default=None, repr=False)
+    counted: Optional[Rules] = None
 
     @property
     def length(self):
@@ -127,6 +134,19 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                 status = "limit"
         finally:
             res.close()
+    counted = None
+    if status == "limit" and how == "enumeration" and speedups(rules).proves_unwinnable():
+        # The spec's set is past the limit, the solver's own is not: enumerate that one again, under its
+        # counting rules (safe automatic moves, column order), which are proved to lose no win
+        # (Rules.unproved names the theorems): complete without a win, it proves the same.
+        counted = speedups(rules)
+        res = search.explore(position, counted, max_states=max_states)
+        try:
+            states += res.states
+            if res.complete and not res.won:
+                status, enumerated, how = "unwinnable", res.states, "counted enumeration"
+        finally:
+            res.close()
     moves = path = None
     if status == "won":
         try:
@@ -135,8 +155,9 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                 path = verify_spec(position, moves, rules)
         except LineError as exc:
             raise LineError(f"internal error: the solver's line failed the replay check ({exc})") from None
-    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves, rules=rules)
+    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves,
+                            rules=counted if how == "counted enumeration" else rules)
     return SolveResult(position, rules, verdict, moves, states, time.perf_counter() - t0,
                        found_len=found if verdict == "winnable" else None, enumerated=enumerated, how=how,
-                       max_states=max_states, path=path)
+                       max_states=max_states, path=path, counted=counted if how == "counted enumeration" else None)
 

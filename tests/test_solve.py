@@ -338,6 +338,21 @@ def test_bad_positions_one_line_errors(run, assert_one_line_error, tmp_path):
 
 # --- 11982 --------------------------------------------------------------------------------------------------
 
+def test_a_spec_set_past_the_limit_is_decided_by_the_solvers_counted_set(run_json):
+    """When the solver's own space ran out but the spec enumeration stops at --max-states, the enumeration
+    under the solver's counting rules (safe automatic moves, up to column order: proved to lose no win,
+    Autoplay.v) decides: #11982 with 70,000 positions, its spec set 84,767, the counted one 61,643. With
+    foundation returns the counted rules prove nothing: unknown."""
+    r = solve.solve(deals.ms_deal(11982), max_states=70_000)
+    assert (r.verdict, r.how, r.enumerated) == ("unwinnable", "counted enumeration", 61_643)
+    assert (r.counted.autoplay, r.counted.canonical) == ("safe", True)
+    r = solve.solve(deals.ms_deal(11982), Rules(foundation_return=True), max_states=70_000)
+    assert (r.verdict, r.how, r.counted) == ("unknown", "enumeration", None)
+    obj = run_json("solve", "--deal", "11982", "--max-states", "70000")
+    assert (obj["verdict"], obj["enumerated"], obj["enumerated_counting"]) == \
+        ("unwinnable", 61_643, {"canonical": True, "autoplay": "safe"})
+
+
 def test_11982_unwinnable_unknown_and_five_cells(run):
     r = solve.solve(deals.ms_deal(11982))
     assert r.verdict == "unwinnable" and r.enumerated == 84767 and r.how == "enumeration"
