@@ -23,7 +23,9 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    passed 400,000,000 positions (#11744's 2,874,052,559 on disk, session 10).
 2. ONE exhaustive enumeration with high - 1 cells (solver.search.explore, depth first, stopping at a
    win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
-   without a win proves ``low = high``: k is decided.
+   without a win proves ``low = high``: k is decided. In tiers after the first, when ``low < high - 1``,
+   the enumeration with ``low`` cells (the smallest set) comes first: complete without a win it raises
+   ``low`` (#982: its 1-cell set is 269,217 positions, its 2-cell set past 400,000,000), a win decides.
 3. A deal still undecided (a limit stopped a search) keeps its proven bounds and goes to the next tier
    (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided.
 
@@ -136,7 +138,7 @@ def _solver(pos, k, limit, deep=False):
     """The solver with k cells (``deep``: its deep portfolio, solver.solve.DEEP): ("winnable" | "unwinnable" |
     "unknown", positions stored)."""
     r = solve(pos, Rules(cells=k), max_states=limit, strict=False,     # the line every command gives
-              stages=DEEP if deep else None)
+              stages=DEEP if deep else None, counted=False)
     return r.verdict, int(r.states)
 
 
@@ -244,8 +246,11 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
                 break
         elif tier > 0:
             break
+    smallest_first = tier > 0 and high is not None and low < high - 1
     while not _decided(low, high):
         k = MAX_K if high is None else high - 1
+        if smallest_first:          # a gap of two or more: the smallest set first, which may raise low
+            k, smallest_first = low, False
         if on_disk is None:
             verdict, n = _enumerate(pos, k, enum_limit, canonical, autoplay)
         else:
@@ -258,6 +263,8 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
             high = k
         elif verdict == "unwinnable":
             low = k + 1
+        elif high is not None and k < high - 1:     # the smallest set passed the limit: high - 1 may still win
+            continue
         else:
             break
     return _need(deal, low, high, states, tier + 1)

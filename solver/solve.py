@@ -106,10 +106,12 @@ def speedups(rules: Rules) -> Rules:
 
 
 def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shorten=DEFAULT_SHORTEN,
-          strict=True, stages=None):
+          strict=True, stages=None, counted=True):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
     docstring). ``strict``: also replay against spec.moves itself; the survey passes False. ``stages``: another
-    portfolio (:data:`DEEP`); None: fc.c's built-in one."""
+    portfolio (:data:`DEEP`); None: fc.c's built-in one. ``counted``: when the spec enumeration stops at the
+    limit, enumerate the solver's own set under its counting rules (see the module docstring); the difficulty
+    survey passes False (its ladder of enumerations is its own, and its figures were made without)."""
     t0 = time.perf_counter()
     status, codes, states, _exp, found = search.solve_line(position, speedups(rules), max_states, shorten, stages)
     enumerated = None
@@ -134,8 +136,8 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                 status = "limit"
         finally:
             res.close()
-    counted = None
-    if status == "limit" and how == "enumeration" and speedups(rules).proves_unwinnable():
+    use_counted, counted = counted, None
+    if use_counted and status == "limit" and how == "enumeration" and speedups(rules).proves_unwinnable():
         # The spec's set is past the limit, the solver's own is not: enumerate that one again, under its
         # counting rules (safe automatic moves, column order), which are proved to lose no win
         # (Rules.unproved names the theorems): complete without a win, it proves the same.

@@ -570,6 +570,22 @@ def test_the_canonical_disk_tier_has_its_own_work_folder(tmp_path):
                             "asked 1 free cell, column order (remove that folder)")
 
 
+def test_a_gap_of_two_enumerates_the_smallest_set_first():
+    """After tier 1, a deal with low < high - 1 (e.g. #982: 1 <= k <= 3, its 2-cell set past every limit, its
+    1-cell set 269,217 positions) has its smallest set enumerated first: deal 43 from 0 <= k <= 2 with a
+    limit of 100,000 positions: its 0-cell set (7 positions) is complete without a win, so low = 1, then its
+    1-cell set (143,047) passes the limit: 1 <= k <= 2, where the enumeration with high - 1 cells alone left
+    low at 0. After the smallest set the ladder goes on as before: deal 8 from 0 <= k <= 3: 0 cells complete
+    without a win, then wins with 2 and with 1 cells: k = 1."""
+    tiers = ((100_000, 100_000), (100_000, 100_000))        # tier 2 runs no solver (its limit is not above)
+    n = difficulty.refine(43, 1, low=0, high=2, tiers=tiers)
+    assert (n.k, n.low, n.high, n.states) == (None, 1, 2, 7 + 100_000)
+    n = difficulty.refine(43, 1, low=1, high=2, tiers=tiers)          # no gap: high - 1 only, as before
+    assert (n.k, n.low, n.high, n.states) == (None, 1, 2, 100_000)
+    n = difficulty.refine(8, 1, low=0, high=3, tiers=tiers)
+    assert (n.k, n.low, n.high, n.states) == (1, 1, 1, 64_816)
+
+
 def test_a_disk_tier_going_on_from_its_folder_skips_its_solver(tmp_path, monkeypatch):
     """The disk tier's work folder is made only after the tier's solver ran to its end without a win, and the
     solver is deterministic: the same tier in a later sitting goes on with the enumeration at once (tier 5's
