@@ -138,7 +138,7 @@ def _solver(pos, k, limit, deep=False):
     """The solver with k cells (``deep``: its deep portfolio, solver.solve.DEEP): ("winnable" | "unwinnable" |
     "unknown", positions stored)."""
     r = solve(pos, Rules(cells=k), max_states=limit, strict=False,     # the line every command gives
-              stages=DEEP if deep else None, counted=False)
+              stages=DEEP if deep else None, recount=False)
     return r.verdict, int(r.states)
 
 

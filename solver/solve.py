@@ -106,14 +106,15 @@ def speedups(rules: Rules) -> Rules:
 
 
 def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shorten=DEFAULT_SHORTEN,
-          strict=True, stages=None, counted=True):
+          strict=True, stages=None, recount=True):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
     docstring). ``strict``: also replay against spec.moves itself; the survey passes False. ``stages``: another
-    portfolio (:data:`DEEP`); None: fc.c's built-in one. ``counted``: when the spec enumeration stops at the
+    portfolio (:data:`DEEP`); None: fc.c's built-in one. ``recount``: when the spec enumeration stops at the
     limit, enumerate the solver's own set under its counting rules (see the module docstring); the difficulty
     survey passes False (its ladder of enumerations is its own, and its figures were made without)."""
     t0 = time.perf_counter()
-    status, codes, states, _exp, found = search.solve_line(position, speedups(rules), max_states, shorten, stages)
+    own = speedups(rules)
+    status, codes, states, _exp, found = search.solve_line(position, own, max_states, shorten, stages)
     enumerated = None
     how = "solver"
     if status == "done":
@@ -136,13 +137,11 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                 status = "limit"
         finally:
             res.close()
-    use_counted, counted = counted, None
-    if use_counted and status == "limit" and how == "enumeration" and speedups(rules).proves_unwinnable():
+    if recount and status == "limit" and how == "enumeration" and own.proves_unwinnable():
         # The spec's set is past the limit, the solver's own is not: enumerate that one again, under its
         # counting rules (safe automatic moves, column order), which are proved to lose no win
         # (Rules.unproved names the theorems): complete without a win, it proves the same.
-        counted = speedups(rules)
-        res = search.explore(position, counted, max_states=max_states)
+        res = search.explore(position, own, max_states=max_states)
         try:
             states += res.states
             if res.complete and not res.won:
@@ -157,9 +156,9 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
                 path = verify_spec(position, moves, rules)
         except LineError as exc:
             raise LineError(f"internal error: the solver's line failed the replay check ({exc})") from None
-    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves,
-                            rules=counted if how == "counted enumeration" else rules)
+    counted = own if how == "counted enumeration" else None
+    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves, rules=counted or rules)
     return SolveResult(position, rules, verdict, moves, states, time.perf_counter() - t0,
                        found_len=found if verdict == "winnable" else None, enumerated=enumerated, how=how,
-                       max_states=max_states, path=path, counted=counted if how == "counted enumeration" else None)
+                       max_states=max_states, path=path, counted=counted)
 

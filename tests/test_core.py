@@ -380,7 +380,7 @@ def _coq_low(mode, h, r, s):
     if mode == "horne":                                 # lowOthers
         return r == 1 or horne
     if mode == "safe":                                  # lowSafe
-        return r == 1 or horne or (r - 2 <= h[o1] and r - 2 <= h[o2] and r - 3 <= h[3 - s])
+        return r <= 2 or horne or (r - 2 <= h[o1] and r - 2 <= h[o2] and r - 3 <= h[3 - s])
     return r <= 2                                       # lowTwos
 
 
@@ -418,14 +418,7 @@ def test_safe_home_is_the_coq_rule(mode):
 
 def _py_safe(c, home):
     r, s = c // 4 + 1, c % 4
-    if home[s] != r - 1:
-        return False
-    if r <= 2:
-        return True
-    opp = (0, 3) if s in (1, 2) else (1, 2)
-    if all(home[o] >= r - 1 for o in opp):
-        return True
-    return all(home[o] >= r - 2 for o in opp) and home[3 - s] >= r - 3
+    return home[s] == r - 1 and _coq_low("safe", home, r, s)
 
 
 def _py_autoplay(pos):
