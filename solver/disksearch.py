@@ -68,6 +68,87 @@ LOCK_FILE = "search.lock"                       # held (flock) by the one proces
 _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
 
 
+TMP_PREFIX = "freecell-disk-"                  # a temporary folder: freecell-disk-PID-XXXXXXXX (mkdtemp's end)
+OWNER_FILE = "owner.lock"                       # in it: held (flock) by its process while the folder lives
+_TMP_NAME = re.compile(r"^freecell-disk-(\d+)-[A-Za-z0-9_]+$")
+
+
+def _temporary_folder(tmp):
+    """A new temporary folder for a disk search in ``tmp`` (None: the system's): (its path, the open file of its
+    OWNER_FILE, whose flock this process holds until :meth:`DiskSearch.close` has removed the folder). The file
+    is locked under another name and then renamed, so an OWNER_FILE that is there and not held is one whose
+    process has ended (:func:`sweep_stale`). A file system without flock: no OWNER_FILE (the folder's pid then
+    tells)."""
+    path = tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=tmp)
+    fd = None
+    try:
+        fd, part = tempfile.mkstemp(prefix=".owner-", dir=path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:                     # no locks here (e.g. some network file systems)
+            os.remove(part)
+        else:
+            os.rename(part, os.path.join(path, OWNER_FILE))
+    except BaseException:
+        if fd is not None:
+            os.close(fd)
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+    return path, fd
+
+
+def _running(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:                         # another user's process
+        pass
+    return True
+
+
+def sweep_stale(folder):
+    """Remove from ``folder`` the disk searches' temporary folders that their processes left: a process killed
+    with SIGKILL (the out-of-memory killer, ``kill -9``) or a machine stopped cannot remove its own, nor the
+    one its line's read-back (:meth:`DiskSearch.full_line`) made. Only this user's folders named
+    freecell-disk-PID-XXXXXXXX, and of those only one whose OWNER_FILE is not held (its process ended: the lock
+    went with it) or, without that file (a process killed while it made the folder, or no locks there), whose
+    PID is no running process; the lock is taken before the folder is removed. Anything else is left alone (a
+    live search's folder, folders of older versions of this program, which have no PID in their names).
+    Nothing is said; errors are ignored (a folder that cannot be read or removed stays)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        m = _TMP_NAME.match(name)
+        if not m:
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            continue
+        try:
+            fd = os.open(os.path.join(path, OWNER_FILE), os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            if not _running(int(m.group(1))):
+                shutil.rmtree(path, ignore_errors=True)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue                        # held: a live search
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+
 def _not_a_search(work_dir):
     return FreecellError(f"--work-dir {work_dir}: not empty and holds no disk search (no {STATE_FILE}); give an "
                          f"empty or new folder")
@@ -129,8 +210,9 @@ def work_state(work_dir):
 class DiskSearch:
     """One disk search owned by the C core and its temporary folder (removed by ``close``). While the
     folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
-    ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be). With a
-    work folder instead, ``close`` keeps it (the last checkpoint's files) unless the search reached its end."""
+    ``kill``, a batch scheduler) stops it like Ctrl-C, so its files are removed (SIGKILL cannot be: the next
+    disk search there removes them, :func:`sweep_stale`). With a work folder instead, ``close`` keeps it (the
+    last checkpoint's files) unless the search reached its end."""
 
     def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0,
                  work_dir=None, target=None, overflow=None):
@@ -143,9 +225,11 @@ class DiskSearch:
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
         self.memory, self.tmp, self.key_bits, self.progress = memory, tmp, key_bits, False
-        self.overflow = overflow
+        self.overflow, self._owner = overflow, None
         if work_dir is not None and target is not None:
             raise ValueError("a disk search with a target keeps no work folder")
+        # the folders a killed run left where this one makes its own, or its line's read-back would
+        sweep_stale(self._readback_tmp() or tempfile.gettempdir())
         if work_dir is not None:
             self._open_work_dir(memory, max_states, stop_on_win, key_bits)
             self._limit_overflow()
@@ -154,7 +238,7 @@ class DiskSearch:
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
         self._term = term_as_interrupt()
         try:
-            self.dir = tempfile.mkdtemp(prefix="freecell-disk-", dir=tmp)
+            self.dir, self._owner = _temporary_folder(tmp)
         except OSError as e:
             self.close()
             raise FreecellError(f"--tmp {tmp or tempfile.gettempdir()}: cannot make a temporary folder there "
@@ -281,6 +365,9 @@ class DiskSearch:
             self._unlock(False)
         if self.dir is not None and self.work_dir is None:
             shutil.rmtree(self.dir, ignore_errors=True)
+        if self._owner is not None:         # after the folder is gone: until then no sweep_stale takes it
+            os.close(self._owner)
+            self._owner = None
         self.dir = None
         restore_term(self._term)
         self._term = None
@@ -351,6 +438,12 @@ class DiskSearch:
         blob = ffi.buffer(out, n * P64_SIZE)[:]
         return int(first[0]), [blob[i:i + P64_SIZE] for i in range(0, len(blob), P64_SIZE)]
 
+    def _readback_tmp(self):
+        """Where :meth:`full_line`'s searches make their temporary folders: beside a work folder (the survey's
+        FILE.csv.work/: its disk), else in the same --tmp (None: the system's temporary folder)."""
+        return self.tmp if self.tmp is not None or self.work_dir is None else \
+            os.path.dirname(os.path.abspath(self.work_dir))
+
     def full_line(self):
         """The positions (P64) from the start to the won one (or the target): :meth:`line`, and when it begins
         past the merged layers (at depth D), before it the line from the start to its first position P, found
@@ -359,9 +452,7 @@ class DiskSearch:
         least 32 layers shallower, until a line begins at the start. None when such a search fails (an error,
         Ctrl-C excepted, or P not reached: a bug)."""
         first, recs = self.line()
-        # beside a work folder (the survey's FILE.csv.work/: its disk), else in the same --tmp
-        tmp = self.tmp if self.tmp is not None or self.work_dir is None else \
-            os.path.dirname(os.path.abspath(self.work_dir))
+        tmp = self._readback_tmp()
         while first:
             words = f"reading the line back: a search to depth {first:,}"
             if not self.progress:

@@ -4,6 +4,8 @@ house's verdict rule, and no file left behind."""
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import msgpack
 import pytest
@@ -14,7 +16,7 @@ from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
-from conftest import _one_line_error
+from conftest import ROOT, _one_line_error
 
 SMALL = 1 << 16             # the smallest --memory: 4,096 keys, so a wide layer is many runs
 TINY = 1 << 13              # the C core's smallest buffer: 512 keys, so #11982's widest layers give more than
@@ -278,6 +280,74 @@ def test_a_win_past_the_merged_layers_takes_the_solver_line_when_the_read_back_f
     finally:
         r.close()
     assert os.listdir(tmp_path) == []
+
+
+# A read-back search (a disk search for a position) in the folder argv[1]: "kill" -- killed with SIGKILL, as by the
+# out-of-memory killer, after its first layers; "hold" -- alive, its folder in use, until its stdin closes.
+READ_BACK = """
+import os, signal, sys
+from solver import disksearch, packed
+from solver.rules import Rules
+from test_disksearch import DEEP, SMALL
+won = packed.pack((((),) * 8, (), (13,) * 4))
+s = disksearch.DiskSearch(DEEP, Rules(cells=0), SMALL, tmp=sys.argv[1], target=won)
+disksearch.lib.fc_ddd_run(s._d, 1000)
+print(os.path.basename(s.dir), flush=True)
+if sys.argv[2] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()
+"""
+
+
+def _read_back_folder(tmp, how):
+    """A read-back search's folder in ``tmp`` from another process (READ_BACK): (its name, the process)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    p = subprocess.Popen([sys.executable, "-c", READ_BACK, str(tmp), how], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=env)
+    name = p.stdout.readline().strip()
+    if how == "kill":
+        assert p.wait(60) == -9
+    assert name.startswith("freecell-disk-") and len(os.listdir(tmp / name)) > 1, name
+    return name, p
+
+
+@pytest.mark.parametrize("work", [False, True], ids=["tmp", "work-folder"])
+def test_the_folders_of_a_killed_read_back_go_with_the_next_one_and_no_other(tmp_path, monkeypatch, work):
+    """A process killed with SIGKILL cannot remove its temporary folder: one left by a killed read-back search
+    (the line of a win past the merged layers, DiskSearch.full_line) is removed by the next disk search that
+    makes its folders there -- here the next read-back, in the same --tmp, or beside a work folder (the
+    survey's FILE.csv.work/) when that work folder's search starts. A folder whose search is alive (its
+    owner.lock held) stays; so do a folder named as older versions named theirs (no pid: maybe a live
+    search of such a version), a folder without owner.lock whose process runs, and other files."""
+    _no_solver(monkeypatch)
+    keep = ["freecell-disk-abcd_123", "other", f"freecell-disk-{os.getpid()}-nolock00"]  # this pid: alive
+    for name in keep:
+        (tmp_path / name).mkdir()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    (tmp_path / f"freecell-disk-{gone.pid}-nolock00").mkdir()        # its process ended while it made it
+    held, p = _read_back_folder(tmp_path, "hold")
+    try:
+        keep.append(held)
+        if work:
+            killed, _ = _read_back_folder(tmp_path, "kill")
+            assert killed in os.listdir(tmp_path)
+            r = disksearch.explore_disk(DEEP, NO_CELLS, SMALL, work_dir=str(tmp_path / "w"))
+        else:
+            r = disksearch.explore_disk(DEEP, NO_CELLS, SMALL, tmp=str(tmp_path))
+            killed, _ = _read_back_folder(tmp_path, "kill")          # after this search's start: the read-back
+            assert killed in os.listdir(tmp_path)                   # that follows removes it
+        try:
+            assert judge(DEEP, r, NO_CELLS)[0] == "winnable"
+        finally:
+            r.close()
+        assert sorted(os.listdir(tmp_path)) == sorted(keep)
+        assert len(os.listdir(tmp_path / held)) > 1                 # untouched
+    finally:
+        p.kill()
+        p.wait()
+    disksearch.sweep_stale(str(tmp_path))                           # its process ended: it goes now
+    assert sorted(os.listdir(tmp_path)) == sorted(keep[:-1])
 
 
 @pytest.mark.slow
