@@ -169,6 +169,16 @@ DEEP = (((39, 19, 28, 16), (35, 8, 7), (51, 44, 40), (23, 15, 27, 3, 43, 36, 20,
 NO_CELLS = Rules(cells=0)
 
 
+def _runs(first):
+    """Spades and hearts K..6 in one run of alternating colours, a spade first when ``first`` is 1, else a heart."""
+    return tuple((r - 1) * 4 + (3 if r % 2 == first else 2) for r in range(13, 5, -1))
+
+
+# Those two runs (K♠ Q♥ .. 6♥ and K♥ Q♠ .. 6♠), the rest home, 0 free cells: won in 16 moves, but with six empty
+# columns the runs can be taken apart for longer -- up to column order 26,782 positions in 33 layers.
+TWO_RUNS = ((_runs(1), _runs(0)) + ((),) * 6, (), (13, 13, 5, 5))
+
+
 def _no_solver(monkeypatch):
     """solver.solve raises: a line that comes back is the disk search's own."""
     from solver import solve
@@ -178,26 +188,34 @@ def _no_solver(monkeypatch):
     monkeypatch.setattr(solve, "solve", refuse)
 
 
-@pytest.mark.parametrize("canonical, stop_on_win, states, layers", [
-    (False, True, 72123, 34), (False, False, 76783, 36), (True, True, 198, 34), (True, False, 199, 35)])
+@pytest.mark.parametrize("start, canonical, stop_on_win, states, layers, first, kept, moves", [
+    (DEEP, False, True, 72123, 34, 32, 3, 34), (DEEP, False, False, 76783, 36, 32, 3, 34),
+    (DEEP, True, True, 198, 34, 32, 3, 34), (DEEP, True, False, 199, 35, 32, 3, 34),
+    (TWO_RUNS, True, False, 26782, 33, 16, 1, 16), (TWO_RUNS, True, True, 11172, 16, 0, 17, 16)],
+    ids=["deep", "deep-no-stop", "deep-canonical", "deep-canonical-no-stop", "runs-canonical-no-stop",
+         "runs-canonical"])
 def test_a_win_past_the_merged_layers_is_read_back_through_a_search_for_a_position(
-        tmp_path, monkeypatch, capsys, canonical, stop_on_win, states, layers):
-    """A win at depth 34: the layers 0..31 were merged (their depths gone), so the line read back through the
-    files begins at layer 32; the line from the start to that position comes from a second disk search that
-    looks for it (a target), in a temporary folder of the same --tmp: together a shortest line (34 moves,
-    breadth first), replayed under the spec rules (on the real columns up to column order) -- the solver is
-    not called. One line on stderr says why it takes time; no folder is left."""
+        tmp_path, monkeypatch, capsys, start, canonical, stop_on_win, states, layers, first, kept, moves):
+    """A win at depth 34 (DEEP): the layers 0..31 were merged (their depths gone), so the line read back
+    through the files begins at layer 32; the line from the start to that position comes from a second disk
+    search that looks for it (a target), in a temporary folder of the same --tmp: together a shortest line (34
+    moves, breadth first), replayed under the spec rules (on the real columns up to column order) -- the
+    solver is not called. One line on stderr says why it takes time; no folder is left. A win at depth 16 met
+    by a search that goes on (TWO_RUNS, stop_on_win=False) past layer 32, whose merge takes the win's layer
+    with the others: the line read back is the won position alone, at its own depth (fc_ddd_line's first is
+    the won layer, not the oldest layer kept, which is past it), and the rest comes from a search for the won
+    position itself (won positions no longer count, this one is met); stopping at the win, from the start."""
     _no_solver(monkeypatch)
     rules = Rules(cells=0, canonical=canonical)
-    r = disksearch.explore_disk(DEEP, rules, SMALL, tmp=str(tmp_path), stop_on_win=stop_on_win)
+    r = disksearch.explore_disk(start, rules, SMALL, tmp=str(tmp_path), stop_on_win=stop_on_win)
     try:
         assert (r.status, r.states, r.layers) == ("won" if stop_on_win else "done", states, layers)
-        first, recs = r.search.line()
-        assert (first, len(recs)) == (32, 3)
-        verdict, line = judge(DEEP, r, rules)
-        assert verdict == "winnable" and line[0] == spec.from_position(DEEP) and spec.won(line[-1])
-        assert len(line) - 1 == 34
-        assert capsys.readouterr().err == "reading the line back: a search to depth 32\n"
+        got, recs = r.search.line()
+        assert r.won and (got, len(recs)) == (first, kept)
+        verdict, line = judge(start, r, rules)
+        assert verdict == "winnable" and line[0] == spec.from_position(start) and spec.won(line[-1])
+        assert len(line) - 1 == moves
+        assert capsys.readouterr().err == (f"reading the line back: a search to depth {first}\n" if first else "")
     finally:
         r.close()
     assert os.listdir(tmp_path) == []
@@ -277,6 +295,41 @@ def test_a_win_past_the_merged_layers_takes_the_solver_line_when_the_read_back_f
     try:
         verdict, line = judge(DEEP, r, NO_CELLS)
         assert verdict == "winnable" and spec.won(line[-1]) and calls == [(DEEP, NO_CELLS)]
+    finally:
+        r.close()
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("fault", ["not reached", "ends elsewhere", "too short"])
+def test_a_read_back_search_whose_line_does_not_join_gives_the_solver_line(tmp_path, monkeypatch, capsys, fault):
+    """The search for the first position P of the line read back past the merged layers ends without an error
+    but gives no line that joins it (a bug: P was met by the first search, so it is reachable): it ends without
+    reaching P (here: it looks for a position never reached, KH out of its home), or its line ends elsewhere
+    (here: its last position dropped), or is not as long as P's depth (its first one dropped). full_line then
+    gives nothing -- never a line from the layer kept, nor one that skips a step -- and the line is the solver's,
+    replayed: still a win, never claimed without a line."""
+    from solver import solve
+    calls, real_solve = [], solve.solve
+    monkeypatch.setattr(solve, "solve", lambda *args, **kwargs: calls.append(args) or real_solve(*args, **kwargs))
+    r = disksearch.explore_disk(DEEP, NO_CELLS, SMALL, tmp=str(tmp_path))
+    init, line = disksearch.DiskSearch.__init__, disksearch.DiskSearch.line
+    never = packed.pack((DEEP[0][:5] + ((50,), (), ()), (), (0, 13, 12, 0)))     # KH out of its home
+
+    def spy_init(self, *args, target=None, **kwargs):
+        init(self, *args, target=never if target is not None and fault == "not reached" else target, **kwargs)
+
+    def spy_line(self):
+        first, recs = line(self)
+        if self is not r.search:
+            recs = recs[:-1] if fault == "ends elsewhere" else recs[1:] if fault == "too short" else recs
+        return first, recs
+    monkeypatch.setattr(disksearch.DiskSearch, "__init__", spy_init)
+    monkeypatch.setattr(disksearch.DiskSearch, "line", spy_line)
+    try:
+        assert r.search.full_line() is None
+        verdict, path = judge(DEEP, r, NO_CELLS)
+        assert verdict == "winnable" and spec.won(path[-1]) and calls == [(DEEP, NO_CELLS)]
+        assert capsys.readouterr().err == "reading the line back: a search to depth 32\n" * 2
     finally:
         r.close()
     assert os.listdir(tmp_path) == []
