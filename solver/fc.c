@@ -1548,6 +1548,16 @@ static const stage_t PORTFOLIO[] = {
 };
 #define NPORTFOLIO ((int)(sizeof PORTFOLIO / sizeof PORTFOLIO[0]))
 
+int fc_weights(int base, int seed, int *w) {
+    const int d[FC_NWEIGHTS] = W_D(seed), d2[FC_NWEIGHTS] = W_D2(seed), cells[FC_NWEIGHTS] = W_CELLS(seed),
+              greedy[FC_NWEIGHTS] = W_GREEDY(seed);
+    const int *src = base == FC_WEIGHTS_D ? d : base == FC_WEIGHTS_D2 ? d2 : base == FC_WEIGHTS_CELLS ? cells
+                     : base == FC_WEIGHTS_GREEDY ? greedy : NULL;
+    if (!src) return FC_ERANGE;
+    memcpy(w, src, sizeof d);
+    return 0;
+}
+
 /* the card at depth t (0 = the top) of the top chain of column word w (t <= chain length) */
 static inline int w_chain_card(const ctx_t *c, uint32_t w, int t) {
     int ch = w_chain(w), head = w_head(c, w);

@@ -253,6 +253,14 @@ int fc_version(void);
 #define FC_PRUNE_ALL 15
 #define FC_MAX_STAGES 16
 
+/* The bases of the built-in portfolio's weights (fc.c: W_D, W_D2, W_CELLS, W_GREEDY), for a caller's own
+   stages (fc_weights): the plain weights, the depth counting less, the free cells and columns stressed, the
+   depth ignored; each randomised, with its seed. */
+#define FC_WEIGHTS_D 0
+#define FC_WEIGHTS_D2 1
+#define FC_WEIGHTS_CELLS 2
+#define FC_WEIGHTS_GREEDY 3
+
 typedef struct {
     uint64_t max_states;     /* positions the last (unpruned) stage may store; 0 = no limit. Every
                                 stage stores at most this many */
@@ -290,6 +298,10 @@ typedef struct {
    FC_DONE means the last (unpruned) stage ran out of positions without a win. */
 int fc_solve(const fc_pos *start, const fc_rules *rules, const fc_solve_opts *opts, uint16_t *moves,
              int cap, fc_solve_result *out);
+
+/* The FC_NWEIGHTS weights of base `base` (FC_WEIGHTS_*) with the tie-breaking seed `seed` (the stages of
+   fc_solve_opts.stage_weights), into w. 0, or FC_ERANGE for an unknown base. */
+int fc_weights(int base, int seed, int *w);
 
 /* The line from the start of search s (as given to fc_search_new, before its autoplay) to state idx,
    as single-card move codes in the plain rules. Returns the count or a negative error. */

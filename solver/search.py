@@ -430,6 +430,20 @@ class Stage(namedtuple("Stage", "prune states weights")):
     __slots__ = ()
 
 
+_WEIGHT_BASES = {"d": lib.FC_WEIGHTS_D, "d2": lib.FC_WEIGHTS_D2, "cells": lib.FC_WEIGHTS_CELLS,
+                 "greedy": lib.FC_WEIGHTS_GREEDY}
+
+
+def weights(base, seed):
+    """A Stage's weights as the C core makes its built-in portfolio's (fc_weights: fc.c's W_D, W_D2, W_CELLS,
+    W_GREEDY): ``base`` "d" (the plain weights), "d2" (the depth counting less), "cells" (the free cells and
+    columns stressed) or "greedy" (the depth ignored), randomised with the tie-breaking seed ``seed``."""
+    w = ffi.new("int[]", lib.FC_NWEIGHTS)
+    if base not in _WEIGHT_BASES or lib.fc_weights(_WEIGHT_BASES[base], seed, w) < 0:
+        raise ValueError(f"no such solver weights: {base!r}")
+    return tuple(w)
+
+
 def _solve_opts(max_states, shorten, stages=None):
     opts = ffi.new("fc_solve_opts *")
     opts.max_states = max_states or 0

@@ -34,21 +34,13 @@ from typing import Optional
 from . import lines, search
 from .lines import LineError, codes_to_moves, verify_spec
 from .rules import STANDARD, Rules
-from .search import Stage
+from .search import Stage, weights
 
 DEFAULT_MAX_STATES = 3_000_000
 DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
                              # both surveys) uses it: one line per deal, whichever asks. 1 = cycles and
                              # one-move shortcuts (+50% solver time, lines ~1.5% shorter), 2 = also two-move
                              # shortcuts (about 10x the time, ~2.5% shorter): `solve --shorten 2`, the play page
-
-
-
-def _weights(kind, seed):
-    """fc.c's W_GREEDY / W_CELLS / W_D / W_D2 weights with tie-breaking seed ``seed``."""
-    base = {"greedy": (6, 4, 2, 9, 4, 0), "cells": (6, 4, 2, 16, 8, 1), "d": (6, 4, 2, 9, 4, 4),
-            "d2": (6, 4, 2, 9, 4, 2)}[kind]
-    return base + (5, 3, 0, 20, seed, 0)
 
 
 DEEP_STAGE = 25_000_000
@@ -61,9 +53,9 @@ DEEP_MAX_STATES = 100_000_000
 # (the built-in portfolio: 35,059,546, in its last stage). Its peak is the biggest stage's (about 60
 # bytes a position): a stage's positions are dropped when the next starts.
 _PRUNE = search.lib.FC_PRUNE_ALL
-DEEP = (Stage(_PRUNE, DEEP_STAGE, _weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE, _weights("cells", 102)),
-        Stage(_PRUNE, DEEP_STAGE, _weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE, _weights("d", 104)),
-        Stage(0, 0, _weights("d", 15)))
+DEEP = (Stage(_PRUNE, DEEP_STAGE, weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE, weights("cells", 102)),
+        Stage(_PRUNE, DEEP_STAGE, weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE, weights("d", 104)),
+        Stage(0, 0, weights("d", 15)))
 
 
 @dataclass

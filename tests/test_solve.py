@@ -411,6 +411,42 @@ def test_a_pruned_stage_that_runs_dry_is_not_done():
         assert (res.states < 61643) if prune else (res.states == 61643)
 
 
+def _fc_solve(n, rules, stages=None, single_stage=0):
+    """fc_solve on deal n: (status, stages run, positions, the line's codes)."""
+    from solver._fc import ffi, lib
+    opts = search._solve_opts(0, 0, stages)
+    opts.single_stage = single_stage
+    res = ffi.new("fc_solve_result *")
+    buf = ffi.new("uint16_t[]", lib.FC_MAX_LINE)
+    m = lib.fc_solve(search.pos_to_c(deals.ms_deal(n)), search._rules_c(rules), opts, buf, lib.FC_MAX_LINE, res)
+    return res.status, res.stages, res.states, list(buf[0:max(m, 0)])
+
+
+def test_the_solver_weights_are_the_cores():
+    """solver.search.weights reads the weights of the built-in portfolio's stages from the C core (fc_weights:
+    fc.c's W_D, W_D2, W_CELLS, W_GREEDY), which has no copy in Python: each FC_NWEIGHTS long, randomised (w[9])
+    with its seed in w[10]; "d2" counts the depth (w[5]) less than "d", "greedy" not at all, "cells" stresses
+    the free cells and columns (w[3], w[4]). "d" without its randomness is the unpruned stage's DEFAULT_WEIGHTS
+    (the same search as fc_solve's single stage); the built-in portfolio's second stage is "cells" with seed 1
+    (deal 12 with 3 cells, won there: the same positions and line from two stages made of them). The deep
+    portfolio is made of them too; an unknown base is refused."""
+    from solver._fc import lib
+    d, d2, cells, greedy = (search.weights(b, 7) for b in ("d", "d2", "cells", "greedy"))
+    assert len(d) == lib.FC_NWEIGHTS and d[9] > 0 and d[10] == 7 and search.weights("d", 8)[10] == 8
+    assert [{i for i in range(lib.FC_NWEIGHTS) if w[i] != d[i]} for w in (d2, cells, greedy)] == [{5}, {3, 4, 5}, {5}]
+    assert d[5] > d2[5] > greedy[5] == 0 and cells[3] > d[3] and cells[4] > d[4]
+    plain = search.weights("d", 0)[:9] + (0, 0, 0)
+    assert _fc_solve(1, Rules(), [search.Stage(0, 0, plain)]) == _fc_solve(1, Rules(), single_stage=1)
+    rules, prune = Rules(cells=3, autoplay="safe", canonical=True), lib.FC_PRUNE_ALL
+    built_in = _fc_solve(12, rules)
+    assert built_in[:2] == (lib.FC_WON, 2)
+    first = search.Stage(prune, 15000, search.weights("d2", 0)[:9] + (0, 0, 0))
+    assert _fc_solve(12, rules, [first, search.Stage(prune, 8000, search.weights("cells", 1))]) == built_in
+    assert solve.DEEP[0].weights == search.weights("greedy", 101) and solve.DEEP[-1].weights == search.weights("d", 15)
+    with pytest.raises(ValueError, match="no such solver weights: 'plain'"):
+        search.weights("plain", 1)
+
+
 def test_foundation_return_lines():
     r = solve.solve(deals.ms_deal(1), Rules(foundation_return=True))
     assert r.verdict == "winnable"
