@@ -70,15 +70,17 @@ _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")
 
 TMP_PREFIX = "freecell-disk-"                  # a temporary folder: freecell-disk-PID-XXXXXXXX (mkdtemp's end)
 OWNER_FILE = "owner.lock"                       # in it: held (flock) by its process while the folder lives
-_TMP_NAME = re.compile(r"^freecell-disk-(\d+)-[A-Za-z0-9_]+$")
+# exactly the names _temporary_folder makes (mkdtemp's 8 characters) and the files a search writes in one
+_TMP_NAME = re.compile(r"freecell-disk-[0-9]{1,10}-[a-z0-9_]{8}", re.ASCII)
+_TMP_FILE = re.compile(r"[LRVS][0-9]{6,20}\.keys|owner\.lock|\.owner-[a-z0-9_]{8}", re.ASCII)
 
 
 def _temporary_folder(tmp):
     """A new temporary folder for a disk search in ``tmp`` (None: the system's): (its path, the open file of its
     OWNER_FILE, whose flock this process holds until :meth:`DiskSearch.close` has removed the folder). The file
     is locked under another name and then renamed, so an OWNER_FILE that is there and not held is one whose
-    process has ended (:func:`sweep_stale`). A file system without flock: no OWNER_FILE (the folder's pid then
-    tells)."""
+    process has ended (:func:`sweep_stale`). A file system without flock: no OWNER_FILE, and the folder is never
+    swept."""
     path = tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=tmp)
     fd = None
     try:
@@ -97,54 +99,58 @@ def _temporary_folder(tmp):
     return path, fd
 
 
-def _running(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:                         # another user's process
-        pass
-    return True
+def _stale_files(path):
+    """The files of ``path`` when it is a dead search's temporary folder: every entry a regular file named as a
+    search names its files, OWNER_FILE among them; None otherwise (anything else in it: not ours to remove)."""
+    names = os.listdir(path)
+    if OWNER_FILE not in names:
+        return None
+    for name in names:
+        if not _TMP_FILE.fullmatch(name) or not stat.S_ISREG(os.lstat(os.path.join(path, name)).st_mode):
+            return None
+    return names
 
 
 def sweep_stale(folder):
     """Remove from ``folder`` the disk searches' temporary folders that their processes left: a process killed
     with SIGKILL (the out-of-memory killer, ``kill -9``) or a machine stopped cannot remove its own, nor the
-    one its line's read-back (:meth:`DiskSearch.full_line`) made. Only this user's folders named
-    freecell-disk-PID-XXXXXXXX, and of those only one whose OWNER_FILE is not held (its process ended: the lock
-    went with it) or, without that file (a process killed while it made the folder, or no locks there), whose
-    PID is no running process; the lock is taken before the folder is removed. Anything else is left alone (a
-    live search's folder, folders of older versions of this program, which have no PID in their names).
-    Nothing is said; errors are ignored (a folder that cannot be read or removed stays)."""
+    one its line's read-back (:meth:`DiskSearch.full_line`) made. A folder goes only when all of these hold:
+    it is this user's, a real folder (not a link), named exactly as :func:`_temporary_folder` names them
+    (freecell-disk-PID-XXXXXXXX); its OWNER_FILE is a regular file whose lock this call takes (nobody holds it:
+    its process ended, the lock went with it); and it holds nothing but regular files named as a search names
+    its files (layer files, OWNER_FILE). Anything else stays: a live search's folder, a work folder, folders of
+    older versions of this program (no pid in their names, no OWNER_FILE), any folder of the user's. Files are
+    removed one by one, then the folder (no recursion). Nothing is said; errors are ignored (what cannot be
+    read or removed stays)."""
     try:
         names = os.listdir(folder)
     except OSError:
         return
+    uid = os.getuid()
     for name in names:
-        m = _TMP_NAME.match(name)
-        if not m:
+        if not _TMP_NAME.fullmatch(name):
             continue
         path = os.path.join(folder, name)
+        owner = os.path.join(path, OWNER_FILE)
         try:
             st = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
-            continue
-        try:
-            fd = os.open(os.path.join(path, OWNER_FILE), os.O_RDONLY | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            if not _running(int(m.group(1))):
-                shutil.rmtree(path, ignore_errors=True)
-            continue
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or not stat.S_ISREG(os.lstat(owner).st_mode):
+                continue
+            fd = os.open(owner, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)      # held: a live search (an OSError: it stays)
+            files = _stale_files(path)
+            if files is None:
+                continue
+            for f in files:
+                os.unlink(os.path.join(path, f))
+            os.rmdir(path)
         except OSError:
-            continue                        # held: a live search
-        else:
-            shutil.rmtree(path, ignore_errors=True)
+            continue
         finally:
             os.close(fd)
 
@@ -228,15 +234,15 @@ class DiskSearch:
         self.overflow, self._owner = overflow, None
         if work_dir is not None and target is not None:
             raise ValueError("a disk search with a target keeps no work folder")
-        # the folders a killed run left where this one makes its own, or its line's read-back would
-        sweep_stale(self._readback_tmp() or tempfile.gettempdir())
         if work_dir is not None:
             self._open_work_dir(memory, max_states, stop_on_win, key_bits)
             self._limit_overflow()
+            sweep_stale(self._readback_tmp())       # what a killed run's line read-back left beside it
             return
         if tmp is not None and not os.path.isdir(tmp):
             raise FreecellError(f"--tmp {tmp}: " + ("not a folder" if os.path.exists(tmp) else "no such folder"))
         self._term = term_as_interrupt()
+        sweep_stale(tmp or tempfile.gettempdir())   # the folders a killed run left where this one makes its own
         try:
             self.dir, self._owner = _temporary_folder(tmp)
         except OSError as e:

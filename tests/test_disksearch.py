@@ -371,14 +371,15 @@ def test_the_folders_of_a_killed_read_back_go_with_the_next_one_and_no_other(tmp
     makes its folders there -- here the next read-back, in the same --tmp, or beside a work folder (the
     survey's FILE.csv.work/) when that work folder's search starts. A folder whose search is alive (its
     owner.lock held) stays; so do a folder named as older versions named theirs (no pid: maybe a live
-    search of such a version), a folder without owner.lock whose process runs, and other files."""
+    search of such a version), folders without owner.lock (whether their process runs or not), and other
+    files."""
     _no_solver(monkeypatch)
-    keep = ["freecell-disk-abcd_123", "other", f"freecell-disk-{os.getpid()}-nolock00"]  # this pid: alive
-    for name in keep:
-        (tmp_path / name).mkdir()
     gone = subprocess.Popen(["true"])
     gone.wait()
-    (tmp_path / f"freecell-disk-{gone.pid}-nolock00").mkdir()        # its process ended while it made it
+    keep = ["freecell-disk-abcd_123", "other", f"freecell-disk-{os.getpid()}-nolock00",   # this pid: alive
+            f"freecell-disk-{gone.pid}-nolock01"]                    # its process ended while it made it
+    for name in keep:
+        (tmp_path / name).mkdir()
     held, p = _read_back_folder(tmp_path, "hold")
     try:
         keep.append(held)
@@ -401,6 +402,53 @@ def test_the_folders_of_a_killed_read_back_go_with_the_next_one_and_no_other(tmp
         p.wait()
     disksearch.sweep_stale(str(tmp_path))                           # its process ended: it goes now
     assert sorted(os.listdir(tmp_path)) == sorted(keep[:-1])
+
+
+def test_the_sweep_takes_no_folder_but_a_dead_search_s_own(tmp_path):
+    """sweep_stale removes a folder only when it is named exactly as a search's temporary folder, holds an
+    unheld owner.lock that is a regular file and nothing but a search's files: a user's folder that merely
+    looks like one stays with all it holds (no pid check can tell), and so does a work folder, a FIFO
+    owner.lock (opened without blocking), a folder nested deeper than Python's recursion, a name past a pid's
+    size; no error comes out of it. The hostile tester's cases of session 13 (each removed or raised before)."""
+    def folder(name, files=(), owner=True):
+        d = tmp_path / name
+        d.mkdir()
+        for f in files:
+            (d / f).write_bytes(b"x")
+        if owner:
+            (d / disksearch.OWNER_FILE).write_bytes(b"")
+        return d
+    dead = folder("freecell-disk-999999-abcd_123", ["L000001.keys", "V000000.keys", ".owner-a1b2c3d4"])
+    kept = [folder("freecell-disk-2024-results", ["thesis.tex"]),          # not mkdtemp's eight characters
+            folder("freecell-disk-2024-abcd1234", ["thesis.tex"]),         # a file no search writes
+            folder("freecell-disk-2024-abcd1235", ["L000001.keys", "search.lock", "search.state"]),  # work folder
+            folder("freecell-disk-2024-abcd1236", ["L000001.keys"], owner=False),
+            folder("freecell-disk-2024-ABCD1234", ["L000001.keys"]),
+            folder("freecell-disk-21474836480-abcd1234", ["L000001.keys"]),    # past a pid: not ours either
+            folder("freecell-disk-\u0661\u0662-abcd1234", ["L000001.keys"])]    # Arabic-Indic digits
+    fifo = folder("freecell-disk-2025-fifo0000", ["L000001.keys"], owner=False)
+    os.mkfifo(fifo / disksearch.OWNER_FILE)
+    deep = folder("freecell-disk-2026-deep0000", ["L000001.keys"])
+    d = deep
+    for _ in range(1500):
+        d = d / "d"
+        os.mkdir(d)
+    (tmp_path / "freecell-disk-2027-file0000").write_bytes(b"not a folder")
+    link = tmp_path / "freecell-disk-2028-link0000"
+    link.symlink_to(folder("precious", ["L000001.keys"]))
+    (tmp_path / "precious" / disksearch.OWNER_FILE).write_bytes(b"")
+    try:
+        before, held = sorted(os.listdir(tmp_path)), {k: sorted(os.listdir(k)) for k in kept + [fifo]}
+        disksearch.sweep_stale(str(tmp_path))
+        assert sorted(os.listdir(tmp_path)) == sorted(n for n in before if n != dead.name)
+        assert {k: sorted(os.listdir(k)) for k in kept + [fifo]} == held
+        assert (kept[0] / "thesis.tex").read_bytes() == b"x" and (tmp_path / "precious" / "L000001.keys").exists()
+        assert os.path.isdir(deep / "d")
+    finally:
+        while d != deep:                # pytest's own clean-up of tmp_path recurses: take the nest down first
+            if os.path.isdir(d):
+                os.rmdir(d)
+            d = d.parent
 
 
 @pytest.mark.slow
