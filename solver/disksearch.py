@@ -99,14 +99,15 @@ def _temporary_folder(tmp):
     return path, fd
 
 
-def _stale_files(path):
-    """The files of ``path`` when it is a dead search's temporary folder: every entry a regular file named as a
-    search names its files, OWNER_FILE among them; None otherwise (anything else in it: not ours to remove)."""
-    names = os.listdir(path)
+def _stale_files(dfd):
+    """The files of the folder open as ``dfd`` when it is a dead search's temporary folder: every entry a regular
+    file named as a search names its files, OWNER_FILE among them; None otherwise (anything else in it: not
+    ours to remove)."""
+    names = os.listdir(dfd)
     if OWNER_FILE not in names:
         return None
     for name in names:
-        if not _TMP_FILE.fullmatch(name) or not stat.S_ISREG(os.lstat(os.path.join(path, name)).st_mode):
+        if not _TMP_FILE.fullmatch(name) or not stat.S_ISREG(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode):
             return None
     return names
 
@@ -119,40 +120,52 @@ def sweep_stale(folder):
     (freecell-disk-PID-XXXXXXXX); its OWNER_FILE is a regular file whose lock this call takes (nobody holds it:
     its process ended, the lock went with it); and it holds nothing but regular files named as a search names
     its files (layer files, OWNER_FILE). Anything else stays: a live search's folder, a work folder, folders of
-    older versions of this program (no pid in their names, no OWNER_FILE), any folder of the user's. Files are
-    removed one by one, then the folder (no recursion). Nothing is said; errors are ignored (what cannot be
-    read or removed stays)."""
+    older versions of this program (no pid in their names, no OWNER_FILE), any folder of the user's. Every step
+    goes through the open folders (``dir_fd``), so a folder swapped for a link meanwhile leads nowhere else;
+    files are removed one by one, then the folder (no recursion). Nothing is said; errors are ignored (what
+    cannot be read or removed stays). Locks must be shared by every machine that uses the folder: on a network
+    file system whose flock is local to each machine (NFS with local_lock), give each machine its own --tmp."""
     try:
-        names = os.listdir(folder)
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return
-    uid = os.getuid()
-    for name in names:
-        if not _TMP_NAME.fullmatch(name):
-            continue
-        path = os.path.join(folder, name)
-        owner = os.path.join(path, OWNER_FILE)
-        try:
-            st = os.lstat(path)
-            if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or not stat.S_ISREG(os.lstat(owner).st_mode):
-                continue
-            fd = os.open(owner, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                continue
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)      # held: a live search (an OSError: it stays)
-            files = _stale_files(path)
-            if files is None:
-                continue
-            for f in files:
-                os.unlink(os.path.join(path, f))
-            os.rmdir(path)
-        except OSError:
-            continue
-        finally:
+    try:
+        uid = os.getuid()
+        for name in os.listdir(top):
+            if _TMP_NAME.fullmatch(name):
+                _sweep_one(top, name, uid)
+    except OSError:
+        pass
+    finally:
+        os.close(top)
+
+
+def _sweep_one(top, name, uid):
+    """sweep_stale's work on the entry ``name`` of the folder open as ``top``."""
+    try:
+        dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+    except OSError:
+        return
+    fd = None
+    try:
+        if os.fstat(dfd).st_uid != uid:
+            return
+        fd = os.open(OWNER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dfd)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)          # held: a live search (an OSError: it stays)
+        files = _stale_files(dfd)
+        if files is None:
+            return
+        for f in files:
+            os.unlink(f, dir_fd=dfd)
+        os.rmdir(name, dir_fd=top)
+    except OSError:
+        return
+    finally:
+        if fd is not None:
             os.close(fd)
+        os.close(dfd)
 
 
 def _not_a_search(work_dir):

@@ -697,3 +697,27 @@ def test_the_overflow_set_may_be_given_more(tmp_path):
     with pytest.raises(FreecellError, match=r"would pass its limit of 1\.0 MB \(as set, at least 1 MB; "):
         disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100, overflow=1)
     assert os.listdir(tmp_path) == []
+
+
+def test_a_stale_folder_swapped_for_a_link_mid_sweep_leads_nowhere_else(tmp_path, monkeypatch):
+    """The hostile tester's race (session 13): a stale folder renamed and replaced by a link to another folder
+    between the sweep's checks and its removals. The sweep works through the folder it opened (dir_fd), so the
+    link's target keeps its files; the stale folder's own files go."""
+    stale = tmp_path / "freecell-disk-999999-abcd_123"
+    stale.mkdir()
+    for f in ("L000001.keys", disksearch.OWNER_FILE):
+        (stale / f).write_bytes(b"")
+    other = tmp_path / "work"
+    other.mkdir()
+    (other / "L000001.keys").write_bytes(b"a paused search's layer")
+    checked = disksearch._stale_files
+
+    def swapped(dfd):
+        names = checked(dfd)
+        stale.rename(tmp_path / "moved")
+        stale.symlink_to(other)
+        return names
+    monkeypatch.setattr(disksearch, "_stale_files", swapped)
+    disksearch.sweep_stale(str(tmp_path))
+    assert (other / "L000001.keys").read_bytes() == b"a paused search's layer"
+    assert os.listdir(tmp_path / "moved") == []
