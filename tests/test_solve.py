@@ -392,34 +392,27 @@ def test_few_free_cells():
     verify_spec(r.start, r.moves, Rules(cells=2))
 
 
-def test_a_pruned_stage_that_runs_dry_is_not_done():
-    # the pruned stages see fewer moves: exhausting one proves nothing, so fc_solve reports a limit;
-    # the unpruned stage exhausts the solver's own space of 11982 (then the spec enumeration decides)
-    from solver._fc import ffi, lib
-    rules = Rules(autoplay="safe", canonical=True)
-    for prune, status in ((lib.FC_PRUNE_ALL, lib.FC_LIMIT), (0, lib.FC_DONE)):
-        opts = ffi.new("fc_solve_opts *")
-        opts.supermoves = 1
-        opts.nstages = 1
-        opts.stage_prune[0] = prune
-        opts.stage_weights[0] = [6, 4, 2, 9, 4, 2, 5, 3, 0, 0, 0, 0]
-        res = ffi.new("fc_solve_result *")
-        buf = ffi.new("uint16_t[]", lib.FC_MAX_LINE)
-        n = lib.fc_solve(search.pos_to_c(deals.ms_deal(11982)), search._rules_c(rules), opts, buf,
-                         lib.FC_MAX_LINE, res)
-        assert n == 0 and res.status == status and res.stages == 1
-        assert (res.states < 61643) if prune else (res.states == 61643)
-
-
 def _fc_solve(n, rules, stages=None, single_stage=0):
-    """fc_solve on deal n: (status, stages run, positions, the line's codes)."""
+    """fc_solve on deal n: (status, stages run, positions, its return value, the line's codes)."""
     from solver._fc import ffi, lib
     opts = search._solve_opts(0, 0, stages)
     opts.single_stage = single_stage
     res = ffi.new("fc_solve_result *")
     buf = ffi.new("uint16_t[]", lib.FC_MAX_LINE)
     m = lib.fc_solve(search.pos_to_c(deals.ms_deal(n)), search._rules_c(rules), opts, buf, lib.FC_MAX_LINE, res)
-    return res.status, res.stages, res.states, list(buf[0:max(m, 0)])
+    return res.status, res.stages, res.states, m, list(buf[0:max(m, 0)])
+
+
+def test_a_pruned_stage_that_runs_dry_is_not_done():
+    # the pruned stages see fewer moves: exhausting one proves nothing, so fc_solve reports a limit;
+    # the unpruned stage exhausts the solver's own space of 11982 (then the spec enumeration decides)
+    from solver._fc import lib
+    rules = Rules(autoplay="safe", canonical=True)
+    for prune, status in ((lib.FC_PRUNE_ALL, lib.FC_LIMIT), (0, lib.FC_DONE)):
+        stage = search.Stage(prune, 0, (6, 4, 2, 9, 4, 2, 5, 3, 0, 0, 0, 0))
+        got, stages, states, n, _ = _fc_solve(11982, rules, [stage])
+        assert n == 0 and got == status and stages == 1
+        assert (states < 61643) if prune else (states == 61643)
 
 
 def test_the_solver_weights_are_the_cores():
