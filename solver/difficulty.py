@@ -27,7 +27,10 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    the enumeration with ``low`` cells (the smallest set) comes first: complete without a win it raises
    ``low`` (#982: its 1-cell set is 269,217 positions, its 2-cell set past 400,000,000), a win decides.
 3. A deal still undecided (a limit stopped a search) keeps its proven bounds and goes to the next tier
-   (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided.
+   (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided. Bounds proven
+   inside a tier that is then stopped (killed, or an error) are kept too: before each further enumeration
+   of the tier the survey's journal gets a row with them, marked as the tier before (the next sitting runs
+   the tier again from them; #982: its 1-cell set complete, then its 2-cell enumeration stopped).
 
 Tiers 4 and 5 enumerate the positions up to the order of the columns (``Rules(canonical=True)``: each
 position stored once for all its column orders; the set can be a hundred times smaller). Tier 5 also plays
@@ -219,12 +222,17 @@ def resumes_on_disk(deal, k, tier, tiers=TIERS, work_root=None):
     return work_state(os.path.join(work_root, work_name(deal, k, t.canonical, t.autoplay))) == "state"
 
 
-def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False):
+def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, buffer=None, progress=False,
+           proven=None):
     """One tier (0-based index into ``tiers``) of the ladder for ``deal``, from the proven bounds
     ``low``/``high``; returns its :class:`Need`. A tier on disk (:func:`disk_buffer`) enumerates with a
     buffer of ``buffer`` bytes (default: the tier's), in ``work_root``/<deal>-<k> (None: a temporary folder),
-    with a progress bar on stderr when ``progress``."""
+    with a progress bar on stderr when ``progress``. ``proven``: called with a :class:`Need` of the tier not
+    yet done (its ``tier`` the one before) whenever the bounds have moved and another enumeration starts, so
+    that a sitting stopped in that enumeration keeps them (the survey's journal row; not in tier 1, whose
+    deals start again from nothing)."""
     pos = deals.ms_deal(deal)
+    low0, high0 = low, high
     solver_limit, enum_limit, on_disk, canonical, deep, autoplay = tier_of(tier, tiers)
     top = MAX_K if high is None else high - 1
     if tier == 0:
@@ -247,10 +255,14 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
         elif tier > 0:
             break
     smallest_first = tier > 0 and high is not None and low < high - 1
+    said = (low0, high0)
     while not _decided(low, high):
         k = MAX_K if high is None else high - 1
         if smallest_first:          # a gap of two or more: the smallest set first, which may raise low
             k, smallest_first = low, False
+        if proven is not None and tier > 0 and (low, high) != said:
+            proven(_need(deal, low, high, states, tier))        # this tier not done: its next sitting runs it
+            said = (low, high)
         if on_disk is None:
             verdict, n = _enumerate(pos, k, enum_limit, canonical, autoplay)
         else:
@@ -379,6 +391,13 @@ class _Journal:
             self.f.write(",".join(CSV_HEADER) + "\n")
             self.f.flush()
 
+    def row_fd(self):
+        """The file descriptor refine's rows of a tier not yet done go to (:func:`_journal_row`), in this process
+        or in a forked worker; None without a journal or where workers are not forked (they would not have it)."""
+        if self.f is None or "fork" not in mp.get_all_start_methods():
+            return None
+        return self.f.fileno()
+
     def add(self, n):
         if self.f is not None:
             self.f.write(row_text(n) + "\n")
@@ -392,9 +411,17 @@ class _Journal:
 
 # --- the survey -----------------------------------------------------------------------------------------
 
+def _journal_row(fd, n):
+    """A row of a tier not yet done (refine's ``proven``) appended to the journal's file descriptor ``fd`` in
+    one write (the file is opened for appending: rows from the survey and its forked workers do not mix)."""
+    os.write(fd, (row_text(n) + "\n").encode())
+
+
 def _work(task):
-    deal, tier, low, high, states, tiers, work_root, buffer, progress = task
-    return refine(deal, tier, low, high, states, tiers=tiers, work_root=work_root, buffer=buffer, progress=progress)
+    deal, tier, low, high, states, tiers, work_root, buffer, progress, fd = task
+    proven = None if fd is None else (lambda n: _journal_row(fd, n))
+    return refine(deal, tier, low, high, states, tiers=tiers, work_root=work_root, buffer=buffer, progress=progress,
+                  proven=proven)
 
 
 def _pool_work(task):
@@ -589,7 +616,8 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
             if ran is not None:
                 ran.append(run)
             inner = progress and n_jobs == 1 and buffer is not None     # one disk search at a time: its own bar
-            tasks = [(d, tier, low, high, states, tiers, root, buffer, inner) for d, low, high, states in todo]
+            tasks = [(d, tier, low, high, states, tiers, root, buffer, inner, j.row_fd())
+                     for d, low, high, states in todo]
             with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",
                      smoothing=0.05) as b:
                 try:

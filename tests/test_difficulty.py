@@ -13,7 +13,7 @@ import pytest
 
 from solver import deals, difficulty, search, spec
 from solver.solve import DEEP, solve
-from solver.errors import FreecellError
+from solver.errors import FreecellError, WorkerLost
 from solver.rules import Rules
 
 # k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
@@ -694,3 +694,38 @@ def test_automatic_moves_keep_every_verdict(autoplay):
                 a.close()
                 b.close()
     assert seen == {"won": 12, "none": 104}     # and 4 cases where neither ended within 200,000
+
+
+
+def _stopped_at(deal, k_stop, real):
+    """An _enumerate that stops (KeyboardInterrupt, as Ctrl-C) when asked for deal ``deal`` with k_stop cells."""
+    start = deals.ms_deal(deal)
+
+    def enumerate_(pos, k, limit, canonical=False, autoplay="none"):
+        if k == k_stop and pos == start:
+            raise KeyboardInterrupt
+        return real(pos, k, limit, canonical, autoplay)
+    return enumerate_
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_bounds_proven_in_a_tier_stopped_later_stay_in_the_journal(tmp_path, monkeypatch, jobs):
+    """Deal 43 from 0 <= k <= 2 (tier 1's row) in a tier with no solver: its 0-cell set (7 positions) is complete
+    without a win, so low = 1; then its 1-cell enumeration is stopped. The journal keeps 1 <= k <= 2 in a row
+    marked as tier 1 (the tier not done), and the next sitting goes on from there: the 1-cell set passes
+    the limit, 1 <= k <= 2 after tier 2, the 7 positions counted once. Before, the stopped sitting left the
+    row at low = 0 and the 0-cell set was enumerated again. With 2 jobs the row comes from a forked worker,
+    beside deal 44 (from 0 <= k <= 2: 70 positions with 0 cells, 1,587 with 1, none won: k = 2 after the next
+    sitting whether or not the stopped one got that far)."""
+    out = tmp_path / "d.csv"
+    out.write_text(",".join(difficulty.CSV_HEADER) + "\n43,,undecided,0,2,5,1\n44,,undecided,0,2,5,1\n")
+    tiers = ((100_000, 100_000), (100_000, 100_000))
+    monkeypatch.setattr(difficulty, "_enumerate", _stopped_at(43, 1, difficulty._enumerate))
+    with pytest.raises((KeyboardInterrupt, WorkerLost)):
+        difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
+    assert difficulty.read_journal(str(out))[43] == difficulty.Need(43, None, 1, 2, 5 + 7, 1)
+    assert "43,,undecided,1,2,12,1" in out.read_text().splitlines()
+    monkeypatch.undo()
+    needs, _c, _s, _r = difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
+    assert needs == [difficulty.Need(43, None, 1, 2, 12 + 100_000, 2), difficulty.Need(44, 2, 2, 2, 5 + 70 + 1_587, 2)]
+    assert out.read_text().splitlines()[1:] == [f"43,,undecided,1,2,{12 + 100_000},2", "44,2,medium,2,2,1662,2"]
