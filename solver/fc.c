@@ -456,29 +456,60 @@ static inline int popc32(uint32_t x) {
     return (int)((x * 0x01010101u) >> 24);
 }
 
-/* Pack k into 127 bits (bit 127 stays 0): per column its head code (hb bits) and, when not empty, the
-   word's bits 12.. (chain length, 4 bits, then one bit per chain card); then the rank of the cell set;
-   then the hand's bit. -1 when it does not fit (the caller keeps it as an overflow key). */
-static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
-    uint64_t lo = 0, hi = 0;
+/* The packed key's fields are laid out by one writer and read by one reader over up to 3 words of 64 bits
+   (the memory store's 16-byte ckey_t uses 2; a third is room for a wider key). Always inlined, with the
+   words' count a constant, so the 2-word versions compile to the same register code as before: word 2 is
+   never read and never written there. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Or the nb-bit field v (nb <= 64 - (pos & 63) + 63, v < 2^nb) into the words w at bit pos. */
+static ALWAYS_INLINE void kb_put(uint64_t *w, int pos, uint64_t v, int nb) {
+    if (pos < 64) {
+        w[0] |= v << pos;
+        if (pos + nb > 64) w[1] |= v >> (64 - pos);
+    } else if (pos < 128) {
+        w[1] |= v << (pos - 64);
+        if (pos + nb > 128) w[2] |= v >> (128 - pos);
+    } else {
+        w[2] |= v << (pos - 128);
+    }
+}
+
+/* Drop the low nb bits (1 <= nb <= 63) of the nw-word number w (the reader consumes fields from the bottom). */
+static ALWAYS_INLINE void kb_drop(uint64_t *w, int nw, int nb) {
+    w[0] = (w[0] >> nb) | (w[1] << (64 - nb));
+    if (nw > 2) {
+        w[1] = (w[1] >> nb) | (w[2] << (64 - nb));
+        w[2] >>= nb;
+    } else {
+        w[1] >>= nb;
+    }
+}
+
+/* Pack k into at most c->kbits bits of w[0..2] (zeroed here; c->kbits is at most 127 for the 2 words of
+   ckey_t, so bit 127 stays 0): per column its
+   head code (hb bits) and, when not empty, the word's bits 12.. (chain length, 4 bits, then one bit per
+   chain card); then the rank of the cell set; then the hand's bit. -1 when it does not fit (the caller keeps
+   it as an overflow key). */
+static ALWAYS_INLINE int pack_words(const ctx_t *c, const fkey_t *k, uint64_t *w) {
     int pos = 0, n = 0, hb = c->hb;
+    w[0] = w[1] = w[2] = 0;
     for (int i = 0; i < 8; i++) {
-        uint32_t w = k->w[i] & WMASK;
+        uint32_t cw = k->w[i] & WMASK;
         uint64_t v = 0;
         int nb = hb;
-        if (w) {
-            int code = c->hcode[w & 0xFFF];
-            if (code == 0xFF || (code > 52 && !c->canonical && c->colof[w & 63] != i)) return -1;
-            v = (uint64_t)code | ((uint64_t)(w >> 12) << hb);
-            nb = hb + 4 + w_chain(w);
+        if (cw) {
+            int code = c->hcode[cw & 0xFFF];
+            if (code == 0xFF || (code > 52 && !c->canonical && c->colof[cw & 63] != i)) return -1;
+            v = (uint64_t)code | ((uint64_t)(cw >> 12) << hb);
+            nb = hb + 4 + w_chain(cw);
         }
         if (pos + nb > c->kbits) return -1;
-        if (pos < 64) {
-            lo |= v << pos;
-            if (pos + nb > 64) hi |= v >> (64 - pos);
-        } else {
-            hi |= v << (pos - 64);
-        }
+        kb_put(w, pos, v, nb);
         pos += nb;
     }
     uint32_t r = 0;
@@ -490,38 +521,27 @@ static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
     if (c->hand) v |= (uint64_t)((k->w[4] >> 28) & 1) << c->cb;
     int nb = c->cb + c->hand;
     if (pos + nb > c->kbits) return -1;
-    if (nb) {
-        if (pos < 64) {
-            lo |= v << pos;
-            if (pos + nb > 64) hi |= v >> (64 - pos);
-        } else {
-            hi |= v << (pos - 64);
-        }
-    }
-    out->lo = lo;
-    out->hi = hi;
+    if (nb) kb_put(w, pos, v, nb);
     return 0;
 }
 
-/* The inverse of pack_key, the foundation heights included (every card not on the board is home). The
-   128 bits are consumed from the bottom (shifted right as fields are read). */
-static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
-    uint64_t lo = ck->lo, hi = ck->hi;
+/* The inverse of pack_words, the foundation heights included (every card not on the board is home). The nw
+   words are consumed from the bottom (shifted right as fields are read). */
+static ALWAYS_INLINE void unpack_words(const ctx_t *c, uint64_t *wd, int nw, fkey_t *k) {
     int n = 0, hb = c->hb;
     uint32_t hmask = (1u << hb) - 1;
     uint32_t cnt = 0;                  /* cards of each suit on the board, one byte each */
-#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
     for (int i = 0; i < 8; i++) {
-        int code = (int)(lo & hmask);
-        CONSUME(hb);
+        int code = (int)(wd[0] & hmask);
+        kb_drop(wd, nw, hb);
         if (!code) { k->w[i] = 0; continue; }
         uint32_t w;
         if (code <= 52 || c->canonical) w = c->hword[code];
         else w = (uint32_t)c->orig[i][0] | ((uint32_t)(code - 51) << 6);
         cnt += (w >> 6 & 63) == 1 ? 1u << (8 * suit((int)(w & 63))) : c->pcnt[c->colof[w & 63]][(w >> 6) & 63];
-        int ch = (int)(lo & 15);
-        uint32_t bits = (uint32_t)(lo >> 4) & ((1u << ch) - 1);
-        CONSUME(4 + ch);
+        int ch = (int)(wd[0] & 15);
+        uint32_t bits = (uint32_t)(wd[0] >> 4) & ((1u << ch) - 1);
+        kb_drop(wd, nw, 4 + ch);
         if (ch) {   /* the chain alternates colours from the head; a chain card's bit picks its suit */
             uint32_t len = (1u << ch) - 1;
             uint32_t redm = (isred(c->head[w & 0xFFF]) ? 0xAAAu : 0x555u) & len, blkm = len & ~redm;
@@ -531,7 +551,7 @@ static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
         }
         k->w[i] = w | ((uint32_t)ch << 12) | (bits << 16);
     }
-#undef CONSUME
+    uint64_t lo = wd[0];
     uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
     while (n < 8 && c->coff[n + 1] <= r) n++;
     r -= c->coff[n];
@@ -551,24 +571,40 @@ static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
 }
 
 /* The cards at home of a packed position: 52 less its cards on the board (the columns' bases and chains, the
-   cells), read off the key without unpacking it. */
-static int key_home(const ctx_t *c, const ckey_t *ck) {
-    uint64_t lo = ck->lo, hi = ck->hi;
+   cells), read off the key's nw words without unpacking it. */
+static ALWAYS_INLINE int home_words(const ctx_t *c, uint64_t *wd, int nw) {
     int hb = c->hb, cards = 0, n = 0;
     uint32_t hmask = (1u << hb) - 1;
-#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
     for (int i = 0; i < 8; i++) {
-        int code = (int)(lo & hmask);
-        CONSUME(hb);
+        int code = (int)(wd[0] & hmask);
+        kb_drop(wd, nw, hb);
         if (!code) continue;
-        int ch = (int)(lo & 15);
-        CONSUME(4 + ch);
+        int ch = (int)(wd[0] & 15);
+        kb_drop(wd, nw, 4 + ch);
         cards += ch + (code <= 52 || c->canonical ? (c->hword[code] >> 6) & 63 : code - 51);
     }
-#undef CONSUME
-    uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
+    uint32_t r = (uint32_t)(wd[0] & ((1ull << c->cb) - 1));
     while (n < 8 && c->coff[n + 1] <= r) n++;
     return 52 - cards - n;
+}
+
+/* The 16-byte key (c->kbits <= 127: bit 127 stays 0, the flag OVF's place). */
+static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
+    uint64_t w[3];
+    if (pack_words(c, k, w)) return -1;
+    out->lo = w[0];
+    out->hi = w[1];
+    return 0;
+}
+
+static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
+    uint64_t w[3] = {ck->lo, ck->hi, 0};
+    unpack_words(c, w, 2, k);
+}
+
+static int key_home(const ctx_t *c, const ckey_t *ck) {
+    uint64_t w[3] = {ck->lo, ck->hi, 0};
+    return home_words(c, w, 2);
 }
 
 /* ---- autoplay and canonical order ---- */
