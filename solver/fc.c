@@ -2410,11 +2410,12 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * position packed as in "The compact store", by the same code (pack_words), but into up to DDD_KBITS = 191
  * bits, which every position fits (the bound is at dkey_t; format 2 and state version 2 had the memory
  * store's 16-byte key, 127 bits: on deal 982 with 2 cells, 11% of the positions did not fit and their
- * overflow set stopped the search near 305 M positions)), sorting it (its repeats dropped: about half the successors of a layer) and writing it as a run
- * whenever it is full; the layer's last buffer is not written: it stays in memory, sorted, as one more run
- * (most layers have no other: no file written and read back). Then the runs are merged (duplicates
- * dropped) and the keys of every earlier layer are subtracted in the same pass (moves are not all
- * reversible: a new position may repeat one of any earlier layer). Each layer is a file of sorted,
+ * overflow set stopped the search near 305 M positions)), sorting it (its repeats dropped: about half the
+ * successors of a layer) and writing it as a run whenever it is full; the layer's last buffer is not
+ * written: it stays in memory, sorted, as one more run (most layers have no other: no file written and
+ * read back). Then the runs are merged (duplicates dropped) and the keys of every earlier layer are
+ * subtracted in the same pass (moves are not all reversible: a new position may repeat one of any earlier
+ * layer). Each layer is a file of sorted,
  * distinct keys (L<d>.keys in the folder given); the visited set is their union. The visited files are
  * disjoint, so they are not merged with each other for the subtraction: each is read on to the candidate
  * (ks_has: one comparison a visited key, one a file a candidate; a heap over them took 13% of the time,
@@ -2491,7 +2492,7 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
 #define DDD_RRAW (DDD_BRAW + 256)                    /* a reader's inflated bytes: a block and what is left of one */
 #define DDD_KEYMAX 28        /* bytes of an encoded key at most (192 bits, 7 a byte) */
 #define DDD_ZLEVEL 1         /* zlib's fastest level (see "The files") */
-#define DDD_MINMEM (SOLVE_MAX_SUCC * sizeof(dkey_t))   /* the smallest buffer: room for every successor of one position */
+#define DDD_MINMEM (SOLVE_MAX_SUCC * sizeof(dkey_t))   /* the smallest buffer: every successor of a position */
 #define DDD_OVFMIN (1u << 20)              /* the overflow set may take mem/4 bytes, at least this */
 
 static inline int dk_less(const dkey_t *a, const dkey_t *b) {

@@ -723,7 +723,7 @@ def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
     (20, Rules(cells=1, canonical=True, autoplay="safe"), 38, 8),   # the canonical head codes
 ])
 def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal, rules, states, max_home):
-    """The merge reads a new position's cards at home off its packed key (key_home in fc.c: 52 less the bases,
+    """The merge reads a new position's cards at home off its packed key (dkey_home in fc.c: 52 less the bases,
     chains and cells it holds) instead of unpacking it: the most cards home is the in-memory search's, on deals
     where it is well above #11982's 2."""
     pos = deals.ms_deal(deal)
