@@ -38,7 +38,8 @@ In one run it measures
  12. with --disk (nothing else), the disk search's files: `explore --deal 219837216 --memory 2G --on-disk
      --max-states 30000000` and deal 1474422072 complete with `--memory 16M` (then `certgen build`, whose
      sort for the certificate has the last peak), each in its own process: disk at most, bytes a position and
-     against raw 16-byte keys, seconds in the core, processor seconds, wall; with --disk-other ROOT the same
+     against raw keys (24 bytes a key: the disk search's key; --disk-other ROOT of a checkout before
+     December 2026 had 16), seconds in the core, processor seconds, wall; with --disk-other ROOT the same
      in another checkout (e.g. main's, built), the ratios of the two and whether the certificate bodies agree.
 Plain text by default, one JSON object with --json.
 """
@@ -754,7 +755,7 @@ def _disk_runs(root, tmp):
                       "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
                       "disk_peak": obj["disk"]["disk_peak_bytes"],
                       "bytes_per_state": obj["disk"]["disk_peak_bytes"] / obj["states"],
-                      "against_raw_keys": obj["disk"]["disk_peak_bytes"] / (16 * obj["states"])}
+                      "against_raw_keys": obj["disk"]["disk_peak_bytes"] / (24 * obj["states"])}
     cert = os.path.join(tmp, "d.cert")
     t = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "1474422072", "--memory", "16M",
@@ -790,7 +791,7 @@ def report_disk(d):
                 print(f"    {name}, {side}: {r['error']}")
                 continue
             print(f"    {name}, {side:5}: {r['states']:,} positions, disk at most {r['disk_peak'] / 1e6:,.1f} MB = "
-                  f"{r['bytes_per_state']:.2f} B/position ({r['against_raw_keys']:.3f}x raw 16-byte keys), "
+                  f"{r['bytes_per_state']:.2f} B/position ({r['against_raw_keys']:.3f}x raw 24-byte keys), "
                   f"{r['seconds']:.1f} s in the core, {r['cpu']:.1f} s of processor, wall {r['wall']:.1f} s")
         if len(sides) == 2 and "error" not in d["here"][name] and "error" not in d["other"][name]:
             h, o = d["here"][name], d["other"][name]

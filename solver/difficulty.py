@@ -474,9 +474,10 @@ def job_memory(tier, tiers=TIERS):
 
 
 def overflow_for(buffer):
-    """The bytes a survey's disk enumeration with that buffer keeps for its positions past the 16-byte key
+    """The bytes a survey's disk enumeration with that buffer keeps for its positions past the disk search's key
     (solver/fc.c's overflow set, in memory): half the buffer, not the disk search's default quarter -- #11744's
-    1-cell set had more than 16,777,216 such positions at 2,874,052,559 (session 10), past tier 5's 1 GiB."""
+    1-cell set had more than 16,777,216 such positions at 2,874,052,559 (session 10), past tier 5's 1 GiB, when
+    the key had 16 bytes (127 bits); its 24 bytes (191 bits) now hold every position, so the set stays empty."""
     return buffer // 2
 
 

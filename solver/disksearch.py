@@ -1,8 +1,9 @@
 """The enumeration past memory: delayed duplicate detection on disk (fc_ddd in solver/fc.c).
 
 When the positions would not fit in the memory the user gives (``--memory 16G``), the reachable set is
-found breadth first by layers, the visited positions kept as sorted files of 16-byte keys in a temporary
-folder (``--tmp DIR``): each layer's successors are sorted in a buffer of that size, written as runs,
+found breadth first by layers, the visited positions kept as sorted files of 24-byte keys (KEY_BYTES: every
+position packs into their 191 bits) in a temporary folder (``--tmp DIR``): each layer's successors are sorted
+in a buffer of that size (memory / 24 keys), written as runs,
 merged and subtracted from every earlier layer (Korf's external-memory search; Freecell Solver's
 ``depth_dbm_fc_solver``). The files are compressed (each key as its difference from the one before, through
 zlib: about a byte a position; fc.c, "The files"): ``disk`` and ``disk_peak`` are their real bytes. The
@@ -44,6 +45,7 @@ from .workers import restore_term, term_as_interrupt
 # --memory M enumerates in memory up to M / 24 positions, then on disk.
 BYTES_PER_STATE = 24
 MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
+KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc.c): its buffer holds memory / 24 of them
 IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc.c)
 
 
@@ -235,12 +237,12 @@ class DiskSearch:
 
     def __init__(self, start, rules, memory, tmp=None, max_states=None, stop_on_win=True, key_bits=0,
                  work_dir=None, target=None, overflow=None):
-        """key_bits: 0, or fewer bits than the 16-byte key's 127 for tests (more positions then go to the
-        overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
+        """key_bits: 0 (the key's KEY_BITS = 191, which every position fits), or fewer for tests (positions
+        needing more then go to the overflow set, kept whole in memory). work_dir: a named folder (made when missing) for a resumable
         search instead of a temporary one (see the module's docstring). target: a P64 record (as the search
         stores its positions: up to column order when the rules are canonical) to look for instead of a won
         position (fc_ddd_target): ``won`` then means it was reached; not with a work_dir. overflow: the bytes the
-        positions past the 16-byte key may take in memory (None: a quarter of ``memory``, fc_ddd_overflow_limit)."""
+        positions past the key may take in memory (None: a quarter of ``memory``, fc_ddd_overflow_limit)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
         self.memory, self.tmp, self.key_bits, self.progress = memory, tmp, key_bits, False
@@ -399,6 +401,10 @@ class DiskSearch:
     def __len__(self):
         return int(self.stats().states)
 
+    def _bits(self):
+        """The bits of the search's key: KEY_BITS, or key_bits when a test narrowed it."""
+        return self.key_bits if 0 < self.key_bits < KEY_BITS else KEY_BITS
+
     def _failed(self, st, sorting=False):
         files = "its files were removed"
         if self.work_dir is not None:
@@ -417,7 +423,8 @@ class DiskSearch:
         if st.status == lib.FC_EOVERFLOW:
             whose = "as set" if self.overflow is not None else "a quarter of --memory"
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {st.overflow:,} of them "
-                                 f"do not pack into 16 bytes and their set in memory would pass its limit of "
+                                 f"do not pack into the key ({self._bits()} bits) and their set in memory would "
+                                 f"pass its limit of "
                                  f"{_size(st.overflow_limit)} ({whose}, at least 1 MB; nothing is claimed: the "
                                  f"verdict is unknown" + (f"; {files})" if self.work_dir is not None else ")"))
         return _error(st.status, "the disk search stopped: ")
@@ -435,7 +442,7 @@ class DiskSearch:
                 b.update(st.states - done)
                 done = st.states
                 if progress:
-                    over = f", {st.overflow:,} over 16 B ({_size(st.overflow_memory)})" if st.overflow else ""
+                    over = f", {st.overflow:,} over the key ({_size(st.overflow_memory)})" if st.overflow else ""
                     b.set_postfix_str(f"layer {st.layer:,}, disk {_size(st.disk)}{over}", refresh=False)
                 if status < 0:
                     raise self._failed(st)
@@ -512,7 +519,8 @@ class DiskSearch:
 class DiskResult(Found):
     """What the disk search found, read like solver.search.ExploreResult (see Found), with its figures:
     layers, runs (sorted runs written), disk_peak (bytes of files at most), overflow and overflow_bytes (the
-    positions kept whole in memory, as they do not pack into the 16-byte key, and their bytes), total_seconds
+    positions kept whole in memory, as they do not pack into the key: none unless key_bits narrowed it for a
+    test, and their bytes), total_seconds
     (``seconds`` is this run's; this adds the earlier runs' of a resumed search, up to the checkpoint it went on
     from); with a work folder: resumed ((layer, positions) it went on from, or None), checkpoints,
     checkpoint_bytes (the last state file's), checkpoint_seconds, work_dir and kept (the folder stays, to go
@@ -523,7 +531,7 @@ class DiskResult(Found):
         self.layers = int(st.layer) + (0 if self.complete else 1)
         self.runs = int(st.runs)
         self.disk_peak = int(st.disk_peak)
-        self.overflow = int(st.overflow)                  # positions kept whole (over the 16-byte key)
+        self.overflow = int(st.overflow)                  # positions kept whole (over the key)
         self.overflow_bytes = int(st.overflow_memory)
         self.work_dir = self.search.work_dir
         self.resumed = (int(st.resumed_layer), int(st.resumed_states)) if st.resumed else None

@@ -38,6 +38,8 @@
  * array, its 16-byte slot holding the flag bit 127 and the index (fc_search_overflow counts them; none
  * among the 2,951,466 positions of deal 1474422072; deal 219837216 reaches some past 100 M positions). Keys live in blocks of 2^16 in discovery order (the
  * BFS queue). FC_ORDER_BEST (the solver) keeps 40-byte fkey_t keys (it reads them for its heuristic).
+ * The disk search packs the same fields, by the same code (pack_words), into a 24-byte dkey_t of up to 191
+ * bits, which every position fits (see dkey_t and "The enumeration on disk").
  *
  * The hash table: 32-bit slots (index+1 in the low ib bits, a hash tag above), linear probing, any size
  * (fast range reduction), grown by half when 80% full and rebuilt from the arena (the old table is freed
@@ -118,7 +120,8 @@ typedef struct {
     /* the compact key (see "The compact store" above) */
     int hb, cb;              /* bits of a column's head code; bits of the cell set's rank */
     int maxolen;             /* the longest start column */
-    int kbits;               /* bits a packed key may use: 127 (fc_ddd_new's key_bits lowers it, for tests) */
+    int kbits;               /* bits a packed key may use: 127 (memory store), DDD_KBITS (disk search; fc_ddd_new's
+                                key_bits lowers it, for tests) */
     uint8_t hcode[4096];     /* canonical mode: head code of (c0 | L << 6); 0xFF when none */
     uint16_t hword[256];     /* canonical mode: (c0 | L << 6) of head code */
     uint32_t pcnt[8][53];    /* cards of each suit (one byte each) in the original prefix of length L */
@@ -129,8 +132,17 @@ typedef struct {
 } ctx_t;
 
 typedef struct { uint64_t lo, hi; } ckey_t;   /* a compact key: 128 bits (see "The compact store") */
+typedef struct { uint64_t lo, mid, hi; } dkey_t;   /* the disk search's key: 192 bits (see "The enumeration on disk") */
 
 #define OVF (1ull << 63)     /* in ckey_t.hi: not a packed position but an index (lo) into the overflow keys */
+#define DOVF (1ull << 63)    /* in dkey_t.hi: a successor that does not pack (the disk search's overflow set) */
+/* The disk search's key holds every position: per column (8) a head code (hb <= 8 bits: hcode is a uint8_t)
+   and, when not empty, 4 bits of chain length and a bit per chain card; the chain cards of all columns are
+   distinct cards, at most 52; the cell set's rank (cb <= 30: the sets of at most 8 of 52 cards are
+   909,574,394 < 2^30); the hand's bit. 8 * (8 + 4) + 52 + 30 + 1 = 179 bits <= DDD_KBITS (ddd_make checks
+   the figures of its start, 8 * (hb + 4) + 52 + cb + hand, too). */
+#define DDD_KBITS 191
+typedef char ddd_key_holds_every_position[8 * (8 + 4) + 52 + 30 + 1 <= DDD_KBITS ? 1 : -1];
 #define BLKBITS 16           /* keys per block of the arena: 2^16 */
 #define ZWORDS 512           /* words of the parent bitmap per directory entry */
 
@@ -456,29 +468,60 @@ static inline int popc32(uint32_t x) {
     return (int)((x * 0x01010101u) >> 24);
 }
 
-/* Pack k into 127 bits (bit 127 stays 0): per column its head code (hb bits) and, when not empty, the
-   word's bits 12.. (chain length, 4 bits, then one bit per chain card); then the rank of the cell set;
-   then the hand's bit. -1 when it does not fit (the caller keeps it as an overflow key). */
-static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
-    uint64_t lo = 0, hi = 0;
+/* The packed key's fields are laid out by one writer and read by one reader over up to 3 words of 64 bits
+   (the memory store's 16-byte ckey_t uses 2, the disk search's 24-byte dkey_t 3). Always inlined, with the
+   words' count a constant, so the 2-word versions compile to the same register code as before: word 2 is
+   never read and never written there. */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Or the nb-bit field v (nb <= 64 - (pos & 63) + 63, v < 2^nb) into the words w at bit pos. */
+static ALWAYS_INLINE void kb_put(uint64_t *w, int pos, uint64_t v, int nb) {
+    if (pos < 64) {
+        w[0] |= v << pos;
+        if (pos + nb > 64) w[1] |= v >> (64 - pos);
+    } else if (pos < 128) {
+        w[1] |= v << (pos - 64);
+        if (pos + nb > 128) w[2] |= v >> (128 - pos);
+    } else {
+        w[2] |= v << (pos - 128);
+    }
+}
+
+/* Drop the low nb bits (1 <= nb <= 63) of the nw-word number w (the reader consumes fields from the bottom). */
+static ALWAYS_INLINE void kb_drop(uint64_t *w, int nw, int nb) {
+    w[0] = (w[0] >> nb) | (w[1] << (64 - nb));
+    if (nw > 2) {
+        w[1] = (w[1] >> nb) | (w[2] << (64 - nb));
+        w[2] >>= nb;
+    } else {
+        w[1] >>= nb;
+    }
+}
+
+/* Pack k into at most c->kbits bits of w[0..2] (zeroed here; c->kbits is 127 for the memory store's 2 words,
+   at most DDD_KBITS = 191 for the disk search's 3, so the top bit of the last word stays 0): per column its
+   head code (hb bits) and, when not empty, the word's bits 12.. (chain length, 4 bits, then one bit per
+   chain card); then the rank of the cell set; then the hand's bit. -1 when it does not fit (the caller keeps
+   it as an overflow key). */
+static ALWAYS_INLINE int pack_words(const ctx_t *c, const fkey_t *k, uint64_t *w) {
     int pos = 0, n = 0, hb = c->hb;
+    w[0] = w[1] = w[2] = 0;
     for (int i = 0; i < 8; i++) {
-        uint32_t w = k->w[i] & WMASK;
+        uint32_t cw = k->w[i] & WMASK;
         uint64_t v = 0;
         int nb = hb;
-        if (w) {
-            int code = c->hcode[w & 0xFFF];
-            if (code == 0xFF || (code > 52 && !c->canonical && c->colof[w & 63] != i)) return -1;
-            v = (uint64_t)code | ((uint64_t)(w >> 12) << hb);
-            nb = hb + 4 + w_chain(w);
+        if (cw) {
+            int code = c->hcode[cw & 0xFFF];
+            if (code == 0xFF || (code > 52 && !c->canonical && c->colof[cw & 63] != i)) return -1;
+            v = (uint64_t)code | ((uint64_t)(cw >> 12) << hb);
+            nb = hb + 4 + w_chain(cw);
         }
         if (pos + nb > c->kbits) return -1;
-        if (pos < 64) {
-            lo |= v << pos;
-            if (pos + nb > 64) hi |= v >> (64 - pos);
-        } else {
-            hi |= v << (pos - 64);
-        }
+        kb_put(w, pos, v, nb);
         pos += nb;
     }
     uint32_t r = 0;
@@ -490,38 +533,27 @@ static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
     if (c->hand) v |= (uint64_t)((k->w[4] >> 28) & 1) << c->cb;
     int nb = c->cb + c->hand;
     if (pos + nb > c->kbits) return -1;
-    if (nb) {
-        if (pos < 64) {
-            lo |= v << pos;
-            if (pos + nb > 64) hi |= v >> (64 - pos);
-        } else {
-            hi |= v << (pos - 64);
-        }
-    }
-    out->lo = lo;
-    out->hi = hi;
+    if (nb) kb_put(w, pos, v, nb);
     return 0;
 }
 
-/* The inverse of pack_key, the foundation heights included (every card not on the board is home). The
-   128 bits are consumed from the bottom (shifted right as fields are read). */
-static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
-    uint64_t lo = ck->lo, hi = ck->hi;
+/* The inverse of pack_words, the foundation heights included (every card not on the board is home). The nw
+   words are consumed from the bottom (shifted right as fields are read). */
+static ALWAYS_INLINE void unpack_words(const ctx_t *c, uint64_t *wd, int nw, fkey_t *k) {
     int n = 0, hb = c->hb;
     uint32_t hmask = (1u << hb) - 1;
     uint32_t cnt = 0;                  /* cards of each suit on the board, one byte each */
-#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
     for (int i = 0; i < 8; i++) {
-        int code = (int)(lo & hmask);
-        CONSUME(hb);
+        int code = (int)(wd[0] & hmask);
+        kb_drop(wd, nw, hb);
         if (!code) { k->w[i] = 0; continue; }
         uint32_t w;
         if (code <= 52 || c->canonical) w = c->hword[code];
         else w = (uint32_t)c->orig[i][0] | ((uint32_t)(code - 51) << 6);
         cnt += (w >> 6 & 63) == 1 ? 1u << (8 * suit((int)(w & 63))) : c->pcnt[c->colof[w & 63]][(w >> 6) & 63];
-        int ch = (int)(lo & 15);
-        uint32_t bits = (uint32_t)(lo >> 4) & ((1u << ch) - 1);
-        CONSUME(4 + ch);
+        int ch = (int)(wd[0] & 15);
+        uint32_t bits = (uint32_t)(wd[0] >> 4) & ((1u << ch) - 1);
+        kb_drop(wd, nw, 4 + ch);
         if (ch) {   /* the chain alternates colours from the head; a chain card's bit picks its suit */
             uint32_t len = (1u << ch) - 1;
             uint32_t redm = (isred(c->head[w & 0xFFF]) ? 0xAAAu : 0x555u) & len, blkm = len & ~redm;
@@ -531,7 +563,7 @@ static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
         }
         k->w[i] = w | ((uint32_t)ch << 12) | (bits << 16);
     }
-#undef CONSUME
+    uint64_t lo = wd[0];
     uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
     while (n < 8 && c->coff[n + 1] <= r) n++;
     r -= c->coff[n];
@@ -551,24 +583,55 @@ static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
 }
 
 /* The cards at home of a packed position: 52 less its cards on the board (the columns' bases and chains, the
-   cells), read off the key without unpacking it. */
-static int key_home(const ctx_t *c, const ckey_t *ck) {
-    uint64_t lo = ck->lo, hi = ck->hi;
+   cells), read off the key's nw words without unpacking it. */
+static ALWAYS_INLINE int home_words(const ctx_t *c, uint64_t *wd, int nw) {
     int hb = c->hb, cards = 0, n = 0;
     uint32_t hmask = (1u << hb) - 1;
-#define CONSUME(nb) do { int nb_ = (nb); lo = (lo >> nb_) | (hi << (64 - nb_)); hi >>= nb_; } while (0)
     for (int i = 0; i < 8; i++) {
-        int code = (int)(lo & hmask);
-        CONSUME(hb);
+        int code = (int)(wd[0] & hmask);
+        kb_drop(wd, nw, hb);
         if (!code) continue;
-        int ch = (int)(lo & 15);
-        CONSUME(4 + ch);
+        int ch = (int)(wd[0] & 15);
+        kb_drop(wd, nw, 4 + ch);
         cards += ch + (code <= 52 || c->canonical ? (c->hword[code] >> 6) & 63 : code - 51);
     }
-#undef CONSUME
-    uint32_t r = (uint32_t)(lo & ((1ull << c->cb) - 1));
+    uint32_t r = (uint32_t)(wd[0] & ((1ull << c->cb) - 1));
     while (n < 8 && c->coff[n + 1] <= r) n++;
     return 52 - cards - n;
+}
+
+/* The memory store's 16-byte key (c->kbits <= 127: bit 127 stays 0, the flag OVF's place). */
+static int pack_key(const ctx_t *c, const fkey_t *k, ckey_t *out) {
+    uint64_t w[3];
+    if (pack_words(c, k, w)) return -1;
+    out->lo = w[0];
+    out->hi = w[1];
+    return 0;
+}
+
+static void unpack_key(const ctx_t *c, const ckey_t *ck, fkey_t *k) {
+    uint64_t w[3] = {ck->lo, ck->hi, 0};
+    unpack_words(c, w, 2, k);
+}
+
+/* The disk search's 24-byte key (c->kbits <= DDD_KBITS = 191: bit 191 stays 0, the flag DOVF's place). */
+static int pack_dkey(const ctx_t *c, const fkey_t *k, dkey_t *out) {
+    uint64_t w[3];
+    if (pack_words(c, k, w)) return -1;
+    out->lo = w[0];
+    out->mid = w[1];
+    out->hi = w[2];
+    return 0;
+}
+
+static void unpack_dkey(const ctx_t *c, const dkey_t *dk, fkey_t *k) {
+    uint64_t w[3] = {dk->lo, dk->mid, dk->hi};
+    unpack_words(c, w, 3, k);
+}
+
+static int dkey_home(const ctx_t *c, const dkey_t *dk) {
+    uint64_t w[3] = {dk->lo, dk->mid, dk->hi};
+    return home_words(c, w, 3);
 }
 
 /* ---- autoplay and canonical order ---- */
@@ -2343,12 +2406,16 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * The enumeration on disk: delayed duplicate detection (fc_ddd_*)
  *
  * Breadth first by layers, in the manner of Korf's external-memory search: layer d+1 is made from layer d
- * by generating every successor into a buffer of `mem` bytes (16-byte compact keys, see "The compact
- * store"), sorting it (its repeats dropped: about half the successors of a layer) and writing it as a run
- * whenever it is full; the layer's last buffer is not written: it stays in memory, sorted, as one more run
- * (most layers have no other: no file written and read back). Then the runs are merged (duplicates
- * dropped) and the keys of every earlier layer are subtracted in the same pass (moves are not all
- * reversible: a new position may repeat one of any earlier layer). Each layer is a file of sorted,
+ * by generating every successor into a buffer of `mem` bytes (24-byte keys dkey_t, mem/24 of them: the
+ * position packed as in "The compact store", by the same code (pack_words), but into up to DDD_KBITS = 191
+ * bits, which every position fits (the bound is at dkey_t; format 2 and state version 2 had the memory
+ * store's 16-byte key, 127 bits: on deal 982 with 2 cells, 11% of the positions did not fit and their
+ * overflow set stopped the search near 305 M positions)), sorting it (its repeats dropped: about half the
+ * successors of a layer) and writing it as a run whenever it is full; the layer's last buffer is not
+ * written: it stays in memory, sorted, as one more run (most layers have no other: no file written and
+ * read back). Then the runs are merged (duplicates dropped) and the keys of every earlier layer are
+ * subtracted in the same pass (moves are not all reversible: a new position may repeat one of any earlier
+ * layer). Each layer is a file of sorted,
  * distinct keys (L<d>.keys in the folder given); the visited set is their union. The visited files are
  * disjoint, so they are not merged with each other for the subtraction: each is read on to the candidate
  * (ks_has: one comparison a visited key, one a file a candidate; a heap over them took 13% of the time,
@@ -2356,22 +2423,23 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * the search (stop_on_win); the line to it is read back through the layer files (fc_ddd_line) -- from the
  * oldest layer kept: the merged ones' depths are gone, and the caller finds the line from the start to that
  * layer by another search, for one position (fc_ddd_target: a target met where a win would be).
- * A position that does not pack into the key (rare) is kept whole in memory instead, in the overflow set:
+ * A position that does not pack into the key (none at 191 bits; fc_ddd_new's key_bits narrows the key for the
+ * tests) is kept whole in memory instead, in the overflow set:
  * its fkey_t in the order found (so by layer: ovl[l] is layer l's first), and a hash table over them. Each
  * position has exactly one form (packed or not), so the files and the set are disjoint: a successor that
  * does not pack is looked up in the set at once (it holds every earlier layer's and this one's so far),
  * and added to layer cur+1 when new. The layer's overflow positions are expanded before its file.
- * At the end the keys are put in the order of their P64 records (chunks of mem/32 keys sorted by
+ * At the end the keys are put in the order of their P64 records (chunks of mem/40 keys sorted by
  * sort_level, written as runs S<i>.keys of their records, merged), the overflow positions sorted on their
  * records in memory and merged in, for the certificate (fc_ddd_next_p64).
  * Every file is removed by fc_ddd_free (in keep mode the last checkpoint's stay: see "Checkpoints"); reading
  * and writing use plain stdio. Between layers, when more than DDD_MAXF layer files would be visited by the
  * next merge, the older ones are merged into one file V<nseen>.
  *
- * The files (kreader, kwriter), format 2: a head of DDD_FHEAD = 32 bytes -- the magic "FCDK", the format
+ * The files (kreader, kwriter), format 3: a head of DDD_FHEAD = 32 bytes -- the magic "FCDK", the format
  * (4 bytes), the search's number (8: random, drawn by fc_ddd_new and kept in the state file), the file's
  * kind (8: its letter, L R V or S) and its number (8), all little-endian -- checked whole when the file is
- * opened for reading (another search's file, another layer's, a file of format 1: EIO; fc_ddd_resume
+ * opened for reading (another search's file, another layer's, a file of format 1 or 2: EIO; fc_ddd_resume
  * checks the heads of the files its state lists), then one raw deflate stream (level 1, the fastest; no
  * zlib header or Adler-32: the blocks' CRC-32 checks the deflated bytes, so the inflated ones; zlib's
  * Adler-32 took 2.5% of the time) of the keys encoded one after the other, cut in blocks of about
@@ -2382,12 +2450,13 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * once made a wrong count under a complete search (and garbage keys crashed the certificate's sort).
  * (Format 1, to November 2026: no head, a zlib stream; its folders are refused by the state file's
  * version.) The files of keys (L, R, V: ascending) hold each key as its difference from the one
- * before (the first from 0), a 128-bit number in LEB128 (7 bits a byte from the low end, the top bit on
+ * before (the first from 0), a 192-bit number in LEB128 (7 bits a byte from the low end, the top bit on
  * every byte but the last). Sorted keys of reachable positions differ mostly in their low fields (column 0
  * first), by 22..32 bits, and from a few values over and over (the same moves of the low columns under
  * many high ones): 4.8 bytes a key before zlib, 0.55..0.9 after it (measured on deal 219837216's files at
- * 20 M positions; the runs, denser, compress best), against 16 raw. The S runs are in P64 order, not key
- * order, so their keys have no small differences: they hold the 64-byte records themselves (the merge at
+ * 20 M positions; the runs, denser, compress best), against 16 raw (format 2's keys; 24 now, with the
+ * same differences: a key's high word is 0 where the 16-byte key fitted). The S runs are in P64 order, not
+ * key order, so their keys have no small differences: they hold the 64-byte records themselves (the merge at
  * the end needs them, and no longer unpacks keys), each as the length it shares with the one before (a
  * byte), the length of its rest up to its trailing zeros (a byte) and that rest: 14.5 bytes a record
  * before zlib, about 2 after (2.2 on deal 1474422072 with 16 MB: chunks of 524,288). They must be small
@@ -2402,7 +2471,7 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * kept in memory) and from 16.3 to 1.67 (2.2 in the sort at the end), so a search whose raw files would pass the
  * machine's memory stays in its page cache instead of reading the disk every layer, and a search 15x
  * bigger fits on the same disk. A damaged or cut file is refused (EIO: its head, a block's CRC-32 or
- * zlib's checks, a key past 127 bits, a record not after the one before, bytes past the stream's end), so
+ * zlib's checks, a key past 191 bits, a record not after the one before, bytes past the stream's end), so
  * no wrong set comes out of one: the search stops as an I/O error. fc_ddd_file_write/read expose the layer
  * to tests (their head: search number 0, kind L for keys and S for records, number 0).
  * The time, against format 1 with a heap over the visited files, every run written and Hoare's quicksort
@@ -2414,46 +2483,50 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * 38% (as in memory), the merge 15% (its files' scans: a visited file's next key against the candidate),
  * decoding the files 6%, zlib under 5%.
  * ========================================================================================================= */
-#define DDD_RKEYS 1024       /* keys per reader buffer (16 KB) */
+#define DDD_RKEYS 1024       /* keys per reader buffer (24 KB) */
 #define DDD_RRECS 256        /* records per reader buffer (16 KB) */
 #define DDD_WRAW 65536       /* a writer's encoded bytes deflated at once: a block (see "The files") */
 #define DDD_BRAW (DDD_WRAW + 2 * FC_P64_SIZE)        /* a block's encoded bytes at most */
 #define DDD_BHEAD 12         /* a block's head: its deflated bytes, its encoded bytes, their CRC-32 */
 #define DDD_ZMAX (DDD_BRAW + DDD_BRAW / 8 + 1024)    /* a block's deflated bytes at most (zlib's bound is far below) */
 #define DDD_RRAW (DDD_BRAW + 256)                    /* a reader's inflated bytes: a block and what is left of one */
-#define DDD_KEYMAX 19        /* bytes of an encoded key at most (128 bits, 7 a byte) */
+#define DDD_KEYMAX 28        /* bytes of an encoded key at most (192 bits, 7 a byte) */
 #define DDD_ZLEVEL 1         /* zlib's fastest level (see "The files") */
-#define DDD_MINMEM (SOLVE_MAX_SUCC * 16)   /* the smallest buffer: room for every successor of one position */
+#define DDD_MINMEM (SOLVE_MAX_SUCC * sizeof(dkey_t))   /* the smallest buffer: every successor of a position */
 #define DDD_OVFMIN (1u << 20)              /* the overflow set may take mem/4 bytes, at least this */
 
-static inline int ck_less(const ckey_t *a, const ckey_t *b) {
-    return a->hi < b->hi || (a->hi == b->hi && a->lo < b->lo);
+static inline int dk_less(const dkey_t *a, const dkey_t *b) {
+    return a->hi < b->hi || (a->hi == b->hi && (a->mid < b->mid || (a->mid == b->mid && a->lo < b->lo)));
 }
 
-static inline int ck_same(const ckey_t *a, const ckey_t *b) { return a->hi == b->hi && a->lo == b->lo; }
+static inline int dk_same(const dkey_t *a, const dkey_t *b) {
+    return a->hi == b->hi && a->mid == b->mid && a->lo == b->lo;
+}
 
-/* Sort keys ascending (as 128-bit numbers): quicksort with a branchless partition (Lomuto's, each key swapped
+/* Sort keys ascending (as 192-bit numbers): quicksort with a branchless partition (Lomuto's, each key swapped
    to the front when below the pivot, the count advanced by the comparison's 0 or 1: no mispredicted branch;
    44 ns a key against 69 for Hoare's partition with branches, on the 889,824 successors of deal 1474422072's
    layer 47, in a test program), median of three, insertion sort below 16. A pivot with no key below it
    gathers its equals first (keys repeated many times take no more passes than distinct ones). */
-#if defined(__SIZEOF_INT128__)       /* a compare and a subtract with borrow */
-#define CK_BELOW(x, p) ((((unsigned __int128)(x).hi << 64) | (x).lo) < (((unsigned __int128)(p).hi << 64) | (p).lo))
+#if defined(__SIZEOF_INT128__)       /* the low 128 bits: a compare and a subtract with borrow */
+#define DK_BELOW(x, p) (((x).hi < (p).hi) | (((x).hi == (p).hi) \
+    & ((((unsigned __int128)(x).mid << 64) | (x).lo) < (((unsigned __int128)(p).mid << 64) | (p).lo))))
 #else
-#define CK_BELOW(x, p) (((x).hi < (p).hi) | (((x).hi == (p).hi) & ((x).lo < (p).lo)))
+#define DK_BELOW(x, p) (((x).hi < (p).hi) | (((x).hi == (p).hi) \
+    & (((x).mid < (p).mid) | (((x).mid == (p).mid) & ((x).lo < (p).lo)))))
 #endif
-static void ck_sort(ckey_t *v, uint64_t n) {
+static void dk_sort(dkey_t *v, uint64_t n) {
     while (n > 16) {
         uint64_t m = n / 2, pi;
-        if (ck_less(&v[0], &v[m])) pi = ck_less(&v[m], &v[n - 1]) ? m : ck_less(&v[0], &v[n - 1]) ? n - 1 : 0;
-        else pi = ck_less(&v[0], &v[n - 1]) ? 0 : ck_less(&v[m], &v[n - 1]) ? n - 1 : m;
-        ckey_t p = v[pi], t;
+        if (dk_less(&v[0], &v[m])) pi = dk_less(&v[m], &v[n - 1]) ? m : dk_less(&v[0], &v[n - 1]) ? n - 1 : 0;
+        else pi = dk_less(&v[0], &v[n - 1]) ? 0 : dk_less(&v[m], &v[n - 1]) ? n - 1 : m;
+        dkey_t p = v[pi], t;
         v[pi] = v[n - 1];
         v[n - 1] = p;
         uint64_t lt = 0;
         for (uint64_t i = 0; i < n - 1; i++) {        /* v[0 .. lt-1] < p */
-            ckey_t x = v[i];
-            int below = CK_BELOW(x, p);
+            dkey_t x = v[i];
+            int below = DK_BELOW(x, p);
             v[i] = v[lt];
             v[lt] = x;
             lt += (uint64_t)below;
@@ -2462,29 +2535,29 @@ static void ck_sort(ckey_t *v, uint64_t n) {
         uint64_t from = lt + 1;
         if (lt == 0) {                                /* p is the least: its equals next to it, then the rest */
             for (uint64_t i = 1; i < n; i++) {
-                ckey_t x = v[i];
-                int same = (x.hi == p.hi) & (x.lo == p.lo);
+                dkey_t x = v[i];
+                int same = (x.hi == p.hi) & (x.mid == p.mid) & (x.lo == p.lo);
                 v[i] = v[from];
                 v[from] = x;
                 from += (uint64_t)same;
             }
         }
-        if (lt < n - from) { ck_sort(v, lt); v += from; n -= from; }
-        else { ck_sort(v + from, n - from); n = lt; }
+        if (lt < n - from) { dk_sort(v, lt); v += from; n -= from; }
+        else { dk_sort(v + from, n - from); n = lt; }
     }
     for (uint64_t i = 1; i < n; i++) {
-        ckey_t x = v[i];
+        dkey_t x = v[i];
         uint64_t j = i;
-        while (j > 0 && ck_less(&x, &v[j - 1])) { v[j] = v[j - 1]; j--; }
+        while (j > 0 && dk_less(&x, &v[j - 1])) { v[j] = v[j - 1]; j--; }
         v[j] = x;
     }
 }
 
 /* Sort v[0 .. n-1] and drop its repeats: the number of distinct keys, now v[0 ..]. */
-static uint64_t ck_sort_unique(ckey_t *v, uint64_t n) {
+static uint64_t dk_sort_unique(dkey_t *v, uint64_t n) {
     uint64_t m = 0;
-    ck_sort(v, n);
-    for (uint64_t i = 0; i < n; i++) if (!m || !ck_same(&v[i], &v[m - 1])) v[m++] = v[i];
+    dk_sort(v, n);
+    for (uint64_t i = 0; i < n; i++) if (!m || !dk_same(&v[i], &v[m - 1])) v[m++] = v[i];
     return m;
 }
 
@@ -2497,10 +2570,10 @@ typedef struct {             /* a file of keys (or of records: S runs) read a bu
     uint8_t *in;             /* compressed bytes read from f */
     uint8_t *raw;            /* inflated bytes; raw[ra .. rn-1] are not decoded yet */
     size_t ra, rn;
-    ckey_t *buf;             /* keys: the decoded ones, buf[at .. n-1] still to come */
+    dkey_t *buf;             /* keys: the decoded ones, buf[at .. n-1] still to come */
     uint8_t *rbuf;           /* records: the decoded ones, 64 bytes each (rbuf + 64 * at the current one) */
     size_t n, at;
-    ckey_t prev;             /* the last key decoded */
+    dkey_t prev;             /* the last key decoded */
     const uint8_t *rec;      /* records: the current one (P64 order merges compare them) */
     uint8_t prec[FC_P64_SIZE];/* records: the last one decoded */
     uint64_t count;          /* records decoded */
@@ -2515,7 +2588,7 @@ typedef struct {             /* a file of keys (or records) written: encoded, de
     uint8_t raw[DDD_BRAW];   /* encoded, not deflated yet */
     size_t rn;
     uint8_t out[DDD_BHEAD + DDD_ZMAX];   /* a block: its head, its deflated bytes */
-    ckey_t prev;             /* the last key put */
+    dkey_t prev;             /* the last key put */
     uint8_t prec[FC_P64_SIZE];/* the last record put */
     uint64_t count;          /* keys (records) put */
     uint64_t bytes;          /* bytes handed to the file so far (all of it after kw_close) */
@@ -2535,7 +2608,8 @@ static const char FK_NAME[FK_KINDS] = {'L', 'R', 'V', 'S'};
 #define DDD_STATE "search.state"           /* the checkpoint (see "Checkpoints") */
 #define DDD_FHEAD 32                       /* a file's head (see "The files") */
 static const char DDD_FMAGIC[4] = {'F', 'C', 'D', 'K'};
-#define DDD_FVERSION 2u      /* the files' format: 1 had no head and zlib streams (an Adler-32 after the blocks) */
+#define DDD_FVERSION 3u      /* the files' format: 2 had 128-bit keys (127 used); 1 no head and zlib streams (an
+                                Adler-32 after the blocks) */
 #define DDD_STATE_TMP "search.state.tmp"
 #define DDD_MAXF 32          /* files merged at once (a merge of more is done in passes) */
 
@@ -2545,7 +2619,7 @@ struct fc_ddd {
     uint64_t mem, max_states;
     int stop_on_win;
     uint64_t id;             /* the search's number, random, in every file's head and in the state file */
-    ckey_t *buf;             /* successors of the layer being expanded, sorted into runs when full */
+    dkey_t *buf;             /* successors of the layer being expanded, sorted into runs when full */
     uint64_t cap, nbuf;
     uint64_t *fsz[FK_KINDS]; /* keys in each file, by kind and number */
     uint64_t fcap[FK_KINDS];
@@ -2565,7 +2639,7 @@ struct fc_ddd {
     int has_target;          /* 1: the search looks for `target` (fc_ddd_target) instead of a won position */
     int target_packs;        /* ... which packs into target_ck (else it is met in the overflow set only) */
     fkey_t target;
-    ckey_t target_ck;
+    dkey_t target_ck;
     /* the overflow set: positions that do not pack into the key, kept whole in memory (see above) */
     fkey_t *ovf;             /* in the order found, so by layer */
     uint64_t novf, ovfcap;
@@ -2583,7 +2657,7 @@ struct fc_ddd {
     kwriter *out;            /* PH_MERGE: the new layer */
     uint64_t out_bytes;      /* PH_MERGE: its bytes in the disk figures */
     kmerge sorted;           /* PH_P64: the S runs in P64 order */
-    ckey_t last;
+    dkey_t last;
     int have_last;
     fkey_t kb[SOLVE_MAX_SUCC];
     /* checkpoints: a resumable search (fc_ddd_keep, fc_ddd_resume; see "Checkpoints" below) */
@@ -2652,7 +2726,7 @@ static int kr_open(kreader *r, const char *path, int recs, const uint8_t *head) 
     r->in = (uint8_t *)malloc(DDD_ZMAX);
     r->raw = (uint8_t *)calloc(DDD_RRAW + DDD_KEYMAX, 1);   /* room for a key past the end (kr_keys) */
     if (recs) r->rbuf = (uint8_t *)malloc(DDD_RRECS * FC_P64_SIZE);
-    else r->buf = (ckey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
+    else r->buf = (dkey_t *)malloc(DDD_RKEYS * sizeof *r->buf);
     if (!r->in || !r->raw || (recs ? !r->rbuf : !r->buf) || inflateInit2(&r->z, -15) != Z_OK) {
         kr_close(r);
         return FC_ENOMEM;
@@ -2714,43 +2788,46 @@ static inline uint64_t leb_gather(uint64_t x) {
          | (x >> 7 & 0xFE000000000000ull);
 }
 
-/* Decode the next keys into buf: each the difference from the one before (the first from 0) as a 128-bit
+/* Decode the next keys into buf: each the difference from the one before (the first from 0) as a 192-bit
    number, 7 bits a byte from the low end, the top bit set on every byte but the last (LEB128). raw has
    DDD_KEYMAX bytes of room past rn, so a key is read whole before its end is checked. */
 static int kr_keys(kreader *r) {
     int e;
-    ckey_t prev = r->prev;
+    dkey_t prev = r->prev;
     r->n = r->at = 0;
     while (r->n < DDD_RKEYS) {
         if (r->rn - r->ra < DDD_KEYMAX && (e = kr_fill(r, DDD_KEYMAX))) return e;
         const uint8_t *p = r->raw + r->ra, *end = r->raw + r->rn;
         if (p == end) break;
         while (r->n < DDD_RKEYS && p < end && (r->ended || end - p >= DDD_KEYMAX)) {
-            uint64_t x = le64(p), stop = ~x & 0x8080808080808080ull, lo, hi = 0;
+            uint64_t x = le64(p), stop = ~x & 0x8080808080808080ull, v[3] = {0, 0, 0};
             if (LIKELY(stop)) {   /* at most 8 bytes: up to the first without the top bit */
-                lo = leb_gather(x & (stop ^ (stop - 1)));
+                v[0] = leb_gather(x & (stop ^ (stop - 1)));
                 p += ctz64(stop) / 8 + 1;
-            } else {              /* more: 56 bits, the 9th byte's 7, then the 10th's (bit 63, and 64..69) .. */
-                lo = leb_gather(x) | (uint64_t)(p[8] & 127) << 56;
-                p += 9;
-                if (p[-1] & 128) {
-                    uint64_t b = *p++;
-                    lo |= b << 63;
-                    hi = (b & 127) >> 1;
-                    for (int sh = 6; b & 128; sh += 7) {
-                        if (sh > 62) return EIO;
-                        b = *p++;
-                        if (sh == 62 && (b & 127) > 3) return EIO;   /* past 128 bits */
-                        hi |= (b & 127) << sh;
+            } else {              /* more: 56 bits, then 7 a byte from bit 56 on, up to 192 bits (28 bytes) */
+                v[0] = leb_gather(x);
+                p += 8;
+                for (int sh = 56;; sh += 7) {
+                    if (sh >= 192) return EIO;                   /* past 192 bits */
+                    uint64_t b = *p++, y = b & 127;
+                    int i = sh >> 6, o = sh & 63;
+                    v[i] |= y << o;
+                    if (o > 57) {                                /* the byte's bits cross into the next word */
+                        if (i < 2) v[i + 1] |= y >> (64 - o);
+                        else if (y >> (64 - o)) return EIO;      /* past 192 bits */
                     }
+                    if (!(b & 128)) break;
                 }
             }
             if (p > end) return EIO;   /* the stream ends inside a key */
-            ckey_t k;
-            k.lo = prev.lo + lo;
-            uint64_t h = prev.hi + hi;
-            k.hi = h + (k.lo < lo);
-            if (h < hi || k.hi < h || (k.hi & OVF)) return EIO;   /* past 2^127: no key */
+            dkey_t k;                  /* prev + v, carries through the words */
+            k.lo = prev.lo + v[0];
+            uint64_t c1 = k.lo < v[0], m = prev.mid + v[1], c2 = m < v[1];
+            k.mid = m + c1;
+            c2 |= k.mid < m;
+            uint64_t h = prev.hi + v[2];
+            k.hi = h + c2;
+            if (h < v[2] || k.hi < h || (k.hi & DOVF)) return EIO;   /* past 2^191: no key */
             r->buf[r->n++] = prev = k;
         }
         r->ra = (size_t)(p - r->raw);
@@ -2800,7 +2877,7 @@ static int kr_more(kreader *r) {
 }
 
 /* The reader's current key, or NULL at the end (r->err set when a read failed). */
-static inline const ckey_t *kr_peek(kreader *r) {
+static inline const dkey_t *kr_peek(kreader *r) {
     if (r->at < r->n) return &r->buf[r->at];
     return kr_more(r) ? &r->buf[0] : NULL;
 }
@@ -2848,15 +2925,18 @@ static int kw_flush(kwriter *w, int flush) {
 }
 
 /* Put the next key (not below the one before): its difference from it, LEB128 (see kr_keys). */
-static inline int kw_put(kwriter *w, const ckey_t *k) {
-    uint64_t lo = k->lo - w->prev.lo, hi = k->hi - w->prev.hi - (k->lo < w->prev.lo);
-    if (ck_less(k, &w->prev)) return w->err = w->err ? w->err : EINVAL;
+static inline int kw_put(kwriter *w, const dkey_t *k) {
+    if (dk_less(k, &w->prev)) return w->err = w->err ? w->err : EINVAL;
+    uint64_t b1 = k->lo < w->prev.lo, lo = k->lo - w->prev.lo;         /* the difference, borrows carried */
+    uint64_t mid = k->mid - w->prev.mid - b1, b2 = k->mid < w->prev.mid || (k->mid == w->prev.mid && b1);
+    uint64_t hi = k->hi - w->prev.hi - b2;
     w->prev = *k;
     w->count++;
     uint8_t *p = w->raw + w->rn;
-    while (hi || lo > 127) {
+    while (hi || mid || lo > 127) {
         *p++ = (uint8_t)(lo | 128);
-        lo = (lo >> 7) | (hi << 57);
+        lo = (lo >> 7) | (mid << 57);
+        mid = (mid >> 7) | (hi << 57);
         hi >>= 7;
     }
     *p++ = (uint8_t)lo;
@@ -2895,7 +2975,7 @@ static int kw_close(kwriter *w, uint64_t *bytes) {
 
 static inline int km_less(const kmerge *m, int a, int b) {
     if (m->c) return memcmp(m->r[a].rec, m->r[b].rec, FC_P64_SIZE) < 0;
-    return ck_less(&m->r[a].buf[m->r[a].at], &m->r[b].buf[m->r[b].at]);
+    return dk_less(&m->r[a].buf[m->r[a].at], &m->r[b].buf[m->r[b].at]);
 }
 
 static void km_down(kmerge *m, int i) {
@@ -2918,7 +2998,7 @@ static void km_close(kmerge *m) {
 
 /* Open the files f[0 .. count-1] for a merge (c: in P64 order), and with them the sorted keys mem[0 .. nmem-1]
    when mem is not NULL (a run kept in memory: a source like the files); 0 or a negative error. */
-static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c, ckey_t *mem, uint64_t nmem) {
+static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ctx_t *c, dkey_t *mem, uint64_t nmem) {
     char path[4200];
     memset(m, 0, sizeof *m);
     m->c = c;
@@ -2948,7 +3028,7 @@ static int km_open(fc_ddd *d, kmerge *m, const fref *f, uint64_t count, const ct
     return 0;
 }
 
-static inline const ckey_t *km_peek(const kmerge *m) {
+static inline const dkey_t *km_peek(const kmerge *m) {
     return m->hn ? &m->r[m->heap[0]].buf[m->r[m->heap[0]].at] : NULL;
 }
 
@@ -2968,13 +3048,13 @@ static int km_pop(kmerge *m) {
    read on up to its first key not below k (the calls' k must ascend): the files are not merged with each
    other, so a visited key costs one comparison, a candidate one per file. 0 or 1; *err the errno of a failed
    read. */
-static int ks_has(kmerge *m, const ckey_t *k, int *err) {
+static int ks_has(kmerge *m, const dkey_t *k, int *err) {
     for (int j = 0; j < m->hn; j++) {
         kreader *r = &m->r[m->heap[j]];
         for (;;) {
-            const ckey_t *b = r->buf;
+            const dkey_t *b = r->buf;
             size_t at = r->at, n = r->n;
-            while (at < n && (b[at].hi < k->hi || (b[at].hi == k->hi && b[at].lo < k->lo))) at++;
+            while (at < n && dk_less(&b[at], k)) at++;
             r->at = at;
             if (at < n) break;
             if (!kr_more(r)) break;
@@ -2984,7 +3064,7 @@ static int ks_has(kmerge *m, const ckey_t *k, int *err) {
             m->heap[j--] = m->heap[--m->hn];
             continue;
         }
-        if (ck_same(&r->buf[r->at], k)) return 1;
+        if (dk_same(&r->buf[r->at], k)) return 1;
     }
     return 0;
 }
@@ -3027,11 +3107,11 @@ static int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, cons
     uint8_t h[DDD_FHEAD];
     kwriter *w = kw_open(path, c != NULL, ddd_head(d, out, h), &e);
     if (!w) { km_close(&m); return ddd_fail(d, e); }
-    ckey_t last = {0, 0};
+    dkey_t last = {0, 0, 0};
     uint64_t n = 0, bytes = 0;
     while (m.hn) {
         const kreader *r = &m.r[m.heap[0]];
-        if (c ? !n || memcmp(r->rec, w->prec, FC_P64_SIZE) : !n || !ck_same(&r->buf[r->at], &last)) {
+        if (c ? !n || memcmp(r->rec, w->prec, FC_P64_SIZE) : !n || !dk_same(&r->buf[r->at], &last)) {
             n++;
             if (!c) last = r->buf[r->at];
             if (c ? kw_put_rec(w, r->rec) : kw_put(w, &last)) break;
@@ -3073,7 +3153,7 @@ static int ddd_flush_run(fc_ddd *d) {
     char path[4200];
     int e = 0;
     if (!d->nbuf) return 0;
-    d->nbuf = ck_sort_unique(d->buf, d->nbuf);
+    d->nbuf = dk_sort_unique(d->buf, d->nbuf);
     fref f = FR(FK_RUN, d->nruns);
     uint8_t h[DDD_FHEAD];
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
@@ -3177,7 +3257,10 @@ static fc_ddd *ddd_make(const fc_pos *start, const fc_rules *r, const char *dir,
     if (!d) { *err = FC_ENOMEM; return NULL; }
     d->keep = keep;
     if (ctx_init(&d->c, start, r)) { free(d); *err = FC_EBADPOS; return NULL; }
-    if (key_bits > 0 && key_bits < 127) d->c.kbits = key_bits;
+    if (d->c.hb > 8 || d->c.cb > 30 || 8 * (d->c.hb + 4) + 52 + d->c.cb + d->c.hand > DDD_KBITS) {
+        free(d); *err = FC_EBADPOS; return NULL;     /* never: the bound above DDD_KBITS */
+    }
+    d->c.kbits = key_bits > 0 && key_bits < DDD_KBITS ? key_bits : DDD_KBITS;
     strcpy(d->dir, dir);
     d->start = *start;
     d->rules = *r;
@@ -3185,8 +3268,8 @@ static fc_ddd *ddd_make(const fc_pos *start, const fc_rules *r, const char *dir,
     d->ovf_limit = d->mem / 4 < DDD_OVFMIN ? DDD_OVFMIN : d->mem / 4;
     d->max_states = max_states;
     d->stop_on_win = stop_on_win != 0;
-    d->cap = d->mem / sizeof(ckey_t);
-    d->buf = (ckey_t *)malloc(d->cap * sizeof *d->buf);
+    d->cap = d->mem / sizeof(dkey_t);
+    d->buf = (dkey_t *)malloc(d->cap * sizeof *d->buf);
     if (!d->buf) { fc_ddd_free(d); *err = FC_ENOMEM; return NULL; }
     return d;
 }
@@ -3217,11 +3300,11 @@ fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *r, const char *dir, uint
     fc_ddd *d = ddd_make(start, r, dir, mem, max_states, stop_on_win, key_bits, 0, err);
     if (!d) return NULL;
     fkey_t k;
-    ckey_t ck;
+    dkey_t ck;
     if (pos_to_key(&d->c, start, &k)) { fc_ddd_free(d); *err = FC_EENCODE; return NULL; }
     autoplay_key(&d->c, &k);
     if (d->c.canonical) canon_key(&k);
-    int fits = !pack_key(&d->c, &k, &ck);   /* the start is in L0, or in the overflow set (and L0 empty) */
+    int fits = !pack_dkey(&d->c, &k, &ck);   /* the start is in L0, or in the overflow set (and L0 empty) */
     if (!fits && (e = ddd_ovf_add(d, &k)) != 1) { fc_ddd_free(d); *err = e == FC_LIMIT ? FC_ENOMEM : e; return NULL; }
     char path[4200];
     uint8_t h[DDD_FHEAD];
@@ -3285,19 +3368,19 @@ static int ddd_goal(const fc_ddd *d, const fkey_t *k) {
 }
 
 /* The same for a packed key (a position met in a merge). */
-static int ddd_goal_packed(const fc_ddd *d, const ckey_t *k) {
-    return d->has_target ? d->target_packs && ck_same(k, &d->target_ck) : key_home(&d->c, k) == 52;
+static int ddd_goal_packed(const fc_ddd *d, const dkey_t *k) {
+    return d->has_target ? d->target_packs && dk_same(k, &d->target_ck) : dkey_home(&d->c, k) == 52;
 }
 
-/* The successors of k (autoplay and canonical order applied) into d->kb and packed into out (out[i].hi = OVF
+/* The successors of k (autoplay and canonical order applied) into d->kb and packed into out (out[i].hi = DOVF
    when one does not pack: it goes to the overflow set); the count. *won: the index of one the search looks
    for (ddd_goal: a won one, or the target). */
-static int ddd_succ(fc_ddd *d, const fkey_t *k, ckey_t *out, int *won) {
+static int ddd_succ(fc_ddd *d, const fkey_t *k, dkey_t *out, int *won) {
     int n = gen(&d->c, k, d->kb);
     for (int i = 0; i < n; i++) {
         if (d->c.autoplay) autoplay_key(&d->c, &d->kb[i]);
         if (d->c.canonical) canon_key(&d->kb[i]);
-        if (pack_key(&d->c, &d->kb[i], &out[i])) { out[i].lo = 0; out[i].hi = OVF; }
+        if (pack_dkey(&d->c, &d->kb[i], &out[i])) { out[i].lo = out[i].mid = 0; out[i].hi = DOVF; }
         if (ddd_goal(d, &d->kb[i])) *won = i;
     }
     return n;
@@ -3324,7 +3407,7 @@ int fc_ddd_target(fc_ddd *d, const uint8_t *p64) {
     if (ddd_key(d, &p, &k) || ddd_key(d, &d->start, &s)) return FC_EENCODE;
     d->has_target = 1;
     d->target = k;
-    d->target_packs = !pack_key(&d->c, &k, &d->target_ck);
+    d->target_packs = !pack_dkey(&d->c, &k, &d->target_ck);
     d->won = fk_same(&s, &k);            /* the start: a won one no longer counts, the target does */
     d->won_key = s;
     d->won_layer = 0;
@@ -3348,7 +3431,8 @@ int fc_ddd_target(fc_ddd *d, const uint8_t *p64) {
  * Every number is written little-endian; an FNV-1a checksum of the bytes before it ends the file.
  */
 static const char DDD_MAGIC[8] = {'F', 'C', 'D', 'D', 'D', 'S', 'T', '1'};
-#define DDD_VERSION 2u      /* 1: files of format 1, no search number, no total time */
+#define DDD_VERSION 3u      /* 2: files of format 2 (16-byte keys of 127 bits); 1: files of format 1, no search
+                               number, no total time */
 
 typedef struct { uint8_t *p; size_t n, cap; int err; } sbuf;        /* a state file being built */
 typedef struct { const uint8_t *p; size_t n, at; int bad; } sread;  /* one being read */
@@ -3627,7 +3711,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
         return ddd_why(why, whylen, FC_EOTHER, "it holds a search under other rules: there %s; asked %s",
                        rules_words(&rules, there, sizeof there), rules_words(&d->rules, asked, sizeof asked));
     }
-    int want = key_bits > 0 && key_bits < 127 ? key_bits : 127;
+    int want = key_bits > 0 && key_bits < DDD_KBITS ? key_bits : DDD_KBITS;
     if (kbits != (uint64_t)want)
         return ddd_why(why, whylen, FC_EOTHER, "it holds a search with keys of %llu bits, not %d",
                        (unsigned long long)kbits, want);
@@ -3683,7 +3767,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
         e = ddd_ovf_add(d, &k);           /* rebuilds the set as it grew: the same sizes, table and order */
         d->states = s;
         if (e == FC_EOVERFLOW)
-            return ddd_why(why, whylen, FC_EOVERFLOW, "its %llu positions over the 16-byte key need more than "
+            return ddd_why(why, whylen, FC_EOVERFLOW, "its %llu positions over the key need more than "
                            "a quarter of this --memory", (unsigned long long)novf);
         if (e != 1) return e < 0 ? e : ddd_why(why, whylen, FC_ESTATE, "%s: its overflow set repeats a position",
                                                DDD_STATE);
@@ -3832,17 +3916,17 @@ int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
 
 static int ddd_run(fc_ddd *d, uint64_t max_expand) {
     uint64_t budget = max_expand;
-    ckey_t out[SOLVE_MAX_SUCC];
+    dkey_t out[SOLVE_MAX_SUCC];
     while (d->status == FC_RUNNING) {
         if (max_expand && budget-- == 0) return FC_RUNNING;
         if (d->phase == PH_EXPAND) {
             d->between = 0;
             int from_ovf = d->oexp < d->ovl[d->cur + 1];   /* the layer's overflow positions first */
-            const ckey_t *k = from_ovf ? NULL : kr_peek(&d->front);
+            const dkey_t *k = from_ovf ? NULL : kr_peek(&d->front);
             if (!from_ovf && !k) {
                 if (d->front.err) return ddd_fail(d, d->front.err);
                 kr_close(&d->front);
-                d->nbuf = ck_sort_unique(d->buf, d->nbuf);   /* the last run stays in memory for the merge */
+                d->nbuf = dk_sort_unique(d->buf, d->nbuf);   /* the last run stays in memory for the merge */
                 if (d->nbuf) d->runs_total++;
                 if (!d->nbuf && d->nruns == d->rfirst && d->novf == d->ovl[d->cur + 1]) {   /* layer cur+1 is empty */
                     d->phase = PH_END;
@@ -3855,7 +3939,7 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
             }
             fkey_t cur;
             if (from_ovf) cur = d->ovf[d->oexp++];
-            else { unpack_key(&d->c, k, &cur); d->front.at++; }
+            else { unpack_dkey(&d->c, k, &cur); d->front.at++; }
             int won = -1, n = ddd_succ(d, &cur, out, &won);
             d->expanded++;
             d->generated += (uint64_t)n;
@@ -3872,7 +3956,7 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
             }
             if (d->nbuf + (uint64_t)n > d->cap) { int e = ddd_flush_run(d); if (e) return d->status = e; }
             for (int i = 0; i < n; i++) {
-                if (!(out[i].hi & OVF)) { d->buf[d->nbuf++] = out[i]; continue; }
+                if (!(out[i].hi & DOVF)) { d->buf[d->nbuf++] = out[i]; continue; }
                 int e = ddd_ovf_add(d, &d->kb[i]);
                 if (e < 0 || e == FC_LIMIT) return d->status = e;
                 if (e && ddd_goal(d, &d->kb[i]) && !d->won) {
@@ -3881,16 +3965,16 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
             }
         } else {   /* PH_MERGE: up to 64 candidates a unit of the budget */
             for (int t = 0; t < 64; t++) {
-                const ckey_t *c = km_peek(&d->cand);
+                const dkey_t *c = km_peek(&d->cand);
                 if (!c) {
                     int e = ddd_end_merge(d);
                     if (e < 0 && d->status == FC_RUNNING) d->status = e;
                     break;
                 }
-                ckey_t k = *c;
+                dkey_t k = *c;
                 int e = km_pop(&d->cand);
                 if (e) return ddd_fail(d, e);
-                if (d->have_last && ck_same(&k, &d->last)) continue;
+                if (d->have_last && dk_same(&k, &d->last)) continue;
                 d->last = k;
                 d->have_last = 1;
                 if (ks_has(&d->seen, &k, &e)) continue;
@@ -3902,10 +3986,10 @@ static int ddd_run(fc_ddd *d, uint64_t max_expand) {
                     if (ddd_grew(d, FR(FK_LAYER, d->cur + 1), 0, d->out_bytes)) return d->status = FC_ENOMEM;
                 }
                 d->states++;
-                int h = key_home(&d->c, &k);
+                int h = dkey_home(&d->c, &k);
                 if (h > d->max_home) d->max_home = h;
                 if (!d->won && ddd_goal_packed(d, &k)) {
-                    d->won = 1; unpack_key(&d->c, &k, &d->won_key); d->won_layer = d->cur + 1;
+                    d->won = 1; unpack_dkey(&d->c, &k, &d->won_key); d->won_layer = d->cur + 1;
                 }
             }
         }
@@ -3923,7 +4007,7 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
     out->runs = d->runs_total;
     out->disk = d->disk;
     out->disk_peak = d->disk_peak;
-    out->memory = d->cap * sizeof(ckey_t);
+    out->memory = d->cap * sizeof(dkey_t);   /* memory / 24 keys */
     out->overflow = d->novf;
     out->overflow_memory = ddd_ovf_bytes(d, d->ovfcap, d->otsize);
     out->overflow_limit = d->ovf_limit;
@@ -3942,7 +4026,7 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
 
 /* Whether one of cur's successors is *next (then *cur goes in the line). */
 static int ddd_leads_to(fc_ddd *d, const fkey_t *cur, const fkey_t *next) {
-    ckey_t succ[SOLVE_MAX_SUCC];
+    dkey_t succ[SOLVE_MAX_SUCC];
     int won = -1, m = ddd_succ(d, cur, succ, &won);
     for (int i = 0; i < m; i++) if (fk_same(&d->kb[i], next)) return 1;
     return 0;
@@ -3977,10 +4061,10 @@ int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap, uint64_t *first) {
         if (!found && (ddd_path(d, FR(FK_LAYER, l), path) || kr_open(&r, path, 0, ddd_head(d, FR(FK_LAYER, l), h)))) {
             kr_close(&r); free(chain); return FC_EIO;
         }
-        const ckey_t *k;
+        const dkey_t *k;
         while (!found && (k = kr_peek(&r))) {
             fkey_t cur;
-            unpack_key(&d->c, k, &cur);
+            unpack_dkey(&d->c, k, &cur);
             r.at++;
             if (ddd_leads_to(d, &cur, &chain[i + 1])) { chain[i] = cur; found = 1; }
         }
@@ -3995,12 +4079,12 @@ int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap, uint64_t *first) {
 static void ddd_rec(const void *src, uint64_t i, uint8_t *rec) {
     const fc_ddd *d = (const fc_ddd *)src;
     fkey_t k;
-    unpack_key(&d->c, &d->buf[i], &k);
+    unpack_dkey(&d->c, &d->buf[i], &k);
     key_to_p64(&d->c, &k, rec);
 }
 
-/* Sort the first n keys of the buffer by their P64 records (v: the sort's index, in the second half of
-   the buffer), write them as run S<nsorted>. */
+/* Sort the first n keys of the buffer by their P64 records (v: the sort's index, in the buffer past the
+   chunk's keys), write them as run S<nsorted>. */
 static int ddd_flush_p64(fc_ddd *d, uint64_t n, skey_t *v) {
     char path[4200];
     int e = 0;
@@ -4047,10 +4131,13 @@ int fc_ddd_sort_p64(fc_ddd *d) {
     if (d->status != FC_DONE || d->phase == PH_P64) return FC_ERANGE;
     /* in keep mode the layer files and the state stay (the folder's owner removes them when the certificate is
        written: a sort cut short is done again from the state); else each file goes once read */
-    uint64_t half = d->cap / 2, n = 0;
-    skey_t *v = (skey_t *)(void *)(d->buf + half);     /* sizeof(skey_t) == sizeof(ckey_t) */
+    /* the buffer in two: a chunk of `half` keys, then their sort index (half skey_t's after them: half keys of
+       24 bytes and half entries of 16 take at most the buffer's cap * 24 bytes; 24 * half is a multiple of 8,
+       skey_t's alignment) */
+    uint64_t half = d->cap * sizeof(dkey_t) / (sizeof(dkey_t) + sizeof(skey_t)), n = 0;
+    skey_t *v = (skey_t *)(void *)((uint8_t *)d->buf + half * sizeof(dkey_t));
     fref f[DDD_MAXF + 2];
-    if (sizeof(skey_t) != sizeof(ckey_t) || half > 0xFFFFFFFFull) return FC_ERANGE;
+    if (!half || half > 0xFFFFFFFFull || !d->buf) return FC_ERANGE;
     uint64_t nf = ddd_visited(d, d->nlayers, f);
     for (uint64_t t = 0; t < nf; t++) {
         char path[4200];
@@ -4059,7 +4146,7 @@ int fc_ddd_sort_p64(fc_ddd *d) {
         if (ddd_path(d, f[t], path)) return ddd_fail(d, ENAMETOOLONG);
         uint8_t h[DDD_FHEAD];
         if (kr_open(&r, path, 0, ddd_head(d, f[t], h))) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
-        const ckey_t *k;
+        const dkey_t *k;
         while ((k = kr_peek(&r))) {
             d->buf[n++] = *k;
             r.at++;
@@ -4111,7 +4198,7 @@ int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint6
     if (!w) { *sys_errno = e; return FC_EIO; }
     for (uint64_t i = 0; i < n && !e; i++) {
         if (recs) { e = kw_put_rec(w, data + i * FC_P64_SIZE); continue; }
-        ckey_t k;
+        dkey_t k;
         memcpy(&k, data + i * sizeof k, sizeof k);
         e = kw_put(w, &k);
     }
@@ -4124,7 +4211,7 @@ int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint6
 int64_t fc_ddd_file_read(const char *path, int recs, uint8_t *out, uint64_t cap, int *sys_errno) {
     kreader r;
     uint64_t n = 0;
-    size_t size = recs ? FC_P64_SIZE : sizeof(ckey_t);
+    size_t size = recs ? FC_P64_SIZE : sizeof(dkey_t);   /* 24 bytes a key: lo, mid, hi */
     uint8_t h[DDD_FHEAD];
     int e = kr_open(&r, path, recs != 0, ddd_fhead(0, FR(recs ? FK_SORTED : FK_LAYER, 0), h));
     if (e) { *sys_errno = r.err; kr_close(&r); return e; }

@@ -91,7 +91,7 @@
 #define FC_ERANGE -5         /* a state index out of range, or a too-small output buffer */
 #define FC_EILLEGAL -6       /* a move that is not legal in the position it is applied to */
 #define FC_EIO -7            /* the disk search could not write or read one of its files (errno in its stats) */
-#define FC_EOVERFLOW -8      /* the disk search's overflow set (positions over the 16-byte key) outgrew its limit */
+#define FC_EOVERFLOW -8      /* the disk search's overflow set (positions over its key) outgrew its limit */
 #define FC_ESTATE -9         /* fc_ddd_resume: the folder's state file is damaged, or a file it lists is missing or resized */
 #define FC_EOTHER -10        /* fc_ddd_resume: the folder holds the search of another start, rules or key size */
 
@@ -340,13 +340,14 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  *
  * The same reachable set as fc_search_new/run (any order gives the same set), found breadth first by
  * layers with the visited positions kept in files instead of a hash table: memory is a buffer of `mem`
- * bytes (16-byte compact keys) plus about 90 KB a file being merged; disk is about 1 byte a position (the
- * files are compressed: fc.c, "The files"), plus the sorted runs of the layer being merged (fc.c, "The
- * enumeration on disk"); `disk` and `disk_peak` count the files' real bytes. Files go into `dir` (which
- * must exist) and are removed by fc_ddd_free. Positions that do not pack into the 16-byte key (rare: deal
- * 219837216 reaches some past 100 M positions) are kept whole in memory, in an overflow set of every
- * layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may take
- * mem/4 bytes (at least 1 MB) besides the buffer: past that the search stops with FC_EOVERFLOW.
+ * bytes (24-byte keys: mem/24 of them; the position packed as in the memory store but into up to 191 bits,
+ * which every position fits: fc.c, "The enumeration on disk") plus about 90 KB a file being merged; disk is
+ * about 1 byte a position (the files are compressed: fc.c, "The files"), plus the sorted runs of the layer
+ * being merged (fc.c, "The enumeration on disk"); `disk` and `disk_peak` count the files' real bytes. Files
+ * go into `dir` (which must exist) and are removed by fc_ddd_free. Positions that do not pack into the key
+ * (none at its full width; with fewer key_bits, for tests) are kept whole in memory, in an overflow set of
+ * every layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may
+ * take mem/4 bytes (at least 1 MB) besides the buffer: past that the search stops with FC_EOVERFLOW.
  * Not with rules.hand (FC_EBADRULES).
  * Resumable (fc_ddd_keep, fc_ddd_resume): a checkpoint -- one small state file, no layer file copied -- at
  * the end of every layer; a search stopped anywhere goes on from the last one in the same folder.
@@ -362,8 +363,8 @@ typedef struct {
     uint64_t runs;           /* sorted runs made, every layer (written as files but a layer's last, kept in memory) */
     uint64_t disk;           /* bytes in its files now */
     uint64_t disk_peak;      /* most bytes in its files at any time */
-    uint64_t memory;         /* bytes of its successor buffer */
-    uint64_t overflow;       /* positions in the overflow set (they do not pack into 16 bytes; in `states`) */
+    uint64_t memory;         /* bytes of its successor buffer (24 a key) */
+    uint64_t overflow;       /* positions in the overflow set (they do not pack into the key; in `states`) */
     uint64_t overflow_memory;/* bytes the overflow set holds */
     uint64_t overflow_limit; /* bytes it may hold (FC_EOVERFLOW past them) */
     int max_home;            /* most cards on the foundations in a position found */
@@ -381,9 +382,10 @@ typedef struct {
                                 done again, counts once); 0 for a new search */
 } fc_ddd_info;
 
-/* A new disk search from `start`; mem: bytes of the successor buffer (at least 8192 are used);
-   max_states: 0 = no limit; stop_on_win as fc_search_new; key_bits: 0 (the key's 127 bits), or 1..126 for
-   tests: positions needing more bits go to the overflow set. NULL on failure with *err set. */
+/* A new disk search from `start`; mem: bytes of the successor buffer (at least 12288 are used: 512 keys);
+   max_states: 0 = no limit; stop_on_win as fc_search_new; key_bits: 0 (the key's 191 bits, enough for every
+   position), or 1..190 for tests: positions needing more bits go to the overflow set. NULL on failure with
+   *err set. */
 fc_ddd *fc_ddd_new(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem, uint64_t max_states,
                    int stop_on_win, int key_bits, int *err);
 
@@ -425,7 +427,7 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out);
    first of these) is another search's: fc_ddd_target. */
 int64_t fc_ddd_line(fc_ddd *d, uint8_t *out, uint64_t cap, uint64_t *first);
 
-/* The bytes the overflow set (the positions that do not pack into the 16-byte key, kept whole in memory) may
+/* The bytes the overflow set (the positions that do not pack into the key, kept whole in memory) may
    take: by default a quarter of mem (at least 1 MB); at least 1 MB. Any time; 0. */
 int fc_ddd_overflow_limit(fc_ddd *d, uint64_t bytes);
 
@@ -446,9 +448,10 @@ int fc_ddd_sort_p64(fc_ddd *d);
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);
 
 /* The disk search's files alone, for tests (fc.c, "The files"): write n elements to path as a file of
-   keys (recs 0: 16 bytes each, the key's low then high 64 bits in the machine's byte order, ascending as
-   128-bit numbers, repeats allowed) or of P64 records (recs 1: 64 bytes each, ascending), after the head of
-   format 2 (fc.c, "The files") with search number 0, kind L (keys) or S (records) and number 0. Returns the
+   keys (recs 0: 24 bytes each, the key's low, middle then high 64 bits in the machine's byte order,
+   ascending as 192-bit numbers, below 2^191 (the reader refuses larger ones), repeats allowed) or of P64
+   records (recs 1: 64 bytes each, ascending), after the head of format 3 (fc.c, "The files") with search
+   number 0, kind L (keys) or S (records) and number 0. Returns the
    file's bytes, or FC_EIO with *sys_errno set (EINVAL: not ascending). */
 int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno);
 

@@ -96,7 +96,7 @@ def kept_words(work_dir):
 
 def disk_words(result):
     """The disk search's figures (solver.disksearch.DiskResult), one line."""
-    over = (f"; {plural(result.overflow, 'position')} over the 16-byte key kept whole in memory "
+    over = (f"; {plural(result.overflow, 'position')} over the key kept whole in memory "
             f"({result.overflow_bytes / 1e6:,.1f} MB)") if result.overflow else ""
     files = "removed"
     if getattr(result, "kept", False):

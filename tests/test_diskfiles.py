@@ -14,13 +14,15 @@ from solver.rules import STANDARD
 from solver.search import P64_SIZE, ffi, lib
 
 SMALL = 1 << 16
-TOP = 2 ** 127 - 1          # the largest key: bit 127 is never used (it marks an overflow position in memory)
+KEY = 24                    # bytes a key (fc_ddd_file_write/read): its low, middle and high 64 bits
+TOP = 2 ** 191 - 1          # the largest key: bit 191 is never used (it marks a successor that does not pack)
+M64 = 2 ** 64 - 1
 
 
 def _pack(items, recs):
     if recs:
         return b"".join(items)
-    return b"".join(struct.pack("=QQ", k & (2 ** 64 - 1), k >> 64) for k in items)
+    return b"".join(struct.pack("=QQQ", k & M64, k >> 64 & M64, k >> 128) for k in items)
 
 
 def write(path, items, recs=False):
@@ -32,7 +34,7 @@ def write(path, items, recs=False):
 
 def read(path, recs=False, cap=1 << 16):
     """The elements read back, or ("error", errno)."""
-    size = P64_SIZE if recs else 16
+    size = P64_SIZE if recs else KEY
     out, err = ffi.new("uint8_t[]", size * cap), ffi.new("int *")
     n = lib.fc_ddd_file_read(str(path).encode(), int(recs), out, cap, err)
     if n < 0:
@@ -42,16 +44,20 @@ def read(path, recs=False, cap=1 << 16):
     blob = ffi.buffer(out, size * n)[:]
     if recs:
         return [blob[i:i + size] for i in range(0, len(blob), size)]
-    return [lo | hi << 64 for lo, hi in struct.iter_unpack("=QQ", blob)]
+    return [lo | mid << 64 | hi << 128 for lo, mid, hi in struct.iter_unpack("=QQQ", blob)]
 
 
 @pytest.mark.parametrize("keys", [
     [],                                                   # an empty file (a layer or run of no keys)
     [0],                                                  # one key, the smallest
-    [TOP],                                                # one key, the largest: a difference of 2^127 - 1
+    [TOP],                                                # one key, the largest: a difference of 2^191 - 1
     [0, TOP],                                             # the largest difference after a first key
-    [5 | 1 << 64, 5 | 2 << 64, 5 | 1 << 126],             # keys differing only in the high word
-    [2 ** 64 - 1, 2 ** 64],                               # a carry from the low word into the high one
+    [2 ** 127 - 1, 2 ** 127, 2 ** 128 - 1],               # past the 16-byte key's 127 bits (format 2's largest)
+    [5 | 1 << 64, 5 | 2 << 64, 5 | 1 << 126],             # keys differing only in the middle word
+    [5 | 1 << 128, 5 | 2 << 128, 5 | 1 << 190],           # ... only in the high word
+    [2 ** 64 - 1, 2 ** 64],                               # a carry from the low word into the middle one
+    [2 ** 128 - 1, 2 ** 128],                             # from the middle word into the high one
+    [2 ** 128 - 1, 2 ** 129 + 2 ** 64 - 1, 2 ** 129 + 2 ** 64],   # borrows across words in the differences
     [7, 7, 7, 9, 9, TOP, TOP],                            # repeats (allowed; the search writes none)
     list(range(1000, 3000)),                              # differences of 1: one byte each
 ])
@@ -64,20 +70,47 @@ def test_keys_round_trip(tmp_path, keys):
 
 def test_random_keys_round_trip_and_dense_ones_take_little(tmp_path):
     rnd = random.Random(15)
-    for bits in (127, 100, 64, 40, 20):
+    for bits in (191, 160, 129, 127, 100, 64, 40, 20):
         keys = sorted(rnd.getrandbits(bits) for _ in range(5000))
         assert write(tmp_path / "k", keys) > 0 and read(tmp_path / "k") == keys
     dense = sorted(rnd.sample(range(1 << 20), 20000))      # gaps of 52 on average: about 7 bits a key
     assert write(tmp_path / "d", dense) < 1.2 * len(dense)                   # (0.95 B a key measured)
-    assert write(tmp_path / "h", [k << 100 for k in dense]) < 2.5 * len(dense)   # only in the high word (2.0)
+    assert write(tmp_path / "h", [k << 100 for k in dense]) < 2.5 * len(dense)   # only in the middle word (2.0)
+    assert write(tmp_path / "t", [k << 160 for k in dense]) < 2.5 * len(dense)   # only in the high word
     assert read(tmp_path / "d") == dense and read(tmp_path / "h") == [k << 100 for k in dense]
+    assert read(tmp_path / "t") == [k << 160 for k in dense]
 
 
-def test_keys_must_ascend_and_fit_in_127_bits(tmp_path):
+def test_keys_must_ascend_and_fit_in_191_bits(tmp_path):
     assert write(tmp_path / "k", [3, 2]) == ("error", errno.EINVAL)
     assert write(tmp_path / "k", [1 << 64, (1 << 64) - 1]) == ("error", errno.EINVAL)
-    assert write(tmp_path / "k", [2 ** 127]) > 0          # written, but no key: the reader refuses it
+    assert write(tmp_path / "k", [1 << 128, (1 << 128) - 1]) == ("error", errno.EINVAL)
+    assert write(tmp_path / "k", [2 ** 191]) > 0          # written, but no key: the reader refuses it
     assert read(tmp_path / "k") == ("error", errno.EIO)
+    assert write(tmp_path / "k", [5, 2 ** 191 + 4]) > 0   # the same past a first key (a carry out of 191 bits)
+    assert read(tmp_path / "k") == ("error", errno.EIO)
+
+
+def test_an_encoded_key_longer_than_192_bits_is_refused(tmp_path):
+    """A difference of 29 LEB128 bytes (more than 192 bits), or of 28 whose last byte has bits past bit 191:
+    refused as EIO. The file is written by hand: a head and one raw deflate block (fc.c, "The files")."""
+    import zlib
+    write(tmp_path / "k", [1])
+    head = (tmp_path / "k").read_bytes()[:32]
+
+    def raw_file(encoded):
+        z = zlib.compressobj(1, zlib.DEFLATED, -15)
+        body = z.compress(encoded) + z.flush(zlib.Z_FINISH)
+        lens = struct.pack("<II", len(body), len(encoded))
+        return head + lens + struct.pack("<I", zlib.crc32(body, zlib.crc32(lens))) + body
+
+    top = bytes([255] * 27 + [127])              # 2^196 - 1 in 28 bytes: bits 192..195 set
+    fits = bytes([255] * 27 + [7])               # 2^192 - 1: bit 191 set (not a key either)
+    ok = bytes([255] * 27 + [3])                 # 2^191 - 1: the largest key
+    for enc, want in ((bytes([128] * 28 + [1]), ("error", errno.EIO)), (top, ("error", errno.EIO)),
+                      (fits, ("error", errno.EIO)), (ok, [TOP])):
+        (tmp_path / "k").write_bytes(raw_file(enc))
+        assert read(tmp_path / "k") == want, enc
 
 
 def _rec(*cards):
@@ -107,7 +140,7 @@ def test_more_elements_than_cap_are_counted(tmp_path):
     keys = list(range(0, 30000, 3))
     write(tmp_path / "k", keys)
     err = ffi.new("int *")
-    out = ffi.new("uint8_t[]", 16 * 10)
+    out = ffi.new("uint8_t[]", KEY * 10)
     assert lib.fc_ddd_file_read(str(tmp_path / "k").encode(), 0, out, 10, err) == len(keys)
 
 
@@ -205,7 +238,7 @@ def test_a_damaged_layer_file_stops_the_sort_as_an_io_error(tmp_path):
 
 
 def test_a_file_begins_with_its_head_and_another_head_is_refused(tmp_path):
-    """Every file begins with a head of 32 bytes (fc.c, "The files"): the magic FCDK, the format (2), the
+    """Every file begins with a head of 32 bytes (fc.c, "The files"): the magic FCDK, the format (3), the
     search's random number (0 for these test files), its kind's letter and its number. A file without it (format
     1: a zlib stream right away) or whose head names another kind, number or search is refused (EIO) before any
     key is read."""
@@ -213,10 +246,10 @@ def test_a_file_begins_with_its_head_and_another_head_is_refused(tmp_path):
     f = tmp_path / "k"
     write(f, keys)
     data = f.read_bytes()
-    assert data[:32] == b"FCDK" + struct.pack("<IQQQ", 2, 0, ord("L"), 0)
+    assert data[:32] == b"FCDK" + struct.pack("<IQQQ", 3, 0, ord("L"), 0)
     assert write(tmp_path / "r", [_rec(1)], recs=True) and (tmp_path / "r").read_bytes()[16] == ord("S")
-    for at, size, value in ((4, 4, 1), (8, 8, 12345), (16, 8, ord("R")), (24, 8, 3)):   # format 1, another
-        bad = bytearray(data)                                                            # search, kind, number
+    for at, size, value in ((4, 4, 1), (4, 4, 2), (8, 8, 12345), (16, 8, ord("R")), (24, 8, 3)):   # format 1, 2,
+        bad = bytearray(data)                                                    # another search, kind, number
         bad[at:at + size] = value.to_bytes(size, "little")
         f.write_bytes(bytes(bad))
         assert read(f) == ("error", errno.EIO), at

@@ -18,17 +18,17 @@ from solver.rules import STANDARD, Rules
 
 from conftest import ROOT, _one_line_error
 
-SMALL = 1 << 16             # the smallest --memory: 4,096 keys, so a wide layer is many runs
-TINY = 1 << 13              # the C core's smallest buffer: 512 keys, so #11982's widest layers give more than
+SMALL = 1 << 16             # the smallest --memory: 2,730 keys of 24 bytes, so a wide layer is many runs
+TINY = 512 * 24             # the C core's smallest buffer: 512 keys, so #11982's widest layers give more than
                             # 32 runs (merged 32 at a time first), and so do the P64-order runs of the certificate
 
 
 def test_11982_on_disk_is_the_in_memory_set_and_certificate(tmp_path):
     """#11982 with a 64 KB buffer: 84,767 positions in 39 layers (more than DDD_MAXF = 32, so the oldest
-    layers are merged into one file on the way), 100 runs; with an 8 KB buffer 639 runs, more than 32 in
+    layers are merged into one file on the way), 137 runs; with a 12 KB buffer 639 runs, more than 32 in
     a layer (merged in passes); the certificate's bytes are those of the in-memory build's (same header
     info), for two rule sets and both buffers."""
-    for deal, rules, buffer, states, layers, runs in ((11982, STANDARD, SMALL, 84767, 39, 100),
+    for deal, rules, buffer, states, layers, runs in ((11982, STANDARD, SMALL, 84767, 39, 137),
                                                      (11982, STANDARD, TINY, 84767, 39, 639),
                                                      (11982, Rules(cells=1), SMALL, 83, 7, 7)):
         pos = deals.ms_deal(deal)
@@ -75,8 +75,8 @@ def _memory_certificate(tmp_path, deal, rules, info):
 ])
 def test_positions_over_the_key_are_kept_whole_and_certified_as_in_memory(tmp_path, key_bits, buffer, rules,
                                                                           overflow, layers):
-    """The positions that do not pack into the key (here a key cut down to key_bits bits: deal 219837216
-    reaches real ones past 100 M positions) are kept whole in the overflow set: the same reachable set, layer
+    """The positions that do not pack into the key (here a key cut down to key_bits bits: at its full 191 bits
+    every position packs) are kept whole in the overflow set: the same reachable set, layer
     by layer, and the same certificate bytes as the in-memory build's."""
     pos = deals.ms_deal(11982)
     r = disksearch.explore_disk(pos, rules, buffer, tmp=str(tmp_path), key_bits=key_bits)
@@ -86,7 +86,7 @@ def test_positions_over_the_key_are_kept_whole_and_certified_as_in_memory(tmp_pa
         assert (r.status, r.states, r.layers, r.max_home) == ("done", states, layers, max_home)
         assert st.overflow == overflow and 40 * overflow < st.overflow_memory <= st.overflow_limit
         assert (r.overflow, r.overflow_bytes) == (overflow, st.overflow_memory)
-        assert f"; {overflow:,} positions over the 16-byte key kept whole in memory (" in report.disk_words(r)
+        assert f"; {overflow:,} positions over the key kept whole in memory (" in report.disk_words(r)
         assert judge(pos, r, rules) == ("unwinnable", None)
         disk = tmp_path / "disk.cert"
         certificate.write_search(str(disk), {"kind": "ms", "deal": 11982}, rules.to_dict(), pos, r.search,
@@ -135,10 +135,61 @@ def test_an_overflow_set_past_its_limit_stops_the_search_as_unknown(tmp_path):
     """The overflow set may take a quarter of the buffer's bytes (at least 1 MB): past that the search stops
     with one line, nothing claimed, its files removed."""
     with pytest.raises(FreecellError, match=r"^the disk search stopped after [\d,]+ positions: 16,384 of them do "
-                                            r"not pack into 16 bytes and their set in memory would pass its limit "
+                                            r"not pack into the key \(100 bits\) and their set in memory would pass its limit "
                                             r"of 1\.0 MB \(a quarter of --memory, at least 1 MB; nothing is claimed: the verdict "
                                             r"is unknown\)$"):
         disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100)
+    assert os.listdir(tmp_path) == []
+
+
+OTHER = {3: 2, 2: 3, 0: 1, 1: 0}
+
+
+def _chain(top, n, suit):
+    """n cards from rank `top` down, the first of `suit` (0 clubs, 1 diamonds, 2 hearts, 3 spades), alternating
+    colours: spades with hearts, clubs with diamonds (OTHER)."""
+    other = OTHER
+    out = []
+    for r in range(top, top - n, -1):
+        out.append((r - 1) * 4 + suit)
+        suit = other[suit]
+    return tuple(out)
+
+
+# 8 free cells holding the kings and queens, no card home: four columns of a 3 under J..7 (a chain of 4 above its
+# base) and four of 6 5 4 under a 2 and an ace of another suit (the ace on the 2: a chain of 1). Only the aces and
+# twos move (home, or an ace onto a 2); the 3s at the bottom stop the foundations: 95 positions, up to column
+# order or not. Their packed keys take more than the memory store's 127 bits: 8 x (7 + 4) for the columns
+# (7-bit head codes), 20 chain bits, 30 for the set of 8 cells: 138 at the start (130 with the 6-bit codes
+# without column order); all 95 are over 127 bits up to column order, 86 without.
+LONG_KEYS = (tuple((8 + s,) + _chain(11, 5, s) for s in (3, 2, 0, 1))
+             + tuple(_chain(6, 3, s) + (4 + OTHER[t], t)
+                     for s, t in ((3, 2), (2, 0), (0, 1), (1, 3))),
+             tuple(range(44, 52)), (0, 0, 0, 0))
+
+
+@pytest.mark.parametrize("canonical, states, over", [(True, 95, 95), (False, 95, 86)])
+def test_positions_over_127_bits_pack_into_the_disk_key(tmp_path, canonical, states, over):
+    """Positions whose key needs more than 127 bits (the memory store keeps every one of them whole: its
+    fc_search_overflow) pack into the disk search's 24-byte key at its full width: no overflow set, the memory
+    search's set position for position (their P64 records, sorted); with the old width (key_bits 127) every one
+    goes to the overflow set, as it did with the 16-byte key."""
+    rules = Rules(cells=8, canonical=canonical)
+    m = search.explore(LONG_KEYS, rules, stop_on_win=False)
+    try:
+        assert (m.status, m.states, m.search.overflow()) == ("done", states, over)
+        want = b"".join(m.search.sorted_batches(1000))
+    finally:
+        m.close()
+    assert len(want) == states * search.P64_SIZE
+    for key_bits, overflow in ((0, 0), (127, over), (disksearch.KEY_BITS, 0)):
+        r = disksearch.explore_disk(LONG_KEYS, rules, SMALL, tmp=str(tmp_path), key_bits=key_bits,
+                                    stop_on_win=False)
+        try:
+            assert (r.status, r.complete, r.states, r.overflow) == ("done", True, states, overflow)
+            assert b"".join(r.search.sorted_batches(1000)) == want
+        finally:
+            r.close()
     assert os.listdir(tmp_path) == []
 
 
@@ -601,7 +652,7 @@ def test_a_limit_on_disk_is_unknown_and_cleaned(tmp_path):
 
 
 def test_the_smallest_buffer_holds_every_successor_of_a_position(tmp_path):
-    """A buffer asked smaller than the core's smallest (8 KB: 512 keys) gets the smallest; with supermoves (up
+    """A buffer asked smaller than the core's smallest (12 KB: 512 keys) gets the smallest; with supermoves (up
     to 328 successors a position) the set is still the spec's 84,767."""
     r = disksearch.explore_disk(deals.ms_deal(11982), Rules(supermoves=True), 100, tmp=str(tmp_path))
     try:
@@ -672,7 +723,7 @@ def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
     (20, Rules(cells=1, canonical=True, autoplay="safe"), 38, 8),   # the canonical head codes
 ])
 def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal, rules, states, max_home):
-    """The merge reads a new position's cards at home off its packed key (key_home in fc.c: 52 less the bases,
+    """The merge reads a new position's cards at home off its packed key (dkey_home in fc.c: 52 less the bases,
     chains and cells it holds) instead of unpacking it: the most cards home is the in-memory search's, on deals
     where it is well above #11982's 2."""
     pos = deals.ms_deal(deal)

@@ -22,7 +22,7 @@ from solver.rules import STANDARD, Rules
 from conftest import ROOT, _one_line_error
 
 SMALL = 1 << 16
-TINY = 1 << 13              # 639 runs for #11982, and its 39 layers pass DDD_MAXF = 32: old layers merged into V
+TINY = 512 * 24             # the C core's smallest buffer (512 keys): 639 runs for #11982, and its 39 layers pass DDD_MAXF = 32: old layers merged into V
 
 
 def _cert_bytes(tmp_path, pos, rules, r):
@@ -127,7 +127,7 @@ def test_the_same_command_goes_on_and_json_says_from_where(tmp_path):
     # `seconds` is this run's; the total adds the first run's time up to its last checkpoint (at most all of it)
     assert last["seconds"] < last["disk"]["total_seconds"] <= last["seconds"] + first["seconds"] + 1e-6
     assert (last["verdict"], last["states"], last["disk"]["layers"], last["disk"]["runs"]) == \
-        ("unwinnable", 84767, 39, 100)
+        ("unwinnable", 84767, 39, 137)
     layer, positions = last["disk"]["resumed_from_layer"], last["disk"]["resumed_positions"]
     assert last["disk"]["resumed"] and last["disk"]["kept"] is False and 0 < layer < 16 and positions < 50000
     assert p.stderr == f"resuming deal 11982 from layer {layer:,}, {positions:,} positions\n"
@@ -364,16 +364,20 @@ def test_counters_that_do_not_hold_together_are_refused_with_a_right_checksum(tm
                    "start again)")
 
 
-def test_a_state_file_of_the_old_format_is_one_line(tmp_path):
-    """A folder kept by the program before the files had heads (state format 1): one line saying so, the folder
+@pytest.mark.parametrize("old", [1, 2])
+def test_a_state_file_of_the_old_format_is_one_line(tmp_path, old):
+    """A folder kept by the program before the files had heads (state format 1), or before the disk search's key
+    became 24 bytes (format 2: 16-byte keys of 127 bits, files of format 2): one line saying so, the folder
     untouched (its files would be read as damaged, or worse, if it were gone on with)."""
     work = _stopped(tmp_path)
     state = work / "search.state"
     data = state.read_bytes()
-    assert int.from_bytes(data[_VERSION_AT:_VERSION_AT + 8], "little") == 2
-    state.write_bytes(_set_u64(data, _VERSION_AT, 1))
-    _refused(work, "search.state: written in format 1 by an older version of this program, which reads format 2 "
-                   "only (it cannot be resumed: remove the folder to start again)")
+    assert int.from_bytes(data[_VERSION_AT:_VERSION_AT + 8], "little") == 3
+    before = {p.name: p.read_bytes() for p in work.iterdir() if p.name.endswith(".keys")}
+    state.write_bytes(_set_u64(data, _VERSION_AT, old))
+    _refused(work, f"search.state: written in format {old} by an older version of this program, which reads "
+                   "format 3 only (it cannot be resumed: remove the folder to start again)")
+    assert {p.name: p.read_bytes() for p in work.iterdir() if p.name.endswith(".keys")} == before   # its files too
 
 
 def _listed(data):
@@ -418,7 +422,7 @@ def test_a_layer_file_of_another_search_is_refused(tmp_path):
     one = _stopped(tmp_path / "a")
     other = _stopped(tmp_path / "b")
     a, b = (one / "L000004.keys").read_bytes(), (other / "L000004.keys").read_bytes()
-    assert len(a) == len(b) and a[:8] == b[:8] == b"FCDK\x02\0\0\0" and a[8:16] != b[8:16] and a[16:] == b[16:]
+    assert len(a) == len(b) and a[:8] == b[:8] == b"FCDK\x03\0\0\0" and a[8:16] != b[8:16] and a[16:] == b[16:]
     (one / "L000004.keys").write_bytes(b)
     _refused(one, "L000004.keys is not this search's file of that name (its head names another search, file or "
                   "format) (it cannot be resumed: remove the folder to start again)")
@@ -458,7 +462,7 @@ def test_an_overflow_set_past_a_smaller_memory_says_to_give_more(tmp_path):
     with pytest.raises(FreecellError) as e:      # a state file it can read, an overflow set it cannot hold
         disksearch.explore_disk(pos, STANDARD, 10 << 20, key_bits=100, work_dir=work)
     assert str(e.value).startswith(f"--work-dir {work}: its ") and \
-        str(e.value).endswith(" positions over the 16-byte key need more than a quarter of this --memory (give a "
+        str(e.value).endswith(" positions over the key need more than a quarter of this --memory (give a "
                               "larger --memory to go on)")
     r = disksearch.explore_disk(pos, STANDARD, 64 << 20, key_bits=100, work_dir=work)
     try:
