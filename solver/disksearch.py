@@ -293,6 +293,8 @@ class DiskSearch:
         wd = self.work_dir
         if os.path.exists(wd) and not os.path.isdir(wd):
             raise FreecellError(f"--work-dir {wd}: not a folder")
+        if os.path.islink(wd) and not os.path.exists(wd):      # makedirs would say "File exists"
+            raise FreecellError(f"--work-dir {wd}: a symbolic link to no folder (it points to {os.readlink(wd)})")
         if work_state(wd) == "other":
             raise _not_a_search(wd)
         try:
@@ -575,7 +577,8 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
             on_resume(*s.resumed)
         return DiskResult(s, s.run(progress, desc))
     except BaseException as e:
-        if isinstance(e, KeyboardInterrupt) and s.kept():
+        if isinstance(e, KeyboardInterrupt) and s.work_dir is not None:    # close() keeps it with an exception going
+            # by, even when the search had just ended (its answer was not given yet)
             print(f"note: the disk search's state is kept in {s.work_dir}: the same command goes on from its last "
                   f"finished layer", file=sys.stderr, flush=True)
         s.close()

@@ -243,6 +243,36 @@ def test_work_dir_misuse_is_one_line(tmp_path):
     _one_line_error(_cli("--deal", "11982", "--memory", "64K", "--work-dir", str(other / "notes.txt")),
                     f"--work-dir {other / 'notes.txt'}: not a folder")
     assert not (tmp_path / "x").exists()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")        # makedirs said "File exists" (the hostile pass, session 14)
+    _one_line_error(_cli("--deal", "11982", "--memory", "64K", "--work-dir", str(dangling)),
+                    f"--work-dir {dangling}: a symbolic link to no folder (it points to {tmp_path / 'nowhere'})")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_ctrl_c_right_after_the_end_says_the_folder_is_kept(tmp_path, monkeypatch, capsys):
+    """Ctrl-C after the search's last layer but before its answer is given (here: as its result is made) keeps the
+    work folder, as any exception going by does, and says so; the same call then gives the answer from it.
+    Before, the note was left out once the search had ended (the hostile pass, session 14)."""
+    from solver import deals, disksearch
+    from solver.rules import Rules
+    work = tmp_path / "w"
+
+    def stopped(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(disksearch, "DiskResult", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        disksearch.explore_disk(deals.ms_deal(11982), Rules(), 1 << 16, work_dir=str(work))
+    assert capsys.readouterr().err == (f"note: the disk search's state is kept in {work}: the same command goes on "
+                                       f"from its last finished layer\n")
+    assert "search.state" in os.listdir(work)
+    monkeypatch.undo()
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(), 1 << 16, work_dir=str(work))
+    try:
+        assert (r.states, r.complete, r.won) == (84_767, True, False)
+    finally:
+        r.close()
+    assert not work.exists()
 
 
 def test_files_the_state_does_not_list_are_removed_on_resume(tmp_path):
