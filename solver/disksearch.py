@@ -246,7 +246,7 @@ class DiskSearch:
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
         self.memory, self.tmp, self.key_bits, self.progress = memory, tmp, key_bits, False
-        self.overflow, self._owner = overflow, None
+        self.overflow, self._owner, self._made_parents = overflow, None, []
         if work_dir is not None and target is not None:
             raise ValueError("a disk search with a target keeps no work folder")
         if work_dir is not None:
@@ -297,10 +297,12 @@ class DiskSearch:
             raise FreecellError(f"--work-dir {wd}: a symbolic link to no folder (it points to {os.readlink(wd)})")
         if work_state(wd) == "other":
             raise _not_a_search(wd)
+        made_parents = _missing_parents(wd)
         try:
             os.makedirs(wd, exist_ok=True)
         except OSError as e:
             raise FreecellError(f"--work-dir {wd}: {e.strerror or e}") from None
+        self._made_parents = made_parents       # removed with the folder at the end, when still empty
         self._lock, made = _lock(wd)
         kind = work_state(wd)           # again, under the lock: its last owner may have changed it
         if kind == "other":
@@ -382,6 +384,8 @@ class DiskSearch:
                 try:
                     os.remove(os.path.join(self.dir, LOCK_FILE))
                     os.rmdir(self.dir)
+                    for parent in self._made_parents:      # deepest first; one holding anything stays
+                        os.rmdir(parent)
                 except OSError:
                     pass
         if self._lock is not None:
@@ -562,6 +566,15 @@ class DiskResult(Found):
         for mv in r.moves:
             line.append(apply_move(line[-1], mv, self.rules))
         return line
+
+
+def _missing_parents(path):
+    """The folders above ``path`` that do not exist yet (makedirs will make them), the deepest first."""
+    out, p = [], os.path.dirname(os.path.abspath(path))
+    while not os.path.lexists(p) and os.path.dirname(p) != p:
+        out.append(p)
+        p = os.path.dirname(p)
+    return out
 
 
 def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0,

@@ -618,3 +618,30 @@ def test_a_certificate_anywhere_under_the_work_folder_is_refused(tmp_path, run):
     _one_line_error(p, f"--out {out}: inside --work-dir {work}, whose files the search removes; write the "
                        f"certificate elsewhere")
     assert not work.exists()
+
+
+def test_the_parent_folders_a_work_dir_made_go_with_it(tmp_path):
+    """--work-dir a/b/c with a/b missing makes them; at the natural end they go with c, when still empty (the
+    hostile pass, session 14: they stayed); kept at a limit, they stay with it (and the sitting that ends it
+    later, which did not make them, leaves them); a parent that existed stays, and so does one holding anything
+    else."""
+    from solver import deals, disksearch
+    from solver.rules import Rules
+    (tmp_path / "old").mkdir()
+    work = tmp_path / "old" / "a" / "b" / "c"
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(), 1 << 16, max_states=1000, work_dir=str(work))
+    r.close()
+    assert (work / "search.state").exists()                     # at the limit: kept, with its parents
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(), 1 << 16, work_dir=str(work))
+    r.close()                                                   # resumed by another process's made parents: they
+    assert os.listdir(tmp_path / "old") == ["a"] and not work.exists()     # were not this one's to remove
+    work2 = tmp_path / "old" / "x" / "y"
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(), 1 << 16, work_dir=str(work2))
+    assert (r.states, r.complete) == (84_767, True)
+    r.close()
+    assert sorted(os.listdir(tmp_path / "old")) == ["a"]
+    work3 = tmp_path / "old" / "p" / "q"
+    r = disksearch.explore_disk(deals.ms_deal(11982), Rules(), 1 << 16, work_dir=str(work3))
+    (tmp_path / "old" / "p" / "mine.txt").write_text("mine")
+    r.close()
+    assert os.listdir(tmp_path / "old" / "p") == ["mine.txt"]
