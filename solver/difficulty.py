@@ -232,7 +232,7 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
     that a sitting stopped in that enumeration keeps them (the survey's journal row; not in tier 1, whose
     deals start again from nothing)."""
     pos = deals.ms_deal(deal)
-    low0, high0 = low, high
+    said = (low, high)              # the bounds the journal has (proven: a row when they have moved)
     solver_limit, enum_limit, on_disk, canonical, deep, autoplay = tier_of(tier, tiers)
     top = MAX_K if high is None else high - 1
     if tier == 0:
@@ -255,7 +255,6 @@ def refine(deal, tier, low=0, high=None, states=0, tiers=TIERS, work_root=None, 
         elif tier > 0:
             break
     smallest_first = tier > 0 and high is not None and low < high - 1
-    said = (low0, high0)
     while not _decided(low, high):
         k = MAX_K if high is None else high - 1
         if smallest_first:          # a gap of two or more: the smallest set first, which may raise low
