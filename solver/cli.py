@@ -479,7 +479,7 @@ def build_parser():
                    help="with --difficulty: the memory all the processes may take together, e.g. 20G (default: "
                         "the machine's available memory less 512 MB, read when each tier starts): --jobs is "
                         "lowered in a tier whose searches would pass it (42 bytes a position in memory, 60 for the "
-                        "solver, the disk buffer and a half on disk), and the disk buffer made smaller to fit")
+                        "solver, the disk buffer and 1 MiB on disk), and the disk buffer made smaller to fit")
     v.add_argument("--strict", action="store_true",
                    help="check every line against spec.moves itself (slower) instead of the fast replay")
     return p

@@ -464,7 +464,7 @@ def memory_budget(available=None):
 
 def job_memory(tier, tiers=TIERS):
     """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
-    disk its buffer and the overflow set's half of it (:func:`overflow_for`); or its solver's
+    disk its buffer and the overflow set's floor (:func:`overflow_for`); or its solver's
     (SOLVER_BYTES_PER_STATE a position) when that is more (the two run one after the other)."""
     t = tier_of(tier, tiers)
     b = disk_buffer(tier, tiers)
@@ -473,11 +473,15 @@ def job_memory(tier, tiers=TIERS):
 
 
 def overflow_for(buffer):
-    """The bytes a survey's disk enumeration with that buffer keeps for its positions past the disk search's key
-    (solver/fc.c's overflow set, in memory): half the buffer, not the disk search's default quarter -- #11744's
-    1-cell set had more than 16,777,216 such positions at 2,874,052,559 (session 10), past tier 5's 1 GiB, when
-    the key had 16 bytes (127 bits); its 24 bytes (191 bits) now hold every position, so the set stays empty."""
-    return buffer // 2
+    """The bytes a survey's disk enumeration with that buffer may keep for its positions past the disk search's key
+    (solver/fc.c's overflow set, in memory): its floor, 1 MiB. The key has 24 bytes (191 bits) and holds every
+    position (at most 179 bits), so the set stays empty; a position that did not pack would stop the search
+    with "nothing is claimed". Until session 15 the survey counted half the buffer for it (from when the key had
+    16 bytes: #11744's 1-cell set had more than 16,777,216 such positions at 2,874,052,559 in session 10)."""
+    return OVERFLOW_FLOOR
+
+
+OVERFLOW_FLOOR = 1 << 20        # = solver/fc.c's DDD_OVFMIN
 
 
 def jobs_for(tier, jobs, tiers=TIERS, budget=None):
@@ -490,13 +494,13 @@ def jobs_for(tier, jobs, tiers=TIERS, budget=None):
 
 def buffer_for(tier, jobs, tiers=TIERS, budget=None):
     """The disk buffer of each of ``jobs`` processes in a tier on disk: the tier's, smaller when ``jobs`` of
-    them (and their overflow sets) would pass ``budget``; None for a tier in memory."""
+    them (and their overflow sets' floors) would pass ``budget``; None for a tier in memory."""
     b = disk_buffer(tier, tiers)
     if b is None:
         return None
     if budget is None:
         budget = memory_budget()
-    return max(MIN_MEMORY, min(b, budget // jobs * 2 // 3))
+    return max(MIN_MEMORY, min(b, budget // jobs - OVERFLOW_FLOOR))
 
 
 TierRun = namedtuple("TierRun", "tier jobs buffer budget")

@@ -88,7 +88,8 @@ def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
     assert not difficulty.runs_solver(3) and difficulty.runs_solver(4)
     assert difficulty.runs_solver(1, tiers=((10, 10), (10, 20, None, False, True)))
     assert not difficulty.runs_solver(1, tiers=((10, 10, None, False, True), (10, 20, None, False, True)))
-    assert difficulty.job_memory(4) == max(6 << 30, 100_000_000 * difficulty.SOLVER_BYTES_PER_STATE) == 6 << 30
+    assert difficulty.job_memory(4) == max((4 << 30) + (1 << 20), 100_000_000 * difficulty.SOLVER_BYTES_PER_STATE) \
+        == 6_000_000_000      # the deep solver's; the disk enumeration's buffer and the overflow set's floor less
     assert difficulty.job_memory(1, tiers=((10, 10), (1_000_000_000, 10))) == 60_000_000_000
     assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * difficulty.MEMORY_PER_STATE  # no solver
     calls = []
@@ -373,8 +374,10 @@ def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
 def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
     (400,000,000 positions at 42 bytes: 16.8 GB) runs one job on a 24 GB machine with 23 GB available (at 26
-    bytes it ran two, and the kernel killed one at 16.2 GB: session 9), two with 34 GB; the disk tier (4 GiB and a quarter for positions past
-    the key, half the buffer: 6 GiB) two, with a smaller buffer when the budget is tight."""
+    bytes it ran two, and the kernel killed one at 16.2 GB: session 9), two with 34 GB; the disk tier four: its deep solver's
+    100,000,000 positions at 60 bytes (6 GB) pass its enumeration's 4 GiB buffer and the 1 MiB floor of the set
+    for positions past the key, which the 24-byte key leaves empty (until session 15 the survey counted half the
+    buffer for that set: 6 GiB, three jobs); a smaller buffer when the budget is tight."""
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        20000000 kB\nMemAvailable:   24117248 kB\n")
     assert difficulty.machine_memory(str(meminfo)) == 23 << 30
@@ -385,10 +388,10 @@ def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     assert difficulty.jobs_for(3, 2, budget=budget) == 1
     assert difficulty.jobs_for(3, 2, budget=difficulty.memory_budget(34 << 30)) == 2
     assert difficulty.jobs_for(3, 8, budget=budget) == 1 and difficulty.jobs_for(0, 8, budget=budget) == 8
-    assert difficulty.job_memory(4) == 6 << 30
-    assert difficulty.jobs_for(4, 2, budget=budget) == 2 and difficulty.jobs_for(4, 5, budget=budget) == 3
+    assert difficulty.job_memory(4) == 6_000_000_000
+    assert difficulty.jobs_for(4, 2, budget=budget) == 2 and difficulty.jobs_for(4, 8, budget=budget) == 4
     assert difficulty.buffer_for(4, 2, budget=budget) == 4 << 30           # the tier's own
-    assert difficulty.buffer_for(4, 1, budget=3 << 30) == 2 << 30
+    assert difficulty.buffer_for(4, 1, budget=3 << 30) == (3 << 30) - (1 << 20)
     assert difficulty.jobs_for(4, 2, budget=3 << 30) == 1 and difficulty.buffer_for(3, 1, budget=budget) is None
     # the survey reads the figure when a tier starts (injected here): the jobs it gives each tier (a stand-in
     # for the tier's work leaves both deals undecided)
@@ -534,10 +537,11 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
 
 
 def test_the_smaller_buffer_words():
-    """The line for the real tier 5 (4 GiB) under a 1.5 GiB budget: 2/3 of it, 1 GiB."""
-    run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=3 << 29), 3 << 29)
+    """The line for the real tier 5 (4 GiB) under a 1 GiB budget: the budget less the overflow set's floor (1 MiB),
+    1023 MiB (it was 2/3 of the budget while the survey counted half the buffer for that set)."""
+    run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=1 << 30), 1 << 30)
     assert difficulty.smaller_buffer_words(run) == \
-        "tier 5: disk buffer 1 GiB instead of 4 GiB (memory budget 1.5 GiB): slower, same answer"
+        "tier 5: disk buffer 1023 MiB instead of 4 GiB (memory budget 1 GiB): slower, same answer"
     assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 2, 4 << 30, 12 << 30)) is None
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 24 << 30)) is None      # in memory
     # a tier in memory whose one process passes the budget runs all the same, and says so (the hostile pass)

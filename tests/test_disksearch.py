@@ -737,8 +737,9 @@ def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal,
 
 
 def test_the_overflow_set_may_be_given_more(tmp_path):
-    """The survey's disk tiers give the positions past the key half their buffer (difficulty.overflow_for): the
-    search the quarter stopped goes on to its end (#11744 in session 10)."""
+    """The overflow set's limit can be set (the survey gave it half its disk tiers' buffer while the key had 16
+    bytes: #11744 in session 10, stopped by the default quarter): with a narrowed key the search it would stop goes
+    on to its end; with 1 byte (the floor, 1 MB) it stops, saying so."""
     r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100,
                                 overflow=64 << 20)
     try:
