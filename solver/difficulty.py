@@ -73,6 +73,7 @@ stopped (a partly written last line is cut off and that deal done again).
 import csv
 import fcntl
 import io
+import math
 import multiprocessing as mp
 import os
 import shutil
@@ -508,18 +509,22 @@ TierRun.__doc__ = """A tier as a survey ran it (``tier`` 1-based): its processes
 tier in memory), after the memory budget (``budget``, bytes) lowered them (:func:`jobs_for`, :func:`buffer_for`)."""
 
 
-def binary_size(n):
-    """Bytes in words, in powers of 1024: 4 GiB, 1.2 GiB, 409.6 KiB, 64 KiB."""
+def binary_size(n, down=False):
+    """Bytes in words, in powers of 1024: 4 GiB, 1.2 GiB, 409.6 KiB, 64 KiB. ``down``: rounded down, not to the
+    nearest (a buffer 1 MiB below 4 GiB is 3.9 GiB, not 4 GiB beside the 4 GiB it is smaller than)."""
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
-            return f"{n / (1 << shift):.1f}".rstrip("0").rstrip(".") + f" {unit}"
+            x = n / (1 << shift)
+            if down:
+                x = math.floor(x * 10) / 10
+            return f"{x:.1f}".rstrip("0").rstrip(".") + f" {unit}"
     return f"{n} B"
 
 
 def smaller_buffer_words(run, tiers=TIERS):
     """The line said on stderr when a tier on disk runs with a smaller buffer than its own (a smaller budget
-    than it needs: the same answer, more runs to merge), or a tier in memory has one process bigger than the
-    budget (it runs all the same: one process at least), else None."""
+    than it needs: the same answer, more runs to merge) or its solver may pass the budget, or a tier in memory
+    has one process bigger than the budget (it runs all the same: one process at least), else None."""
     own = disk_buffer(run.tier - 1, tiers)
     if own is None:
         need = job_memory(run.tier - 1, tiers)
@@ -528,11 +533,18 @@ def smaller_buffer_words(run, tiers=TIERS):
         return (f"tier {run.tier}: one process may take {binary_size(need)}, above the memory budget "
                 f"{binary_size(run.budget)}: it runs anyway (an enumeration in memory stops at its limit of "
                 f"positions, not at the budget)")
-    if run.buffer is None or run.buffer >= own:
-        return None
+    said = []
     share = f" for {run.jobs} jobs" if run.jobs > 1 else ""
-    return (f"tier {run.tier}: disk buffer {binary_size(run.buffer)} instead of {binary_size(own)} (memory budget "
-            f"{binary_size(run.budget)}{share}): slower, same answer")
+    if run.buffer is not None and run.buffer < own:
+        said.append(f"disk buffer {binary_size(run.buffer, down=True)} instead of {binary_size(own)} (memory "
+                    f"budget {binary_size(run.budget)}{share}): slower, same answer")
+    t = tier_of(run.tier - 1, tiers)
+    solver = t.solver * SOLVER_BYTES_PER_STATE if runs_solver(run.tier - 1, tiers) else 0
+    if solver > run.budget // max(run.jobs, 1):
+        said.append(f"its solver may take {binary_size(solver)}, above the memory budget "
+                    f"{binary_size(run.budget)}{share}: it runs anyway (the solver stops at its limit of "
+                    f"positions, not at the budget)")
+    return f"tier {run.tier}: " + "; ".join(said) if said else None
 
 
 def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):

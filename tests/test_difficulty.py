@@ -538,10 +538,20 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
 
 def test_the_smaller_buffer_words():
     """The line for the real tier 5 (4 GiB) under a 1 GiB budget: the budget less the overflow set's floor (1 MiB),
-    1023 MiB (it was 2/3 of the budget while the survey counted half the buffer for that set)."""
+    1023 MiB (it was 2/3 of the budget while the survey counted half the buffer for that set); and its deep
+    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too (it was not: the hostile pass,
+    session 15). The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
     run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=1 << 30), 1 << 30)
     assert difficulty.smaller_buffer_words(run) == \
-        "tier 5: disk buffer 1023 MiB instead of 4 GiB (memory budget 1 GiB): slower, same answer"
+        ("tier 5: disk buffer 1023 MiB instead of 4 GiB (memory budget 1 GiB): slower, same answer; its solver may "
+         "take 5.6 GiB, above the memory budget 1 GiB: it runs anyway (the solver stops at its limit of positions, "
+         "not at the budget)")
+    run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=4 << 30), 4 << 30)
+    assert difficulty.smaller_buffer_words(run).startswith(
+        "tier 5: disk buffer 3.9 GiB instead of 4 GiB (memory budget 4 GiB): slower, same answer; its solver may "
+        "take 5.6 GiB")
+    assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 1, 4 << 30, 6 << 30)) is None
+    assert difficulty.binary_size((1 << 30) - 1, down=True) == "1023.9 MiB" and difficulty.binary_size(3 << 19) == "1.5 MiB"
     assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 2, 4 << 30, 12 << 30)) is None
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 24 << 30)) is None      # in memory
     # a tier in memory whose one process passes the budget runs all the same, and says so (the hostile pass)
