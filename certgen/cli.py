@@ -252,7 +252,8 @@ def build_parser():
     c.add_argument("--reference", action="store_true",
                    help="use the reference checker (Python, the transliterated spec) even when build/fccheck is built")
     c.add_argument("--sample", type=whole_arg("--sample", 1, certificate.MAX_STATES), nargs="?",
-                   const=sampled.DEFAULT_SAMPLE, metavar="N", help="with --reference: the start and 'no member is won' checked on every member, "
+                   const=sampled.DEFAULT_SAMPLE, metavar="N", help="with --reference: the start, 'no member is won' (and, up to column order, the "
+                   "column order) checked on every member, "
                    f"the closure on the start and N members drawn at random (default {sampled.DEFAULT_SAMPLE:,}; "
                    "every member when N is at least their number), for certificates too big to decode whole")
     c.add_argument("--seed", type=whole_arg("--seed", 0, sampled.MAX_SEED), default=None,
