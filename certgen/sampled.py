@@ -175,12 +175,12 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     if WON in recs:
         return CheckResult(False, n, 0, 0, "won", "the certificate contains a won position",
                            won_state=decoder.state(WON), **named)
-    if up_to and sample < n:        # every member drawn: checked in the loop below, in order (the full check's verdict)
+    if up_to and sample < n:    # (every member drawn: checked in the loop below, in order, as the full check does)
         with bar(progress, total=n, unit=" states", desc="column order") as b:
             for i in range(n):
                 if not in_column_order(recs[i]):
-                    return CheckResult(False, n, 0, 0, "column-order", NOT_IN_ORDER[:-1] + "; the order checked on every member)",
-                                       misplaced=decoder.state(recs[i]), **named)
+                    return CheckResult(False, n, 0, 0, "column-order", NOT_IN_ORDER[:-1] + "; the order checked on "
+                                       "every member)", misplaced=decoder.state(recs[i]), **named)
                 if i % 65536 == 65535:
                     b.update(65536)
             b.update(n % 65536)
