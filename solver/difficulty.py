@@ -25,7 +25,8 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
    without a win proves ``low = high``: k is decided. In tiers after the first, when ``low < high - 1``,
    the enumeration with ``low`` cells (the smallest set) comes first: complete without a win it raises
-   ``low`` (#982: its 1-cell set is 269,217 positions, its 2-cell set past 400,000,000), a win decides.
+   ``low`` (#982: its 1-cell set is 269,217 positions, its 2-cell set 3,095,862,346 up to column order with safe
+   automatic moves), a win decides.
 3. A deal still undecided (a limit stopped a search) keeps its proven bounds and goes to the next tier
    (the survey's next pass). Nothing is guessed: an undecided deal is counted as undecided. Bounds proven
    inside a tier that is then stopped (killed, or an error) are kept too: before each further enumeration
