@@ -129,7 +129,7 @@ def test_undecided_is_kept_with_its_bounds_and_goes_on_at_the_next_tier(run_json
     assert out.read_text().splitlines()[1].startswith("144,1,easy,1,1,") and out.read_text().endswith(",2\n")
 
 
-def test_a_killed_run_goes_on(run_json, tmp_path):
+def test_a_killed_run_goes_on(run_json, run, tmp_path):
     """The output file is the journal: rows finished before the kill are kept, the partly written last
     line is cut off, and the file ends with one row a deal in deal order (rows of other deals kept)."""
     out = tmp_path / "d.csv"
@@ -142,6 +142,10 @@ def test_a_killed_run_goes_on(run_json, tmp_path):
     lines = out.read_text().splitlines()
     assert [ln.split(",")[0] for ln in lines[1:]] == ["2", "3", "4", "5", "100"]
     assert lines[2] == "3,2,medium,2,2,5,1"
+    # the words, singular and plural ("1 deals were already in": the hostile pass, session 15)
+    for deals, words in (("3", "; 1 deal was already in "), ("2-5", "; 4 deals were already in ")):
+        p = run("survey", deals, "--difficulty", "--out", str(out))
+        assert p.returncode == 0 and words + str(out) + "\n" in p.stdout, p.stdout
 
 
 def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
