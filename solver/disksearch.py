@@ -212,8 +212,12 @@ def resume_words(name, layer, positions):
 
 
 def say_resume(name):
-    """An on_resume for explore_disk: resume_words on stderr."""
-    return lambda layer, positions: print(resume_words(name, layer, positions), file=sys.stderr, flush=True)
+    """An on_resume for explore_disk: resume_words on stderr; on a terminal on a line of its own (the line is
+    cleared first: a survey's tier bar, drawn by the parent process, may stand on it without a newline)."""
+    def say(layer, positions):
+        clear = "\r\033[K" if sys.stderr.isatty() else ""
+        print(clear + resume_words(name, layer, positions), file=sys.stderr, flush=True)
+    return say
 
 
 def work_state(work_dir):

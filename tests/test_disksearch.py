@@ -773,3 +773,17 @@ def test_a_stale_folder_swapped_for_a_link_mid_sweep_leads_nowhere_else(tmp_path
     disksearch.sweep_stale(str(tmp_path))
     assert (other / "L000001.keys").read_bytes() == b"a paused search's layer"
     assert os.listdir(tmp_path / "moved") == []
+
+
+def test_the_resume_line_stands_on_a_line_of_its_own_on_a_terminal(monkeypatch):
+    """On a terminal the survey's tier bar (the parent's) may stand on the line without a newline: the resume
+    line clears it first (it was printed after the bar's text: the hostile pass, session 15); not in a file."""
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    for err, start in ((Tty(), "\r\033[K"), (io.StringIO(), "")):
+        monkeypatch.setattr(sys, "stderr", err)
+        disksearch.say_resume("deal 982 with 2 cells")(105, 2_404_353_792)
+        assert err.getvalue() == start + disksearch.resume_words("deal 982 with 2 cells", 105, 2_404_353_792) + "\n"
