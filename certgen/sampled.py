@@ -175,7 +175,8 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     if WON in recs:
         return CheckResult(False, n, 0, 0, "won", "the certificate contains a won position",
                            won_state=decoder.state(WON), **named)
-    if up_to and sample < n:    # (every member drawn: checked in the loop below, in order, as the full check does)
+    order_in_loop = up_to and sample >= n      # every member drawn: its order checked with its closure, in the
+    if up_to and not order_in_loop:             # records' order, as the full check does; else all first, here
         with bar(progress, total=n, unit=" states", desc="column order") as b:
             for i in range(n):
                 if not in_column_order(recs[i]):
@@ -194,7 +195,7 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
                 b.update(1)
                 continue        # the start was checked first
             s = start if i is None else decoder.state(rec)
-            if up_to and i is not None and not in_column_order(rec):
+            if order_in_loop and i is not None and not in_column_order(rec):
                 return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER + of, misplaced=s,
                                    **named)
             for t in spec.moves(rules, s):

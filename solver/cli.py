@@ -283,7 +283,7 @@ def _survey_difficulty(args, first, last):
                      + (f" with {limits[-1]['automatic_moves']} automatic moves"
                         if limits[-1]["automatic_moves"] != "none" else "")
                      + (" on disk)" if limits[-1]["disk_buffer"] else ")")
-                     + (f"; {resumed:,} {'deal was' if resumed == 1 else 'deals were'} already in {out}" if resumed else "")
+                     + (f"; {report.plural(resumed, 'deal')} {'was' if resumed == 1 else 'were'} already in {out}" if resumed else "")
                      + (f"\ncsv: {out}" if out else "") + "\n")
     return 0
 

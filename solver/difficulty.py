@@ -84,7 +84,7 @@ from collections import namedtuple
 
 from . import deals, search
 from .atomic import write_atomic
-from .disksearch import MIN_MEMORY, explore_disk, say_resume, work_state
+from .disksearch import MIN_MEMORY, MIN_OVERFLOW, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
 from .lines import codes_to_moves, judge, verdict as lines_verdict
 from .progress import bar
@@ -172,7 +172,7 @@ def _enumerate_on_disk(pos, k, limit, memory, work_dir=None, name="the enumerati
     try:
         res = explore_disk(pos, rules, memory, max_states=limit, progress=progress, stop_on_win=True,
                            work_dir=work_dir, on_resume=say_resume(name) if work_dir is not None else None,
-                           desc=f"{name}, on disk", overflow=overflow_for(memory))
+                           desc=f"{name}, on disk", overflow=MIN_OVERFLOW)
     except FreecellError as e:      # the disk search's words name its CLI option, which the survey has not
         if work_dir is None:
             raise
@@ -466,24 +466,24 @@ def memory_budget(available=None):
 
 def job_memory(tier, tiers=TIERS):
     """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
-    disk its buffer and the overflow set's floor (:func:`overflow_for`); or its solver's
-    (SOLVER_BYTES_PER_STATE a position) when that is more (the two run one after the other)."""
+    disk its buffer and the overflow set's floor (MIN_OVERFLOW); or its solver's (:func:`solver_memory`) when
+    that is more (the two run one after the other).
+
+    The overflow set holds the positions past the disk search's key, in memory. The key has 24 bytes (191 bits)
+    and holds every position (at most 179 bits), so the set stays empty and a survey's disk enumeration gives it
+    only its floor, 1 MiB (a position that did not pack would stop the search with "nothing is claimed"). Until
+    session 15 the survey counted half the buffer for it (from when the key had 16 bytes: #11744's 1-cell set
+    had more than 16,777,216 such positions at 2,874,052,559 in session 10)."""
     t = tier_of(tier, tiers)
     b = disk_buffer(tier, tiers)
-    enumeration = t.states * MEMORY_PER_STATE if b is None else b + overflow_for(b)
-    return max(enumeration, t.solver * SOLVER_BYTES_PER_STATE if runs_solver(tier, tiers) else 0)
+    enumeration = t.states * MEMORY_PER_STATE if b is None else b + MIN_OVERFLOW
+    return max(enumeration, solver_memory(tier, tiers))
 
 
-def overflow_for(buffer):
-    """The bytes a survey's disk enumeration with that buffer may keep for its positions past the disk search's key
-    (solver/fc.c's overflow set, in memory): its floor, 1 MiB. The key has 24 bytes (191 bits) and holds every
-    position (at most 179 bits), so the set stays empty; a position that did not pack would stop the search
-    with "nothing is claimed". Until session 15 the survey counted half the buffer for it (from when the key had
-    16 bytes: #11744's 1-cell set had more than 16,777,216 such positions at 2,874,052,559 in session 10)."""
-    return OVERFLOW_FLOOR
-
-
-OVERFLOW_FLOOR = 1 << 20        # = solver/fc.c's DDD_OVFMIN
+def solver_memory(tier, tiers=TIERS):
+    """Bytes the solver of a tier may take (SOLVER_BYTES_PER_STATE a position of its limit); 0 when the tier
+    runs no solver (:func:`runs_solver`)."""
+    return tier_of(tier, tiers).solver * SOLVER_BYTES_PER_STATE if runs_solver(tier, tiers) else 0
 
 
 def jobs_for(tier, jobs, tiers=TIERS, budget=None):
@@ -502,7 +502,7 @@ def buffer_for(tier, jobs, tiers=TIERS, budget=None):
         return None
     if budget is None:
         budget = memory_budget()
-    return max(MIN_MEMORY, min(b, budget // jobs - OVERFLOW_FLOOR))
+    return max(MIN_MEMORY, min(b, budget // jobs - MIN_OVERFLOW))
 
 
 TierRun = namedtuple("TierRun", "tier jobs buffer budget")
@@ -539,8 +539,7 @@ def smaller_buffer_words(run, tiers=TIERS):
     if run.buffer is not None and run.buffer < own:
         said.append(f"disk buffer {binary_size(run.buffer, down=True)} instead of {binary_size(own)} (memory "
                     f"budget {binary_size(run.budget)}{share}): slower, same answer")
-    t = tier_of(run.tier - 1, tiers)
-    solver = t.solver * SOLVER_BYTES_PER_STATE if runs_solver(run.tier - 1, tiers) else 0
+    solver = solver_memory(run.tier - 1, tiers)
     if solver > run.budget // max(run.jobs, 1):
         said.append(f"its solver may take {binary_size(solver)}, above the memory budget "
                     f"{binary_size(run.budget)}{share}: it runs anyway (the solver stops at its limit of "

@@ -45,6 +45,7 @@ from .workers import restore_term, term_as_interrupt
 # --memory M enumerates in memory up to M / 24 positions, then on disk.
 BYTES_PER_STATE = 24
 MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
+MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in fc.c; fc_ddd_overflow_limit)
 KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc.c): its buffer holds memory / 24 of them
 IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc.c)
 

@@ -749,6 +749,12 @@ def test_the_overflow_set_may_be_given_more(tmp_path):
     with pytest.raises(FreecellError, match=r"would pass its limit of 1\.0 MB \(as set, at least 1 MB; "):
         disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100, overflow=1)
     assert os.listdir(tmp_path) == []
+    # disksearch.MIN_OVERFLOW (what the survey gives it) is fc.c's floor: a limit of 1 byte is raised to it
+    r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), overflow=1)
+    try:
+        assert (r.states, r.search.stats().overflow_limit) == (84767, disksearch.MIN_OVERFLOW)
+    finally:
+        r.close()
 
 
 def test_a_stale_folder_swapped_for_a_link_mid_sweep_leads_nowhere_else(tmp_path, monkeypatch):
