@@ -67,14 +67,17 @@ def cmd_check(args):
     return _say_check(args, checker.check(cert, progress=progress_of(args)))
 
 
-def _say_check(args, res, **extra):
+def _say_check(args, res, verdict=None, **extra):
+    """Print a checker's verdict; `verdict` is (exit status, JSON "valid") when it is not (0, true) or (1,
+    false) by `res.ok` alone (a sampled check: sampled.verdict). Returns the exit status."""
+    status, valid = verdict or (0 if res.ok else 1, res.ok)
     if args.json:
-        write_json({"certificate": args.cert, "valid": res.ok, "start": res.start, "rules": res.rules,
+        write_json({"certificate": args.cert, "valid": valid, "start": res.start, "rules": res.rules,
                     "states": res.states, "checked": res.checked, "successors": res.successors,
                     "failure": res.failure, "message": checker.report(res), **extra})
     else:
         say(checker.report(res))
-    return 0 if res.ok else 1
+    return status
 
 
 def _check_sample(args):
@@ -89,7 +92,7 @@ def _check_sample(args):
         print(f"sampled reference check: closure on {sampled.words(args.sample, head.states)}, seed {seed}",
               file=sys.stderr, flush=True)
     res = sampled.check(head, body, args.sample, seed, progress=progress_of(args))
-    return _say_check(args, res, sample=args.sample, seed=seed)
+    return _say_check(args, res, sampled.verdict(res), sample=args.sample, seed=seed, sample_valid=res.ok)
 
 
 def cmd_info(args):
@@ -255,7 +258,10 @@ def build_parser():
                    const=sampled.DEFAULT_SAMPLE, metavar="N", help="with --reference: the start, 'no member is won' (and, up to column order, the "
                    "column order) checked on every member, "
                    f"the closure on the start and N members drawn at random (default {sampled.DEFAULT_SAMPLE:,}; "
-                   "every member when N is at least their number), for certificates too big to decode whole")
+                   "every member when N is at least their number), for certificates too big to decode whole. "
+                   f"A sample is not a verdict: 'valid on a sample' exits {sampled.SAMPLE_ONLY} (--json: \"valid\": null, "
+                   "\"sample_valid\": true); a refusal exits 1 (\"valid\": false, it is a real one); a sample covering "
+                   "every member exits 0 (the full check)")
     c.add_argument("--seed", type=whole_arg("--seed", 0, sampled.MAX_SEED), default=None,
                    help="with --sample: the random seed of the sample (default: drawn, and printed)")
     c.add_argument("--json", action="store_true", help="print one JSON object")

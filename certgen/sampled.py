@@ -27,10 +27,13 @@ drawn ones (until session 15 only on those). A sample that covers every member c
 member with the closure, in the records' order, as the full check does (the same verdict and counts).
 
 A sample proves nothing about the closure of the members it did not draw: it is a spot check of the fast
-checker's verdict (docs/TRUST.md). A failure it finds is a real one.
+checker's verdict (docs/TRUST.md), not a verdict, and :func:`verdict` gives it its own exit status
+(SAMPLE_ONLY) and the JSON ``"valid": null``. A failure it finds is a real one (exit 1, ``"valid": false``);
+a sample that covers every member is the full check (exit 0, ``"valid": true``).
 """
 import itertools
 import random
+from typing import Optional, Tuple
 from solver import packed, spec
 from solver.errors import FreecellError
 from solver.progress import bar
@@ -44,6 +47,7 @@ SIZE = packed.SIZE
 WON = bytes(SIZE)       # the P64 record of the won position: no card in a column or a cell
 DEFAULT_SAMPLE = 100_000
 MAX_SEED = 2 ** 64 - 1    # printed and given back with --seed
+SAMPLE_ONLY = 5         # the exit status of "valid on a sample": not a verdict (neither 0 nor 1)
 
 
 class Records:
@@ -215,3 +219,14 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
                        f"{_closure_words(n, sample, seed, others, looked, PUT_IN_ORDER if up_to else '')} (closure"
                        f" checked on {'every member' if checked == n else _count(checked, 'member') + ' only'}; "
                        f"the start{', the column order' if up_to else ''} and 'no member is won' on all)", **named)
+
+
+def verdict(res: CheckResult) -> Tuple[int, Optional[bool]]:
+    """(exit status, the JSON ``"valid"``) of a sampled check: a refusal is a real one (1, False); a sample
+    whose closure covered every member is the full check's verdict (0, True); any other valid sample is no
+    verdict (SAMPLE_ONLY, None)."""
+    if not res.ok:
+        return 1, False
+    if res.checked == res.states:
+        return 0, True
+    return SAMPLE_ONLY, None
