@@ -7,7 +7,7 @@ invalid; prove: the deal is not unwinnable, the Python check failed, or `lake bu
 (one line on stderr), 3 (prove) Lean is not available: the certificate and the Lean files are kept and
 the Python check's result is reported, but nothing was proven by Lean; 4 (prove) the solver found a
 winning line first: the start is winnable, nothing was enumerated, and the line says which `prove-win`
-command proves that.
+command proves that; 5 (check --reference --sample) valid on a sample: not a verdict (certgen/sampled.py).
 """
 import os
 import random
@@ -234,7 +234,8 @@ def build_parser():
                "Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer "
                "(check: invalid; prove: not unwinnable, or the check or `lake build` failed), 2 bad input "
                "(one line `error: ...`), 3 (prove) Lean is not available: nothing was checked by Lean, 4 (prove) the "
-               "start is winnable (the solver's line, replay-verified): prove-win proves that.")
+               "start is winnable (the solver's line, replay-verified): prove-win proves that, 5 (check --sample) "
+               "valid on a sample: not a verdict.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     limit = f"stop the search after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})"
     start = {"source": True, "rules": True, "limit": limit, "json": False}
