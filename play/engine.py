@@ -183,19 +183,19 @@ def write_lean(cert_path, out_path):
 
 
 def _lean_start(start: Start) -> str:
-    return f"(msDeal {start.deal})" if start.deal is not None else "start"
+    return f"({render.SPEC_ROOT}msDeal {start.deal})" if start.deal is not None else "start"
 
 
 def _rules_lean(start: Start) -> str:
-    return render.rules_lean(start.rules)
+    return render.rules_lean(start.rules, render.SPEC_ROOT)
 
 
 def unwinnable_statement(start: Start) -> str:
     """The Lean theorem a certificate of ``start`` proves (as certgen's templates write it)."""
-    return (f"theorem {render.theorem_short_name(start.deal)} : "
-            f"∀ s, Reachable {_rules_lean(start)} {_lean_start(start)} s → ¬ Won s")
+    return (f"theorem {render.theorem_short_name(start.deal)} : ∀ s, {render.SPEC_ROOT}Reachable "
+            f"{_rules_lean(start)} {_lean_start(start)} s → ¬ {render.SPEC_ROOT}Won s")
 
 
 def winnable_statement(start: Start) -> str:
-    return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : "
-            f"∃ s, Reachable {_rules_lean(start)} {_lean_start(start)} s ∧ Won s")
+    return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : ∃ s, {render.SPEC_ROOT}Reachable "
+            f"{_rules_lean(start)} {_lean_start(start)} s ∧ {render.SPEC_ROOT}Won s")

@@ -60,7 +60,7 @@ def test_a_code_start_is_written_out_literally_and_matches_the_code(tmp_path):
     assert checker.check(cert).ok
     text = open(render.render_deal(cert, str(tmp_path)), encoding="utf-8").read()
     assert "msDeal" not in text.split("def certText")[0]
-    block = text[text.index("def start : State :="):text.index("home :=", text.index("def start"))]
+    block = text[text.index("def start : _root_.FreeCell.State :="):text.index("home :=", text.index("def start"))]
     lines = [l for l in block.splitlines() if "-- column" in l]
     assert len(lines) == 8
     cols = [tuple(spec.Card(int(r), int(s)) for r, s in LEAN_CARD.findall(l.split("--")[0])) for l in lines]

@@ -27,7 +27,8 @@ from play import jobs, moves
 from play.app import MAX_BODY, create_app
 
 FROZEN_11982 = ["AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"]
-STATEMENT_11982 = "theorem freecell_11982_unwinnable : ∀ s, Reachable Rules.standard (msDeal 11982) s → ¬ Won s"
+STATEMENT_11982 = ("theorem freecell_11982_unwinnable : ∀ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard "
+                   "(_root_.FreeCell.msDeal 11982) s → ¬ _root_.FreeCell.Won s")
 
 
 @pytest.fixture(scope="module")
@@ -374,7 +375,8 @@ def test_verdict_11982_is_proven_with_certificate_and_frozen_cards(client, cache
 def test_standalone_lean_file_is_rendered_on_demand(client, cache):
     v = client.post("/api/verdict", json={"code": "SOL1-freecell-cells=0-C3"}).json()
     assert v["verdict"] == "unwinnable" and v["reachable"] == 12 and v["stem"] == "Deal3Cells0"
-    assert v["statement"] == "theorem freecell_3_unwinnable : ∀ s, Reachable { cells := 0 } (msDeal 3) s → ¬ Won s"
+    assert v["statement"] == ("theorem freecell_3_unwinnable : ∀ s, _root_.FreeCell.Reachable { cells := 0 } "
+                              "(_root_.FreeCell.msDeal 3) s → ¬ _root_.FreeCell.Won s")
     lean_path = os.path.join(cache, "Deal3Cells0", "Deal3Cells0.lean")
     assert not os.path.exists(lean_path)
     r = client.get(v["downloads"]["lean"])
@@ -389,7 +391,8 @@ def test_verdict_winnable_line_replays_and_unknown_claims_nothing(client, cache)
     assert v["verdict"] == "winnable" and v["length"] == len(v["line"]) == 139 and v["difficulty"] == "hard"
     line = [(C(s["card"]), place(s["from"]), place(s["to"])) for s in v["line"]]
     verify_spec(deals.ms_deal(1), line)
-    assert v["statement"] == "theorem freecell_1_winnable : ∃ s, Reachable Rules.standard (msDeal 1) s ∧ Won s"
+    assert v["statement"] == ("theorem freecell_1_winnable : ∃ s, _root_.FreeCell.Reachable "
+                              "_root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1) s ∧ _root_.FreeCell.Won s")
     assert "downloads" not in v
     assert_error(client.get("/api/files/Deal1/Deal1.cert"), 404, r"^no certificate for Deal1")
     with TestClient(create_app(cache_dir=cache + "-small", verdict_states=100, prerender_lean=False)) as small:
