@@ -196,7 +196,7 @@ def test_the_sampled_check_up_to_column_order(built, tmp_path):
         spec.ms_deal(11982)), cert.records + [p64(misplaced(cert))], {}))
     head, body = certificate.read_joined(str(path))
     assert sampled.check(head, body, 100_000, 1).failure == "column-order"
-    # the column order is checked on every member, not only on the drawn ones (until session 15): with a sample
+    # the column order is checked on every member, not only on the drawn ones: with a sample
     # of 1 the misplaced member is not drawn, and it is refused all the same
     head, body = certificate.read_joined(str(path))
     assert p64(misplaced(cert)) not in [sampled.Records(body)[i] for i in sampled.drawn(len(body) // 64, 1, 1)]
@@ -210,7 +210,7 @@ def test_the_sampled_check_up_to_column_order(built, tmp_path):
 
 
 def test_a_sample_covering_every_member_gives_the_full_checks_verdict(built, tmp_path):
-    """The hostile pass (session 15): #11982's last member replaced by itself with its columns rotated, so it
+    """#11982's last member replaced by itself with its columns rotated, so it
     is out of order and its class's successors are missing. The full check finds a missing successor first;
     a sample covering every member must say the same (it said "column-order", checked 0, when the every-member
     pass of the order came before the closure), a smaller one finds the misplaced member on that pass."""

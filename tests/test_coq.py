@@ -567,7 +567,7 @@ def test_11982_up_to_column_order_is_proven_by_coq(out):
 
 
 def test_a_full_disk_is_not_called_a_proof_failure(tmp_path, monkeypatch):
-    # the hostile pass of session 9: on a full tmpfs coqc wrote a truncated .vo and complained "No such
+    # on a full tmpfs coqc wrote a truncated .vo and complained "No such
     # assumption", said as "the Coq library does not compile … NOT proven"; now one line naming the disk
     from collections import namedtuple
     from solver.errors import FreecellError

@@ -135,7 +135,7 @@ def test_deal_refuses_bad_input(client, body, pattern):
 
 @pytest.mark.parametrize("extra", [{"count": "abc"}, {"count": -3}, {"from": 1}, {"zz": 1}])
 def test_a_move_takes_card_and_to_only(client, extra):
-    # "from" and "count" were accepted and ignored whatever they held (hostile pass, session 3)
+    # "from" and "count" were accepted and ignored whatever they held 
     start = client.post("/api/deal", json={"deal": 1}).json()["start"]
     key = next(iter(extra))
     assert_error(client.post("/api/move", json={"position": start, "move": {"card": "9S", "to": "cell", **extra}}),
