@@ -235,8 +235,7 @@ def find_provers(wanted: Optional[str], say: Callable) -> List[Prover]:
             found.append(Prover(key, coq.find_coqc(), "coqc is not on PATH; Debian: apt-get install coq"))
     missing = [p for p in found if p.tool is None]
     if wanted and missing:
-        print(f"{missing[0].name} is not available ({missing[0].why}): nothing was checked (--prover {wanted} "
-              f"asks for it)", file=sys.stderr)
+        print(f"{missing[0].name} is not available ({missing[0].why}): nothing was checked", file=sys.stderr)
         return None
     return found
 

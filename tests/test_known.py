@@ -112,8 +112,8 @@ def test_prove_known_reproduces_the_tracked_table(tmp_path):
     table = tmp_path / "K.md"
     p = subprocess.run([sys.executable, "-m", "certgen", "prove-known", "--out-dir", str(tmp_path / "o"),
                         "--lean-dir", str(tmp_path / "l"), "--table", str(table)], cwd=ROOT, capture_output=True,
-                       text=True, env=dict(os.environ, LEAN_BOOTSTRAP="0"))
-    assert p.returncode == 3, p.stdout + p.stderr          # 3: not built by Lean (another --lean-dir)
+                       text=True, env=dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable)))
+    assert p.returncode == 3, p.stdout + p.stderr          # 3: no prover ran (no lake, no coqc on PATH)
     assert table.read_bytes() == open(os.path.join(ROOT, "docs", "KNOWN.md"), "rb").read()
     assert (tmp_path / "o" / "known-timings.csv").exists()
 
