@@ -300,11 +300,11 @@ def lean_build(prover: Prover, targets: List[str], theorems: List[str], lean_dir
         return Outcome(NOT_AVAILABLE, "Lean: a certificate up to column order is not Lean's (the column lemma is "
                                       "proved in Coq only) — nothing checked by Lean")
     where = f"the modules are in {shown(lean_dir)}"
-    if prover.tool is None:
+    if prover.tool is None and prover.why:          # looked for and not found (else: not looked for)
         return prover.not_available(where)
-    if os.path.abspath(lean_dir) != GENERATED:
-        return Outcome(NOT_AVAILABLE, f"Lean: not run — {where}, outside the library's folder {shown(GENERATED)} "
-                                      f"where lake builds — nothing checked by Lean")
+    if prover.tool is None or os.path.abspath(lean_dir) != GENERATED:
+        return Outcome(NOT_AVAILABLE, f"Lean: not run — {where}, outside the library's folder (--lean-dir "
+                                      f"{shown(GENERATED)} builds them) — nothing checked by Lean")
     say(f"{step} lean: lake build " + " ".join(targets))
     status, words = lake.build(targets, say)
     if status != 0:
@@ -405,7 +405,7 @@ def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: C
     r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
     say("  " + report.solve_summary(source.name, r))
     if r.verdict != "winnable":
-        say(f"nothing to prove: the solver's verdict is {r.verdict}"
+        say(f"nothing to prove: the verdict is {r.verdict}"
             + (" (try `make prove`)" if r.verdict == "unwinnable" else ""))
         return None
     return r
@@ -513,5 +513,6 @@ def prove_win(source: Source, rules: Rules, lean_dir: Optional[str], max_states:
                              label=None if source.deal is not None else source.name)
     say(f"  wrote {shown(path)}")
     module = render.win_module(stem)
-    return closing([lean_build(lean_prover(say), [module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"],
+    lean = lean_prover(say) if os.path.abspath(lean_dir) == GENERATED else Prover("lean", None)
+    return closing([lean_build(lean, [module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"],
                                lean_dir, say, step="3/3")], say)

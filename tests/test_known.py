@@ -140,7 +140,7 @@ def test_prove_win_of_a_deal_not_shipped_writes_to_out(tmp_path):
                            capture_output=True, text=True, env=env)
         assert p.returncode == 3, p.stdout + p.stderr
         assert "wrote out/WinDeal5.lean" in p.stdout
-        assert "--lean-dir lean/FreeCell/Generated builds them" in p.stderr
+        assert "--lean-dir lean/FreeCell/Generated builds them" in p.stdout
         assert not os.path.exists(os.path.join(LEAN_DIR, "WinDeal5.lean"))
     finally:
         if not existed and os.path.exists(mine):
