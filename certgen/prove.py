@@ -222,7 +222,7 @@ class Outcome:
     line: str
 
 
-def find_provers(wanted: Optional[str], say: Callable) -> List[Prover]:
+def find_provers(wanted: Optional[str], say: Callable) -> Optional[List[Prover]]:
     """The provers to run: ``wanted`` ("lean" or "coq"), or both. Lean's lake is looked for on PATH and in
     ~/.elan, then installed when asked (certgen/lake.py, scripts/install_lean.sh); Coq's coqc on PATH.
     A prover asked for by name that is missing is refused here, before any search: one line on stderr,
