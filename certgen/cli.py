@@ -2,12 +2,13 @@
 ``cmd_*`` reads its values from the flags (the engine's public kit, solver/cliargs.py), calls one
 function (mostly of certgen/prove.py) and prints.
 
-Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer (check:
-invalid; prove: the deal is not unwinnable, the Python check failed, or `lake build` failed), 2 bad input
-(one line on stderr), 3 (prove) Lean is not available: the certificate and the Lean files are kept and
-the Python check's result is reported, but nothing was proven by Lean; 4 (prove) the solver found a
-winning line first: the start is winnable, nothing was enumerated, and the line says which `prove-win`
-command proves that; 5 (check --reference --sample) valid on a sample: not a verdict (certgen/sampled.py).
+Exit status: 0 success (check: valid; prove: a prover proved the theorem and none refused it), 1 a
+negative answer (check: invalid; prove: the deal is not unwinnable, a check failed, or a prover refused),
+2 bad input (one line on stderr), 3 (prove) no prover ran (or the one --prover asks for is missing): the
+certificate and the provers' files are kept and the checks' results reported, but nothing was proven;
+4 (prove) the solver found a winning line first: the start is winnable, nothing was enumerated, and the
+line says which `prove-win` command proves that; 5 (check --reference --sample) valid on a sample: not
+a verdict (certgen/sampled.py).
 """
 import os
 import random
@@ -150,11 +151,12 @@ def cmd_prove(args):
     src = source_of(args)
     rules = _disk_rules(args, src)
     return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
-                       args.memory, args.tmp, args.on_disk, args.work_dir)
+                       args.memory, args.tmp, args.on_disk, args.work_dir, prover=args.prover)
 
 
 def cmd_prove_known(args):
-    return prove.prove_known(args.out_dir, args.lean_dir, args.table, args.max_states, progress_of(args), say)
+    return prove.prove_known(args.out_dir, args.lean_dir, args.table, args.max_states, progress_of(args), say,
+                             prover=args.prover)
 
 
 def cmd_audit(args):
@@ -171,7 +173,8 @@ def cmd_prove_win(args):
 
 def cmd_prove_coq(args):
     src = source_of(args)
-    return prove.prove_coq(src, rules_of(args, src), args.out_dir, args.max_states, progress_of(args), say)
+    return prove.prove(src, rules_of(args, src), args.out_dir, None, args.max_states, progress_of(args), say,
+                       prover="coq", win=True)
 
 
 def cmd_survey(args):
@@ -194,35 +197,22 @@ def cmd_survey(args):
 
 
 def cmd_prove_survey(args):
-    names = sorted(n for n in os.listdir(os.path.join(args.dir, "certs")) if n.endswith(".cert")) \
-        if os.path.isdir(os.path.join(args.dir, "certs")) else None
-    if names is None:
-        raise FreecellError(f"{args.dir} is not a survey directory (no certs/ folder)")
-    if not os.path.exists(os.path.join(args.dir, "summary.json")):
-        raise FreecellError(f"{args.dir} holds an unfinished survey (no summary.json): finish it first by "
-                            f"running its `certgen survey` command again")
-    targets, theorems = [], []
-    for name in names:
-        cert = certificate.read(os.path.join(args.dir, "certs", name))
-        render.refuse_column_order(cert, os.path.join(args.dir, "certs", name))
-        res = checker.check(cert, progress=progress_of(args))
-        say(f"{name}: " + checker.report(res))
-        if not res.ok:
-            return 1
-        for path in render.render_certificate(cert, args.lean_dir, None):
-            say(f"  wrote {path}")
-        targets.append(render.module_name(cert))
-        theorems.append(render.theorem_name(cert))
-    if not targets:
-        say("no unwinnable deal in this survey: nothing to prove")
-        return 0
-    return prove.finish(targets, theorems, args.lean_dir, say)
+    return prove.prove_survey(args.dir, args.out_dir, args.lean_dir, progress_of(args), say, prover=args.prover)
 
 
 def _dirs(p, out=True):
     if out:
-        p.add_argument("--out-dir", default=OUT, help="certificates and standalone files")
-    p.add_argument("--lean-dir", default=GENERATED, help="generated Lean modules (default %(default)s)")
+        p.add_argument("--out-dir", default=OUT, help="certificates, standalone Lean files and Coq files (in "
+                                                       "OUT_DIR/coq)")
+    p.add_argument("--lean-dir", default=None,
+                   help=f"generated Lean modules (default: {shown(GENERATED)}, where lake builds them, when Lean is "
+                        f"available, else OUT_DIR/lean)")
+
+
+def _prover_arg(p):
+    p.add_argument("--prover", choices=prove.PROVERS, default=None,
+                   help="check with this prover only, and fail when it is missing (default: every prover found: "
+                        "Lean's lake, Coq's coqc)")
 
 
 def _cert_arg(p, what="the certificate file"):
@@ -231,9 +221,9 @@ def _cert_arg(p, what="the certificate file"):
 
 def build_parser():
     p = Parser(prog=PROG, description="Certificates of unwinnability: build, check, mutate, render, prove. "
-               "Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer "
-               "(check: invalid; prove: not unwinnable, or the check or `lake build` failed), 2 bad input "
-               "(one line `error: ...`), 3 (prove) Lean is not available: nothing was checked by Lean, 4 (prove) the "
+               "Exit status: 0 success (check: valid; prove: a prover proved the theorem, none refused), 1 a "
+               "negative answer (check: invalid; prove: not unwinnable, a check failed or a prover refused), 2 bad "
+               "input (one line `error: ...`), 3 (prove) no prover ran: nothing was proven, 4 (prove) the "
                "start is winnable (the solver's line, replay-verified): prove-win proves that, 5 (check --sample) "
                "valid on a sample: not a verdict.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -288,16 +278,20 @@ def build_parser():
     r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
     r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
 
-    pr = add_command(sub, "prove", cmd_prove, "explore, certificate, Python check, render, lake build", **start)
+    pr = add_command(sub, "prove", cmd_prove, "explore, certificate, both checkers, then every prover found "
+                     "(Lean: lake build; Coq: coqc)", **start)
     _dirs(pr)
+    _prover_arg(pr)
     add_disk_args(pr, "the certificate's folder")
     pr.add_argument("--from-survey", metavar="DIR", default=None,
                     help="instead of one position: every certificate of a survey directory (= prove-survey DIR)")
     k = add_command(sub, "prove-known", cmd_prove_known, "prove every known unsolvable deal of 1..1,000,000",
                     "The eight deals of 1..1,000,000 known to be unsolvable, under the standard rules (4 free "
-                    "cells, no foundation returns; `prove` takes other rules): certificates, Python checks, "
-                    "Lean modules, the table docs/KNOWN.md, then one `lake build`.", limit=limit, json=False)
+                    "cells, no foundation returns; `prove` takes other rules): certificates, both checkers, "
+                    "the table docs/KNOWN.md, then every prover found (one `lake build`; coqc on each).",
+                    limit=limit, json=False)
     _dirs(k)
+    _prover_arg(k)
     k.add_argument("--table", default=KNOWN_TABLE, help="the table to write")
     a = add_command(sub, "audit", cmd_audit, "re-render and compare the generated modules; #print axioms (needs Lean)")
     a.add_argument("--certs", metavar="DIR", action="append",
@@ -308,8 +302,8 @@ def build_parser():
     w.add_argument("--lean-dir", default=None,
                    help=f"where the module goes (default: {shown(GENERATED)} for the modules shipped there, "
                         f"else out/; lake builds only modules in {shown(GENERATED)})")
-    q = add_command(sub, "prove-coq", cmd_prove_coq, "the same theorem checked by Coq: explore, certificate (or "
-                    "winning line), Python check, Coq file, coqc (exit 3: no coqc)", **start)
+    q = add_command(sub, "prove-coq", cmd_prove_coq, "prove --prover coq, and a winnable start's winning line "
+                    "proven by Coq (exit 3: no coqc)", **start)
     q.add_argument("--out-dir", default=OUT, help="certificates and Coq files (in OUT_DIR/coq)")
     q.add_argument("--canonical", action="store_true",
                    help="prove it from a certificate up to the order of the columns (fewer positions; Coq's "
@@ -331,9 +325,11 @@ def build_parser():
                     help="local processes, or dask.distributed (the `cluster` extra)")
     sv.add_argument("--scheduler", default=None, metavar="ADDR",
                     help="a dask scheduler, e.g. tcp://HOST:8786 (or DASK_SCHEDULER_ADDRESS); implies dask")
-    ps = add_command(sub, "prove-survey", cmd_prove_survey, "check and render every certificate of a survey")
+    ps = add_command(sub, "prove-survey", cmd_prove_survey, "prove every certificate of a survey: both checkers, "
+                     "then every prover found")
     ps.add_argument("dir", metavar="DIR", help="a survey directory (certgen survey --dir)")
-    _dirs(ps, out=False)
+    _dirs(ps)
+    _prover_arg(ps)
     ps.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 

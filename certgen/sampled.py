@@ -23,7 +23,7 @@ before they are looked up, and a member stored in another order is refused ("col
 on every member, on its bytes (:func:`in_column_order`: a P64 record lists each column bottom card first, so
 the bottom cards' keys are the first bytes of the eight columns; tests/test_canoncert.py compares it with
 ``canon`` on every member of #11982's certificate up to column order and on reordered ones), not only on the
-drawn ones (until session 15 only on those). A sample that covers every member checks the order member by
+drawn ones. A sample that covers every member checks the order member by
 member with the closure, in the records' order, as the full check does (the same verdict and counts).
 
 A sample proves nothing about the closure of the members it did not draw: it is a spot check of the fast

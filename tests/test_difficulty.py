@@ -2,7 +2,7 @@
 
 Each k is proven both ways (a replayed win with k cells, every position with k - 1 cells enumerated
 without a win); the figures below were measured with the default tiers and are asserted exactly. The
-whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in the README.
+whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in docs/DIFFICULTY.md.
 """
 import json
 import os
@@ -104,7 +104,7 @@ def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
                                                 (11744, 175, 5_667_052)])
 def test_tier_5s_deep_solver_wins_with_one_cell(deal, length, states):
     """Deals tier 4 left at 1 <= k <= 2 (their 1-cell sets up to column order past 400,000,000 positions;
-    #11744's past 2,874,052,559 on disk, session 10) are won with 1 cell by tier 5's solver, the deep
+    #11744's past 2,874,052,559 on disk) are won with 1 cell by tier 5's solver, the deep
     portfolio: lines replayed under spec.moves: k = 1, Easy. #14497 in its first stage (about 40 s, 1 GB),
     #13599 in its fourth (about 3 minutes), #11744 in 5,667,052 positions (the built-in portfolio wins it
     too, in its last, unpruned stage: 145 moves, 35,059,546 positions)."""
@@ -142,7 +142,7 @@ def test_a_killed_run_goes_on(run_json, run, tmp_path):
     lines = out.read_text().splitlines()
     assert [ln.split(",")[0] for ln in lines[1:]] == ["2", "3", "4", "5", "100"]
     assert lines[2] == "3,2,medium,2,2,5,1"
-    # the words, singular and plural ("1 deals were already in": the hostile pass, session 15)
+    # the words, singular and plural ("1 deals were already in")
     for deals, words in (("3", "; 1 deal was already in "), ("2-5", "; 4 deals were already in ")):
         p = run("survey", deals, "--difficulty", "--out", str(out))
         assert p.returncode == 0 and words + str(out) + "\n" in p.stdout, p.stdout
@@ -378,9 +378,9 @@ def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
 def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
     (400,000,000 positions at 42 bytes: 16.8 GB) runs one job on a 24 GB machine with 23 GB available (at 26
-    bytes it ran two, and the kernel killed one at 16.2 GB: session 9), two with 34 GB; the disk tier four: its deep solver's
+    bytes it ran two, and the kernel killed one at 16.2 GB), two with 34 GB; the disk tier four: its deep solver's
     100,000,000 positions at 60 bytes (6 GB) pass its enumeration's 4 GiB buffer and the 1 MiB floor of the set
-    for positions past the key, which the 24-byte key leaves empty (until session 15 the survey counted half the
+    for positions past the key, which the 24-byte key leaves empty (the survey once counted half the
     buffer for that set: 6 GiB, three jobs); a smaller buffer when the budget is tight."""
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        20000000 kB\nMemAvailable:   24117248 kB\n")
@@ -543,8 +543,7 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
 def test_the_smaller_buffer_words():
     """The line for the real tier 5 (4 GiB) under a 1 GiB budget: the budget less the overflow set's floor (1 MiB),
     1023 MiB (it was 2/3 of the budget while the survey counted half the buffer for that set); and its deep
-    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too (it was not: the hostile pass,
-    session 15). The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
+    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too (it was not). The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
     run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=1 << 30), 1 << 30)
     assert difficulty.smaller_buffer_words(run) == \
         ("tier 5: disk buffer 1023 MiB instead of 4 GiB (memory budget 1 GiB): slower, same answer; its solver may "
@@ -642,7 +641,7 @@ def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
 
 
 def test_the_docs_run_agrees_with_its_summary_and_the_readme():
-    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what the README's table, its
+    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what docs/DIFFICULTY.md's table, its
     "k per deal" line and docs/difficulty-1-32000.json say: the counts per class, k per deal and the deals
     still undecided with their bounds (a fold that updates one and not the others fails here)."""
     root = os.path.join(os.path.dirname(__file__), "..")
@@ -658,7 +657,7 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
         summary = json.load(f)
     assert summary["counts"] == counts and summary["k_histogram"] == ks and summary["undecided"] == undecided
     assert summary["more_than_4"] == [n.deal for n in sorted(needs.values()) if n.k is not None and n.k > 4]
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(root, "docs", "DIFFICULTY.md"), encoding="utf-8") as f:
         readme = f.read()
     pct = {c: f"{100 * counts[c] / 32000:.1f} %" for c in ("easy", "medium", "hard")}
     row = (f"| ours, each k proven both ways | **{counts['easy']:,}** ({pct['easy']}) | **{counts['medium']:,}** "
