@@ -17,6 +17,7 @@ import sys
 from solver.atomic import check_not_input
 from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
                             memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
+from solver import deals, packed
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
@@ -181,7 +182,8 @@ def cmd_survey(args):
     else:
         c = summary["counts"]
         say(f"deals {first:,}..{last:,}: {c['winnable']:,} winnable, {c['unwinnable']:,} unwinnable "
-            f"(each certificate checked), {c['unknown']:,} unknown; {summary['wall_seconds']:,.1f} s")
+            f"(each certificate checked), {c['unknown']:,} unknown; this run {summary['wall_seconds']:,.1f} s"
+            + (f", {summary['total_seconds']:,.1f} s in {summary['runs']} runs" if summary["runs"] > 1 else ""))
         if summary["unwinnable"]:
             say("unwinnable: " + " ".join(map(str, summary["unwinnable"])))
         if summary["unknown"]:
@@ -191,29 +193,45 @@ def cmd_survey(args):
 
 
 def cmd_prove_survey(args):
-    names = sorted(n for n in os.listdir(os.path.join(args.dir, "certs")) if n.endswith(".cert")) \
-        if os.path.isdir(os.path.join(args.dir, "certs")) else None
-    if names is None:
-        raise FreecellError(f"{args.dir} is not a survey directory (no certs/ folder)")
-    if not os.path.exists(os.path.join(args.dir, "summary.json")):
-        raise FreecellError(f"{args.dir} holds an unfinished survey (no summary.json): finish it first by "
-                            f"running its `certgen survey` command again")
-    targets, theorems = [], []
-    for name in names:
-        cert = certificate.read(os.path.join(args.dir, "certs", name))
-        render.refuse_column_order(cert, os.path.join(args.dir, "certs", name))
+    listed = survey.certificates(args.dir)
+    targets, theorems, proven, failed = [], [], [], []
+    for n, path in listed:
+        name = os.path.basename(path)
+        try:
+            cert = certificate.read(path)
+        except FreecellError as e:
+            say(f"{name}: {e}")
+            failed.append(n)
+            continue
+        if cert.source != {"kind": "ms", "deal": n} or cert.start != packed.pack(deals.ms_deal(n)):
+            say(f"{name}: not deal {n}'s certificate (its start is not deal {n}'s, which its name and the "
+                f"survey's journal say)")
+            failed.append(n)
+            continue
+        render.refuse_column_order(cert, path)
         res = checker.check(cert, progress=progress_of(args))
         say(f"{name}: " + checker.report(res))
         if not res.ok:
-            return 1
-        for path in render.render_certificate(cert, args.lean_dir, None):
-            say(f"  wrote {path}")
+            failed.append(n)
+            continue
+        for out in render.render_certificate(cert, args.lean_dir, None):
+            say(f"  wrote {out}")
         targets.append(render.module_name(cert))
         theorems.append(render.theorem_name(cert))
-    if not targets:
+        proven.append(n)
+    named = {os.path.basename(p) for _n, p in listed}
+    for name in sorted(set(os.listdir(os.path.join(args.dir, "certs"))) - named):
+        say(f"{name}: not a certificate the survey's journal names: left out")
+    status = 0
+    if not listed:
         say("no unwinnable deal in this survey: nothing to prove")
-        return 0
-    return prove.finish(targets, theorems, args.lean_dir, say)
+    elif targets:
+        status = prove.finish(targets, theorems, args.lean_dir, say)
+        if status != 0:
+            failed, proven = sorted(failed + proven), []
+    say("proven: " + (" ".join(map(str, proven)) or "none") + "; could not prove: "
+        + (" ".join(map(str, failed)) or "none"))
+    return status if status else (1 if failed else 0)
 
 
 def _dirs(p, out=True):
