@@ -20,7 +20,7 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    tried downwards from high - 1 (a win lowers ``high`` again). Tier 5's solver is the deep portfolio
    (solver.solve.DEEP: four pruned stages of 25,000,000 positions, then the unpruned one up to 100,000,000;
    about 6 GB): it wins #11744, #13599 and #14497 with 1 cell, whose 1-cell sets up to column order had
-   passed 400,000,000 positions (#11744's 2,874,052,559 on disk, session 10).
+   passed 400,000,000 positions (#11744's 2,874,052,559 on disk).
 2. ONE exhaustive enumeration with high - 1 cells (solver.search.explore, depth first, stopping at a
    win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
    without a win proves ``low = high``: k is decided. In tiers after the first, when ``low < high - 1``,
@@ -35,7 +35,7 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
 
 Tiers 4 and 5 enumerate the positions up to the order of the columns (``Rules(canonical=True)``: each
 position stored once for all its column orders; the set can be a hundred times smaller). Tier 5 also plays
-cards home automatically by seed 004's "safe" rule (``autoplay="safe"``; "horne" in session 11), proved to
+cards home automatically by seed 004's "safe" rule (``autoplay="safe"``), proved to
 lose no win in coq/FreeCell/Autoplay.v (``unwinnable_of_safe_autoplay_fence_up_to_column_order``, rules
 without foundation returns; docs/TRUST.md). That proves as much, by one lemma (docs/TRUST.md, "The difficulty survey"): permuting the eight columns
 maps the moves of a position onto the moves of the permuted position (``spec.moves`` treats every column
@@ -117,12 +117,12 @@ DISK_BUFFER = 4 << 30
 TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
          Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True, autoplay="safe"))
 SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
-                               # 1 cell, `solve --max-states 100000000`, session 11), 58.8 bytes
+                               # 1 cell, `solve --max-states 100000000`), 58.8 bytes
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier", "sha256")
 MEMORY_PER_STATE = 42          # bytes a position stored in memory may cost (the --jobs guard): deal 982's 2-cell
                                # set up to column order had 16.2 GB when the kernel's out-of-memory killer
-                               # stopped it short of tier 4's 400,000,000 positions (session 9), over 40 bytes a
+                               # stopped it short of tier 4's 400,000,000 positions, over 40 bytes a
                                # position (positions past the 16-byte key are kept in 40); 26 let two such
                                # processes start on this 24 GB machine
 MEMORY_MARGIN = 1 << 29        # left to everything else when the budget follows the machine's memory
@@ -497,9 +497,7 @@ def job_memory(tier, tiers=TIERS):
 
     The overflow set holds the positions past the disk search's key, in memory. The key has 24 bytes (191 bits)
     and holds every position (at most 179 bits), so the set stays empty and a survey's disk enumeration gives it
-    only its floor, 1 MiB (a position that did not pack would stop the search with "nothing is claimed"). Until
-    session 15 the survey counted half the buffer for it (from when the key had 16 bytes: #11744's 1-cell set
-    had more than 16,777,216 such positions at 2,874,052,559 in session 10)."""
+    only its floor, 1 MiB (a position that did not pack would stop the search with "nothing is claimed")."""
     t = tier_of(tier, tiers)
     b = disk_buffer(tier, tiers)
     enumeration = t.states * MEMORY_PER_STATE if b is None else b + MIN_OVERFLOW

@@ -108,7 +108,7 @@ def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
                                                 (11744, 175, 5_667_052)])
 def test_tier_5s_deep_solver_wins_with_one_cell(deal, length, states):
     """Deals tier 4 left at 1 <= k <= 2 (their 1-cell sets up to column order past 400,000,000 positions;
-    #11744's past 2,874,052,559 on disk, session 10) are won with 1 cell by tier 5's solver, the deep
+    #11744's past 2,874,052,559 on disk) are won with 1 cell by tier 5's solver, the deep
     portfolio: lines replayed under spec.moves: k = 1, Easy. #14497 in its first stage (about 40 s, 1 GB),
     #13599 in its fourth (about 3 minutes), #11744 in 5,667,052 positions (the built-in portfolio wins it
     too, in its last, unpruned stage: 145 moves, 35,059,546 positions)."""
@@ -388,10 +388,9 @@ def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
 def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
     (400,000,000 positions at 42 bytes: 16.8 GB) runs one job on a 24 GB machine with 23 GB available (at 26
-    bytes it ran two, and the kernel killed one at 16.2 GB: session 9), two with 34 GB; the disk tier four: its deep solver's
+    bytes it ran two, and the kernel killed one at 16.2 GB), two with 34 GB; the disk tier four: its deep solver's
     100,000,000 positions at 60 bytes (6 GB) pass its enumeration's 4 GiB buffer and the 1 MiB floor of the set
-    for positions past the key, which the 24-byte key leaves empty (until session 15 the survey counted half the
-    buffer for that set: 6 GiB, three jobs); a smaller buffer when the budget is tight."""
+    for positions past the key, which the 24-byte key leaves empty; a smaller buffer when the budget is tight."""
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        20000000 kB\nMemAvailable:   24117248 kB\n")
     assert difficulty.machine_memory(str(meminfo)) == 23 << 30
@@ -518,8 +517,7 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
 
 def test_the_json_says_the_jobs_a_tier_used(run_json):
     """--jobs 2 with a budget of 100 MiB: a tier-1 process counts 2,000,000 positions at 42 bytes (84 MB), so
-    tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget (it said
-    only the tiers' limits: the hostile pass)."""
+    tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget."""
     obj = run_json("survey", "1-2", "--difficulty", "--jobs", "2", "--memory", "100M", "--tiers", "2")
     assert obj["jobs"] == 2 and obj["undecided"] == []
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"]] == \
@@ -529,8 +527,7 @@ def test_the_json_says_the_jobs_a_tier_used(run_json):
 
 def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     """Deal 43 with a disk tier of 1 MiB and --memory 64K: the tier runs with the smallest buffer, 64 KiB (the
-    same answer, k = 2: the whole 1-cell set on disk), says so in one line on stderr (it shrank silently: the
-    hostile pass), and the --json says the buffer used beside the tier's own."""
+    same answer, k = 2: the whole 1-cell set on disk), says so in one line on stderr, and the --json says the buffer used beside the tier's own."""
     from solver import cli
     monkeypatch.setattr(difficulty, "TIERS", ((100_000, 100_000), (100_000, 1_000_000, 1 << 20)))
     assert cli.main(["survey", "43", "--difficulty", "--memory", "64K", "--json", "--no-progress"]) == 0
@@ -553,8 +550,7 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
 def test_the_smaller_buffer_words():
     """The line for the real tier 5 (4 GiB) under a 1 GiB budget: the budget less the overflow set's floor (1 MiB),
     1023 MiB (it was 2/3 of the budget while the survey counted half the buffer for that set); and its deep
-    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too (it was not: the hostile pass,
-    session 15). The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
+    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too. The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
     run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=1 << 30), 1 << 30)
     assert difficulty.smaller_buffer_words(run) == \
         ("tier 5: disk buffer 1023 MiB instead of 4 GiB (memory budget 1 GiB): slower, same answer; its solver may "
@@ -568,7 +564,7 @@ def test_the_smaller_buffer_words():
     assert difficulty.binary_size((1 << 30) - 1, down=True) == "1023.9 MiB" and difficulty.binary_size(3 << 19) == "1.5 MiB"
     assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 2, 4 << 30, 12 << 30)) is None
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 24 << 30)) is None      # in memory
-    # a tier in memory whose one process passes the budget runs all the same, and says so (the hostile pass)
+    # a tier in memory whose one process passes the budget runs all the same, and says so
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 1, None, 1 << 30)) == \
         ("tier 4: one process may take 15.6 GiB, above the memory budget 1 GiB: it runs anyway (an enumeration "
          "in memory stops at its limit of positions, not at the budget)")
@@ -646,7 +642,7 @@ def test_a_disk_tier_going_on_from_its_folder_skips_its_solver(tmp_path, monkeyp
 def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
     """explore --canonical in memory: the win's line is the solver's under the plain rules (143 moves for deal
     1), not the depth-first search's own (673 moves, and up to 100,000 on other deals: slow to take across
-    in Python, the hostile pass)."""
+    in Python)."""
     obj = run_json("explore", "--deal", "1", "--canonical")
     assert (obj["verdict"], obj["states"], obj["line_length"]) == ("winnable", 15_329, 143)
 
