@@ -18,6 +18,7 @@ import sys
 from solver.atomic import check_not_input
 from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
                             memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
+from solver import deals, packed
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
@@ -187,7 +188,8 @@ def cmd_survey(args):
     else:
         c = summary["counts"]
         say(f"deals {first:,}..{last:,}: {c['winnable']:,} winnable, {c['unwinnable']:,} unwinnable "
-            f"(each certificate checked), {c['unknown']:,} unknown; {summary['wall_seconds']:,.1f} s")
+            f"(each certificate checked), {c['unknown']:,} unknown; this run {summary['wall_seconds']:,.1f} s"
+            + (f", {summary['total_seconds']:,.1f} s in {summary['runs']} runs" if summary["runs"] > 1 else ""))
         if summary["unwinnable"]:
             say("unwinnable: " + " ".join(map(str, summary["unwinnable"])))
         if summary["unknown"]:

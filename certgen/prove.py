@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
-from solver import report, search, spec
+from solver import deals, packed, report, search, spec
 from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
@@ -36,7 +36,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import certificate, checker, coq, fastcheck, known, lake, members, render, upto
+from . import certificate, checker, coq, fastcheck, known, lake, members, render, survey, upto
 from .paths import GENERATED, OUT, shown
 
 
@@ -466,28 +466,44 @@ def prove_known(out_dir: str, lean_dir: Optional[str], table: str, max_states: O
 
 def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: bool = False,
                  say: Callable = print, prover: Optional[str] = None) -> int:
-    """Every certificate of a finished survey folder (certgen survey): both checks, then each prover."""
-    certs = os.path.join(folder, "certs")
-    if not os.path.isdir(certs):
-        raise FreecellError(f"{folder} is not a survey directory (no certs/ folder)")
-    if not os.path.exists(os.path.join(folder, "summary.json")):
-        raise FreecellError(f"{folder} holds an unfinished survey (no summary.json): finish it first by "
-                            f"running its `certgen survey` command again")
+    """Every certificate of a finished survey folder (certgen survey), as its journal lists them: each must
+    hold the deal its file name and the journal say; both checks, then each prover. Ends with the deals
+    proven and the deals that could not be, by number."""
+    listed = survey.certificates(folder)
     provers = find_provers(prover, say)
     if provers is None:
         return NOT_AVAILABLE
-    done = []
-    for name in sorted(n for n in os.listdir(certs) if n.endswith(".cert")):
-        path = os.path.join(certs, name)
+    done, failed = [], []
+    for n, path in listed:
+        name = os.path.basename(path)
         p = Prepared(None, None, path)
-        check_both(p, progress, say, label=f"{name}: ")
-        if not p.ok:
-            return REFUSED
-        done.append(p)
-    if not done:
+        try:
+            check_both(p, progress, say, label=f"{name}: ")
+        except FreecellError as e:
+            say(f"{name}: {e}")
+            failed.append(n)
+            continue
+        if p.cert.source != {"kind": "ms", "deal": n} or p.cert.start != packed.pack(deals.ms_deal(n)):
+            say(f"{name}: not deal {n}'s certificate (its start is not deal {n}'s, which its name and the "
+                f"survey's journal say)")
+            failed.append(n)
+        elif p.ok:
+            done.append((n, p))
+        else:
+            failed.append(n)
+    named = {os.path.basename(path) for _n, path in listed}
+    for name in sorted(set(os.listdir(os.path.join(folder, "certs"))) - named):
+        say(f"{name}: not a certificate the survey's journal names: left out")
+    status = PROVED
+    if not listed:
         say("no unwinnable deal in this survey: nothing to prove")
-        return PROVED
-    return prove_prepared(done, provers, out_dir, lean_dir, progress, say)
+    elif done:
+        status = prove_prepared([p for _n, p in done], provers, out_dir, lean_dir, progress, say)
+    proven = [n for n, _p in done] if status == PROVED else []
+    failed = sorted(failed + ([] if status == PROVED else [n for n, _p in done]))
+    say("proven: " + (" ".join(map(str, proven)) or "none") + "; could not prove: "
+        + (" ".join(map(str, failed)) or "none"))
+    return status if status != PROVED else (REFUSED if failed else PROVED)
 
 
 def win_lean_dir(stem: str) -> str:

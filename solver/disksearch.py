@@ -37,6 +37,7 @@ import time
 
 from . import packed
 from .errors import FreecellError
+from .journal import lock_file
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
@@ -182,29 +183,11 @@ def _lock(work_dir):
     processes in one folder would remove and rewrite each other's files (a false "unwinnable" came out)."""
     path = os.path.join(work_dir, LOCK_FILE)
     made = not os.path.exists(path)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)   # a link there: refused (ELOOP)
-    except OSError as e:
-        raise FreecellError(f"--work-dir {work_dir}: {LOCK_FILE}: {e.strerror or e}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise FreecellError(f"--work-dir {work_dir}: {LOCK_FILE} is not a regular file")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.stat(path).st_ino != os.fstat(fd).st_ino:     # removed by its last owner meanwhile
-            raise BlockingIOError
-    except OSError:
-        try:
-            owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        except OSError:
-            owner = ""
-        os.close(fd)
-        raise FreecellError(f"--work-dir {work_dir}: in use by another search" +
-                            (f" (process {owner})" if owner.isdigit() else "") +
-                            ": wait for it to stop, or give another folder") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd, made
+
+    def busy(owner):
+        return FreecellError(f"--work-dir {work_dir}: in use by another search" +
+                             (f" (process {owner})" if owner else "") + ": wait for it to stop, or give another folder")
+    return lock_file(path, f"--work-dir {work_dir}: {LOCK_FILE}", busy), made
 
 
 def resume_words(name, layer, positions):
