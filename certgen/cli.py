@@ -101,7 +101,8 @@ def cmd_info(args):
     cert = certificate.summarize(args.cert, records=not args.header_only)   # the body stays on disk
     size = os.path.getsize(args.cert) if os.path.isfile(args.cert) else None   # None: a pipe or a device
     obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
-           "states": cert.states, "records_counted": not args.header_only, "bytes": size, "info": cert.info,
+           "states": cert.states, "records_counted": not args.header_only, "records_sha256": cert.records_sha256,
+           "bytes": size, "info": cert.info,
            "bytes_per_state": None if size is None else round(size / max(1, cert.states), 2)}
     if args.json:
         write_json(obj)
@@ -217,6 +218,14 @@ def _prover_arg(p):
                         "Lean's lake, Coq's coqc)")
 
 
+def _autoplay_arg(p):
+    p.add_argument("--autoplay", choices=("none", "safe"), default="none",
+                   help="with --canonical: 'safe' takes each position after its safe automatic moves (header rules "
+                        "autoplay: safe; fewer positions; Coq's checkCertAuto and unwinnable_of_cert_auto, "
+                        "coq/FreeCell/CertAuto.v, with Autoplay.v's lemma; not without --canonical, not with "
+                        "--foundation-return); default none")
+
+
 def _cert_arg(p, what="the certificate file"):
     p.add_argument("cert", metavar="CERT", help=what)
 
@@ -240,6 +249,7 @@ def build_parser():
                         "search counts positions up to column order, the certificate holds one position a class, "
                         "its columns in the checkers' order (docs/CERTIFICATE.md; checked by both checkers, not "
                         "by Lean: prove-coq --canonical is its formal check)")
+    _autoplay_arg(b)
     add_disk_args(b, "the certificate's folder")
 
     c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "
@@ -311,6 +321,7 @@ def build_parser():
                    help="prove it from a certificate up to the order of the columns (fewer positions; Coq's "
                         "checkCertUpTo and unwinnable_of_cert_up_to_column_order, coq/FreeCell/CertUpTo.v): the "
                         "same theorem")
+    _autoplay_arg(q)
     sv = add_command(sub, "survey", cmd_survey, "classify a range of deals into a resumable survey directory",
                      "Every deal of A-B (1..8,589,934,591): winnable, unwinnable (with a checked certificate) or "
                      "unknown (retried with a bigger limit). Killed and started again with the same command, "

@@ -285,7 +285,8 @@ def rules_lean(rules: Rules, root: str = "") -> str:
 
 def rules_text(rules: Rules) -> str:
     if rules.canonical:         # a certificate up to column order: the spec's rules, columns in any order
-        return f"{rules_text(rules.plain())} up to column order"
+        return f"{rules_text(rules.plain())} up to column order" + \
+            (f" with {rules.autoplay} automatic moves" if rules.autoplay != "none" else "")
     if rules == STANDARD:
         return "the standard rules (4 free cells, nothing back from the foundations)"
     cells = f"{int(rules.cells)} free cell" + ("" if rules.cells == 1 else "s")
@@ -594,12 +595,18 @@ def mutation_text(cert) -> str:
 
 
 def refuse_column_order(cert, name: Optional[str] = None) -> None:
-    """A certificate up to column order is not Lean's: one line saying why and what checks it."""
-    if Rules.from_dict(cert.rules).column_order:
-        raise FreecellError(f"{name or cert.label()} is a certificate up to column order: Lean has no proof of the "
-                            f"column lemma here (it is proved in Coq, coq/FreeCell/Columns.v), so nothing is rendered "
-                            f"for Lean; `python -m certgen check` checks it, `python -m certgen prove-coq "
-                            f"--canonical` is its formal check")
+    """A certificate up to column order (with or without safe automatic moves) is not Lean's: one line saying
+    why and what checks it."""
+    rules = Rules.from_dict(cert.rules)
+    if not rules.column_order:
+        return
+    auto = rules.autoplay == "safe"
+    raise FreecellError(f"{name or cert.label()} is a certificate up to column order"
+                        f"{' with safe automatic moves' if auto else ''}: Lean has no proof of the column lemma"
+                        f"{' nor of the lemma on automatic moves' if auto else ''} here (proved in Coq, "
+                        f"coq/FreeCell/Columns.v{' and Autoplay.v' if auto else ''}), so nothing is rendered for "
+                        f"Lean; `python -m certgen check` checks it, `python -m certgen prove-coq --canonical"
+                        f"{' --autoplay safe' if auto else ''}` is its formal check")
 
 
 def certificate_context(cert, mutant: bool = False, members: Optional[Members] = None) -> Dict:

@@ -121,9 +121,14 @@ def test_on_disk_the_same_records(built, tmp_path, run):
 def test_other_counting_modes_have_no_certificate(run, assert_one_line_error, tmp_path):
     line = assert_one_line_error(run("build", "--deal", "11982", "--autoplay", "safe", "--out",
                                      str(tmp_path / "x.cert"), module="certgen"))
-    assert "unrecognized arguments" in line
-    with pytest.raises(FreecellError, match="no --autoplay/--supermoves"):
-        Rules(canonical=True, autoplay="safe").header()
+    assert "the latter also with --autoplay safe" in line       # safe automatic moves only up to column order
+    line = assert_one_line_error(run("build", "--deal", "11982", "--canonical", "--autoplay", "horne", "--out",
+                                     str(tmp_path / "x.cert"), module="certgen"))
+    assert "invalid choice" in line
+    for rules in (Rules(canonical=True, autoplay="horne"), Rules(canonical=True, autoplay="safe", foundation_return=True),
+                  Rules(canonical=True, autoplay="safe", supermoves=True), Rules(autoplay="safe")):
+        with pytest.raises(FreecellError, match="no other --autoplay, no --supermoves"):
+            rules.header()
     assert Rules(canonical=True).header() == UP_TO and Rules().header() == {"cells": 4, "foundation_return": False}
     assert Rules.from_dict(UP_TO) == Rules(canonical=True) and Rules(canonical=True).stem() == "ColumnOrder"
     for bad in ({**UP_TO, "column_order": False}, {**UP_TO, "column_order": 1}, {**UP_TO, "canonical": True}):
