@@ -147,15 +147,20 @@ def refused_by_both(path, run, failure):
     return ref
 
 
+def mutated(path, tmp_path, run, kind):
+    """`certgen mutate` of the certificate at ``path``: ``kind`` is add-won or a --delete KIND (seed 5)."""
+    out = tmp_path / "m.cert"
+    flags = ["--add-won"] if kind == "add-won" else ["--delete", kind]
+    p = run("mutate", str(path), *flags, "--seed", "5", "--out", str(out), module="certgen")
+    assert p.returncode == 0, p.stderr
+    return out
+
+
 @pytest.mark.parametrize("kind,failure", [("deal", "start"), ("first-successor", "successor"),
                                           ("last-successor", "successor"),
                                           ("add-won", "won")])
 def test_mutants_are_refused_by_both_checkers(built, tmp_path, run, kind, failure):
-    path = tmp_path / "m.cert"
-    flags = ["--add-won"] if kind == "add-won" else ["--delete", kind]
-    p = run("mutate", str(built[0]), *flags, "--seed", "5", "--out", str(path), module="certgen")
-    assert p.returncode == 0, p.stderr
-    ref = refused_by_both(path, run, failure)
+    ref = refused_by_both(mutated(built[0], tmp_path, run, kind), run, failure)
     if kind == "deal":      # the start's class is gone: the start, put in the checkers' order, is missing
         assert "the start position (its columns in the checkers' order) is not in the certificate" in ref["message"]
         assert checker.describe(columns.canon(spec.ms_deal(11982))) in ref["message"]

@@ -543,13 +543,18 @@ def test_a_mutant_up_to_column_order_fails_the_coq_check(out, kind):
     else:
         recs = sorted(recs + [packed.pack((((),) * 8, (), (13, 13, 13, 13)))])
     bad = certificate.make(good.source, good.rules, deals.ms_deal(1), recs, info={"mutation": {"kind": kind}})
-    stem = "RefusedUpTo" + re.sub(r"\W", "", kind.title())
+    coq_refuses(bad, out, "RefusedUpTo" + re.sub(r"\W", "", kind.title()),
+                "checkCertUpTo hashKey (rules 1 false 0) (msDeal 1) cert")
+
+
+def coq_refuses(bad, out, stem, check):
+    """The mutant ``bad`` rendered as a certificate fails coqc (``certificate_ok`` does not type); rendered as a
+    mutant, ``Lemma mutant_rejected : CHECK = false`` is proved."""
     path, _ = coq.render_cert(bad, out, stem=stem)
     run = coqc_file(path, out)
     assert not run.ok and "while it is expected to have type" in run.output, run.output[-2000:]
     path, ctx = coq.render_cert(bad, out, mutant=True, stem=stem + "Mutant")
-    assert "Lemma mutant_rejected : checkCertUpTo hashKey (rules 1 false 0) (msDeal 1) cert = false." \
-        in open(path, encoding="utf-8").read()
+    assert f"Lemma mutant_rejected : {check} = false." in open(path, encoding="utf-8").read()
     run = coqc_file(path, out)
     assert run.ok, run.output[-2000:]
 
