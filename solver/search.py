@@ -406,7 +406,7 @@ def _interruptible(call, args, poll=0.05):
 
 def solve_line(position, rules, max_states=0, shorten=0, stages=None):
     """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
-    canonical). ``stages``: a portfolio of :class:`Stage` instead of the built-in one (fc.c: PORTFOLIO), e.g.
+    canonical). ``stages``: a portfolio of :class:`Stage` instead of the built-in one (solve.c: PORTFOLIO), e.g.
     solver.solve.DEEP. Returns (status, codes or None, states, expanded, found_len); status "won", "done"
     (the last stage's space ran out: not a proof) or "limit"."""
     res = ffi.new("fc_solve_result *")
@@ -426,7 +426,7 @@ def solve_line(position, rules, max_states=0, shorten=0, stages=None):
 class Stage(namedtuple("Stage", "prune states weights")):
     """One stage of the solver's portfolio (fc.h, fc_solve_opts): ``prune`` the FC_PRUNE_* flags (0: none),
     ``states`` the positions it may store (0: the solve's max_states; never more), ``weights`` its
-    FC_NWEIGHTS heuristic weights (fc.c: score, heap_push; index 10 seeds the tie-breaking)."""
+    FC_NWEIGHTS heuristic weights (best.c: score, heap_push; index 10 seeds the tie-breaking)."""
     __slots__ = ()
 
 
@@ -435,7 +435,7 @@ _WEIGHT_BASES = {"d": lib.FC_WEIGHTS_D, "d2": lib.FC_WEIGHTS_D2, "cells": lib.FC
 
 
 def weights(base, seed):
-    """A Stage's weights as the C core makes its built-in portfolio's (fc_weights: fc.c's W_D, W_D2, W_CELLS,
+    """A Stage's weights as the C core makes its built-in portfolio's (fc_weights: solve.c's W_D, W_D2, W_CELLS,
     W_GREEDY): ``base`` "d" (the plain weights), "d2" (the depth counting less), "cells" (the free cells and
     columns stressed) or "greedy" (the depth ignored), randomised with the tie-breaking seed ``seed``."""
     w = ffi.new("int[]", lib.FC_NWEIGHTS)

@@ -1,4 +1,4 @@
-"""Tests of the C search core (solver/fc.c through solver/search.py) against the Python spec (solver/spec.py).
+"""Tests of the C search core (solver/*.c through solver/search.py) against the Python spec (solver/spec.py).
 
 The spec's moves are compared to the C core's as sets of P64 records: on the start positions of deals
 1..200, on positions sampled from real enumerations (deal 11982's whole set, a 20,000-state prefix of
@@ -385,7 +385,7 @@ def _coq_low(mode, h, r, s):
 
 
 def _c_sends_home(x, h, rules):
-    """fc.c's safe_home on card x with foundations h: x alone on column 1, the other cards above their
+    """fc_internal.h's safe_home on card x with foundations h: x alone on column 1, the other cards above their
     foundations on column 0 with a card that cannot go home on top (when there is one: else x is a king
     whose other-colour foundations are at 12 or more, home by every rule that sends kings home), so that
     the automatic moves send x home exactly when safe_home allows it at the start."""
@@ -398,7 +398,7 @@ def _c_sends_home(x, h, rules):
 
 @pytest.mark.parametrize("mode", ["horne", "safe", "twos"])
 def test_safe_home_is_the_coq_rule(mode):
-    """fc.c's safe_home against Autoplay.v's lowOthers / lowSafe / lowTwos: every card as the next of its suit,
+    """fc_internal.h's safe_home against Autoplay.v's lowOthers / lowSafe / lowTwos: every card as the next of its suit,
     the other three foundations at every height from rank - 5 to rank + 1 and at 0 and 13 (the rules compare
     them with rank - 3 .. rank - 1 only)."""
     rules = Rules(autoplay=mode)
