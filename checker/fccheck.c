@@ -9,7 +9,7 @@
    CertUpTo.v's: columns sorted by their bottom card, empty columns last): the start in that order is a
    member, every member is stored in that order (else: invalid, "column-order"), none is won, and every
    successor in that order is a member (Columns.v's unwinnable_of_fence_up_to_column_order).
-   It shares no source with the search core (solver/*.c, fc.h): the certificate reader (msgpack, SHA-256,
+   It shares no source with the search core (the C files of solver/, fc.h): the certificate reader (msgpack, SHA-256,
    zlib inflation), the P64 decoding and `moves` are written here from docs/CERTIFICATE.md and
    lean/FreeCell/Spec.lean. The file is mapped, not read into memory, and its body inflated a piece at a
    time into the records held compactly: sorted, they are front-coded in blocks (about 11-15 bytes a

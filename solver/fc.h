@@ -46,11 +46,12 @@
  * State 0 is the start, states are numbered in discovery order, and each state has a parent (the state
  * whose expansion first found it), so a line of play to any state can be read back. fc_search_run
  * expands states in chunks so a caller can show progress.
- * Memory (BFS/DFS): a 16-byte compact key per state (a position packed exactly relative to the start
- * position, see docs/ARCHITECTURE.md; the rare position that does not fit is kept as a 40-byte key besides), a 4-byte
- * hash slot per state at load 0.53..0.8, 2 bits of parent bitmap per state, and in DFS 4 bytes per
- * state on the stack while it is there: about 22 bytes a state. FC_ORDER_BEST keeps 40-byte keys, a
- * 4-byte parent, a move and a depth per state. Bounded through max_states.
+ * Memory (BFS/DFS): past FC_COMPACT_AT states a 16-byte compact key per state (a position packed exactly
+ * relative to the start position, see docs/ARCHITECTURE.md; the rare position that does not fit is kept as a
+ * 40-byte key besides; below it every key has 40 bytes), a 4-byte hash slot per state at load 0.53..0.8, 2 bits
+ * of parent bitmap per state, and in DFS 4 bytes per state on the stack while it is there: about 22 bytes a
+ * state. FC_ORDER_BEST keeps 40-byte keys, a 4-byte parent, a move and a depth per state. Bounded through
+ * max_states.
  */
 
 /* sizes */
@@ -227,9 +228,15 @@ int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64);
 /* Bytes of memory the search holds now (arena + hash table + parent bitmap + DFS stack). */
 uint64_t fc_search_memory(const fc_search *s);
 
-/* Stored states kept in the 40-byte form: with compact keys, those that do not pack into 127 bits (see
-   docs/ARCHITECTURE.md, "The compact store"); all of them without compact keys (FC_ORDER_BEST). */
+/* Stored states that do not pack into the 16-byte compact key (127 bits; see docs/ARCHITECTURE.md, "The compact
+   store"): kept whole in the 40-byte form; all of them in a search that never packs (FC_ORDER_BEST). */
 uint64_t fc_search_overflow(const fc_search *s);
+
+/* The store of a BFS/DFS search holds 40-byte keys (fast to store and read back) until it holds `states`
+   positions, FC_COMPACT_AT by default, then moves to 16-byte compact keys once (small at scale): the same
+   states, indices, parents and order either way. 0: at the next expansion (tests). Only before the move. */
+#define FC_COMPACT_AT 262144
+void fc_search_compact_at(fc_search *s, uint64_t states);
 
 int fc_version(void);
 

@@ -104,7 +104,9 @@ typedef char ddd_key_holds_every_position[8 * (8 + 4) + 52 + 30 + 1 <= DDD_KBITS
 
 struct fc_search {
     ctx_t c;
-    int compact;             /* 1: 16-byte ckey_t keys; 0: 40-byte fkey_t keys (FC_ORDER_BEST, or too big) */
+    int compact;             /* 1: 16-byte ckey_t keys; 0: 40-byte fkey_t keys (FC_ORDER_BEST, too big, or few yet) */
+    int packs;               /* 1: the store moves to compact keys once it holds compact_at positions (BFS/DFS) */
+    uint64_t compact_at;
     size_t ks;               /* bytes per stored key */
     uint8_t **blk;           /* the arena: blocks of 2^BLKBITS keys, in discovery order (the BFS queue) */
     uint64_t nblk, blkcap;
@@ -565,6 +567,7 @@ FC_HIDDEN int grow_best(fc_search *s);
 FC_HIDDEN int pbit_push(fc_search *s, int bit);
 FC_HIDDEN int64_t lookup(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h);
 FC_HIDDEN int insert(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent);
+FC_HIDDEN int store_compact(fc_search *s);
 /* search.c */
 FC_HIDDEN int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, uint64_t max_states,
                            int stop_on_win, int order);

@@ -8,8 +8,12 @@ static int push_stack(fc_search *s, uint32_t idx);
    before keeps its memory (the arena's first block, the table when it has its first size, the per-state
    arrays up to TABLE_KEEP states, the heap): the survey's batch (fc_solve_deals) runs thousands of
    searches in one. The solver's table starts small (most of its searches store a few hundred positions:
-   a table cleared for each is cheap) and grows by half when 80% full, as every table does. */
-#define TABLE_FIRST 16384
+   a table cleared for each is cheap) and grows by half when 80% full, as every table does. An enumeration's
+   first table (9 x 2^14 slots, 576 KiB, its pages touched only where used) takes 117,964 positions before it
+   grows (deal 11982's 84,767 in one table: rebuilding it four times from 16,384 slots was 11% of that
+   search), and its sizes are then 147,456 x 1.5^k: at 3,000,000 positions (the figure of issue 35's store) the
+   table has 3,779,136 slots (a load of 0.79, about to grow; from 16,384 slots it was 4,782,969, 0.63). */
+#define TABLE_FIRST 147456
 #define TABLE_FIRST_BEST 2048
 #define TABLE_KEEP 65536
 FC_HIDDEN int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, uint64_t max_states,
@@ -26,13 +30,16 @@ FC_HIDDEN int search_start(fc_search *s, const fc_pos *start, const fc_rules *r,
     s->novf = s->sp = s->hn = 0;
     s->nbits = s->nzero = s->nzdir = 0;
     if (s->pbit) memset(s->pbit, 0, s->pbcap * sizeof *s->pbit);
-    /* compact keys for the enumerations, unless the fixed fields alone leave too little room (then
-       nearly every position would go to the overflow keys); compile with -DFC_WIDE_KEYS for 40 bytes */
-    s->compact = s->order != FC_ORDER_BEST && 8 * s->c.hb + s->c.cb + s->c.hand <= 100;
-#ifdef FC_WIDE_KEYS
+    /* 40-byte keys first; compact keys for the enumerations once they hold FC_COMPACT_AT positions
+       (store_compact), unless the fixed fields alone leave too little room (then nearly every position would
+       go to the overflow keys); compile with -DFC_WIDE_KEYS for 40 bytes throughout */
     s->compact = 0;
+    s->packs = s->order != FC_ORDER_BEST && 8 * s->c.hb + s->c.cb + s->c.hand <= 100;
+#ifdef FC_WIDE_KEYS
+    s->packs = 0;
 #endif
-    size_t ks = s->compact ? sizeof(ckey_t) : sizeof(fkey_t);
+    s->compact_at = FC_COMPACT_AT;
+    size_t ks = sizeof(fkey_t);
     if (ks != s->ks || s->nblk > 1) {   /* keep one block of the arena, of this key size */
         for (uint64_t b = ks != s->ks ? 0 : 1; b < s->nblk; b++) free(s->blk[b]);
         s->nblk = ks != s->ks ? 0 : s->nblk ? 1 : 0;
@@ -145,6 +152,8 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
             cur = s->head;
         }
         if (max_expand && budget-- == 0) return s->status = FC_RUNNING;
+        if (UNLIKELY(s->packs && !s->compact && s->count >= s->compact_at) && store_compact(s))
+            return s->status = FC_ENOMEM;
         if (pbit_push(s, 1)) return s->status = FC_ENOMEM;
         fkey_t k;
         load_key(s, cur, &k);
@@ -412,7 +421,17 @@ uint64_t fc_search_memory(const fc_search *s) {
            + s->pcap * (sizeof(uint32_t) + 2 * sizeof(uint16_t)) + s->hcap * sizeof(uint64_t);
 }
 
-uint64_t fc_search_overflow(const fc_search *s) { return s->compact ? s->novf : s->count; }
+void fc_search_compact_at(fc_search *s, uint64_t states) { s->compact_at = states; }
+
+uint64_t fc_search_overflow(const fc_search *s) {
+    if (s->compact || !s->packs) return s->compact ? s->novf : s->count;
+    uint64_t n = 0;                /* not compact yet: the keys that will not pack */
+    for (uint64_t i = 0; i < s->count; i++) {
+        ckey_t ck;
+        n += pack_key(&s->c, (const fkey_t *)kptr(s, i), &ck) != 0;
+    }
+    return n;
+}
 
 int fc_version(void) { return 3; }
 

@@ -12,10 +12,9 @@ bytes. Rules are :class:`solver.rules.Rules` values.
     r.records()                                       # the 84,767 positions as P64 bytes, start first
 
 Import cost matters (the CLI's whole ``explore --deal 11982`` process has a budget of 0.08 s): this
-module imports only the compiled core and the standard library's ``time``, ``threading`` and ``collections``;
-tqdm comes with a progress bar.
+module imports only the compiled core and the standard library's ``time`` and ``collections``; ``threading``
+comes with the solver's calls, tqdm with a progress bar.
 """
-import threading
 import time
 from collections import namedtuple
 
@@ -144,7 +143,9 @@ class Search:
     The C memory is released by ``close()`` or when the object is garbage-collected.
     """
 
-    def __init__(self, start, rules=None, max_states=None, stop_on_win=True, order="dfs"):
+    def __init__(self, start, rules=None, max_states=None, stop_on_win=True, order="dfs", compact_at=None):
+        """``compact_at``: the positions held in 40-byte keys before the store packs them into 16 bytes
+        (lib.FC_COMPACT_AT by default; 0 packs at once: the tests of the compact store on small sets)."""
         self.rules = STANDARD if rules is None else rules
         if order not in ORDERS:
             raise FreecellError(f"order must be 'bfs' or 'dfs', got {order!r}")
@@ -159,6 +160,8 @@ class Search:
         if s == ffi.NULL:
             raise _error(err[0], "cannot start the search: ")
         self._s = ffi.gc(s, lib.fc_search_free)
+        if compact_at is not None:
+            lib.fc_search_compact_at(s, compact_at)
         self.seconds = 0.0
 
     def close(self):
@@ -288,7 +291,7 @@ class Search:
         return lib.fc_search_memory(self._h())
 
     def overflow(self):
-        """States kept in the 40-byte form (those that do not pack into the 16-byte compact key)."""
+        """States that do not pack into the 16-byte compact key (kept in the 40-byte form)."""
         return lib.fc_search_overflow(self._h())
 
 
@@ -343,19 +346,20 @@ class ExploreResult(Found):
                 f"complete={self.complete}, status={self.status!r}, seconds={self.seconds:.4f})")
 
 
-def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=True, order="dfs"):
+def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=True, order="dfs", compact_at=None):
     """Enumerate every position reachable from ``start_pos`` under ``rules`` (default: the spec rules).
 
     Stops at the first won position when ``stop_on_win`` (verdict winnable), or when a new position is
     found while ``max_states`` are already stored (complete=False: verdict unknown). ``progress`` shows a
     tqdm bar on stderr. ``order`` "dfs" (default: finds wins sooner) or "bfs" (shortest lines); the set
-    of a complete enumeration is the same either way.
+    of a complete enumeration is the same either way. ``compact_at``: as :class:`Search`'s (the same states
+    and order whatever it is).
 
     The C core runs in slices of CHUNK expansions, with or without a bar: Python's Ctrl-C
     (KeyboardInterrupt) is raised between two slices, a few milliseconds after the signal, not at the
     end of a search that may take minutes.
     """
-    s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order)
+    s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order, compact_at=compact_at)
     with bar(progress, total=max_states, unit=" states", unit_scale=True, desc="explore") as b:
         done = 0
         while True:
@@ -382,9 +386,10 @@ def _line_buffer():
 def _interruptible(call, args, poll=0.05):
     """``call(*args)`` -- one blocking C call that does not look for signals (fc_solve: minutes with the deep
     portfolio) -- in a daemon thread, the calling thread waiting for it in slices of ``poll`` seconds, so that
-    Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (session
-    11's hostile pass: 77 s). The abandoned call runs on in its thread until it returns or the process ends
+    Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (77 s
+    on a hard deal). The abandoned call runs on in its thread until it returns or the process ends
     (the commands end right after); its arguments stay referenced by the thread. Returns the call's value."""
+    import threading        # here, not at the top: explore (a search in slices) never needs a thread
     if threading.current_thread() is not threading.main_thread():
         return call(*args)
     out = []

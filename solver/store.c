@@ -108,6 +108,43 @@ FC_HIDDEN int64_t lookup(const fc_search *s, const fkey_t *k, const ckey_t *ck, 
     return s->tsize ? probe(s, k, ck, h, &p) : -1;
 }
 
+/* The store moves to 16-byte compact keys (docs/ARCHITECTURE.md, "The compact store"): each block of 40-byte
+   keys packed in place (key i's 16 bytes go where key i's 40 began, or lower: no key is overwritten before it
+   is read) and shrunk, the keys that do not pack to the overflow keys (counted first: their array is had
+   before anything changes), then the table rebuilt with the compact keys' hashes. The same states in the
+   same order: only their form changes. 0 or FC_ENOMEM. */
+FC_HIDDEN int store_compact(fc_search *s) {
+    uint64_t over = 0;
+    ckey_t ck;
+    for (uint64_t i = 0; i < s->count; i++) over += pack_key(&s->c, (const fkey_t *)kptr(s, i), &ck) != 0;
+    if (s->novf + over > s->ovfcap) {
+        fkey_t *a = (fkey_t *)realloc(s->ovf, (s->novf + over) * sizeof *a);
+        if (!a) return FC_ENOMEM;
+        s->ovf = a;
+        s->ovfcap = s->novf + over;
+    }
+    for (uint64_t b = 0; b < s->nblk; b++) {
+        uint8_t *blk = s->blk[b];
+        uint64_t first = b << BLKBITS, n = s->count > first ? s->count - first : 0;
+        if (n > (1u << BLKBITS)) n = 1u << BLKBITS;
+        for (uint64_t i = 0; i < n; i++) {
+            fkey_t k;
+            memcpy(&k, blk + i * sizeof(fkey_t), sizeof k);
+            if (pack_key(&s->c, &k, &ck)) {
+                ck.lo = s->novf;
+                ck.hi = OVF;
+                s->ovf[s->novf++] = k;
+            }
+            memcpy(blk + i * sizeof(ckey_t), &ck, sizeof ck);
+        }
+        uint8_t *small = (uint8_t *)realloc(blk, ((size_t)1 << BLKBITS) * sizeof(ckey_t));
+        if (small) s->blk[b] = small;
+    }
+    s->compact = 1;
+    s->ks = sizeof(ckey_t);
+    return build_table(s, s->tsize);
+}
+
 /* 0: already there; 1: inserted; or FC_LIMIT / FC_ENOMEM */
 FC_HIDDEN int insert(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent) {
     uint64_t p;
