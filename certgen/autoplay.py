@@ -3,7 +3,7 @@
 
 Each position is looked up after its safe automatic moves: while a card on top of a column or in a free cell
 may go home by the "safe" rule, it goes home. The rule (``low_safe``) is coq/FreeCell/Autoplay.v's
-``lowSafe`` (the C core's FC_AUTOPLAY_SAFE, solver/fc.c's ``safe_home``, was read beside it and is tested
+``lowSafe`` (the C core's FC_AUTOPLAY_SAFE, solver/fc_internal.h's ``safe_home``, was read beside it and is tested
 against it in tests/test_core.py): the card is the next of its suit, and its rank is at most 2, or both
 foundations of the other colour reach rank − 1, or both reach rank − 2 and the other suit of its colour
 (``3 - suit``) reaches rank − 3.

@@ -14,7 +14,7 @@
    and CertAuto.v's: while a card on top of a column or in a free cell may go home by Autoplay.v's rule
    `lowSafe`, the first such one goes home), and every member must be after them (else: invalid, "autoplay"):
    CertAuto.v's checkCertAuto, Autoplay.v's unwinnable_of_safe_autoplay_fence_up_to_column_order.
-   It shares no source with the search core (solver/fc.c, fc.h): the certificate reader (msgpack, SHA-256,
+   It shares no source with the search core (the C files of solver/, fc.h): the certificate reader (msgpack, SHA-256,
    zlib inflation), the P64 decoding and `moves` are written here from docs/CERTIFICATE.md and
    lean/FreeCell/Spec.lean. The file is mapped, not read into memory, and its body inflated a piece at a
    time into the records held compactly: sorted, they are front-coded in blocks (about 11-15 bytes a

@@ -99,7 +99,7 @@ from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
-# costs about 23 bytes a position (the compact store, solver/fc.c: a 16-byte key, 1.25 to 1.875 4-byte table
+# costs about 23 bytes a position (the compact store, solver/store.c: a 16-byte key, 1.25 to 1.875 4-byte table
 # slots -- 1.55 at 400,000,000, 22.5 bytes in all -- and 2 bits of parents; peak RSS 22.8 measured at
 # 550,000,000, 26.1 at 560,000,000 on a deal with positions past the key, kept in 40 bytes): tier 4's
 # 400,000,000 need about 9 GB, and up to 16.8 GB (MEMORY_PER_STATE). A tier with a third figure enumerates on disk with a memory buffer of that

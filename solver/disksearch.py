@@ -1,4 +1,4 @@
-"""The enumeration past memory: delayed duplicate detection on disk (fc_ddd in solver/fc.c).
+"""The enumeration past memory: delayed duplicate detection on disk (fc_ddd in solver/ddd_*.c).
 
 When the positions would not fit in the memory the user gives (``--memory 16G``), the reachable set is
 found breadth first by layers, the visited positions kept as sorted files of 24-byte keys (KEY_BYTES: every
@@ -6,7 +6,7 @@ position packs into their 191 bits) in a temporary folder (``--tmp DIR``): each 
 in a buffer of that size (memory / 24 keys), written as runs,
 merged and subtracted from every earlier layer (Korf's external-memory search; Freecell Solver's
 ``depth_dbm_fc_solver``). The files are compressed (each key as its difference from the one before, through
-zlib: about a byte a position; fc.c, "The files"): ``disk`` and ``disk_peak`` are their real bytes. The
+zlib: about a byte a position; docs/ARCHITECTURE.md, "The files"): ``disk`` and ``disk_peak`` are their real bytes. The
 set is the in-memory enumeration's (84,767 positions for #11982).
 
     r = explore_within(deals.ms_deal(11982), STANDARD, memory=1 << 20, tmp=None)
@@ -46,9 +46,9 @@ from .workers import restore_term, term_as_interrupt
 # --memory M enumerates in memory up to M / 24 positions, then on disk.
 BYTES_PER_STATE = 24
 MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
-MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in fc.c; fc_ddd_overflow_limit)
-KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc.c): its buffer holds memory / 24 of them
-IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc.c)
+MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
+KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc_internal.h): its buffer holds memory / 24 of them
+IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc_internal.h)
 
 
 def _size(n):
@@ -67,7 +67,7 @@ def _start_error(code, eio):
     return _error(code, "cannot start the disk search: ")
 
 
-STATE_FILE = "search.state"                     # the checkpoint (fc.c, "Checkpoints")
+STATE_FILE = "search.state"                     # the checkpoint (docs/ARCHITECTURE.md, "Checkpoints")
 LOCK_FILE = "search.lock"                       # held (flock) by the one process working in the folder
 _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
 

@@ -65,10 +65,10 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
           its rank - 2 and the other suit of its colour rank - 3; Autoplay.v's ``lowSafe``):
           ``unwinnable_of_safe_autoplay_fence`` and ``unwinnable_of_safe_autoplay_fence_up_to_column_order``;
           "twos" (aces and twos only; ``lowTwos``): ``unwinnable_of_twos_autoplay_fence`` and its
-          ``_up_to_column_order`` form. fc.c's safe_home was read beside these definitions (not proved equal
+          ``_up_to_column_order`` form. fc_internal.h's safe_home was read beside these definitions (not proved equal
           to them). The C core applies the rule to the start and after every move, so the enumerated set
           holds, after automatic moves, the start and every move of each member: the theorems' hypotheses;
-        * ``supermoves`` changes nothing: fc.c's gen_core makes every single move and then adds the
+        * ``supermoves`` changes nothing: moves.c's gen_moves makes every single move and then adds the
           supermoves (gen_super, all=1), so the enumerated set contains the one without them and is closed
           under the single moves all the same -- a set with no won position in it says the same;
         * ``autoplay`` "all" (every next card; for tests only), or "horne", "safe" or "twos" with foundation

@@ -90,7 +90,7 @@ def every_member(path, run):
 
 def test_the_automatic_moves_agree_with_the_core_on_random_positions():
     """certgen/autoplay.py (the twin of CertAuto.v's autoplay) and fccheck's autoplay give the C core's
-    automatic moves (solver/fc.c's safe_home, FC_AUTOPLAY_SAFE) on any position: random ones (cards home,
+    automatic moves (solver/fc_internal.h's safe_home, FC_AUTOPLAY_SAFE) on any position: random ones (cards home,
     empty columns, full cells) and random walks from four deals; ``settled_record`` (on a record's bytes) is
     ``settled``."""
     rng = random.Random(34)

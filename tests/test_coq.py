@@ -283,7 +283,7 @@ AUTOPLAY_DEFINITIONS = {
     "AutoStep": "AutoStepBy lowOthers",
     "AutoReach": "AutoReachBy lowOthers",
     "homeBy": "fun (low : list nat -> Card -> bool) (h : list nat) (c : Card) => canHome h c && low h c",
-    # solver/fc.c's safe_home, mode FC_AUTOPLAY_SAFE: ranks 1 and 2; both other-colour foundations at rank - 1
+    # solver/fc_internal.h's safe_home, mode FC_AUTOPLAY_SAFE: ranks 1 and 2; both other-colour foundations at rank - 1
     # or more; or both at rank - 2 and the other suit of the colour (3 - suit) at rank - 3
     "lowSafe": "fun (h : list nat) (c : Card) => (rank c <=? 2) || "
                "((rank c - 1 <=? nth (if red c then 0 else 1) h 0) && "

@@ -1,5 +1,5 @@
 """The enumeration past memory (issue 15): delayed duplicate detection on disk (solver/disksearch.py,
-fc_ddd_* in solver/fc.c). The same set as the in-memory enumeration, the same certificate bytes, the
+fc_ddd_* in solver/ddd_*.c). The same set as the in-memory enumeration, the same certificate bytes, the
 house's verdict rule, and no file left behind."""
 import json
 import os
@@ -723,7 +723,7 @@ def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
     (20, Rules(cells=1, canonical=True, autoplay="safe"), 38, 8),   # the canonical head codes
 ])
 def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal, rules, states, max_home):
-    """The merge reads a new position's cards at home off its packed key (dkey_home in fc.c: 52 less the bases,
+    """The merge reads a new position's cards at home off its packed key (dkey_home in fc_internal.h: 52 less the bases,
     chains and cells it holds) instead of unpacking it: the most cards home is the in-memory search's, on deals
     where it is well above #11982's 2."""
     pos = deals.ms_deal(deal)
@@ -749,7 +749,7 @@ def test_the_overflow_set_may_be_given_more(tmp_path):
     with pytest.raises(FreecellError, match=r"would pass its limit of 1\.0 MB \(as set, at least 1 MB; "):
         disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100, overflow=1)
     assert os.listdir(tmp_path) == []
-    # disksearch.MIN_OVERFLOW (what the survey gives it) is fc.c's floor: a limit of 1 byte is raised to it
+    # disksearch.MIN_OVERFLOW (what the survey gives it) is ddd_internal.h's floor: a limit of 1 byte is raised to it
     r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), overflow=1)
     try:
         assert (r.states, r.search.stats().overflow_limit) == (84767, disksearch.MIN_OVERFLOW)

@@ -1,5 +1,5 @@
 """A resumable disk search (issue 15): the state file written at the end of every layer (fc_ddd_keep /
-fc_ddd_resume in solver/fc.c), the --work-dir folder kept when the search stops before its end and gone on
+fc_ddd_resume in solver/ddd_state.c), the --work-dir folder kept when the search stops before its end and gone on
 with by the same command. A search stopped (by a limit, by SIGTERM) and resumed finds the same set and the
 same certificate bytes as one run straight through; a folder it cannot go on with is one line."""
 import json

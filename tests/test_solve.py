@@ -1,4 +1,4 @@
-"""Winning lines (solver/solve.py, fc_solve in solver/fc.c) and `python -m solver solve`.
+"""Winning lines (solver/solve.py, fc_solve in solver/solve.c) and `python -m solver solve`.
 
 Every line the solver reports must replay, move by move, to a won position under the spec rules. Here:
 the fast replay check (check_line / codes_to_moves) accepts exactly the moves of spec.moves on sampled
@@ -417,7 +417,7 @@ def test_a_pruned_stage_that_runs_dry_is_not_done():
 
 def test_the_solver_weights_are_the_cores():
     """solver.search.weights reads the weights of the built-in portfolio's stages from the C core (fc_weights:
-    fc.c's W_D, W_D2, W_CELLS, W_GREEDY), which has no copy in Python: each FC_NWEIGHTS long, randomised (w[9])
+    solve.c's W_D, W_D2, W_CELLS, W_GREEDY), which has no copy in Python: each FC_NWEIGHTS long, randomised (w[9])
     with its seed in w[10]; "d2" counts the depth (w[5]) less than "d", "greedy" not at all, "cells" stresses
     the free cells and columns (w[3], w[4]). "d" without its randomness is the unpruned stage's DEFAULT_WEIGHTS
     (the same search as fc_solve's single stage); the built-in portfolio's second stage is "cells" with seed 1
