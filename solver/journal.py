@@ -12,6 +12,8 @@ folder, ``FOLDER/journal.sqlite``, written by one process.
   damaged file) is removed when the journal is opened (:meth:`Journal.verify`) and its work done again. The
   digest catches edits and damage, not someone who recomputes it: the proofs are the certificates and the
   replayed lines, which are checked again where they are used.
+- **Signals.** While a journal is open, SIGTERM is taken as Ctrl-C (solver.workers.term_as_interrupt):
+  the command stops with one line; every record already written stays, and the same command goes on.
 - **Runs.** Each opening is a run (its command, pid, start, and the time of its last record): the summary
   says this run's time and the total, the first command and the latest (:meth:`Journal.runs`).
 - **Exports.** The rows are read back with :meth:`Journal.rows` (key order) and :meth:`Journal.done`; a
@@ -31,6 +33,7 @@ import time
 
 from .atomic import write_atomic
 from .errors import FreecellError
+from .workers import restore_term, term_as_interrupt
 
 JOURNAL = "journal.sqlite"
 LOCK = "journal.lock"
@@ -106,6 +109,7 @@ class Journal:
         self.folder, self.path = folder, os.path.join(folder, JOURNAL)
         self.con, self.lock_fd, self.run = con, lock_fd, run
         self.t0 = time.time()
+        self.old_term = None
 
     # -- meta ----------------------------------------------------------------------------------------
     def meta(self, name, default=None):
@@ -199,6 +203,7 @@ class Journal:
         if self.lock_fd is not None:
             os.close(self.lock_fd)
             self.lock_fd = None
+            restore_term(self.old_term)
 
     def __enter__(self):
         return self
@@ -244,6 +249,7 @@ def open_journal(folder, kind, command=None, what="survey"):
                               (command or " ".join(sys.argv), os.getpid(), j.t0, j.t0))
         j.run = cur.lastrowid
         j.verify()
+        j.old_term = term_as_interrupt()    # SIGTERM: the Ctrl-C path (one line), until the journal is closed
         return j
     except BaseException:
         if j is not None:
