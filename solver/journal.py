@@ -30,6 +30,7 @@ import sqlite3
 import stat
 import sys
 import time
+from contextlib import contextmanager
 
 from .atomic import write_atomic
 from .errors import FreecellError
@@ -111,6 +112,18 @@ class Journal:
         self.t0 = time.time()
         self.old_term = None
 
+    @contextmanager
+    def transaction(self):
+        """One transaction (BEGIN IMMEDIATE .. COMMIT; ROLLBACK on an exception): the connection is in
+        autocommit mode, where ``with connection`` would begin none."""
+        self.con.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
     # -- meta ----------------------------------------------------------------------------------------
     def meta(self, name, default=None):
         row = self.con.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
@@ -122,12 +135,12 @@ class Journal:
     # -- records -------------------------------------------------------------------------------------
     def record(self, table, key, body, last=None, verdict=None):
         """One record (replacing the table's record of that key), in one transaction."""
-        with self.con:
+        with self.transaction():
             self._put(table, key, body, last, verdict)
 
     def record_many(self, items):
         """Several records (table, key, body, last, verdict) in one transaction."""
-        with self.con:
+        with self.transaction():
             for item in items:
                 self._put(*item)
 
@@ -139,7 +152,7 @@ class Journal:
             self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
 
     def delete(self, table, key):
-        with self.con:
+        with self.transaction():
             self.con.execute("DELETE FROM records WHERE tbl = ? AND key = ?", (table, key))
 
     def verify(self):
@@ -154,7 +167,7 @@ class Journal:
             if not ok:
                 bad.append((table, key))
         if bad:
-            with self.con:
+            with self.transaction():
                 self.con.executemany("DELETE FROM records WHERE tbl = ? AND key = ?", bad)
         return len(bad)
 
@@ -194,7 +207,7 @@ class Journal:
         if self.con is not None:
             if self.run is not None:
                 try:
-                    with self.con:
+                    with self.transaction():
                         self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
                 except sqlite3.Error:
                     pass
@@ -238,13 +251,13 @@ def open_journal(folder, kind, command=None, what="survey"):
         con = j.con
         old = j.meta("kind")
         if old is None:
-            with con:
+            with j.transaction():
                 j.set_meta("kind", kind)
                 j.set_meta("format", FORMAT)
         elif old != kind or j.meta("format") != FORMAT:
             raise FreecellError(f"{j.path} is the journal of another job ({old}, format {j.meta('format')}), "
                                 f"not of a {kind}: give another folder")
-        with con:
+        with j.transaction():
             cur = con.execute("INSERT INTO runs (command, pid, started, last) VALUES (?, ?, ?, ?)",
                               (command or " ".join(sys.argv), os.getpid(), j.t0, j.t0))
         j.run = cur.lastrowid
