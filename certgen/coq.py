@@ -17,7 +17,9 @@ What this module writes, with jinja2 (templates in certgen/templates/coq/), into
                   (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
                   the theorem `forall s, Reachable rules start s -> ~ Won s`; `Print Assumptions`.
                   A certificate up to column order (header rules `"column_order": true`): the same
-                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`
+                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`; with safe
+                  automatic moves (`"autoplay": "safe"` beside it) through `CertAuto.v`'s `checkCertAuto` and
+                  `unwinnable_of_cert_auto` (the template DealAuto.v.j2)
   Mutant<…>.v     a mutated certificate: `checkCert … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
@@ -52,7 +54,7 @@ from .columns import canon
 from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
-LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20
@@ -224,6 +226,7 @@ class CertInputs:
     deal: Optional[int]
     label: Optional[str]
     column_order: bool = False     # a certificate up to column order: checkCertUpTo
+    autoplay: bool = False         # ... with safe automatic moves: checkCertAuto (CertAuto.v, DealAuto.v.j2)
 
     @property
     def reference(self) -> spec.State:
@@ -240,7 +243,8 @@ def cert_inputs(cert) -> CertInputs:
         raise FreecellError(f"the certificate's start position is not msDeal {deal}")
     rules = Rules.from_dict(cert.rules)         # the spec's rules, and column_order
     return CertInputs(header_start, list(cert.records), rules.plain(), deal,
-                      None if deal is not None else cert.label(), rules.column_order)
+                      None if deal is not None else cert.label(), rules.column_order,
+                      rules.column_order and rules.autoplay == "safe")
 
 
 def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
@@ -279,7 +283,7 @@ def render_cert(cert, out_dir: str, mutant: bool = False, chunk_words: int = CHU
                        mutation_text(cert) if mutant else None, chunk_words)
     path = os.path.join(coq_dir(out_dir), ctx["name"] + ".v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomic(path, render_text("Deal.v.j2", **ctx))
+    write_atomic(path, render_text("DealAuto.v.j2" if inputs.autoplay else "Deal.v.j2", **ctx))
     return path, ctx
 
 

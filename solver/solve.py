@@ -48,7 +48,7 @@ DEEP_MAX_STATES = 100_000_000
 # The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with fc.c's move pruning
 # (FC_PRUNE_ALL: fewer successors, so a best-first search goes deeper in the same memory), each with its own
 # weights, then the built-in portfolio's last, unpruned stage up to max_states (DEEP_MAX_STATES by default).
-# Measured with 1 cell (session 11): #14497 won in the first stage (17,058,877 positions), #13599 in the
+# Measured with 1 cell: #14497 won in the first stage (17,058,877 positions), #13599 in the
 # fourth (82,861,647 in all), while the built-in portfolio stopped both at 100,000,000; #11744 in 5,667,052
 # (the built-in portfolio: 35,059,546, in its last stage). Its peak is the biggest stage's (about 60
 # bytes a position): a stage's positions are dropped when the next starts.

@@ -2,7 +2,7 @@
 
 Each k is proven both ways (a replayed win with k cells, every position with k - 1 cells enumerated
 without a win); the figures below were measured with the default tiers and are asserted exactly. The
-whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in the README.
+whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in docs/DIFFICULTY.md.
 """
 import json
 import os
@@ -648,7 +648,7 @@ def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
 
 
 def test_the_docs_run_agrees_with_its_summary_and_the_readme():
-    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what the README's table, its
+    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what docs/DIFFICULTY.md's table, its
     "k per deal" line and docs/difficulty-1-32000.json say: the counts per class, k per deal and the deals
     still undecided with their bounds (a fold that updates one and not the others fails here)."""
     root = os.path.join(os.path.dirname(__file__), "..")
@@ -665,7 +665,7 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
         summary = json.load(f)
     assert summary["counts"] == counts and summary["k_histogram"] == ks and summary["undecided"] == undecided
     assert summary["more_than_4"] == [n.deal for n in sorted(needs.values()) if n.k is not None and n.k > 4]
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(root, "docs", "DIFFICULTY.md"), encoding="utf-8") as f:
         readme = f.read()
     pct = {c: f"{100 * counts[c] / 32000:.1f} %" for c in ("easy", "medium", "hard")}
     row = (f"| ours, each k proven both ways | **{counts['easy']:,}** ({pct['easy']}) | **{counts['medium']:,}** "

@@ -50,7 +50,7 @@ def assert_interrupted(p, out, err, seconds, line=INTERRUPTED):
     ("solver", "explore", "--deal", "5", "--max-states", "20000000"),
     ("certgen", "build", "--deal", "5", "--max-states", "20000000", "--out", "x.cert"),
     ("solver", "analyze", "--deal", "5", "--exposed", "QC", "--max-states", "20000000"),
-    # one blocking C call (fc_solve) of minutes: stopped 77 s late before search._interruptible (session 11)
+    # one blocking C call (fc_solve) of minutes: stopped 77 s late before search._interruptible
     ("solver", "solve", "--deal", "13599", "--cells", "1", "--deep"),
 ], ids=["explore", "build", "analyze", "solve-deep"])
 def test_ctrl_c_stops_a_long_search_without_a_progress_bar(tmp_path, cmd):
