@@ -379,7 +379,7 @@ def open_dir(out_dir, settings, command=None):
     try:
         old = j.meta("settings")
         if old is None:
-            with j.con:
+            with j.transaction():
                 j.set_meta("settings", settings)
             old = settings
         diff = [k for k in IDENTITY if old.get(k) != settings.get(k)]

@@ -213,7 +213,7 @@ def survey_k(deal) -> Optional[int]:
     read once), or None: not surveyed, undecided, or the file absent (an install without docs/)."""
     if not _survey:
         try:
-            _survey.update(difficulty.read_journal(SURVEY))
+            _survey.update(difficulty.read_csv(SURVEY)[0])     # its rows, each checked against its digest
         except (OSError, FreecellError):
             pass
         _survey.setdefault(0, None)          # read (or tried) once

@@ -12,6 +12,8 @@ folder, ``FOLDER/journal.sqlite``, written by one process.
   damaged file) is removed when the journal is opened (:meth:`Journal.verify`) and its work done again. The
   digest catches edits and damage, not someone who recomputes it: the proofs are the certificates and the
   replayed lines, which are checked again where they are used.
+- **Signals.** While a journal is open, SIGTERM is taken as Ctrl-C (solver.workers.term_as_interrupt):
+  the command stops with one line; every record already written stays, and the same command goes on.
 - **Runs.** Each opening is a run (its command, pid, start, and the time of its last record): the summary
   says this run's time and the total, the first command and the latest (:meth:`Journal.runs`).
 - **Exports.** The rows are read back with :meth:`Journal.rows` (key order) and :meth:`Journal.done`; a
@@ -28,9 +30,11 @@ import sqlite3
 import stat
 import sys
 import time
+from contextlib import contextmanager
 
 from .atomic import write_atomic
 from .errors import FreecellError
+from .workers import restore_term, term_as_interrupt
 
 JOURNAL = "journal.sqlite"
 LOCK = "journal.lock"
@@ -106,6 +110,19 @@ class Journal:
         self.folder, self.path = folder, os.path.join(folder, JOURNAL)
         self.con, self.lock_fd, self.run = con, lock_fd, run
         self.t0 = time.time()
+        self.old_term = None
+
+    @contextmanager
+    def transaction(self):
+        """One transaction (BEGIN IMMEDIATE .. COMMIT; ROLLBACK on an exception): the connection is in
+        autocommit mode, where ``with connection`` would begin none."""
+        self.con.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
 
     # -- meta ----------------------------------------------------------------------------------------
     def meta(self, name, default=None):
@@ -118,12 +135,12 @@ class Journal:
     # -- records -------------------------------------------------------------------------------------
     def record(self, table, key, body, last=None, verdict=None):
         """One record (replacing the table's record of that key), in one transaction."""
-        with self.con:
+        with self.transaction():
             self._put(table, key, body, last, verdict)
 
     def record_many(self, items):
         """Several records (table, key, body, last, verdict) in one transaction."""
-        with self.con:
+        with self.transaction():
             for item in items:
                 self._put(*item)
 
@@ -135,7 +152,7 @@ class Journal:
             self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
 
     def delete(self, table, key):
-        with self.con:
+        with self.transaction():
             self.con.execute("DELETE FROM records WHERE tbl = ? AND key = ?", (table, key))
 
     def verify(self):
@@ -150,7 +167,7 @@ class Journal:
             if not ok:
                 bad.append((table, key))
         if bad:
-            with self.con:
+            with self.transaction():
                 self.con.executemany("DELETE FROM records WHERE tbl = ? AND key = ?", bad)
         return len(bad)
 
@@ -190,7 +207,7 @@ class Journal:
         if self.con is not None:
             if self.run is not None:
                 try:
-                    with self.con:
+                    with self.transaction():
                         self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
                 except sqlite3.Error:
                     pass
@@ -199,6 +216,7 @@ class Journal:
         if self.lock_fd is not None:
             os.close(self.lock_fd)
             self.lock_fd = None
+            restore_term(self.old_term)
 
     def __enter__(self):
         return self
@@ -233,17 +251,18 @@ def open_journal(folder, kind, command=None, what="survey"):
         con = j.con
         old = j.meta("kind")
         if old is None:
-            with con:
+            with j.transaction():
                 j.set_meta("kind", kind)
                 j.set_meta("format", FORMAT)
         elif old != kind or j.meta("format") != FORMAT:
             raise FreecellError(f"{j.path} is the journal of another job ({old}, format {j.meta('format')}), "
                                 f"not of a {kind}: give another folder")
-        with con:
+        with j.transaction():
             cur = con.execute("INSERT INTO runs (command, pid, started, last) VALUES (?, ?, ?, ?)",
                               (command or " ".join(sys.argv), os.getpid(), j.t0, j.t0))
         j.run = cur.lastrowid
         j.verify()
+        j.old_term = term_as_interrupt()    # SIGTERM: the Ctrl-C path (one line), until the journal is closed
         return j
     except BaseException:
         if j is not None:

@@ -144,7 +144,7 @@ def _open(folder, settings):
     mine = {"rules": settings["rules"].to_dict(), "max_states": settings["max_states"], "strict": settings["strict"]}
     old = j.meta("settings")
     if old is None:
-        with j.con:
+        with j.transaction():
             j.set_meta("settings", mine)
     elif old != mine:
         j.close()

@@ -227,10 +227,11 @@ def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
     deadline = time.time() + 120
     while time.time() < deadline and _journal_records(str(killed) + ".work") < 20:
         time.sleep(0.01)
+    assert p.poll() is None, "the survey ended before it could be stopped: use a bigger range"
+    p.send_signal(signal.SIGSTOP)          # held mid-run (its lock too) while the second one tries
     second = subprocess.run(cmd + ["--out", str(killed)], cwd=ROOT, capture_output=True, text=True)
     assert second.returncode == 2 and second.stderr == f"error: {killed}.work is in use by another survey (process " \
                                                        f"{p.pid}): wait for it to end, or give another folder\n"
-    assert p.poll() is None, "the survey ended before it could be killed: use a bigger range"
     p.send_signal(signal.SIGKILL)
     p.wait()
     done = _journal_records(str(killed) + ".work")

@@ -439,3 +439,20 @@ def test_prove_survey_checks_each_certificate_is_its_deals(tmp_path):
            "survey's journal say)\n" in out
     assert "Extra.cert: not a certificate the survey's journal names: left out\n" in out
     assert out.count("wrote ") == 2 and out.endswith("proven: 8; could not prove: 7\n"), out
+
+
+def test_sigterm_stops_a_survey_in_one_line_and_the_same_command_goes_on(tmp_path):
+    # One process (no pool): SIGTERM ended it without a word (killed by the signal). The journal takes it as
+    # Ctrl-C: one line, the records kept, and the same command goes on to the summary a straight run gives.
+    d = str(tmp_path / "s")
+    args = ("survey", "1-3000", "--chunk", "30", "--max-states", "20000", "--no-progress")
+    p = cli(*args, "--dir", d)
+    deadline = time.time() + 300
+    while time.time() < deadline and records(d) < 2:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err == "stopped (SIGTERM) before an answer, nothing is claimed\n", (p.returncode, err)
+    kept = records(d)
+    assert 2 <= kept < 100
+    assert run_cli(*args, "--dir", d)[0] == 0 and records(d) == 100
