@@ -213,13 +213,16 @@ def bench_speed(reps):
     if fcs:
         out["wall_ratio"] = out["explore"]["wall_median"] / out["fc-solve"]["wall_median"]
         out["cpu_ratio"] = out["explore"]["cpu_median"] / max(1e-9, out["fc-solve"]["cpu_median"])
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(reps):
+        c = time.process_time()
         r = search.explore(deals.ms_deal(DEAL), stop_on_win=False)
+        cpu.append(time.process_time() - c)
         seconds.append(r.seconds)
         out["search_states"] = r.states
         r.close()
     out["search_ms_best"], out["search_ms_median"] = min(seconds) * 1e3, statistics.median(seconds) * 1e3
+    out["search_cpu_ms_best"] = min(cpu) * 1e3       # processor time: what a shared machine leaves comparable
     rss = {}
     for n in (RSS_SMALL, RSS_BIG):
         rss[n] = _peak_rss([sys.executable, "-m", "solver", "explore", "--deal", str(RSS_DEAL), "--cells",
@@ -244,7 +247,8 @@ def report_speed(sp):
               f"{FCS_RUNS}); fc-solve not found (Debian: freecell-solver-bin)")
     print(f"    the C search of its {sp['search_states']:,} positions: best {sp['search_ms_best']:.1f} ms, median "
           f"{sp['search_ms_median']:.1f} (target <= {SEARCH_TARGET_MS}: "
-          f"{'ok' if sp['search_ms_best'] <= SEARCH_TARGET_MS else 'MISSED'})")
+          f"{'ok' if sp['search_ms_best'] <= SEARCH_TARGET_MS else 'MISSED'}); best processor time "
+          f"{sp['search_cpu_ms_best']:.1f} ms")
     if "store_bytes_per_state" in sp:
         b = sp["store_bytes_per_state"]
         print(f"    the store by peak RSS, deal {RSS_DEAL} with {RSS_CELLS} cells, {RSS_SMALL:,} to {RSS_BIG:,} "
