@@ -300,7 +300,7 @@ def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[
 
 
 def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
-              progress: bool = False, say: Callable = print) -> int:
+              progress: bool = False, say: Callable = print, coqchk: bool = False) -> int:
     """The same theorem checked by Coq (certgen/coq.py): explore, certificate (up to column order when
     ``rules.column_order``: Coq's checkCertUpTo), Python check, Coq file, coqc;
     for a winnable start, a winning line (the C solver, replayed against spec.moves in Python), its Coq
@@ -315,7 +315,7 @@ def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[i
     say(b.summary)
     say(built_words(b))
     if b.verdict == "winnable":     # a line on the real columns proves it, whatever the enumeration counted
-        return _prove_coq_win(source, rules.plain(), out_dir, coqc, max_states, progress, say)
+        return _prove_coq_win(source, rules.plain(), out_dir, coqc, max_states, progress, say, coqchk)
     if b.cert is None:
         say(f"nothing to prove: the verdict is {b.verdict}")
         return 1
@@ -327,10 +327,10 @@ def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[i
     if not res.ok:
         return 1
     say("3/4 render: the Coq file")
-    return coq.prove_cert(cert, out_dir, coqc, progress, say)[0]
+    return coq.prove_cert(cert, out_dir, coqc, progress, say, coqchk)[0]
 
 
-def _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say) -> int:
+def _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say, coqchk=False) -> int:
     say("2/4 solve: a short winning line (the C solver), replayed against spec.moves in Python")
     r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
     say("  " + report.solve_summary(source.name, r))
@@ -343,5 +343,5 @@ def _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say) -> i
     path, ctx = coq.render_win(step_indices(rules.spec(), start, r.path[1:]), start, rules, out_dir, deal=deal,
                                label=None if deal is not None else source.name, stem="Win" + source.stem(rules))
     say(f"  wrote {shown(path)}")
-    return coq.check_file(path, ctx, out_dir, coqc, "exists s, Reachable {r} {s} s /\\ Won s", progress, say)[0]
+    return coq.check_file(path, ctx, out_dir, coqc, coq.WINNABLE, progress, say, coqchk)[0]
 
