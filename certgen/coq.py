@@ -17,22 +17,22 @@ What this module writes, with jinja2 (templates in certgen/templates/coq/), into
 
   <Stem>.v        a certificate: its positions as arrays of primitive integers, `certificate_ok`
                   (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
-                  the theorem `forall s, Reachable rules start s -> ~ Won s`; `Print Assumptions`.
+                  the theorem `forall s, Reachable rules start s -> ~ Won s`.
                   A certificate up to column order (header rules `"column_order": true`): the same
                   theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`
   Mutant<…>.v     a mutated certificate: `checkCert … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
-  check/<Stem>.v  the driver (templates/coq/Check.v.j2): the statement written out by full names, the
-                  rules and the start (a literal position, numbers only) in it, elaborated before the
-                  module is loaded; `Definition checked : statement := <module>.<theorem>` and
+  check/<Stem>.v  the driver (templates/coq/Check.v.j2; no user text): the statement by full paths, the
+                  rules and the start (a deal by number, any other start as a literal position) written
+                  out, elaborated before the module is loaded; `Definition checked : statement := <module>.<theorem>` and
                   `Print Assumptions checked`. Only its report is read (:func:`parse_assumptions`), and
                   "proven" is said only when the kernel accepted it and the report lists nothing but
                   the primitives of PRIMITIVE_SIGNATURES with exactly those types.
 
 Compiled with `-Q <out>/coq-lib FreeCell -Q <out>/coq Generated`: a module is `Generated.<Stem>`, its
-driver `Generated.check.<Stem>`. No user text reaches these files but through certgen.usertext.user_text,
-inside comments.
+driver `Generated.check.<Stem>`. User text reaches the modules only through certgen.usertext.user_text,
+inside comments. `audit_file` (`certgen audit-coq`) holds a module to the rendering of its certificate.
 
 The data: each position is a run of 6-bit symbols, ten to a 63-bit integer (lowest bits first):
 two symbols of mask (bit i: column i differs from the previous position's, bit 8: the free cells

@@ -328,3 +328,15 @@ def test_columns_v_says_that_certup_to_v_checks_certificates_up_to_column_order(
         head = f.read().split("*)", 1)[0]
     assert "no certificate of an enumeration up to column order is checked by Coq" not in head
     assert "`CertUpTo.v` checks a certificate up to" in " ".join(head.split()).replace("\n", " ")
+
+
+def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
+    with open(os.path.join(ROOT, "docs", "TRUST.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text.split("## What an attacker who controls X can do", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| **")]
+    assert [r.split("**")[1] for r in rows] == ["file names", "certificate bytes", "generated files",
+                                                "`Decode.v` / `Decode.lean`", "survey folders", "journals",
+                                                "the play cache"]
+    assert all(r.count(" | ") == 2 and r.endswith(" |") for r in rows)
+    assert "audit-coq" in text and "--coqchk" in text and "PRIMITIVE_SIGNATURES" in text
