@@ -121,9 +121,9 @@ PRIMITIVE_SIGNATURES = {name: sig.format(I=_I, A=_A) for name, sig in {
 }.items()}
 CLOSED = "Closed under the global context"
 
-# The SHA-256 of each file of coq/FreeCell/: `Spec.v` is what the theorems mean, so prove-coq refuses a
-# Spec.v with another digest; `audit-coq` refuses any file with another digest and names it. A change to
-# a file of the library changes its line here in the same commit (tests/test_coq_trust.py checks them).
+# The SHA-256 of each file of coq/FreeCell/: prove-coq refuses to compile a file with another digest
+# (`Spec.v` is what the theorems mean; the others could load a plugin into coqc), `audit-coq` names it. A
+# change to a file of the library changes its line here in the same commit (tests/test_coq_trust.py).
 PINNED = {
     "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
@@ -704,12 +704,14 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
     if coqchk and checker is None:
         print("coqchk is not on PATH (it comes with coqc): NOTHING was checked again by coqchk.", file=sys.stderr)
         return 3, None
-    changed = library_changes(["Spec"])
-    if changed:
-        say(f"{changed[0]}: the statement would mean something else: NOT proven")
-        return 1, None
     with open(path, encoding="utf-8") as f:
         names = library_closure(imports(f.read()))
+    changed = library_changes(names)
+    if changed:
+        why = "the statement would mean something else" if changed[0].startswith("coq/FreeCell/Spec.v") else \
+            "a library file that is not the reviewed one (certgen/coq.py PINNED)"
+        say(f"{changed[0]}: {why}: NOT proven")
+        return 1, None
     err = build_library(coqc, out_dir, names)
     if err:
         say(f"the Coq library does not compile: {err}: NOT proven")
@@ -782,7 +784,11 @@ def audit_file(path: str, cert_path: Optional[str], coqc: Optional[str], say: Ca
         say(f"{shown(path)}: {changed[0]}{more}: NOT audited")
         return 1
     cert = certificate.read(cert_path)
-    want, _ = cert_module(cert, stem=stem)
+    if stem != cert_stem(cert):
+        say(f"{shown(path)}: {shown(cert_path)} is the certificate of {user_text(cert.label())} (its module is "
+            f"{cert_stem(cert)}.v), not of this module: NOT audited")
+        return 1
+    want, _ = cert_module(cert)
     with open(path, "rb") as f:
         have = f.read()
     if have != want.encode("utf-8"):
@@ -792,5 +798,5 @@ def audit_file(path: str, cert_path: Optional[str], coqc: Optional[str], say: Ca
     say(f"audit-coq: {shown(path)} is the module rendered from {shown(cert_path)}; coq/FreeCell/*.v have their "
         f"pinned digests")
     with tempfile.TemporaryDirectory(prefix="audit-coq-") as tmp:
-        fresh, ctx = render_cert(cert, tmp, stem=stem)
+        fresh, ctx = render_cert(cert, tmp)
         return check_file(fresh, ctx, tmp, coqc, UNWINNABLE, say=say, coqchk=coqchk, step="audit-coq")[0]

@@ -168,18 +168,18 @@ def standard_ctx(ctx):
 @needs_coqc
 def test_standard_shadowed_in_the_data_region_is_refused(out, tmp_path):
     cert = one_position_cert()
-    path, ctx = coq.render_cert(cert, out, stem="ShadowData")
+    path, ctx = coq.render_cert(cert, out)          # Deal1Cells0.v, the name audit-coq expects
     text = shadowed(open(path, encoding="utf-8").read(), "data")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    assert coq.run_coqc(COQC, path, out).ok        # coqc alone accepts it
+    assert coq.build_library(COQC, out) is None and coq.run_coqc(COQC, path, out).ok   # coqc alone accepts it
     status, run, said = check(path, standard_ctx(ctx), out)
     assert status == 1 and "the statement check failed" in said and said.endswith("NOT proven"), said
     # audit-coq names the line that differs from the rendering of its certificate
-    certificate.write(str(tmp_path / "ShadowData.cert"), cert)
+    certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
     said = []
-    assert coq.audit_file(path, str(tmp_path / "ShadowData.cert"), COQC, said.append) == 1
-    assert said == [f"{path} is not the module rendered from {tmp_path / 'ShadowData.cert'}: line 8 is "
+    assert coq.audit_file(path, str(tmp_path / "Deal1Cells0.cert"), COQC, said.append) == 1
+    assert said == [f"{path} is not the module rendered from {tmp_path / 'Deal1Cells0.cert'}: line 8 is "
                     "'Definition standard := rules 0 false 0.', the rendering has 'Definition chunk0 : array int "
                     ":= [| 0 | 0 |]%uint63.': NOT audited"]
 
@@ -201,22 +201,28 @@ def evil_decode(tmp_path, monkeypatch):
 
 
 @needs_coqc
-def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_decode):
+def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_decode, monkeypatch):
     cert = one_position_cert()
     work = str(tmp_path / "o")
     path, ctx = coq.render_cert(cert, work, stem="ShadowDecode")
     text = shadowed(open(path, encoding="utf-8").read(), "decode")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+    evil = coq.hashlib.sha256((evil_decode / "Decode.v").read_bytes()).hexdigest()
+    refused = f"coq/FreeCell/Decode.v is not the pinned file (sha256 {evil[:16]}..., pinned {coq.PINNED['Decode'][:16]}...)"
+    # prove-coq's check refuses the edited file before compiling anything; audit-coq names it
     status, run, said = check(path, standard_ctx(ctx), work)
-    assert run.ok and status == 1, said                  # coqc accepted the module; the driver did not
-    assert "the statement check failed" in said and said.endswith("NOT proven"), said
-    said = []
+    assert status == 1 and run is None and said.splitlines()[-1] == (
+        f"{refused}: a library file that is not the reviewed one (certgen/coq.py PINNED): NOT proven"), said
     certificate.write(str(tmp_path / "ShadowDecode.cert"), cert)
+    said = []
     assert coq.audit_file(path, str(tmp_path / "ShadowDecode.cert"), COQC, said.append) == 1
-    assert said == [f"{path}: coq/FreeCell/Decode.v is not the pinned file (sha256 "
-                    f"{coq.hashlib.sha256((evil_decode / 'Decode.v').read_bytes()).hexdigest()[:16]}..., pinned "
-                    f"{coq.PINNED['Decode'][:16]}...): NOT audited"]
+    assert said == [f"{path}: {refused}: NOT audited"]
+    # and were it pinned, the driver would refuse it: coqc accepts the module, the statement does not match
+    monkeypatch.setitem(coq.PINNED, "Decode", evil)
+    status, run, said = check(path, standard_ctx(ctx), work)
+    assert run.ok and status == 1, said
+    assert "the statement check failed" in said and said.endswith("NOT proven"), said
 
 
 def test_an_edited_spec_is_refused_before_anything_is_compiled(tmp_path, monkeypatch):
@@ -304,6 +310,13 @@ def test_audit_coq_command(tmp_path):
     assert p.returncode == 1 and len(p.stdout.strip().splitlines()) == 1 and "line 8 is 'Definition chunk0 : " \
         "array int := [| 1 | 0 |]%uint63.', the rendering has 'Definition chunk0 : array int := [| 0 | 0 |]%uint63.'" \
         in p.stdout, p.stdout
+    # a module named for one certificate, audited against another's: refused, whatever the texts
+    other = str(tmp_path / "Other.cert")
+    certificate.write(other, board_cert("b.txt"))
+    said = []
+    assert coq.audit_file(path, other, COQC, said.append) == 1
+    assert said == [f"{path}: {other} is the certificate of b.txt (its module is Boardc9fc6fd0Cells0.v), not of "
+                    "this module: NOT audited"]
     p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", str(tmp_path / "coq" / "Nope.v")], cwd=ROOT,
                        capture_output=True, text=True)
     assert p.returncode != 0 and "Traceback" not in p.stderr and "no such file" in p.stderr
