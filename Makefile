@@ -40,26 +40,32 @@ $(VENV)/.setup-stamp: pyproject.toml setup.py $(CSRC) scripts/check_setup.py
 	@$(PY) scripts/check_setup.py --installed
 	@touch $@
 
+# ARGS: more pytest arguments, e.g. make test ARGS='-k prove' (or PYTEST_ADDOPTS).
+ARGS   ?=
 test: setup
-	$(PY) -m pytest -q -rs -m "not slow" tests
+	$(PY) -m pytest -q -rs -m "not slow" $(ARGS) tests
 
 test-slow: setup
-	$(PY) -m pytest -q -rs -m slow tests
+	$(PY) -m pytest -q -rs -m slow $(ARGS) tests
 
 explore: setup
 	$(PY) -m solver explore --deal $(DEAL)
 
-# explore -> certificate -> Python check -> render Lean -> lake build. Exit 3: Lean not available; exit 4:
-# the solver found a winning line first (nothing unwinnable to prove: it prints the prove-win command).
+# explore -> certificate -> both checkers -> every prover found (Lean: lake build; Coq: coqc), one closing
+# line per prover. Exit 0: a prover proved it and none refused; 1: a prover refused (or a check failed);
+# 3: no prover ran; 4: the solver found a winning line first (it prints the prove-win command).
+# PROVER=lean or PROVER=coq: that prover only, failing when it is missing.
 # RULES=foundation-return and/or CELLS=K state stronger or other theorems. PRECOMPILE=1 (for prove,
 # prove-known, prove-win, audit) runs `lake -R -K precompile=1 build`: the hand-written library is
 # compiled to native code that native_decide then calls (needs the C compiler Lean ships; docs/TRUST.md).
 PRECOMPILE ?=
 export FREECELL_PRECOMPILE = $(PRECOMPILE)
 CELLS  ?=
+PROVER ?=
+PROVERARG = $(if $(filter-out lean coq,$(PROVER)),$(error error: PROVER may only be lean or coq (or empty), got '$(PROVER)'))$(if $(PROVER),--prover $(PROVER))
 RULEARGS = $(if $(filter-out foundation-return,$(RULES)),$(error error: RULES may only be foundation-return (or empty), got '$(RULES)'))$(if $(filter foundation-return,$(RULES)),--foundation-return) $(if $(CELLS),--cells $(CELLS))
 prove: setup
-	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) --out-dir $(OUT)
+	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) $(PROVERARG) --out-dir $(OUT)
 
 # Re-render every generated module and compare, scan the library, then (needs Lean) #print axioms for
 # every generated theorem; docs/TRUST.md gives the expected answer. CERTS=DIR: where the certificates are.
@@ -83,10 +89,10 @@ screenshot: setup
 clean:
 	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c certgen/_fcreplay*.so certgen/_fcreplay.c $(OUT) .lake
 
-# The eight deals of 1..1,000,000 known to be unsolvable: certificates, Python checks, Lean modules,
-# docs/KNOWN.md, one lake build.
+# The eight deals of 1..1,000,000 known to be unsolvable: certificates, both checkers, docs/KNOWN.md,
+# then every prover found (one lake build; coqc on each); PROVER= as for prove.
 prove-known: setup
-	$(PY) -m certgen prove-known --out-dir $(OUT)
+	$(PY) -m certgen prove-known $(PROVERARG) --out-dir $(OUT)
 
 # A winning line for deal N (solver, replay-verified in Python) rendered as a Lean theorem
 # `∃ s, Reachable … (msDeal N) s ∧ Won s`, then lake build (exit 3: Lean not available).
@@ -96,8 +102,8 @@ LEAN_DIR ?=
 prove-win: setup
 	$(PY) -m certgen prove-win --deal $(DEAL) $(RULEARGS) $(if $(LEAN_DIR),--lean-dir $(LEAN_DIR))
 
-# The same theorem checked by Coq (coqc, Debian package `coq`): explore -> certificate -> Python check ->
-# out/coq/<Stem>.v -> coqc; a winnable deal gets the winning line's `exists` theorem. Exit 3: no coqc.
+# `make prove PROVER=coq` (coqc, Debian package `coq`), and a winnable deal gets the winning line's `exists`
+# theorem. Exit 3: no coqc.
 # COLUMN_ORDER=1: from a certificate up to the order of the columns (coq/FreeCell/CertUpTo.v). COQCHK=1: the
 # compiled files are checked again by coqchk, without the virtual machine (slow: docs/TRUST.md).
 prove-coq: setup

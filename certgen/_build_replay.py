@@ -1,7 +1,7 @@
 """cffi API-mode builder of ``certgen._fcreplay``: the independent checker's replay of winning lines.
 
 It compiles checker/fccheck.c -- the fast certificate checker, which shares no source with the search core
-(solver/fc.c) -- in its library mode (-DFCCHECK_LIBRARY: the rules, the dealer and the records, none of
+(solver/*.c) -- in its library mode (-DFCCHECK_LIBRARY: the rules, the dealer and the records, none of
 the certificate reader, so no zlib). Run by setuptools (setup.py's cffi_modules) on `pip install -e .`.
 """
 import os

@@ -11,7 +11,13 @@
    meta-programming (`macro`, `elab`, `syntax`, `#eval`, `run_cmd`, `initialize`, `import Lean`), any
    `set_option` other than `maxHeartbeats 0 in` (e.g. `debug.skipKernelTC`); imports only of `FreeCell.*`
    and `Std.Data.HashSet`; and lakefile.lean only the words it has now (no `moreLeanArgs`,
-   `leanOptions`, `moreLinkArgs`, …).
+   `leanOptions`, `moreLinkArgs`, …). Nor what could change what a generated statement means without
+   changing its text (`shadowing`): a `namespace` other than the file's own (`FreeCell`, or the module's
+   `FreeCell.Generated.<Stem>`), a declaration of a name Spec.lean declares (or of `true`, `List`, …) or of
+   a dotted name (`def Generated.X.Won`), `notation`, `instance` (but Cert.lean's `Hashable State`),
+   `deriving` (but in Spec.lean), `local`, `scoped`, `open`, `export`, `attribute`, `class`, `_root_` (but in
+   generated modules), and any `#` command but a generated module's `#guard`. The hand-written files
+   (Spec, Cert, Decode, Hand) are also pinned by their SHA-256 (LIBRARY_DIGESTS): any other edit is named.
 3. lean (needs Lean): `lake build`, then `#print axioms` on every theorem named by an `-- audit:` line,
    and each answer must be exactly right: at most Lean's three standard axioms, plus — for a theorem
    proved through `native_decide` — exactly one axiom, the one that call adds to the declaration named in
@@ -21,6 +27,7 @@
 Exit status: 0 all passed; 1 a check failed; 3 the first two passed but Lean is not available (nothing was
 checked by Lean).
 """
+import hashlib
 import json
 import os
 import re
@@ -129,8 +136,24 @@ DENIED_WORDS = frozenset("""
     axiom sorry admit unsafe partial opaque implemented_by extern csimp export never_extract
     macro macro_rules syntax elab elab_rules notation infix infixl infixr prefix postfix
     declare_syntax_cat attribute initialize builtin_initialize run_cmd run_elab run_meta
-    #eval #eval! #exit #reduce
+    local scoped open class binder_predicate unif_hint _root_
 """.split())
+# The generated statements name these from the root (render.SPEC_ROOT, `_root_.Bool.true`, …); a library
+# file declaring one of them in another namespace is refused all the same.
+STATEMENT_NAMES = frozenset("true false Bool List Nat String Std HashSet Not Exists And".split())
+DECLARATION = re.compile(r"\b(?:def|abbrev|theorem|lemma|structure|inductive|class|opaque|axiom|instance|example)"
+                         r"\s+(?!:)([^\s:({\[⟨]+)")
+# The only instance the library declares: how the certificate's hash set hashes a position (docs/TRUST.md:
+# any hash is lawful, no theorem's meaning depends on it).
+ALLOWED_INSTANCES = {"FreeCell/Cert.lean": ("instance : Hashable State := ⟨hashState⟩",)}
+# SHA-256 of the hand-written Lean files. An edit of any of them is refused until it has been read and its
+# digest written here (tests/test_lean_trust.py checks that these are the shipped files).
+LIBRARY_DIGESTS = {
+    "FreeCell/Spec.lean": "49f8cdb12bafbab522a1ccd701c6298984dffc6811741ad3527806fbe68c2bed",
+    "FreeCell/Cert.lean": "65aba564dba419de009686cffc47527fc6c19d611e1ab4e7aff6d945a92b0d13",
+    "FreeCell/Decode.lean": "9ad5d5ba39bd5e2109168f229318b766206b962084d66d23b54a976b6f1b8536",
+    "FreeCell/Hand.lean": "45b493951e0d31de70d4f7a311f8162bec66630a9bff47c5ba29b764f5f1a186",
+}
 ALLOWED_IMPORTS = re.compile(r"FreeCell(?:\.[A-Za-z][A-Za-z0-9]*)+\Z|Std\.Data\.HashSet\Z")
 HEARTBEATS = re.compile(r"set_option\s+maxHeartbeats\s+0\s+in\b")
 # Every word lakefile.lean may use: a new Lake field (moreLeanArgs, leanOptions, moreLinkArgs, extern_lib,
@@ -138,18 +161,69 @@ HEARTBEATS = re.compile(r"set_option\s+maxHeartbeats\s+0\s+in\b")
 LAKEFILE_WORDS = frozenset("""
     import Lake open DSL package def precompileOpt Option String get_config? precompile isSome
     default_target lean_lib where srcDir roots globs precompileModules submodules
-    FreeCell FreeCellGenerated Spec Cert Decode Generated
+    FreeCell FreeCellGenerated FreeCellHand Spec Cert Decode Generated Hand
 """.split())
 _WORD = re.compile(r"#?[A-Za-z_][A-Za-z0-9_'!?]*(?:\.[A-Za-z_][A-Za-z0-9_'!?]*)*")
 
 
-def scan_lean(name: str, text: str) -> List[str]:
-    """Problems with one library file (empty: none)."""
+def trusted_names(spec_text: str) -> frozenset:
+    """The last part of every name Spec.lean declares (`Won`, `msDeal`, `standard` of `Rules.standard`, …)."""
+    return frozenset(m.group(1).split(".")[-1] for m in DECLARATION.finditer(lean_code(spec_text)))
+
+
+def _shadowing(name: str, rel: str, code: str, trusted: frozenset) -> List[str]:
+    """What in library file `rel` (relative to lean/) could change the meaning of a generated statement."""
+    generated = rel.startswith("FreeCell/Generated/")
+    spec = rel == "FreeCell/Spec.lean"
+    own = f"{render.MODULE_PREFIX}.{os.path.basename(rel)[:-len('.lean')]}" if generated else "FreeCell"
+    problems = []
+    for m in re.finditer(r"\bnamespace\s+(\S+)", code):
+        if m.group(1) != own:
+            problems.append(f"{name}: `namespace {m.group(1)}` (only `namespace {own}` here: another namespace "
+                            f"could declare a name a generated statement would find first)")
+    if not spec:
+        for m in DECLARATION.finditer(code):
+            declared = m.group(1)
+            if "." in declared or "«" in declared:
+                problems.append(f"{name}: a declaration of the dotted name `{declared}` (it could land in "
+                                f"another namespace)")
+            elif declared in trusted or declared in STATEMENT_NAMES:
+                problems.append(f"{name}: a declaration of `{declared}`, a name the statements use")
+        if re.search(r"\bderiving\b", code):
+            problems.append(f"{name}: `deriving` (an instance; only Spec.lean derives)")
+    allowed = ALLOWED_INSTANCES.get(rel, ())
+    for m in re.finditer(r"\binstance\b", code):
+        line = code[m.start():].split("\n", 1)[0].strip()
+        if line not in allowed and not code[:m.start()].rstrip().endswith("deriving"):
+            problems.append(f"{name}: `{line}` (an instance could change what a numeral or a coercion in a "
+                            f"statement means)")
+    for m in re.finditer(r"(?<![\w#])#([A-Za-z_][\w!]*)", code):
+        if not (generated and m.group(1) == "guard"):
+            problems.append(f"{name}: `#{m.group(1)}` (a command run while Lean reads the file)")
+    return problems
+
+
+def _digest_problem(name: str, rel: str, data: bytes) -> List[str]:
+    if rel.startswith("FreeCell/Generated/"):
+        return []
+    want = LIBRARY_DIGESTS.get(rel)
+    if want is None:
+        return [f"{name}: a hand-written Lean file the audit does not pin (certgen/audit.py LIBRARY_DIGESTS)"]
+    got = hashlib.sha256(data).hexdigest()
+    if got != want:
+        return [f"{name}: its SHA-256 is {got[:16]}…, not the {want[:16]}… the audit pins: an edited library "
+                f"file (read the change, then pin it in certgen/audit.py LIBRARY_DIGESTS)"]
+    return []
+
+
+def scan_lean(name: str, text: str, rel: Optional[str] = None, trusted: frozenset = frozenset()) -> List[str]:
+    """Problems with one library file (empty: none); `rel`, its path relative to lean/, turns on the
+    checks of what could shadow a statement's names (`trusted`: Spec.lean's names)."""
     try:
         code = lean_code(text)
     except AuditError as e:
         return [f"{name}: {e}"]
-    problems = []
+    problems = _shadowing(name, rel, code, trusted) if rel else []
     if "@[" in code:
         problems.append(f"{name}: an attribute `@[…]` (the library uses none; `implemented_by`, `extern` or "
                         f"`csimp` would replace what native_decide runs)")
@@ -161,7 +235,8 @@ def scan_lean(name: str, text: str) -> List[str]:
             line = code[m.start():].split("\n", 1)[0]
             problems.append(f"{name}: `{line.strip()}` (only `set_option maxHeartbeats 0 in`)")
     words = {w for m in _WORD.finditer(code) for w in [m.group(0), *m.group(0).split(".")]}
-    for w in sorted(words & DENIED_WORDS):
+    denied = DENIED_WORDS - {"_root_"} if rel and rel.startswith("FreeCell/Generated/") else DENIED_WORDS
+    for w in sorted(words & denied):
         problems.append(f"{name}: `{w}`")
     return problems
 
@@ -171,11 +246,26 @@ def scan_library(lean_src: Optional[str] = None, lakefile: Optional[str] = None)
     lean_src = lean_src or LEAN_SRC
     lakefile = lakefile or LAKEFILE
     problems = []
+    try:
+        trusted = trusted_names(render._read(os.path.join(lean_src, "FreeCell", "Spec.lean")))
+    except (AuditError, OSError):
+        trusted = frozenset()      # the pin names a missing or damaged Spec.lean
+    found = set()
     for folder, _, files in sorted(os.walk(os.path.join(lean_src, "FreeCell"))):
         for f in sorted(files):
             if f.endswith(".lean"):
                 path = os.path.join(folder, f)
-                problems += scan_lean(os.path.relpath(path, os.path.dirname(lean_src)), render._read(path))
+                rel = os.path.relpath(path, lean_src).replace(os.sep, "/")
+                name = os.path.relpath(path, os.path.dirname(lean_src))
+                with open(path, "rb") as fh:
+                    data = fh.read()
+                found.add(rel)
+                mine = scan_lean(name, data.decode("utf-8", "replace"), rel, trusted)
+                if len(mine) > 1:           # one line a file: the first thing wrong, and how many more
+                    mine = [f"{mine[0]} (and {len(mine) - 1} more)"]
+                problems += mine or _digest_problem(name, rel, data)
+    for rel in sorted(set(LIBRARY_DIGESTS) - found):
+        problems.append(f"lean/{rel}: missing (the audit pins it)")
     try:
         code = lean_code(render._read(lakefile))
     except AuditError as e:

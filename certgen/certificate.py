@@ -19,7 +19,7 @@ import stat
 import tempfile
 import zlib
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import msgpack
 
@@ -100,7 +100,8 @@ class _Described:
 @dataclass
 class Certificate(_Described):
     source: Dict           # how the start position was given: {"kind": "ms", "deal": N} | {"kind": "board", ...}
-    rules: Dict            # {"cells": 4, "foundation_return": False} (+ "column_order": True: up to column order)
+    rules: Dict            # {"cells": 4, "foundation_return": False} (+ "column_order": True: up to column order;
+                           # + "autoplay": "safe" beside it: each position after its safe automatic moves)
     start: bytes           # P64 of the start position
     records: List[bytes]   # P64 records, sorted and distinct
     info: Dict = field(default_factory=dict)  # informative only (search time, max_home, mutation applied, …)
@@ -118,6 +119,16 @@ class Summary(_Described):
     start: bytes
     states: int
     info: Dict = field(default_factory=dict)
+    records_sha256: Optional[str] = None    # summarize: of the records read (None: not read)
+
+
+def records_sha256(records) -> str:
+    """The SHA-256 of a certificate's records, sorted (as the body holds them) and uncompressed, one after the
+    other: it names the set whatever the zlib level or the format version (``certgen info --json``)."""
+    h = hashlib.sha256()
+    for rec in records:
+        h.update(rec)
+    return h.hexdigest()
 
 
 def make(source, rules, start_pos, records, info=None) -> Certificate:
@@ -368,15 +379,22 @@ def _check_top(top, bad):
     return h
 
 
+RULE_KEYS = ("cells", "foundation_return", "column_order", "autoplay")
+
+
 def _check_rules(rules, bad):
-    """``cells`` (0..8) and ``foundation_return`` (a bool), and ``column_order`` only as ``True`` (a certificate
-    up to the order of the columns; absent: fixed columns), nothing else."""
+    """``cells`` (0..8) and ``foundation_return`` (a bool), ``column_order`` only as ``True`` (a certificate
+    up to the order of the columns; absent: fixed columns), and ``autoplay`` only as ``"safe"`` beside
+    ``"column_order": true`` without foundation returns (each position taken after its safe automatic moves;
+    absent: none), nothing else."""
     cells = rules.get("cells")
-    if not {"cells", "foundation_return"} <= set(rules) <= {"cells", "foundation_return", "column_order"} \
+    if not {"cells", "foundation_return"} <= set(rules) <= set(RULE_KEYS) \
             or getattr(rules, "twice", None) is not None \
             or not isinstance(cells, int) or isinstance(cells, bool) \
             or not 0 <= cells <= 8 or not isinstance(rules.get("foundation_return"), bool) \
-            or rules.get("column_order", True) is not True:
+            or rules.get("column_order", True) is not True \
+            or ("autoplay" in rules and (rules["autoplay"] != "safe" or not isinstance(rules["autoplay"], str)
+                                         or "column_order" not in rules or rules["foundation_return"])):
         raise bad(f"bad rules in header: {rules!r}")
 
 
@@ -428,12 +446,13 @@ def _chunks(body):
             yield piece
 
 
-def _inflate(pieces, states, bad, keep=True):
+def _inflate(pieces, states, bad, keep=True, digest=None):
     """The body's records, from its compressed pieces: inflated a piece at a time, never past states × 64
     bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
     body (a zip bomb) is refused as soon as it shows. keep=False: only checked and counted (returns
     the count; memory flat in the number of states); keep="joined": the records as one bytearray of
-    ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list)."""
+    ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list). ``digest``
+    (a hashlib object): fed the records as they are checked (:func:`records_sha256`)."""
     size = packed.SIZE
     limit = states * size
     problem = packed.validator()
@@ -464,6 +483,8 @@ def _inflate(pieces, states, bad, keep=True):
                     prev = rec
                 if joined is not None:
                     joined += buf[:end]
+                if digest is not None:
+                    digest.update(buf[:end])
                 pending = buf[end:]
                 if d.eof or (not chunk and not data):
                     break
@@ -589,13 +610,20 @@ def summarize(path: str, records: bool = True) -> Summary:
     records checked and counted in a streaming pass over the body, which stays on disk: memory flat in
     the number of states. ``records=False`` (``--header-only``): no pass over the records (a few seconds
     instead of about 1.5 hours at 10**9): the SHA-256 and the header are checked, the count is the header's
-    claim. A file not laid out as the writer lays it out (or not a regular file) is read whole."""
+    claim. A file not laid out as the writer lays it out (or not a regular file) is read whole. The Summary's
+    ``records_sha256`` is that of the records read (:func:`records_sha256`; None with ``records=False``)."""
     def counted(h, pieces, bad):
-        n = _inflate(pieces(), h["states"], bad, keep=False) if records else h["states"]
-        return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
+        digest = hashlib.sha256() if records else None
+        n = _inflate(pieces(), h["states"], bad, keep=False, digest=digest) if records else h["states"]
+        return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"],
+                       records_sha256=digest and digest.hexdigest())
 
     summary, cert = _read_once(path, counted)
-    return summary if cert is None else _summary_of(cert)
+    if cert is None:
+        return summary
+    whole = _summary_of(cert)
+    whole.records_sha256 = records_sha256(cert.records)
+    return whole
 
 
 def read_joined(path: str) -> Tuple[Summary, bytearray]:

@@ -11,7 +11,12 @@ each put into the checkers' order (certgen/columns.py's ``canon``) before it is 
 in that order, is a member; every member is stored in that order (else it is refused: a member in another
 order names no class the checker would look up); none is won; and every successor of a member, put in
 that order, is a member. These are the conditions CertUpTo.v's ``checkCertUpTo`` decides in Coq; Columns.v's
-``unwinnable_of_fence_up_to_column_order`` makes them a proof that no reachable position is won. The start
+``unwinnable_of_fence_up_to_column_order`` makes them a proof that no reachable position is won. With safe
+automatic moves beside it (header rules ``"autoplay": "safe"``; docs/CERTIFICATE.md) every position looked up
+(the start, each successor) is first taken after its safe automatic moves (certgen/autoplay.py's
+``autoplay``), and every member must be after them (``settled``; else it is refused, "autoplay"): the
+conditions CertAuto.v's ``checkCertAuto`` decides, and Autoplay.v's
+``unwinnable_of_safe_autoplay_fence_up_to_column_order`` makes a proof. The start
 is checked first (so a missing move of the start is reported from it), then every other member once, in the
 certificate's order; the check stops at the first failure. A large certificate is checked by several processes at once (``jobs``; forked, so
 they share the decoded set): each takes a slice of the members, and the first failure in the members'
@@ -27,6 +32,7 @@ from solver import spec
 from solver.cards import card_name
 from solver.progress import bar
 
+from .autoplay import autoplay, settled
 from .certificate import Certificate
 from .columns import canon as column_order
 from .members import Members, StartMismatch, decode
@@ -42,12 +48,13 @@ class CheckResult:
     states: int
     checked: int                  # members whose successors were checked
     successors: int               # successor positions looked up
-    failure: Optional[str] = None  # "start" | "successor" | "won" | "start-mismatch" | "column-order"
+    failure: Optional[str] = None  # "start" | "successor" | "won" | "start-mismatch" | "column-order" | "autoplay"
     message: str = ""
     missing: Optional[spec.State] = None
     parent: Optional[spec.State] = None
     won_state: Optional[spec.State] = None
-    misplaced: Optional[spec.State] = None  # "column-order": the member stored in another column order
+    misplaced: Optional[spec.State] = None  # "column-order", "autoplay": the member stored in another column order,
+                                            # or not after its safe automatic moves
     subject: str = ""             # what was checked: the start (deal, code or board digest) and the rules
     start: Optional[dict] = None  # the start for --json: {"deal": N} | {"code": …} | {"board": …}, "digest"
     rules: Optional[dict] = None
@@ -63,26 +70,59 @@ def describe(s: spec.State) -> str:
 _WORK = {}
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """How a certificate's rules name a position: ``name`` (the position a member stands for: itself; up to
+    column order, in the checkers' column order; with safe automatic moves, after them first) and the words
+    the verdicts say it in."""
+    up_to: bool
+    auto: bool
+
+    def name(self, s: spec.State) -> spec.State:
+        if self.auto:
+            s = autoplay(s)
+        return column_order(s) if self.up_to else s
+
+    @property
+    def start_words(self) -> str:
+        return AFTER_AUTO if self.auto else IN_ORDER if self.up_to else ""
+
+    @property
+    def successor_words(self) -> str:
+        return PUT_AFTER_AUTO if self.auto else PUT_IN_ORDER if self.up_to else ""
+
+    @property
+    def won_words(self) -> str:
+        return NOR_SAFE_CARD if self.auto else ""
+
+
+def lookup(rules) -> Lookup:
+    """The Lookup of a certificate's rules (solver.rules.Rules)."""
+    return Lookup(rules.column_order, rules.column_order and rules.autoplay == "safe")
+
+
 def _check_slice(bounds):
     """Check members lo..hi-1 (but the start, checked first). Returns (checked, looked, failure or None);
     a failure is (kind, state, parent). Up to column order each member must be stored in the checkers' column
-    order, and each successor is put in that order before it is looked up."""
+    order, with safe automatic moves be after them, and each successor is named by ``Lookup.name`` before it
+    is looked up."""
     lo, hi = bounds
-    rules, states, members, skip, up_to = (_WORK["rules"], _WORK["states"], _WORK["members"], _WORK["skip"],
-                                           _WORK["up_to"])
+    rules, states, members, skip, how = (_WORK["rules"], _WORK["states"], _WORK["members"], _WORK["skip"],
+                                         _WORK["lookup"])
     checked = looked = 0
     for i in range(lo, hi):
         if i == skip:
             continue
         s = states[i]
-        if up_to and column_order(s) != s:
+        if how.up_to and column_order(s) != s:
             return checked, looked, ("column-order", s, None)
+        if how.auto and not settled(s):
+            return checked, looked, ("autoplay", s, None)
         if spec.won(s):
             return checked, looked, ("won", s, None)
         for t in spec.moves(rules, s):
             looked += 1
-            if up_to:
-                t = column_order(t)
+            t = how.name(t)
             if t not in members:
                 return checked, looked, ("successor", t, s)
         checked += 1
@@ -111,13 +151,12 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
     except StartMismatch as e:
         return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
     member_set = set(m.states)
-    up_to = m.rules.column_order
-    start = column_order(m.start) if up_to else m.start
+    how = lookup(m.rules)
+    start = how.name(m.start)
     if start not in member_set:
-        return CheckResult(False, n, 0, 0, "start", f"the start position{IN_ORDER if up_to else ''} is not in the "
+        return CheckResult(False, n, 0, 0, "start", f"the start position{how.start_words} is not in the "
                            f"certificate", missing=start, **named)
-    _WORK.update(rules=m.rules.plain().spec() if up_to else m.rules.spec(), states=[start], members=member_set,
-                 skip=None, up_to=up_to)
+    _WORK.update(rules=m.rules.plain().spec(), states=[start], members=member_set, skip=None, lookup=how)
     checked, looked, failure = _check_slice((0, 1))
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -142,23 +181,29 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
     if failure is None:
         return CheckResult(True, n, checked, looked, None,
                            f"valid for {named['subject']}: {n:,} state{'' if n == 1 else 's'}; the start position"
-                           f"{IN_ORDER if up_to else ''} is in the set, every one of the {looked:,} successors of its "
-                           f"members{PUT_IN_ORDER if up_to else ''} is in it, and none of them is won", **named)
+                           f"{how.start_words} is in the set, every one of the {looked:,} successors of its "
+                           f"members{how.successor_words} is in it, and none of them is won{how.won_words}", **named)
     kind, state, parent = failure
     if kind == "won":
         return CheckResult(False, n, checked, looked, "won", "the certificate contains a won position",
                            won_state=state, **named)
-    if kind == "column-order":
-        return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER, misplaced=state, **named)
+    if kind in ("column-order", "autoplay"):
+        return CheckResult(False, n, checked, looked, kind, NOT_IN_ORDER if kind == "column-order" else NOT_SETTLED,
+                           misplaced=state, **named)
     return CheckResult(False, n, checked, looked, "successor",
-                       f"a successor of a member{PUT_IN_ORDER if up_to else ''} is not in the certificate",
+                       f"a successor of a member{how.successor_words} is not in the certificate",
                        missing=state, parent=parent, **named)
 
 
 IN_ORDER = " (its columns in the checkers' order)"
 PUT_IN_ORDER = " (put in the checkers' column order)"
+AFTER_AUTO = " (after the safe automatic moves, its columns in the checkers' order)"
+PUT_AFTER_AUTO = " (taken after the safe automatic moves and put in the checkers' column order)"
+NOR_SAFE_CARD = " or holds a card that goes home by the safe rule"
 NOT_IN_ORDER = ("a member is not stored in the checkers' column order (columns sorted by their bottom card, "
                 "empty columns last)")
+NOT_SETTLED = ("a member is not after its safe automatic moves (a card on top of one of its columns or in a "
+               "free cell goes home by the safe rule)")
 
 
 def report(res: CheckResult) -> str:
@@ -172,7 +217,7 @@ def report(res: CheckResult) -> str:
                 f"  reached in one move from the member {describe(res.parent)}")
     if res.failure == "won":
         return f"{head}{res.message}: {describe(res.won_state)}"
-    if res.failure == "column-order":
+    if res.failure in ("column-order", "autoplay"):
         return f"{head}{res.message}: {describe(res.misplaced)}"
     if res.failure == "start":
         return f"{head}{res.message}: {describe(res.missing)}"

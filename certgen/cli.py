@@ -2,12 +2,13 @@
 ``cmd_*`` reads its values from the flags (the engine's public kit, solver/cliargs.py), calls one
 function (mostly of certgen/prove.py) and prints.
 
-Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer (check:
-invalid; prove: the deal is not unwinnable, the Python check failed, or `lake build` failed), 2 bad input
-(one line on stderr), 3 (prove) Lean is not available: the certificate and the Lean files are kept and
-the Python check's result is reported, but nothing was proven by Lean; 4 (prove) the solver found a
-winning line first: the start is winnable, nothing was enumerated, and the line says which `prove-win`
-command proves that.
+Exit status: 0 success (check: valid; prove: a prover proved the theorem and none refused it), 1 a
+negative answer (check: invalid; prove: the deal is not unwinnable, a check failed, or a prover refused),
+2 bad input (one line on stderr), 3 (prove) no prover ran (or the one --prover asks for is missing): the
+certificate and the provers' files are kept and the checks' results reported, but nothing was proven;
+4 (prove) the solver found a winning line first: the start is winnable, nothing was enumerated, and the
+line says which `prove-win` command proves that; 5 (check --reference --sample) valid on a sample: not
+a verdict (certgen/sampled.py).
 """
 import os
 import random
@@ -17,6 +18,7 @@ import sys
 from solver.atomic import check_not_input
 from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
                             memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
+from solver import deals, packed
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.report import rules_words, write, write_json
@@ -67,14 +69,17 @@ def cmd_check(args):
     return _say_check(args, checker.check(cert, progress=progress_of(args)))
 
 
-def _say_check(args, res, **extra):
+def _say_check(args, res, verdict=None, **extra):
+    """Print a checker's verdict; `verdict` is (exit status, JSON "valid") when it is not (0, true) or (1,
+    false) by `res.ok` alone (a sampled check: sampled.verdict). Returns the exit status."""
+    status, valid = verdict or (0 if res.ok else 1, res.ok)
     if args.json:
-        write_json({"certificate": args.cert, "valid": res.ok, "start": res.start, "rules": res.rules,
+        write_json({"certificate": args.cert, "valid": valid, "start": res.start, "rules": res.rules,
                     "states": res.states, "checked": res.checked, "successors": res.successors,
                     "failure": res.failure, "message": checker.report(res), **extra})
     else:
         say(checker.report(res))
-    return 0 if res.ok else 1
+    return status
 
 
 def _check_sample(args):
@@ -89,14 +94,15 @@ def _check_sample(args):
         print(f"sampled reference check: closure on {sampled.words(args.sample, head.states)}, seed {seed}",
               file=sys.stderr, flush=True)
     res = sampled.check(head, body, args.sample, seed, progress=progress_of(args))
-    return _say_check(args, res, sample=args.sample, seed=seed)
+    return _say_check(args, res, sampled.verdict(res), sample=args.sample, seed=seed, sample_valid=res.ok)
 
 
 def cmd_info(args):
     cert = certificate.summarize(args.cert, records=not args.header_only)   # the body stays on disk
     size = os.path.getsize(args.cert) if os.path.isfile(args.cert) else None   # None: a pipe or a device
     obj = {"certificate": args.cert, "source": cert.source, "start": cert.start_json(), "rules": cert.rules,
-           "states": cert.states, "records_counted": not args.header_only, "bytes": size, "info": cert.info,
+           "states": cert.states, "records_counted": not args.header_only, "records_sha256": cert.records_sha256,
+           "bytes": size, "info": cert.info,
            "bytes_per_state": None if size is None else round(size / max(1, cert.states), 2)}
     if args.json:
         write_json(obj)
@@ -147,11 +153,12 @@ def cmd_prove(args):
     src = source_of(args)
     rules = _disk_rules(args, src)
     return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
-                       args.memory, args.tmp, args.on_disk, args.work_dir)
+                       args.memory, args.tmp, args.on_disk, args.work_dir, prover=args.prover)
 
 
 def cmd_prove_known(args):
-    return prove.prove_known(args.out_dir, args.lean_dir, args.table, args.max_states, progress_of(args), say)
+    return prove.prove_known(args.out_dir, args.lean_dir, args.table, args.max_states, progress_of(args), say,
+                             prover=args.prover)
 
 
 def cmd_audit(args):
@@ -168,8 +175,8 @@ def cmd_prove_win(args):
 
 def cmd_prove_coq(args):
     src = source_of(args)
-    return prove.prove_coq(src, rules_of(args, src), args.out_dir, args.max_states, progress_of(args), say,
-                           coqchk=args.coqchk)
+    return prove.prove(src, rules_of(args, src), args.out_dir, None, args.max_states, progress_of(args), say,
+                       prover="coq", win=True, coqchk=args.coqchk)
 
 
 def cmd_audit_coq(args):
@@ -186,7 +193,8 @@ def cmd_survey(args):
     else:
         c = summary["counts"]
         say(f"deals {first:,}..{last:,}: {c['winnable']:,} winnable, {c['unwinnable']:,} unwinnable "
-            f"(each certificate checked), {c['unknown']:,} unknown; {summary['wall_seconds']:,.1f} s")
+            f"(each certificate checked), {c['unknown']:,} unknown; this run {summary['wall_seconds']:,.1f} s"
+            + (f", {summary['total_seconds']:,.1f} s in {summary['runs']} runs" if summary["runs"] > 1 else ""))
         if summary["unwinnable"]:
             say("unwinnable: " + " ".join(map(str, summary["unwinnable"])))
         if summary["unknown"]:
@@ -196,35 +204,30 @@ def cmd_survey(args):
 
 
 def cmd_prove_survey(args):
-    names = sorted(n for n in os.listdir(os.path.join(args.dir, "certs")) if n.endswith(".cert")) \
-        if os.path.isdir(os.path.join(args.dir, "certs")) else None
-    if names is None:
-        raise FreecellError(f"{args.dir} is not a survey directory (no certs/ folder)")
-    if not os.path.exists(os.path.join(args.dir, "summary.json")):
-        raise FreecellError(f"{args.dir} holds an unfinished survey (no summary.json): finish it first by "
-                            f"running its `certgen survey` command again")
-    targets, theorems = [], []
-    for name in names:
-        cert = certificate.read(os.path.join(args.dir, "certs", name))
-        render.refuse_column_order(cert, os.path.join(args.dir, "certs", name))
-        res = checker.check(cert, progress=progress_of(args))
-        say(f"{name}: " + checker.report(res))
-        if not res.ok:
-            return 1
-        for path in render.render_certificate(cert, args.lean_dir, None):
-            say(f"  wrote {path}")
-        targets.append(render.module_name(cert))
-        theorems.append(render.theorem_name(cert))
-    if not targets:
-        say("no unwinnable deal in this survey: nothing to prove")
-        return 0
-    return prove.finish(targets, theorems, args.lean_dir, say)
+    return prove.prove_survey(args.dir, args.out_dir, args.lean_dir, progress_of(args), say, prover=args.prover)
 
 
 def _dirs(p, out=True):
     if out:
-        p.add_argument("--out-dir", default=OUT, help="certificates and standalone files")
-    p.add_argument("--lean-dir", default=GENERATED, help="generated Lean modules (default %(default)s)")
+        p.add_argument("--out-dir", default=OUT, help="certificates, standalone Lean files and Coq files (in "
+                                                       "OUT_DIR/coq)")
+    p.add_argument("--lean-dir", default=None,
+                   help=f"generated Lean modules (default: {shown(GENERATED)}, where lake builds them, when Lean is "
+                        f"available, else OUT_DIR/lean)")
+
+
+def _prover_arg(p):
+    p.add_argument("--prover", choices=prove.PROVERS, default=None,
+                   help="check with this prover only, and fail when it is missing (default: every prover found: "
+                        "Lean's lake, Coq's coqc)")
+
+
+def _autoplay_arg(p):
+    p.add_argument("--autoplay", choices=("none", "safe"), default="none",
+                   help="with --canonical: 'safe' takes each position after its safe automatic moves (header rules "
+                        "autoplay: safe; fewer positions; Coq's checkCertAuto and unwinnable_of_cert_auto, "
+                        "coq/FreeCell/CertAuto.v, with Autoplay.v's lemma; not without --canonical, not with "
+                        "--foundation-return); default none")
 
 
 def _cert_arg(p, what="the certificate file"):
@@ -233,10 +236,11 @@ def _cert_arg(p, what="the certificate file"):
 
 def build_parser():
     p = Parser(prog=PROG, description="Certificates of unwinnability: build, check, mutate, render, prove. "
-               "Exit status: 0 success (check: valid; prove: Lean checked the theorem), 1 a negative answer "
-               "(check: invalid; prove: not unwinnable, or the check or `lake build` failed), 2 bad input "
-               "(one line `error: ...`), 3 (prove) Lean is not available: nothing was checked by Lean, 4 (prove) the "
-               "start is winnable (the solver's line, replay-verified): prove-win proves that.")
+               "Exit status: 0 success (check: valid; prove: a prover proved the theorem, none refused), 1 a "
+               "negative answer (check: invalid; prove: not unwinnable, a check failed or a prover refused), 2 bad "
+               "input (one line `error: ...`), 3 (prove) no prover ran: nothing was proven, 4 (prove) the "
+               "start is winnable (the solver's line, replay-verified): prove-win proves that, 5 (check --sample) "
+               "valid on a sample: not a verdict.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     limit = f"stop the search after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})"
     start = {"source": True, "rules": True, "limit": limit, "json": False}
@@ -249,6 +253,7 @@ def build_parser():
                         "search counts positions up to column order, the certificate holds one position a class, "
                         "its columns in the checkers' order (docs/CERTIFICATE.md; checked by both checkers, not "
                         "by Lean: prove-coq --canonical is its formal check)")
+    _autoplay_arg(b)
     add_disk_args(b, "the certificate's folder")
 
     c = add_command(sub, "check", cmd_check, "check a certificate: the fast checker (build/fccheck) when built, "
@@ -260,7 +265,10 @@ def build_parser():
                    const=sampled.DEFAULT_SAMPLE, metavar="N", help="with --reference: the start, 'no member is won' (and, up to column order, the "
                    "column order) checked on every member, "
                    f"the closure on the start and N members drawn at random (default {sampled.DEFAULT_SAMPLE:,}; "
-                   "every member when N is at least their number), for certificates too big to decode whole")
+                   "every member when N is at least their number), for certificates too big to decode whole. "
+                   f"A sample is not a verdict: 'valid on a sample' exits {sampled.SAMPLE_ONLY} (--json: \"valid\": null, "
+                   "\"sample_valid\": true); a refusal exits 1 (\"valid\": false, it is a real one); a sample covering "
+                   "every member exits 0 (the full check)")
     c.add_argument("--seed", type=whole_arg("--seed", 0, sampled.MAX_SEED), default=None,
                    help="with --sample: the random seed of the sample (default: drawn, and printed)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
@@ -286,16 +294,20 @@ def build_parser():
     r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
     r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
 
-    pr = add_command(sub, "prove", cmd_prove, "explore, certificate, Python check, render, lake build", **start)
+    pr = add_command(sub, "prove", cmd_prove, "explore, certificate, both checkers, then every prover found "
+                     "(Lean: lake build; Coq: coqc)", **start)
     _dirs(pr)
+    _prover_arg(pr)
     add_disk_args(pr, "the certificate's folder")
     pr.add_argument("--from-survey", metavar="DIR", default=None,
                     help="instead of one position: every certificate of a survey directory (= prove-survey DIR)")
     k = add_command(sub, "prove-known", cmd_prove_known, "prove every known unsolvable deal of 1..1,000,000",
                     "The eight deals of 1..1,000,000 known to be unsolvable, under the standard rules (4 free "
-                    "cells, no foundation returns; `prove` takes other rules): certificates, Python checks, "
-                    "Lean modules, the table docs/KNOWN.md, then one `lake build`.", limit=limit, json=False)
+                    "cells, no foundation returns; `prove` takes other rules): certificates, both checkers, "
+                    "the table docs/KNOWN.md, then every prover found (one `lake build`; coqc on each).",
+                    limit=limit, json=False)
     _dirs(k)
+    _prover_arg(k)
     k.add_argument("--table", default=KNOWN_TABLE, help="the table to write")
     a = add_command(sub, "audit", cmd_audit, "re-render and compare the generated modules; #print axioms (needs Lean)")
     a.add_argument("--certs", metavar="DIR", action="append",
@@ -306,13 +318,14 @@ def build_parser():
     w.add_argument("--lean-dir", default=None,
                    help=f"where the module goes (default: {shown(GENERATED)} for the modules shipped there, "
                         f"else out/; lake builds only modules in {shown(GENERATED)})")
-    q = add_command(sub, "prove-coq", cmd_prove_coq, "the same theorem checked by Coq: explore, certificate (or "
-                    "winning line), Python check, Coq file, coqc (exit 3: no coqc)", **start)
+    q = add_command(sub, "prove-coq", cmd_prove_coq, "prove --prover coq, and a winnable start's winning line "
+                    "proven by Coq (exit 3: no coqc)", **start)
     q.add_argument("--out-dir", default=OUT, help="certificates and Coq files (in OUT_DIR/coq)")
     q.add_argument("--canonical", action="store_true",
                    help="prove it from a certificate up to the order of the columns (fewer positions; Coq's "
                         "checkCertUpTo and unwinnable_of_cert_up_to_column_order, coq/FreeCell/CertUpTo.v): the "
                         "same theorem")
+    _autoplay_arg(q)
     coqchk_help = ("also check the compiled files again with coqchk, which has no virtual machine: the proof "
                    "no longer trusts the VM that checked it (much slower; docs/TRUST.md)")
     q.add_argument("--coqchk", action="store_true", help=coqchk_help)
@@ -341,9 +354,11 @@ def build_parser():
                     help="local processes, or dask.distributed (the `cluster` extra)")
     sv.add_argument("--scheduler", default=None, metavar="ADDR",
                     help="a dask scheduler, e.g. tcp://HOST:8786 (or DASK_SCHEDULER_ADDRESS); implies dask")
-    ps = add_command(sub, "prove-survey", cmd_prove_survey, "check and render every certificate of a survey")
+    ps = add_command(sub, "prove-survey", cmd_prove_survey, "prove every certificate of a survey: both checkers, "
+                     "then every prover found")
     ps.add_argument("dir", metavar="DIR", help="a survey directory (certgen survey --dir)")
-    _dirs(ps, out=False)
+    _dirs(ps)
+    _prover_arg(ps)
     ps.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 

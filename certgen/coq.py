@@ -19,7 +19,9 @@ What this module writes, with jinja2 (templates in certgen/templates/coq/), into
                   (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
                   the theorem `forall s, Reachable rules start s -> ~ Won s`.
                   A certificate up to column order (header rules `"column_order": true`): the same
-                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`
+                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`; with safe
+                  automatic moves (`"autoplay": "safe"` beside it) through `CertAuto.v`'s `checkCertAuto` and
+                  `unwinnable_of_cert_auto` (the template DealAuto.v.j2)
   Mutant<…>.v     a mutated certificate: `checkCert … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
@@ -66,7 +68,7 @@ from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, checked_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
 from .usertext import user_text
-LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20
@@ -129,8 +131,9 @@ PINNED = {
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
     "Decode": "f5c4f636440d8331a6b5185ad722ed9adbafe8c54329edd5e51f780d179fd6e1",
     "Columns": "aa467102fda3611b50c5b314e285688c00270e72e97f72b6a9e7262ade5e4d5d",
-    "Autoplay": "36f5597c3b5d77226448dd5502533171f17f2a052934f9067d4c5e456b19bc9c",
+    "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
     "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
+    "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
 }
 
 
@@ -310,6 +313,7 @@ class CertInputs:
     deal: Optional[int]
     label: Optional[str]
     column_order: bool = False     # a certificate up to column order: checkCertUpTo
+    autoplay: bool = False         # ... with safe automatic moves: checkCertAuto (CertAuto.v, DealAuto.v.j2)
 
     @property
     def reference(self) -> spec.State:
@@ -326,7 +330,8 @@ def cert_inputs(cert) -> CertInputs:
         raise FreecellError(f"the certificate's start position is not msDeal {deal}")
     rules = Rules.from_dict(cert.rules)         # the spec's rules, and column_order
     return CertInputs(header_start, list(cert.records), rules.plain(), deal,
-                      None if deal is not None else cert.label(), rules.column_order)
+                      None if deal is not None else cert.label(), rules.column_order,
+                      rules.column_order and rules.autoplay == "safe")
 
 
 def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
@@ -362,7 +367,7 @@ def cert_module(cert, mutant: bool = False, chunk_words: int = CHUNK_WORDS,
     inputs = cert_inputs(cert)
     ctx = cert_context(inputs, stem or cert_stem(cert, mutant=mutant),
                        mutation_text(cert) if mutant else None, chunk_words)
-    return render_text("Deal.v.j2", **ctx), ctx
+    return render_text("DealAuto.v.j2" if inputs.autoplay else "Deal.v.j2", **ctx), ctx
 
 
 def render_cert(cert, out_dir: str, mutant: bool = False, chunk_words: int = CHUNK_WORDS,

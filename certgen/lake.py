@@ -22,14 +22,13 @@ def bootstrap(say):
     Returns (lake or None, why not)."""
     if os.environ.get("LEAN_BOOTSTRAP", "1") == "0":
         return None, "LEAN_BOOTSTRAP=0"
-    say("lake is not on PATH: trying to install elan and the pinned Lean toolchain (LEAN_BOOTSTRAP=0 skips this)")
-    proc = subprocess.run(["bash", INSTALL_LEAN], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
+    say("lake is not on PATH: installing elan and the pinned Lean toolchain (scripts/install_lean.sh)")
+    proc = subprocess.run(["bash", INSTALL_LEAN], cwd=ROOT, stdout=subprocess.PIPE, text=True)  # its plan: stderr
     lake = find_lake()
     if lake:
         return lake, None
     last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
-    return None, f"the installer failed ({last})"
+    return None, f"lake is not on PATH, and {last}"
 
 
 def build(targets, say):

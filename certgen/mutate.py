@@ -11,7 +11,8 @@ won position in it must be refused too.
   add-won          add the won position (every card on the foundations)
 
 In a certificate up to column order the start and its successors are the members of their classes: each
-put into the checkers' column order (certgen/columns.py) before it is looked for.
+put into the checkers' column order (certgen/columns.py) before it is looked for, and first taken after its
+safe automatic moves with those (checker.Lookup).
 """
 import random
 from typing import Tuple
@@ -21,7 +22,7 @@ from solver.errors import FreecellError
 from solver.numbers import digits, whole_number
 
 from .certificate import Certificate
-from .columns import canon
+from .checker import lookup
 from .members import rules_of, start_of
 
 
@@ -70,8 +71,7 @@ def mutate(cert: Certificate, kind: str, seed: int = 0) -> Tuple[Certificate, li
                 if not succ:
                     raise FreecellError("the start position has no successors")
                 victim = succ[0] if what == "first-successor" else succ[-1]
-            if rules.column_order:
-                victim = canon(victim)
+            victim = lookup(rules).name(victim)     # as the checkers look it up
             rec = packed.pack(spec.to_position(victim))
             if rec not in members:
                 raise FreecellError(f"the certificate does not contain the {what.replace('-', ' ')} position")

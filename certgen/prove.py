@@ -1,16 +1,23 @@
-"""The pipelines behind ``python -m certgen``: build, check, render, lake build; prove (all of them
-for one start), prove-known (the eight known unsolvable deals) and prove-win (a winning line).
+"""The one pipeline behind ``python -m certgen prove``, ``prove-coq``, ``prove-known`` and ``prove-survey``:
+
+  1 explore and write the certificate (:func:`prepare`, :func:`build`),
+  2 read it back and check it with both checkers (:func:`check_both`: the Python checker, and the fast
+    checker build/fccheck when it is built; valid only when both say so),
+  3 render each prover's file, 4 run each prover (:func:`prove_prepared`): Lean (`lake build`) and Coq
+    (coqc, certgen/coq.py) are its backends, each on the same certificate,
+
+and one closing line per prover (:func:`closing`). ``prove-win`` is Lean's winning-line command.
 
 Each takes values (a solver.source.Source, solver.rules.Rules, paths) and reports its steps through
 ``say`` (one line a step; the steps that can take more than a second show a progress bar when
-``progress``). In ``prove`` the certificate is written, read back from the file once, its positions
-decoded once (certgen/members.py), checked, and rendered from one context: the certificate text is
-encoded once for the module and the standalone file. Every step's wall time is kept in ``phases``
+``progress``). The certificate is read back from the file once, its positions decoded once
+(certgen/members.py) for the check and the Lean module. Every step's wall time is kept in ``phases``
 (scripts/bench.py prints them).
 
-Exit statuses of the prove commands: 0 Lean checked the theorem; 1 a negative answer (not unwinnable,
-the Python check failed, `lake build` failed); 3 Lean is not available (lake.NOT_AVAILABLE); 4 (prove)
-the solver found a winning line first: the start is winnable, and prove-win is the command that proves it.
+Exit statuses of the prove commands: 0 a prover proved the theorem and none refused it; 1 a negative
+answer (not unwinnable, a check failed, a prover refused); 3 no prover ran (NOT_AVAILABLE; or the prover
+asked for with --prover is missing); 4 (prove) the solver found a winning line first: the start is
+winnable, and prove-win is the command that proves it.
 """
 import contextlib
 import os
@@ -20,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
-from solver import report, search, spec
+from solver import deals, packed, report, search, spec
 from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
@@ -29,7 +36,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import certificate, checker, coq, fastcheck, known, lake, members, render, upto
+from . import certificate, checker, coq, fastcheck, known, lake, members, render, survey, upto
 from .paths import GENERATED, OUT, shown
 
 
@@ -129,83 +136,214 @@ def built_words(b: Built) -> str:
 
 @dataclass
 class Prepared:
-    """Steps 1-3 of ``prove`` for one start: the certificate, the check, the module."""
-    source: Source
-    rules: Rules
+    """Steps 1-2 of the pipeline for one start: the certificate, read back and checked by both checkers."""
+    source: Optional[Source]                # None for a survey's certificate (no standalone Lean file)
+    rules: Optional[Rules]                  # None for a survey's certificate (its header holds them)
     cert_path: str
     cert: Optional[certificate.Certificate] = None
+    decoded: Optional[members.Members] = None   # its positions, decoded once (certgen/members.py)
     check: Optional[checker.CheckResult] = None
-    module: Optional[str] = None           # the Lean module (lake target) when rendered
-    theorem: Optional[str] = None
     phases: Dict[str, float] = field(default_factory=dict)
     verdict: str = "unknown"
 
+    @property
+    def ok(self) -> bool:
+        return self.check is not None and self.check.ok
 
-def prepare(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
+
+def prepare(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
             progress: bool = False, say: Callable = print, memory: Optional[int] = None,
             tmp: Optional[str] = None, on_disk: bool = False, work_dir: Optional[str] = None) -> Prepared:
-    """Explore, write the certificate, read it back, check it (the Python transliteration of the spec),
-    render the module and the standalone file. Everything is named after ``source.stem(rules)``."""
-    stem = source.stem(rules)
+    """Explore, write the certificate (``out_dir/<Stem>.cert``), read it back and check it."""
     os.makedirs(out_dir, exist_ok=True)
-    p = Prepared(source, rules, os.path.join(out_dir, f"{stem}.cert"))
-    say("1/4 explore: the C core enumerates the reachable positions")
+    p = Prepared(source, rules, os.path.join(out_dir, f"{source.stem(rules)}.cert"))
+    say("1/4 explore: the C core enumerates the reachable positions"
+        + (" up to column order" if rules.column_order else ""))
     b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir, out_flag="--out-dir")
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
     say(built_words(b))
-    if b.cert is None:
-        say(f"nothing to prove: the verdict is {b.verdict}"
-            + (" (try `make prove-win`)" if b.verdict == "winnable" else ""))
-        return p
+    if b.cert is not None:
+        check_both(p, progress, say)
+    return p
+
+
+def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ") -> None:
+    """Step 2: the certificate file read back (what it holds, not what was meant to be written), its
+    positions decoded once, checked by the Python checker (the transliterated spec) and, when it is built,
+    by the fast checker (build/fccheck); valid only when both say so. ``label`` starts the check's line."""
     say("2/4 check: the independent Python checker (the transliterated Lean spec)")
     with _timed(p.phases, "read"):
-        p.cert = certificate.read(p.cert_path)          # what the file holds, not what was meant to be written
+        p.cert = certificate.read(p.cert_path)
     with _timed(p.phases, "decode"):
         try:
-            m = members.decode(p.cert, progress)
+            p.decoded = members.decode(p.cert, progress)
         except members.StartMismatch:
-            m = None                                     # the checker reports it as an invalid certificate
+            p.decoded = None                             # the checker reports it as an invalid certificate
     with _timed(p.phases, "check"):
-        p.check = checker.check(p.cert, progress, members=m)
-    say("  " + checker.report(p.check))
-    if fastcheck.binary():                               # a second opinion: the fast checker (build/fccheck)
+        p.check = checker.check(p.cert, progress, members=p.decoded)
+    say(label + checker.report(p.check))
+    if fastcheck.binary():
         with _timed(p.phases, "fastcheck"):
             fast = fastcheck.check(p.cert_path)
         say(f"  fast checker (build/fccheck): {fast.message}")
         if fast.ok != p.check.ok:
             say("  the two checkers disagree: NOT proven")
             p.check.ok = False
-    if not p.check.ok:
-        return p
-    say("3/4 render: Lean files")
+
+
+# -- The provers: Lean and Coq as backends of one pipeline ---------------------------------------------------
+
+PROVERS = ("lean", "coq")
+PROVED, REFUSED, NOT_AVAILABLE = 0, 1, lake.NOT_AVAILABLE
+
+
+@dataclass
+class Prover:
+    """One prover: its name, the tool that runs it (lake, coqc; None when not available) and why not."""
+    key: str
+    tool: Optional[str]
+    why: str = ""
+
+    @property
+    def name(self) -> str:
+        return {"lean": "Lean", "coq": "Coq"}[self.key]
+
+    def not_available(self, kept: str) -> "Outcome":
+        return Outcome(NOT_AVAILABLE, f"{self.name}: not available ({self.why}) — nothing checked by {self.name}; "
+                                      f"{kept}")
+
+
+@dataclass
+class Outcome:
+    """What one prover did: PROVED, REFUSED or NOT_AVAILABLE, and the line that says it."""
+    status: int
+    line: str
+
+
+def find_provers(wanted: Optional[str], say: Callable) -> Optional[List[Prover]]:
+    """The provers to run: ``wanted`` ("lean" or "coq"), or both. Lean's lake is looked for on PATH and in
+    ~/.elan, then installed when asked (certgen/lake.py, scripts/install_lean.sh); Coq's coqc on PATH.
+    A prover asked for by name that is missing is refused here, before any search: one line on stderr,
+    and None (the command then exits NOT_AVAILABLE)."""
+    found = []
+    for key in ([wanted] if wanted else PROVERS):
+        if key == "lean":
+            found.append(lean_prover(say))
+        else:
+            found.append(Prover(key, coq.find_coqc(), "coqc is not on PATH; Debian: apt-get install coq"))
+    missing = [p for p in found if p.tool is None]
+    if wanted and missing:
+        print(f"{missing[0].name} is not available ({missing[0].why}): nothing was checked", file=sys.stderr)
+        return None
+    return found
+
+
+def lean_prover(say: Callable) -> Prover:
+    """Lean: lake on PATH or in ~/.elan, else installed when allowed (certgen/lake.py's bootstrap)."""
+    tool, why = lake.find_lake(), ""
+    if tool is None:
+        tool, why = lake.bootstrap(say)
+    return Prover("lean", tool, why)
+
+
+def closing(outcomes: List[Outcome], say: Callable) -> int:
+    """The last lines of every prove command, one per prover, and the exit status: REFUSED when a prover
+    refused, PROVED when one proved it (and none refused), NOT_AVAILABLE when none ran."""
+    for o in outcomes:
+        say(o.line)
+    statuses = {o.status for o in outcomes}
+    return REFUSED if REFUSED in statuses else PROVED if PROVED in statuses else NOT_AVAILABLE
+
+
+class _Held:
+    """A ``say`` that holds back a prover's closing lines ("proven by …", "… NOT proven") so that the
+    pipeline prints them once, together, at its end."""
+
+    def __init__(self, say):
+        self.say, self.last = say, None
+
+    def __call__(self, text=""):
+        if text.startswith("proven by ") or text.endswith("NOT proven"):
+            self.last = text
+        else:
+            self.say(text)
+
+
+def lean_dir_for(prover: Prover, lean_dir: Optional[str], out_dir: str) -> str:
+    """Where the Lean modules go: ``lean_dir`` when given; else the library's folder (where lake builds
+    them) when Lean is available, and ``out_dir/lean`` when it is not, so that the library folder holds
+    only shipped modules and what Lean built."""
+    if lean_dir:
+        return lean_dir
+    return GENERATED if prover.tool else os.path.join(out_dir, "lean")
+
+
+def render_lean(p: Prepared, lean_dir: str, out_dir: str, say: Callable) -> Optional[str]:
+    """Step 3 for Lean: the module (in ``lean_dir``) and the standalone file (``out_dir/<Stem>.lean``).
+    Returns the module's name, or None for a certificate up to column order (not Lean's)."""
+    if Rules.from_dict(p.cert.rules).column_order:
+        return None
+    standalone = os.path.join(out_dir, f"{p.source.stem(p.rules)}.lean") if p.source else None
     with _timed(p.phases, "render"):
-        paths = render.render_certificate(p.cert, lean_dir, os.path.join(out_dir, f"{stem}.lean"), members=m)
+        paths = render.render_certificate(p.cert, lean_dir, standalone, members=p.decoded)
     for path in paths:
         say(f"  wrote {shown(path)}")
-    p.module, p.theorem = render.module_name(p.cert), render.theorem_name(p.cert)
-    return p
+    return render.module_name(p.cert)
 
 
-def finish(targets: List[str], theorems: List[str], lean_dir: str, say: Callable = print, step: str = "4/4",
-           kept: str = "the Python check says valid, the certificate and Lean files are kept") -> int:
-    """The last step of every prove command: lake build, and plain words on what Lean did (or did not)."""
+def lean_build(prover: Prover, targets: List[str], theorems: List[str], lean_dir: str, say: Callable,
+               step: str = "4/4") -> Outcome:
+    """`lake build` of the modules, and one line on what Lean did (or why it did not)."""
+    if not targets:
+        return Outcome(NOT_AVAILABLE, "Lean: a certificate up to column order is not Lean's (the column lemma is "
+                                      "proved in Coq only) — nothing checked by Lean")
+    where = f"the modules are in {shown(lean_dir)}"
+    if prover.tool is None and prover.why:          # looked for and not found (else: not looked for)
+        return prover.not_available(where)
+    if prover.tool is None or os.path.abspath(lean_dir) != GENERATED:
+        return Outcome(NOT_AVAILABLE, f"Lean: not run — {where}, outside the library's folder (--lean-dir "
+                                      f"{shown(GENERATED)} builds them) — nothing checked by Lean")
     say(f"{step} lean: lake build " + " ".join(targets))
-    if os.path.abspath(lean_dir) != GENERATED:
-        status, words = lake.NOT_AVAILABLE, (f"the modules were written to {shown(lean_dir)}, outside the "
-                                             f"library's folder {shown(GENERATED)}, so lake build was not run "
-                                             f"(--lean-dir {shown(GENERATED)} builds them)")
-    else:
-        status, words = lake.build(targets, say)
-    if status == lake.NOT_AVAILABLE:
-        print(f"{words}: {kept}, and NOTHING was checked by Lean.", file=sys.stderr)
-    elif status == 1:
-        say(f"{words}: NOT proven")
-    else:
-        for t in theorems:
-            say(f"proven by Lean: {t}")
-    return status
+    status, words = lake.build(targets, say)
+    if status != 0:
+        return Outcome(REFUSED if status == 1 else NOT_AVAILABLE, f"Lean: {words}: NOT proven")
+    return Outcome(PROVED, "\n".join(f"proven by Lean: {t}" for t in theorems))
+
+
+def coq_check(prover: Prover, run: Callable, say: Callable) -> Outcome:
+    """One Coq check (``run(coqc, say)``: certgen/coq.py's prove_cert or check_file) and its closing line."""
+    held = _Held(say)
+    status, _ = run(prover.tool, held)
+    if status == NOT_AVAILABLE:
+        return prover.not_available("the Coq file is kept")
+    return Outcome(status, held.last or f"Coq: coqc exit {status}: NOT proven")
+
+
+def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, lean_dir: Optional[str],
+                   progress: bool, say: Callable, coq_out: Optional[str] = None, coqchk: bool = False) -> int:
+    """Steps 3-4 for checked certificates: each prover renders its files and checks them; then one line
+    per prover and the exit status (see :func:`closing`). ``coqchk``: Coq's compiled files checked again by
+    coqchk."""
+    outcomes = []
+    for prover in provers:
+        if prover.key == "lean":
+            where = lean_dir_for(prover, lean_dir, out_dir)
+            say("3/4 render: Lean files")
+            modules = [render_lean(p, where, out_dir, say) for p in done]
+            keep = [(m, render.theorem_name(p.cert)) for m, p in zip(modules, done) if m is not None]
+            outcomes.append(lean_build(prover, [m for m, _ in keep], [t for _, t in keep], where, say))
+        else:
+            results = []
+            for p in done:
+                say("3/4 render: the Coq file")
+                results.append(coq_check(prover, lambda coqc, s, p=p: coq.prove_cert(
+                    p.cert, coq_out or out_dir, coqc, progress, s, coqchk), say))
+            worst = max(results, key=lambda o: (o.status == REFUSED, o.status == NOT_AVAILABLE))
+            outcomes.append(Outcome(worst.status, "\n".join(o.line for o in results)
+                                    if worst.status == PROVED else worst.line))
+    return closing(outcomes, say)
 
 
 WINNABLE = 4                    # prove's exit status when the solver found a winning line first
@@ -230,43 +368,144 @@ def prove_win_command(source: Source, rules: Rules) -> str:
     return text if make is None else f"{text} (or {make})"
 
 
-def prove(source: Source, rules: Rules, out_dir: str, lean_dir: str, max_states: Optional[int] = None,
-          progress: bool = False, say: Callable = print, memory: Optional[int] = None, tmp: Optional[str] = None,
-          on_disk: bool = False, work_dir: Optional[str] = None) -> int:
-    """The whole pipeline for one start: explore, certificate, Python check, render, lake build. First the
-    solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
-    prove, and prove says so in one line with the prove-win command, exit status WINNABLE (no enumeration
-    of a set that may need gigabytes). ``memory``/``tmp``: the enumeration past memory (see build)."""
-    first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
-    if first.verdict == "winnable":
-        say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card moves, "
-            f"replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
-            f"{prove_win_command(source, rules)}")
-        return WINNABLE
-    p = prepare(source, rules, out_dir, lean_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
-    if p.module is None:
-        return 1
-    return finish([p.module], [p.theorem], lean_dir, say)
+def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = None,
+          max_states: Optional[int] = None, progress: bool = False, say: Callable = print,
+          memory: Optional[int] = None, tmp: Optional[str] = None, on_disk: bool = False,
+          work_dir: Optional[str] = None, prover: Optional[str] = None, win: bool = False,
+          coqchk: bool = False) -> int:
+    """The pipeline for one start: find the provers, explore and write the certificate, check it with both
+    checkers, render each prover's file, run each prover; one closing line per prover (:func:`closing`).
+    First the solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing
+    unwinnable to prove: one line with the prove-win command, exit status WINNABLE. With ``win``
+    (prove-coq) the search comes first and a winnable start's line is proven instead (a line on the real
+    columns proves it, whatever an enumeration up to column order counted). ``memory``/``tmp``: the
+    enumeration past memory (see build)."""
+    if not win:
+        first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
+        if first.verdict == "winnable":
+            say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card "
+                f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
+                f"{prove_win_command(source, rules)}")
+            return WINNABLE
+    provers = find_provers(prover, say)
+    if provers is None:
+        return NOT_AVAILABLE
+    p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
+    if p.cert is None and p.verdict == "winnable" and win:
+        return prove_line(source, rules.plain(), provers, out_dir, max_states, say, coqchk)
+    if p.cert is None:
+        say(f"nothing to prove: the verdict is {p.verdict}"
+            + (" (try `make prove-win`)" if p.verdict == "winnable" else ""))
+        return REFUSED
+    if not p.ok:
+        return REFUSED
+    return prove_prepared([p], provers, out_dir, lean_dir, progress, say, coqchk=coqchk)
 
 
-def prove_known(out_dir: str, lean_dir: str, table: str, max_states: Optional[int] = None,
-                progress: bool = False, say: Callable = print) -> int:
-    """Every deal of 1..1,000,000 known to be unsolvable, under the standard rules: certificates, Python
-    checks, Lean modules, the table (docs/KNOWN.md), then one `lake build` for all of them."""
+def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: Callable):
+    """The C solver's line, replayed against spec.moves in Python; None (said) when there is none."""
+    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
+    say("  " + report.solve_summary(source.name, r))
+    if r.verdict != "winnable":
+        say(f"nothing to prove: the verdict is {r.verdict}"
+            + (" (try `make prove`)" if r.verdict == "unwinnable" else ""))
+        return None
+    return r
+
+
+def prove_line(source: Source, rules: Rules, provers: List[Prover], out_dir: str, max_states: Optional[int],
+               say: Callable, coqchk: bool = False) -> int:
+    """A winnable start: its winning line's theorem `exists s, Reachable rules start s /\\ Won s`, checked by
+    each prover (Lean: the Win module and lake build, as prove-win; Coq: its file and coqc)."""
+    say("2/4 solve: a short winning line (the C solver), replayed against spec.moves in Python")
+    r = winning_line(source, rules, max_states, say)
+    if r is None:
+        return REFUSED
+    start, stem = r.path[0], "Win" + source.stem(rules)
+    indices = step_indices(rules.spec(), start, r.path[1:])
+    deal = source.deal if source.deal is not None and spec.ms_deal(source.deal) == start else None
+    label = None if deal is not None else source.name
+    outcomes = []
+    for prover in provers:
+        say(f"3/4 render: the {prover.name} file")
+        if prover.key == "lean":
+            where = win_lean_dir(stem) if prover.tool else os.path.join(out_dir, "lean")
+            say("  wrote " + shown(render.render_win(indices, where, rules=rules, deal=deal, start=start, stem=stem,
+                                                     label=label)))
+            module = render.win_module(stem)
+            outcomes.append(lean_build(prover, [module], [f"{module}.{render.theorem_short_name(deal, 'winnable')}"],
+                                       where, say))
+        else:
+            path, ctx = coq.render_win(indices, start, rules, out_dir, deal=deal, label=label, stem=stem)
+            say(f"  wrote {shown(path)}")
+            outcomes.append(coq_check(prover, lambda coqc, s: coq.check_file(
+                path, ctx, out_dir, coqc, coq.WINNABLE, False, s, coqchk), say))
+    return closing(outcomes, say)
+
+
+def prove_known(out_dir: str, lean_dir: Optional[str], table: str, max_states: Optional[int] = None,
+                progress: bool = False, say: Callable = print, prover: Optional[str] = None) -> int:
+    """Every deal of 1..1,000,000 known to be unsolvable, under the standard rules: certificates, both
+    checks, the table (docs/KNOWN.md), then each prover on all of them (one `lake build`)."""
+    provers = find_provers(prover, say)
+    if provers is None:
+        return NOT_AVAILABLE
     rows, done = [], []
     for deal in known.KNOWN:
         say(f"== deal {deal}")
         t0 = time.perf_counter()
-        p = prepare(load(deal=deal), STANDARD, out_dir, lean_dir, max_states, progress, say)
-        if p.module is None:
+        p = prepare(load(deal=deal), STANDARD, out_dir, max_states, progress, say)
+        if not p.ok:
             say(f"deal {deal}: no proof could be prepared")
-            return 1
+            return REFUSED
         rows.append(known.row(deal, p.cert, p.cert_path, p.check, time.perf_counter() - t0))
         done.append(p)
     known.write_table(rows, table)
     say(f"wrote {shown(table)}")
     say(f"wrote {shown(known.write_timings(rows, os.path.join(out_dir, 'known-timings.csv')))}")
-    return finish([p.module for p in done], [p.theorem for p in done], lean_dir, say)
+    return prove_prepared(done, provers, out_dir, lean_dir, progress, say)
+
+
+def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: bool = False,
+                 say: Callable = print, prover: Optional[str] = None) -> int:
+    """Every certificate of a finished survey folder (certgen survey), as its journal lists them: each must
+    hold the deal its file name and the journal say; both checks, then each prover. Ends with the deals
+    proven and the deals that could not be, by number."""
+    listed = survey.certificates(folder)
+    provers = find_provers(prover, say)
+    if provers is None:
+        return NOT_AVAILABLE
+    done, failed = [], []
+    for n, path in listed:
+        name = os.path.basename(path)
+        p = Prepared(None, None, path)
+        try:
+            check_both(p, progress, say, label=f"{name}: ")
+        except FreecellError as e:
+            say(f"{name}: {e}")
+            failed.append(n)
+            continue
+        if p.cert.source != {"kind": "ms", "deal": n} or p.cert.start != packed.pack(deals.ms_deal(n)):
+            say(f"{name}: not deal {n}'s certificate (its start is not deal {n}'s, which its name and the "
+                f"survey's journal say)")
+            failed.append(n)
+        elif p.ok:
+            done.append((n, p))
+        else:
+            failed.append(n)
+    named = {os.path.basename(path) for _n, path in listed}
+    for name in sorted(set(os.listdir(os.path.join(folder, "certs"))) - named):
+        say(f"{name}: not a certificate the survey's journal names: left out")
+    status = PROVED
+    if not listed:
+        say("no unwinnable deal in this survey: nothing to prove")
+    elif done:
+        status = prove_prepared([p for _n, p in done], provers, out_dir, lean_dir, progress, say)
+    proven = [n for n, _p in done] if status == PROVED else []
+    failed = sorted(failed + ([] if status == PROVED else [n for n, _p in done]))
+    say("proven: " + (" ".join(map(str, proven)) or "none") + "; could not prove: "
+        + (" ".join(map(str, failed)) or "none"))
+    return status if status != PROVED else (REFUSED if failed else PROVED)
 
 
 def win_lean_dir(stem: str) -> str:
@@ -275,18 +514,15 @@ def win_lean_dir(stem: str) -> str:
     return GENERATED if os.path.exists(os.path.join(GENERATED, stem + ".lean")) else OUT
 
 
-def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[int] = None,
+def prove_win(source: Source, rules: Rules, lean_dir: Optional[str], max_states: Optional[int] = None,
               say: Callable = print) -> int:
     """Solve (the C solver; the line is replayed against spec.moves in Python), render the Win module, lake
-    build it. 0 proven by Lean; 1 no verified winning line, or lake build failed; 3 Lean is not
+    build it (Lean only). 0 proven by Lean; 1 no verified winning line, or lake build failed; 3 Lean is not
     available (the verified line's module is kept)."""
     say("1/3 solve: the C solver finds a line; Python replays it against spec.moves")
-    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
-    say("  " + report.solve_summary(source.name, r))
-    if r.verdict != "winnable":
-        say(f"nothing to prove: the verdict is {r.verdict}"
-            + (" (try `make prove`)" if r.verdict == "unwinnable" else ""))
-        return 1
+    r = winning_line(source, rules, max_states, say)
+    if r is None:
+        return REFUSED
     say("2/3 render: the Lean module")
     stem = "Win" + source.stem(rules)
     lean_dir = lean_dir or win_lean_dir(stem)
@@ -295,53 +531,6 @@ def prove_win(source: Source, rules: Rules, lean_dir: str, max_states: Optional[
                              label=None if source.deal is not None else source.name)
     say(f"  wrote {shown(path)}")
     module = render.win_module(stem)
-    return finish([module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"], lean_dir, say,
-                  step="3/3", kept="the line is verified in Python and the Lean module is written")
-
-
-def prove_coq(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
-              progress: bool = False, say: Callable = print, coqchk: bool = False) -> int:
-    """The same theorem checked by Coq (certgen/coq.py): explore, certificate (up to column order when
-    ``rules.column_order``: Coq's checkCertUpTo), Python check, Coq file, coqc;
-    for a winnable start, a winning line (the C solver, replayed against spec.moves in Python), its Coq
-    file, coqc. 0 proven by Coq; 1 not (unknown verdict, a failed check, coqc refused); 3 no coqc (the
-    Coq file is kept)."""
-    stem = source.stem(rules)
-    os.makedirs(out_dir, exist_ok=True)
-    coqc = coq.find_coqc()
-    say("1/4 explore: the C core enumerates the reachable positions"
-        + (" up to column order" if rules.column_order else ""))
-    b = build(source, rules, os.path.join(out_dir, f"{stem}.cert"), max_states, progress)
-    say(b.summary)
-    say(built_words(b))
-    if b.verdict == "winnable":     # a line on the real columns proves it, whatever the enumeration counted
-        return _prove_coq_win(source, rules.plain(), out_dir, coqc, max_states, progress, say, coqchk)
-    if b.cert is None:
-        say(f"nothing to prove: the verdict is {b.verdict}")
-        return 1
-    say("2/4 check: the independent Python checker (the transliterated spec)")
-    cert = certificate.read(b.path)                 # what the file holds, not what was meant to be written
-    t0 = time.perf_counter()
-    res = checker.check(cert, progress)
-    say(f"  {checker.report(res)} ({time.perf_counter() - t0:.1f} s)")
-    if not res.ok:
-        return 1
-    say("3/4 render: the Coq file")
-    return coq.prove_cert(cert, out_dir, coqc, progress, say, coqchk)[0]
-
-
-def _prove_coq_win(source, rules, out_dir, coqc, max_states, progress, say, coqchk=False) -> int:
-    say("2/4 solve: a short winning line (the C solver), replayed against spec.moves in Python")
-    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
-    say("  " + report.solve_summary(source.name, r))
-    if r.verdict != "winnable":
-        say(f"nothing to prove: the solver's verdict is {r.verdict}")
-        return 1
-    say("3/4 render: the Coq file")
-    start = r.path[0]
-    deal = source.deal if source.deal is not None and spec.ms_deal(source.deal) == start else None
-    path, ctx = coq.render_win(step_indices(rules.spec(), start, r.path[1:]), start, rules, out_dir, deal=deal,
-                               label=None if deal is not None else source.name, stem="Win" + source.stem(rules))
-    say(f"  wrote {shown(path)}")
-    return coq.check_file(path, ctx, out_dir, coqc, coq.WINNABLE, progress, say, coqchk)[0]
-
+    lean = lean_prover(say) if os.path.abspath(lean_dir) == GENERATED else Prover("lean", None)
+    return closing([lean_build(lean, [module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"],
+                               lean_dir, say, step="3/3")], say)

@@ -1,6 +1,6 @@
 """The independent replay of the survey's winning lines: checker/fccheck.c's library mode (``certgen._fcreplay``).
 
-The search core (solver/fc.c) finds a line for each deal of a batch (solver.search.solve_deals); before a
+The search core (solver/*.c) finds a line for each deal of a batch (solver.search.solve_deals); before a
 deal counts as winnable its line is replayed here by code that shares nothing with the search: the
 checker's own dealer (msDeal), its own records and its own move rules, written from lean/FreeCell/Spec.lean
 (the checker's ``moves``, ``patch``, ``can_home``, ``stacks_on``). A line is accepted only when every move

@@ -23,27 +23,34 @@ before they are looked up, and a member stored in another order is refused ("col
 on every member, on its bytes (:func:`in_column_order`: a P64 record lists each column bottom card first, so
 the bottom cards' keys are the first bytes of the eight columns; tests/test_canoncert.py compares it with
 ``canon`` on every member of #11982's certificate up to column order and on reordered ones), not only on the
-drawn ones (until session 15 only on those). A sample that covers every member checks the order member by
-member with the closure, in the records' order, as the full check does (the same verdict and counts).
+drawn ones. A sample that covers every member checks the order member by
+member with the closure, in the records' order, as the full check does (the same verdict and counts). With
+safe automatic moves beside it (``"autoplay": "safe"``) the start and every successor are taken after them
+first (checker.Lookup), and a member not after them is refused ("autoplay"), on every member too, on its
+bytes (autoplay.settled_record).
 
 A sample proves nothing about the closure of the members it did not draw: it is a spot check of the fast
-checker's verdict (docs/TRUST.md). A failure it finds is a real one.
+checker's verdict (docs/TRUST.md), not a verdict, and :func:`verdict` gives it its own exit status
+(SAMPLE_ONLY) and the JSON ``"valid": null``. A failure it finds is a real one (exit 1, ``"valid": false``);
+a sample that covers every member is the full check (exit 0, ``"valid": true``).
 """
 import itertools
 import random
+from typing import Optional, Tuple
 from solver import packed, spec
 from solver.errors import FreecellError
 from solver.progress import bar
 
 from .certificate import Summary
-from .checker import IN_ORDER, NOT_IN_ORDER, PUT_IN_ORDER, CheckResult
-from .columns import canon
+from .autoplay import settled_record
+from .checker import NOT_IN_ORDER, NOT_SETTLED, CheckResult, lookup
 from .members import Decoder, StartMismatch, _Memo, rules_of, start_of
 
 SIZE = packed.SIZE
 WON = bytes(SIZE)       # the P64 record of the won position: no card in a column or a cell
 DEFAULT_SAMPLE = 100_000
 MAX_SEED = 2 ** 64 - 1    # printed and given back with --seed
+SAMPLE_ONLY = 5         # the exit status of "valid on a sample": not a verdict (neither 0 nor 1)
 
 
 class Records:
@@ -164,12 +171,12 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     except StartMismatch as e:
         return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
     rules = rules_of(head)
-    up_to = rules.column_order
-    order = canon if up_to else (lambda s: s)
+    how = lookup(rules)
+    up_to, order = how.up_to, how.name
     start = order(start)
     start_rec = record_of(start)
     if start_rec not in recs:
-        return CheckResult(False, n, 0, 0, "start", f"the start position{IN_ORDER if up_to else ''} is not in the "
+        return CheckResult(False, n, 0, 0, "start", f"the start position{how.start_words} is not in the "
                            f"certificate", missing=start, **named)
     decoder, encoder = Decoder(), Encoder()
     if WON in recs:
@@ -182,6 +189,9 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
                 if not in_column_order(recs[i]):
                     return CheckResult(False, n, 0, 0, "column-order", NOT_IN_ORDER[:-1] + "; the order checked on "
                                        "every member)", misplaced=decoder.state(recs[i]), **named)
+                if how.auto and not settled_record(recs[i]):
+                    return CheckResult(False, n, 0, 0, "autoplay", NOT_SETTLED[:-1] + "; checked on every member)",
+                                       misplaced=decoder.state(recs[i]), **named)
                 if i % 65536 == 65535:
                     b.update(65536)
             b.update(n % 65536)
@@ -198,12 +208,14 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
             if order_in_loop and i is not None and not in_column_order(rec):
                 return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER + of, misplaced=s,
                                    **named)
+            if order_in_loop and how.auto and i is not None and not settled_record(rec):
+                return CheckResult(False, n, checked, looked, "autoplay", NOT_SETTLED + of, misplaced=s, **named)
             for t in spec.moves(rules, s):
                 looked += 1
                 t = order(t)
                 if encoder.record(t) not in recs:
                     return CheckResult(False, n, checked, looked, "successor",
-                                       f"a successor of a member{PUT_IN_ORDER if up_to else ''} is not in the "
+                                       f"a successor of a member{how.successor_words} is not in the "
                                        f"certificate" + of, missing=t, parent=s, **named)
             checked += 1
             others += i is not None
@@ -211,7 +223,19 @@ def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -
     won = "the one member is not won" if n == 1 else f"none of the {n:,} members is won"
     return CheckResult(True, n, checked, looked, None,
                        f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position"
-                       f"{IN_ORDER if up_to else ''} is in the set, {won}, and "
-                       f"{_closure_words(n, sample, seed, others, looked, PUT_IN_ORDER if up_to else '')} (closure"
+                       f"{how.start_words} is in the set, {won}, and "
+                       f"{_closure_words(n, sample, seed, others, looked, how.successor_words)} (closure"
                        f" checked on {'every member' if checked == n else _count(checked, 'member') + ' only'}; "
-                       f"the start{', the column order' if up_to else ''} and 'no member is won' on all)", **named)
+                       f"the start{', the column order' if up_to else ''}"
+                       f"{', the automatic moves' if how.auto else ''} and 'no member is won' on all)", **named)
+
+
+def verdict(res: CheckResult) -> Tuple[int, Optional[bool]]:
+    """(exit status, the JSON ``"valid"``) of a sampled check: a refusal is a real one (1, False); a sample
+    whose closure covered every member is the full check's verdict (0, True); any other valid sample is no
+    verdict (SAMPLE_ONLY, None)."""
+    if not res.ok:
+        return 1, False
+    if res.checked == res.states:
+        return 0, True
+    return SAMPLE_ONLY, None

@@ -9,22 +9,27 @@ mode of checker/fccheck.c) before the deal counts as winnable; a deal the solver
 through :func:`classify` (the enumeration, then the certificate). The survey directory keeps what
 matters:
 
-    DIR/survey.json            the settings (a rerun with other settings is refused) and the first command
-    DIR/chunks/A-B.json        one journal record per finished chunk (written atomically): counts, the
-                               histograms, the rare rows (unwinnable, unknown; every row with --rows),
-                               a SHA-256 of its content; a record that disagrees with itself is redone
-    DIR/certs/Deal<N>.cert     the certificate of every unwinnable deal, checked by the independent
-                               checker (certgen/checker.py) before the deal is counted as unwinnable
-    DIR/second/<N>.json        the second pass of a deal unknown at the first limit (a bigger limit)
-    DIR/rows.csv               the rows kept, in deal order (written at the end): deal, verdict,
-                               searched_states (the solver's stored positions, not the reachable set:
-                               405,246 vs the certificate's 84,767 for #11982), length, seconds, pass
-    DIR/summary.json           counts, histograms, still-unknown deals, wall time, the command
+    DIR/journal.sqlite         the journal (solver/journal.py: SQLite, one transaction a record, locked
+                               against a second run, each record with its SHA-256): the settings (a rerun
+                               with other settings is refused), the runs and their commands, one record
+                               per finished chunk (counts, the histograms, the rare rows -- unwinnable,
+                               unknown; every row with --rows -- and the SHA-256 of each certificate file)
+                               and one per second-pass deal
+    DIR/certs/Deal<N>.cert     the certificate of every unwinnable deal, checked by the fast checker (or
+                               certgen/checker.py where it is not built) before the deal is counted
+    DIR/rows.csv               the rows kept, in deal order (an export of the journal, at the end): deal,
+                               verdict, searched_states (the solver's stored positions, not the reachable
+                               set: 405,246 vs the certificate's 84,767 for #11982), length, seconds, pass
+    DIR/summary.json           counts, histograms, still-unknown deals, this run's time and the total, the
+                               first command and the latest
 
 A chunk is counted only once its record exists, and its certificates are written before its record, so a
 survey killed at any moment (SIGKILL included) and started again with the same command redoes at most the
-chunks that were running and ends with the same summary. Memory stays flat: chunks are handed out from a
-counter, at most a window of them in flight, and the records are read back one at a time.
+chunks that were running and ends with the same summary. On a resume, a record that does not hold together
+or fails its digest is done again, and so is one whose certificate is missing, or changed since the record
+was written (its SHA-256 differs) and fails the fast checker. Memory stays flat: chunks are handed out from
+a counter, at most a window of them in flight, and the records are read back one at a time. Only this
+process writes the journal: workers (local or Dask) return their results to it.
 
 Engines: local processes (``--jobs J``; one process when J is 1) or dask.distributed (the optional extra
 ``cluster``: ``--engine dask`` starts a LocalCluster, ``--scheduler tcp://HOST:8786`` or
@@ -32,7 +37,6 @@ DASK_SCHEDULER_ADDRESS uses a running cluster). A chunk is a pure function of it
 so a worker lost mid-chunk costs a retry of that chunk, never a deal.
 """
 import concurrent.futures as cf
-import csv
 import hashlib
 import json
 import multiprocessing as mp
@@ -44,6 +48,7 @@ import time
 from solver import packed, search, solve
 from solver.atomic import write_atomic
 from solver.errors import FreecellError, WorkerLost
+from solver.journal import JOURNAL, attach, open_journal
 from solver.lines import LineError
 from solver.progress import bar
 from solver.report import plural, rules_words
@@ -61,6 +66,7 @@ SECOND_FACTOR = 10              # the second pass: this many times the first sta
 # reachable set (84,767: that is the certificate's count, `certgen info`)
 # seconds: the deal's processor time in the C batch (a deal the batch does not win: the wall time of classify)
 ROW_FIELDS = ("deal", "verdict", "searched_states", "length", "seconds")
+VERDICTS = ("winnable", "unwinnable", "unknown")
 IDENTITY = ("first", "last", "chunk", "rules", "max_states", "second_max_states", "rows")
 
 
@@ -90,16 +96,11 @@ def certify(n, rules, max_states):
     finally:
         res.close()
     data = certificate.encode(cert)
-    if fastcheck.binary():
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, f"Deal{n}.cert")
-            with open(path, "wb") as f:
-                f.write(data)
-            fast = fastcheck.check(path)
-        ok = fast.ok and fast.start == packed.pack(src.position) and fast.rules == rules.to_dict()
-    else:
-        ok = checker.check(certificate.decode(data, f"Deal{n}.cert"), jobs=1).ok
-    return data if ok else None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"Deal{n}.cert")
+        with open(path, "wb") as f:
+            f.write(data)
+        return data if _cert_ok(path, n, rules) else None
 
 
 def classify(n, rules, max_states):
@@ -233,168 +234,194 @@ def _dask(tasks, client):
     yield from _windowed(tasks, lambda t: client.submit(run_chunk, t, pure=False, retries=3), wait_first, window)
 
 
-# -- the directory -------------------------------------------------------------------------------------
-
-def _json_write(path, obj):
-    write_atomic(path, json.dumps(obj, sort_keys=True) + "\n")
-
-
-def _json_read(path):
-    """The JSON object at ``path``; a damaged file is one error line naming it."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except ValueError as exc:
-        raise FreecellError(f"{path} is damaged (not valid JSON: {exc})") from None
-
+# -- the directory: its journal (solver/journal.py) and its certificates ----------------------------------
 
 def _cert_path(out_dir, n, rules):
     return os.path.join(out_dir, "certs", load(deal=n).stem(rules) + ".cert")
 
 
-def _certs_intact(out_dir, rows, rules):
-    """True when every unwinnable row's certificate is in certs/ and reads: format, version, the SHA-256
-    over header and body, its start deal n's, its rules the survey's (the cheap check: the body is not
-    inflated; prove-survey checks the whole set). A missing or damaged one is removed."""
-    for row in rows:
-        if row[1] != "unwinnable":
-            continue
-        path = _cert_path(out_dir, row[0], rules)
-        try:
-            h = certificate.read_header(path)
-            ok = h["start"] == packed.pack(load(deal=row[0]).position) and h["rules"] == rules.to_dict()
-        except FreecellError:
-            ok = False
-        if not ok:
-            if os.path.lexists(path):
-                os.unlink(path)
-            return False
-    return True
+def file_sha256(path):
+    """The SHA-256 (hex) of the file at ``path``, or None when it cannot be read."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
-def _record_digest(rec):
-    """The SHA-256 of a chunk record's content (every key but ``sha256``, as canonical JSON)."""
-    body = {k: v for k, v in rec.items() if k != "sha256"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+def _cert_ok(path, n, rules):
+    """Whether the certificate file at ``path`` is whole and valid for deal ``n`` under ``rules``: its start is
+    deal n's, its rules the survey's, and every state checked -- by the fast checker (build/fccheck) when it is
+    built, else by certgen/checker.py."""
+    try:
+        if fastcheck.binary():
+            fast = fastcheck.check(path)
+            return fast.ok and fast.start == packed.pack(load(deal=n).position) and fast.rules == rules.to_dict()
+        cert = certificate.read(path)
+        return (cert.start == packed.pack(load(deal=n).position) and cert.rules == rules.to_dict()
+                and checker.check(cert, jobs=1).ok)
+    except (FreecellError, OSError):
+        return False
 
 
-def _consistent(rec, name):
-    """A chunk record agrees with itself: its file name is its range, the counts add up to the range's size,
-    the rows kept are inside it, one a deal, and every unwinnable and unknown deal has its row (the rows are
-    what the second pass and the certificates go by), the line-length histogram counts the winnable deals
-    and the states histogram every deal, and its ``sha256`` is its content's. A record that does not is done
-    again. (This catches damage and edits by hand; it is no defence against someone who recomputes the
-    checksum: the journal is the survey's working state; the proofs are the certificates, checked again by
-    prove-survey, and the lines, replayed when they were found.)"""
+def _consistent(start, last, rec):
+    """A chunk record agrees with itself: the counts add up to the range's size, the rows kept are inside it,
+    one a deal, every unwinnable and unknown deal has its row (the rows are what the second pass and the
+    certificates go by) and every unwinnable one a certificate digest, the line-length histogram counts the
+    winnable deals and the states histogram every deal. A record that does not is done again."""
     def whole(v):
         return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
-    if not isinstance(rec, dict) or not all(k in rec for k in ("first", "last", "counts", "rows", "lengths",
-                                                               "states", "sha256")):
+    if not isinstance(rec, dict) or not all(k in rec for k in ("counts", "rows", "lengths", "states", "certs")):
         return False
-    if rec["sha256"] != _record_digest(rec):
-        return False
-    a, b, counts, rows = rec["first"], rec["last"], rec["counts"], rec["rows"]
-    if not (whole(a) and whole(b) and a <= b and name == _chunk_name(a, b)):
+    counts, rows = rec["counts"], rec["rows"]
+    if not (whole(start) and whole(last) and start <= last):
         return False
     if not isinstance(counts, dict) or set(counts) != {"winnable", "unwinnable", "unknown"} \
-            or not all(whole(v) for v in counts.values()) or sum(counts.values()) != b - a + 1:
+            or not all(whole(v) for v in counts.values()) or sum(counts.values()) != last - start + 1:
         return False
     if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == len(ROW_FIELDS) and whole(r[0])
-                                             and a <= r[0] <= b and r[1] in counts for r in rows):
+                                             and start <= r[0] <= last and r[1] in counts for r in rows):
         return False
     if len({r[0] for r in rows}) != len(rows):
         return False
     for verdict in ("unwinnable", "unknown"):
         if sum(1 for r in rows if r[1] == verdict) != counts[verdict]:
             return False
-    for hist, total in ((rec["lengths"], counts["winnable"]), (rec["states"], b - a + 1)):
+    if not isinstance(rec["certs"], dict) or set(rec["certs"]) != {str(r[0]) for r in rows if r[1] == "unwinnable"}:
+        return False
+    for hist, total in ((rec["lengths"], counts["winnable"]), (rec["states"], last - start + 1)):
         if not isinstance(hist, dict) or not all(whole(v) for v in hist.values()) or sum(hist.values()) != total:
             return False
     return True
 
 
-def _drop_damaged(out_dir, rules):
-    """Remove the chunk records that cannot be read, and those naming an unwinnable deal whose certificate
-    is missing or damaged: those chunks are done again (never counted blindly)."""
-    folder = os.path.join(out_dir, "chunks")
-    for name in os.listdir(folder):
-        if name.endswith(".json"):
-            try:
-                rec = _json_read(os.path.join(folder, name))
-                ok = _consistent(rec, name)
-            except FreecellError:
-                ok = False
-            if not ok or not _certs_intact(out_dir, rec["rows"], rules):
-                os.unlink(os.path.join(folder, name))
+def _certs_hold(out_dir, certs, rules):
+    """The certificates a record names ({deal: SHA-256 of its file when the record was written}): a file
+    unchanged since is taken; a changed one is checked again (:func:`_cert_ok`) and, valid, its new digest
+    returned. (ok, certs) -- not ok: a certificate is missing or fails; it is removed and its record done
+    again."""
+    now = {}
+    for n, sha in certs.items():
+        path = _cert_path(out_dir, int(n), rules)
+        got = file_sha256(path)
+        if got is not None and (got == sha or _cert_ok(path, int(n), rules)):
+            now[n] = got
+            continue
+        if os.path.lexists(path):
+            os.unlink(path)
+        return False, certs
+    return True, now
 
 
-def _chunk_name(a, b):
-    return f"{a:010d}-{b:010d}.json"
+def _drop_damaged(j, out_dir, rules):
+    """Remove the chunk and second-pass records that do not hold together, or whose certificates are missing
+    or fail their check: that work is done again (never counted blindly). A record whose certificate file
+    changed and still checks is kept with the file's new digest. (The records are read one at a time; the
+    changes, rare, are made after.)"""
+    drop, keep = [], []
+    for table, key, last, rec in _records_to_check(j):
+        ok = _consistent(key, last, rec) if table == "chunk" else _second_consistent(key, rec)
+        if ok:
+            ok, certs = _certs_hold(out_dir, rec["certs"], rules)
+            if ok and certs != rec["certs"]:
+                keep.append((table, key, dict(rec, certs=certs), last))
+        if not ok:
+            drop.append((table, key))
+    j.record_many(keep)
+    for table, key in drop:
+        j.delete(table, key)
+
+
+def _records_to_check(j):
+    for table in ("chunk", "second"):
+        for key, last, _v, rec in j.rows(table):
+            yield table, key, last, rec
+
+
+def _second_consistent(n, rec):
+    """A second-pass record: the deal's row, and a certificate digest exactly when it is unwinnable."""
+    row = rec.get("row") if isinstance(rec, dict) else None
+    return (isinstance(row, list) and len(row) == len(ROW_FIELDS) and row[0] == n and row[1] in VERDICTS
+            and isinstance(rec.get("certs"), dict)
+            and set(rec["certs"]) == ({str(n)} if row[1] == "unwinnable" else set()))
 
 
 def _setting(key, value):
-    """A setting of survey.json in words, for the refusal of other settings: the rules as the free cells and
+    """A setting of the journal in words, for the refusal of other settings: the rules as the free cells and
     what else they allow, a number with its thousands."""
     try:
         if key == "rules":
             r = Rules.from_dict(value)
             return plural(r.cells, "free cell") + rules_words(r._replace(cells=4))
     except (FreecellError, TypeError, AttributeError):
-        pass                    # a survey.json written by hand: shown as it is
+        pass
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
 
 
-def open_dir(out_dir, settings):
-    """Create the survey directory, or check that it holds a survey with the same settings."""
-    path = os.path.join(out_dir, "survey.json")
-    for sub in ("chunks", "certs", "second"):
-        os.makedirs(os.path.join(out_dir, sub), exist_ok=True)
-    if os.path.exists(path):
-        old = _json_read(path)
+OLD_FILES = ("survey.json", "chunks")       # a survey folder of the format before the journal
+
+
+def open_dir(out_dir, settings, command=None):
+    """Lock ``out_dir`` and open its journal (created with ``settings``, or checked to hold a survey with the
+    same settings); returns (journal, settings). A folder of the older format is refused in one line."""
+    if out_dir in ("-", ""):
+        raise FreecellError(f"--dir {out_dir!r}: a survey needs a folder (`-` is standard output elsewhere); "
+                            f"give a folder name")
+    old_files = [f for f in OLD_FILES if os.path.lexists(os.path.join(out_dir, f))]
+    if old_files and not os.path.exists(os.path.join(out_dir, JOURNAL)):
+        raise FreecellError(f"{out_dir} holds a survey of the older format ({' and '.join(old_files)}, no "
+                            f"{JOURNAL}): this version does not go on with it; give a new --dir")
+    j = open_journal(out_dir, "certgen survey", command)
+    try:
+        old = j.meta("settings")
+        if old is None:
+            with j.con:
+                j.set_meta("settings", settings)
+            old = settings
         diff = [k for k in IDENTITY if old.get(k) != settings.get(k)]
         if diff:
             words = "; ".join(f"{k}: {_setting(k, old.get(k))} there, {_setting(k, settings.get(k))} asked"
                               for k in diff)
             raise FreecellError(f"{out_dir} holds a survey with other settings ({words}): "
                                 f"use the same command, or another --dir")
-        return old
-    _json_write(path, settings)
-    return settings
+        for sub in ("certs",):
+            os.makedirs(os.path.join(out_dir, sub), exist_ok=True)
+    except BaseException:
+        j.close()
+        raise
+    return j, old
 
 
-def _records(out_dir):
-    """The chunk records in deal order, read one at a time."""
-    folder = os.path.join(out_dir, "chunks")
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".json"):
-            yield _json_read(os.path.join(folder, name))
-
-
-def _store(out_dir, result, rules):
-    """Certificates first, then the journal record (the chunk counts only once the record exists)."""
+def _store(j, out_dir, result, rules):
+    """Certificates first (each written atomically), then the record with their digests, in one transaction
+    (the chunk counts only once its record exists)."""
+    certs = {}
     for n, data in sorted(result.pop("certs").items()):
         write_atomic(_cert_path(out_dir, int(n), rules), data)
-    result["sha256"] = _record_digest(result)
-    _json_write(os.path.join(out_dir, "chunks", _chunk_name(result["first"], result["last"])), result)
+        certs[str(n)] = hashlib.sha256(data).hexdigest()
+    first, last = result.pop("first"), result.pop("last")
+    j.record("chunk", first, dict(result, certs=certs), last)
 
 
-def _second_pass(out_dir, settings, rules, unknown, progress):
+def _second_pass(j, out_dir, settings, rules, unknown, progress):
     """Retry the first pass's unknown deals with the bigger limit; each answer journalled."""
-    out = {}
+    done = {n: rec["row"] for n, _l, _v, rec in j.rows("second")}
     with bar(progress and bool(unknown), total=len(unknown), unit=" deals", desc="second pass") as b:
         for n in unknown:
-            path = os.path.join(out_dir, "second", f"{n}.json")
-            if os.path.exists(path) and not _certs_intact(out_dir, [_json_read(path)["row"]], rules):
-                os.unlink(path)             # its certificate is missing or damaged: the deal is done again
-            if not os.path.exists(path):
+            if n not in done:
                 row, data = classify(n, rules, settings["second_max_states"])
+                certs = {}
                 if data is not None:
                     write_atomic(_cert_path(out_dir, n, rules), data)
-                _json_write(path, {"row": row})
-            out[n] = _json_read(path)["row"]
+                    certs[str(n)] = hashlib.sha256(data).hexdigest()
+                j.record("second", n, {"row": row, "certs": certs})
+                done[n] = row
             b.update(1)
-    return out
+    return {n: done[n] for n in unknown}
 
 
 def _add(into, hist):
@@ -409,64 +436,65 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
     max_states = max_states or solve.DEFAULT_MAX_STATES
     settings = {"first": first, "last": last, "chunk": chunk or default_chunk(first, last),
                 "rules": rules.to_dict(), "max_states": max_states,
-                "second_max_states": second_max_states or SECOND_FACTOR * max_states, "rows": bool(rows),
-                "command": command or " ".join(sys.argv), "started": time.time()}
-    settings = open_dir(out_dir, settings)
-    step = settings["chunk"]
-    _drop_damaged(out_dir, rules)
-    done = {int(name.split("-")[0]) for name in os.listdir(os.path.join(out_dir, "chunks"))
-            if name.endswith(".json")}
-    todo_deals = sum(min(a + step - 1, last) - a + 1 for a in range(first, last + 1, step) if a not in done)
-    base = {"rules": settings["rules"], "max_states": max_states, "rows": settings["rows"]}
-    tasks = (dict(base, first=a, last=min(a + step - 1, last)) for a in range(first, last + 1, step)
-             if a not in done)
-    own = None
-    if client is None and (engine == "dask" or scheduler):
-        client = own = dask_client(scheduler, jobs)
-    if client is not None:
-        results = _dask(tasks, client)
-    else:
-        results = _local(tasks, jobs)
-    counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
-    try:
-        with bar(progress, total=todo_deals, unit=" deals", desc="survey", smoothing=0.05) as b:
-            for res in results:
-                _store(out_dir, res, rules)
-                for k, v in res["counts"].items():
-                    counts[k] += v
-                b.update(res["last"] - res["first"] + 1)
-                if hasattr(b, "set_postfix"):
-                    b.set_postfix(counts, refresh=False)
-    finally:
-        if own is not None:
-            cluster = getattr(own, "cluster", None)
-            own.close()
-            if cluster is not None:
-                cluster.close()
-    return finish(out_dir, settings, rules, progress)
+                "second_max_states": second_max_states or SECOND_FACTOR * max_states, "rows": bool(rows)}
+    j, settings = open_dir(out_dir, settings, command)
+    with j:
+        step = settings["chunk"]
+        _drop_damaged(j, out_dir, rules)
+        done = j.done("chunk")
+        todo_deals = sum(min(a + step - 1, last) - a + 1 for a in range(first, last + 1, step) if a not in done)
+        base = {"rules": settings["rules"], "max_states": max_states, "rows": settings["rows"]}
+        tasks = (dict(base, first=a, last=min(a + step - 1, last)) for a in range(first, last + 1, step)
+                 if a not in done)
+        own = None
+        if client is None and (engine == "dask" or scheduler):
+            client = own = dask_client(scheduler, jobs)
+        if client is not None:
+            results = _dask(tasks, client)
+        else:
+            results = _local(tasks, jobs)
+        counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+        try:
+            with bar(progress, total=todo_deals, unit=" deals", desc="survey", smoothing=0.05) as b:
+                for res in results:
+                    size = res["last"] - res["first"] + 1
+                    _store(j, out_dir, res, rules)
+                    for k, v in res["counts"].items():
+                        counts[k] += v
+                    b.update(size)
+                    if hasattr(b, "set_postfix"):
+                        b.set_postfix(counts, refresh=False)
+        finally:
+            if own is not None:
+                cluster = getattr(own, "cluster", None)
+                own.close()
+                if cluster is not None:
+                    cluster.close()
+        return finish(j, out_dir, settings, rules, progress)
 
 
-def finish(out_dir, settings, rules, progress=False):
-    """Add the chunk records up, run the second pass, write rows.csv and summary.json."""
-    first_counts = {"winnable": 0, "unwinnable": 0, "unknown": 0}
+def finish(j, out_dir, settings, rules, progress=False):
+    """Add the chunk records up (the counts: a query of the journal), run the second pass, export rows.csv
+    and write summary.json."""
+    chunks, deals, *sums = j.query(
+        "SELECT count(*), coalesce(sum(last - key + 1), 0), " + ", ".join(
+            f"coalesce(sum(json_extract(body, '$.counts.{v}')), 0)" for v in VERDICTS) +
+        ", coalesce(sum(json_extract(body, '$.seconds')), 0) FROM records WHERE tbl = 'chunk'")[0]
+    first_counts = dict(zip(VERDICTS, sums[:3]))
+    seconds = sums[3]
+    if deals != settings["last"] - settings["first"] + 1:
+        raise FreecellError(f"{out_dir}: the chunk records cover {deals:,} deals, not the range's "
+                            f"{settings['last'] - settings['first'] + 1:,}")
     lengths, states, unknown, unwinnable = {}, {}, [], []
-    seconds, chunks, deals = 0.0, 0, 0
-    for rec in _records(out_dir):
-        chunks += 1
-        deals += rec["last"] - rec["first"] + 1
-        _add(first_counts, rec["counts"])
+    for _k, _l, _v, rec in j.rows("chunk"):
         _add(lengths, rec["lengths"])
         _add(states, rec["states"])
-        seconds += rec["seconds"]
         for row in rec["rows"]:
             if row[1] == "unknown":
                 unknown.append(row[0])
             elif row[1] == "unwinnable":
                 unwinnable.append(row[0])
-    if deals != settings["last"] - settings["first"] + 1:
-        raise FreecellError(f"{out_dir}: the chunk records cover {deals:,} deals, not the range's "
-                            f"{settings['last'] - settings['first'] + 1:,}")
-    second = _second_pass(out_dir, settings, rules, unknown, progress)
+    second = _second_pass(j, out_dir, settings, rules, unknown, progress)
     counts = dict(first_counts)
     for n, row in second.items():
         counts["unknown"] -= 1
@@ -477,7 +505,8 @@ def finish(out_dir, settings, rules, progress=False):
             _add(lengths, {str(row[3]): 1})
     unwinnable.sort()
     still = sorted(n for n, row in second.items() if row[1] == "unknown")
-    _write_rows(out_dir, second)
+    _write_rows(j, out_dir, second)
+    runs = j.runs()
     summary = {
         "first": settings["first"], "last": settings["last"], "deals": deals, "chunks": chunks,
         "rules": settings["rules"], "max_states": settings["max_states"],
@@ -486,31 +515,51 @@ def finish(out_dir, settings, rules, progress=False):
         "certificates": [load(deal=n).stem(rules) + ".cert" for n in unwinnable],
         "length_histogram": dict(sorted(lengths.items(), key=lambda kv: int(kv[0]))),
         "states_histogram": dict(sorted(states.items(), key=lambda kv: int(kv[0]))),
-        "deal_seconds": round(seconds, 3), "wall_seconds": round(time.time() - settings["started"], 3),
-        "command": settings["command"],
+        "deal_seconds": round(seconds, 3), "wall_seconds": runs["run_seconds"],
+        "total_seconds": runs["total_seconds"], "runs": runs["runs"],
+        "first_command": runs["first_command"], "latest_command": runs["latest_command"],
     }
-    _json_write(os.path.join(out_dir, "summary.json"), summary)
+    write_atomic(os.path.join(out_dir, "summary.json"), json.dumps(summary, sort_keys=True) + "\n")
     return summary
 
 
-def _write_rows(out_dir, second):
-    """rows.csv: every kept row in deal order (a second-pass answer replaces the first), streamed to a
-    temporary file and renamed."""
-    path = os.path.join(out_dir, "rows.csv")
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(ROW_FIELDS + ("pass",))
-        for rec in _records(out_dir):
+def _write_rows(j, out_dir, second):
+    """rows.csv: every kept row in deal order (a second-pass answer replaces the first), exported from the
+    journal."""
+    def rows():
+        for _k, _l, _v, rec in j.rows("chunk"):
             for row in rec["rows"]:
                 again = second.get(row[0])
                 row, which = (again, 2) if again is not None else (row, 1)
-                w.writerow([row[0], row[1], row[2], "" if row[3] is None else row[3], row[4], which])
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+                yield [row[0], row[1], row[2], row[3], row[4], which]
+    j.export_csv(os.path.join(out_dir, "rows.csv"), ROW_FIELDS + ("pass",), rows())
 
 
 def comparable(summary):
-    """The summary without what differs between runs (times, the command)."""
-    return {k: v for k, v in summary.items() if k not in ("deal_seconds", "wall_seconds", "command")}
+    """The summary without what differs between runs (times, the commands, the number of runs)."""
+    return {k: v for k, v in summary.items() if k not in ("deal_seconds", "wall_seconds", "total_seconds", "runs",
+                                                          "first_command", "latest_command")}
+
+
+def certificates(out_dir):
+    """[(deal, certificate path)] of the unwinnable deals of the finished survey in ``out_dir``, as its journal
+    records them (both passes), in deal order; one FreecellError line when ``out_dir`` is not a finished survey
+    of this format."""
+    if not os.path.isdir(os.path.join(out_dir, "certs")):
+        raise FreecellError(f"{out_dir} is not a survey directory (no certs/ folder)")
+    if not os.path.exists(os.path.join(out_dir, "summary.json")):
+        raise FreecellError(f"{out_dir} holds an unfinished survey (no summary.json): finish it first by "
+                            f"running its `certgen survey` command again")
+    if not os.path.exists(os.path.join(out_dir, JOURNAL)):
+        raise FreecellError(f"{out_dir} holds a survey of the older format (no {JOURNAL}): run the survey "
+                            f"again with a new --dir")
+    with attach(out_dir) as j:
+        settings = j.meta("settings")
+        if not isinstance(settings, dict) or "rules" not in settings:
+            raise FreecellError(f"{j.path} holds no survey settings: run the survey again with a new --dir")
+        rules = Rules.from_dict(settings["rules"])
+        deals = set()
+        for table in ("chunk", "second"):
+            for _k, _l, _v, rec in j.rows(table):
+                deals.update(int(n) for n in rec.get("certs", {}))
+    return [(n, _cert_path(out_dir, n, rules)) for n in sorted(deals)]

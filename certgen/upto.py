@@ -1,10 +1,10 @@
 """The records of a certificate up to column order, from an enumeration up to column order (the builder's
 side; untrusted, like the search).
 
-The C core counts positions up to the order of the columns with its own representatives (fc.c's
+The C core counts positions up to the order of the columns with its own representatives (fc_internal.h's
 ``canon_key`` sorts packed words: the search's order). A certificate names each class by the checkers'
 representative instead (certgen/columns.py: columns sorted by their bottom card, empty columns last), so
-every record the search exports is put into that order (``fc_p64_column_order`` in solver/fc.c, a pass
+every record the search exports is put into that order (``fc_p64_column_order`` in solver/position.c, a pass
 over the bytes: the same in Python took 18 s for the 2,417,919 records of deal 607 with one cell, eight
 times the search itself) and the records are sorted again. Two classes never share a
 representative, so the records stay distinct (repeats are dropped anyway, as in every certificate).

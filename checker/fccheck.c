@@ -8,8 +8,13 @@
    into the checkers' column order first (column_order below, the twin of certgen/columns.py's `canon` and
    CertUpTo.v's: columns sorted by their bottom card, empty columns last): the start in that order is a
    member, every member is stored in that order (else: invalid, "column-order"), none is won, and every
-   successor in that order is a member (Columns.v's unwinnable_of_fence_up_to_column_order).
-   It shares no source with the search core (solver/fc.c, fc.h): the certificate reader (msgpack, SHA-256,
+   successor in that order is a member (Columns.v's unwinnable_of_fence_up_to_column_order). With safe
+   automatic moves beside it (header rules "autoplay": "safe") every position looked up, the start and each
+   successor, is first taken after its safe automatic moves (autoplay below, the twin of certgen/autoplay.py
+   and CertAuto.v's: while a card on top of a column or in a free cell may go home by Autoplay.v's rule
+   `lowSafe`, the first such one goes home), and every member must be after them (else: invalid, "autoplay"):
+   CertAuto.v's checkCertAuto, Autoplay.v's unwinnable_of_safe_autoplay_fence_up_to_column_order.
+   It shares no source with the search core (the C files of solver/, fc.h): the certificate reader (msgpack, SHA-256,
    zlib inflation), the P64 decoding and `moves` are written here from docs/CERTIFICATE.md and
    lean/FreeCell/Spec.lean. The file is mapped, not read into memory, and its body inflated a piece at a
    time into the records held compactly: sorted, they are front-coded in blocks (about 11-15 bytes a
@@ -22,6 +27,8 @@
                                                     count then its successors (P64, in Spec.lean's order)
           fccheck --deal N                          the P64 record of msDeal N on stdout
           fccheck --column-order                    P64 records on stdin, each in the checkers' column order
+                                                    on stdout
+          fccheck --autoplay                        P64 records on stdin, each after its safe automatic moves
                                                     on stdout
    Exit status: 0 valid, 1 invalid (one line naming the first failure), 2 a damaged or unreadable file,
    or bad arguments (one line `error: …` on stderr). */
@@ -437,7 +444,7 @@ static inline void patch(const Pos *s, int a, int b, int card, unsigned char *ou
 
 /* ---- the rules, from lean/FreeCell/Spec.lean --------------------------------------------------------- */
 
-typedef struct { int cells; int foundation_return; int column_order; } Rules;
+typedef struct { int cells; int foundation_return; int column_order; int autoplay; } Rules; /* autoplay: safe */
 
 /* canStack c parent: one rank lower and the other colour. Read the other way: the k-th (k = 0, 1) card
    that c may go onto is one rank higher, of the first or the second suit of the other colour (clubs 0
@@ -516,6 +523,40 @@ static void column_order(const unsigned char *rec, unsigned char *out) {
         out[o++] = 0;
     }
     memcpy(out + o, rec + at, (size_t)(P64 - at)); /* o == at: the same bytes, moved */
+}
+
+/* The safe automatic moves (Autoplay.v's lowSafe, homeBy; CertAuto.v's autoStep and autoplay; certgen/autoplay.py):
+   card c may go home when it is the next of its suit and its rank is at most 2, or both foundations of the
+   other colour (o1, o2) reach rank - 1, or both reach rank - 2 and the other suit of its colour (3 - suit)
+   reaches rank - 3 (a rank below 3 makes these 0, as Coq's subtraction on naturals). */
+static int home_safe(const int home[4], int c) {
+    int r = RANK(c), s = SUIT(c), red = s == 1 || s == 2, h1 = home[red ? 0 : 1], h2 = home[red ? 3 : 2];
+    int r1 = r - 1, r2 = r > 2 ? r - 2 : 0, r3 = r > 3 ? r - 3 : 0;
+    if (!can_home(home, c)) return 0;
+    return r <= 2 || (r1 <= h1 && r1 <= h2) || (r2 <= h1 && r2 <= h2 && r3 <= home[3 - s]);
+}
+
+/* The index in s->rec of the card one safe automatic move sends home: the top card of the first column
+   (0..7) that may go, else the first free cell's card that may; -1 when none may (`settled`). */
+static int auto_card(const Pos *s) {
+    int i;
+    for (i = 0; i < 8; i++)
+        if (s->top[i] && home_safe(s->home, s->top[i])) return s->end[i] - 1;
+    for (i = 0; i < s->ncell; i++)
+        if (home_safe(s->home, s->rec[s->cell0 + i])) return s->cell0 + i;
+    return -1;
+}
+
+/* The record of `rec` (a position) after its safe automatic moves: one card at a time, at most 52. */
+static void autoplay(const unsigned char *rec, unsigned char *out) {
+    Pos s;
+    int n, a;
+    layout(rec, &s);
+    for (n = 0; n < 52 && (a = auto_card(&s)) >= 0; n++) {
+        patch(&s, a, -1, s.rec[a], out);
+        layout(out, &s);
+    }
+    memcpy(out, s.rec, P64);
 }
 
 /* won: every foundation up to the king. */
@@ -964,12 +1005,12 @@ enum { H_SOURCE, H_RULES, H_START, H_STATES, H_ENCODING, H_INFO };
 
 /* The header map: exactly its six keys; the rules, the source, the start position. */
 static void read_header(const unsigned char *p, size_t size, Cert *ct) {
-    static const char *const rule_keys[] = {"cells", "foundation_return", "column_order"};
+    static const char *const rule_keys[] = {"cells", "foundation_return", "column_order", "autoplay"};
     static const char *const src_keys[] = {"kind", "deal", "code", "name"}, *const kinds[] = {"ms", "code", "board"};
     Rd r = {p, p + size};
     Val m;
     const unsigned char *at;
-    Field h[6], rule[3], src[4];
+    Field h[6], rule[4], src[4];
     Pos s;
     const char *why;
     char buf[80];
@@ -985,14 +1026,16 @@ static void read_header(const unsigned char *p, size_t size, Cert *ct) {
     ct->states = (uint64_t)h[H_STATES].v.i;
     if (h[H_SOURCE].v.type != M_MAP || h[H_RULES].v.type != M_MAP || h[H_START].v.type != M_BIN)
         die("header lacks source, rules or start");
-    if (fields(h[H_RULES].in.p, r.end, h[H_RULES].v.len, rule_keys, 3, rule) != 0 || !rule[0].found ||
+    if (fields(h[H_RULES].in.p, r.end, h[H_RULES].v.len, rule_keys, 4, rule) != 0 || !rule[0].found ||
         !rule[1].found || rule[0].v.type != M_INT || rule[0].v.big || rule[0].v.i < 0 || rule[0].v.i > 8 ||
-        rule[1].v.type != M_BOOL || (rule[2].found && !(rule[2].v.type == M_BOOL && rule[2].v.i == 1)))
-        die("bad rules in header: cells (0..8), foundation_return (true or false) and column_order (true, or "
-            "absent), nothing else");
+        rule[1].v.type != M_BOOL || (rule[2].found && !(rule[2].v.type == M_BOOL && rule[2].v.i == 1)) ||
+        (rule[3].found && !(is_str(&rule[3].v, "safe") && rule[2].found && rule[1].v.i == 0)))
+        die("bad rules in header: cells (0..8), foundation_return (true or false), column_order (true, or "
+            "absent) and autoplay (\"safe\" beside column_order without foundation returns, or absent), nothing else");
     ct->rules.cells = (int)rule[0].v.i;
     ct->rules.foundation_return = (int)rule[1].v.i;
     ct->rules.column_order = rule[2].found;
+    ct->rules.autoplay = rule[3].found;
     fields(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len, src_keys, 4, src); /* other keys: informative */
     if (key_twice(h[H_SOURCE].in.p, r.end, h[H_SOURCE].v.len)) die("bad source in header: a key twice (or over 1,024 keys)");
     for (i = 0; i < 3 && !(src[0].found && is_str(&src[0].v, kinds[i])); i++) continue;
@@ -1238,7 +1281,8 @@ static void subject(const Cert *ct, char *out) {
     else
         p += sprintf(p, " under the rules with %d free cell%s and %s", cells, cells == 1 ? "" : "s",
                      ct->rules.foundation_return ? "foundation returns allowed" : "nothing back from the foundations");
-    if (ct->rules.column_order) sprintf(p, " up to column order");
+    if (ct->rules.column_order) p += sprintf(p, " up to column order");
+    if (ct->rules.autoplay) sprintf(p, " with safe automatic moves");
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped (the text is UTF-8 already). */
@@ -1264,7 +1308,7 @@ static int check(const char *path, int json, int show_progress) {
     static uint64_t parent[BATCH + MAXMOVES];
     static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
     unsigned char dealrec[P64], start[P64], ordered[P64];
-    const char *in_order = "", *put_in_order = "";
+    const char *in_order = "", *put_in_order = "", *nor_safe = "";
     uint64_t i = 0, looked = 0, checked = 0, held;
     uint64_t sum = 0;
     const char *failure = NULL;
@@ -1281,6 +1325,13 @@ static int check(const char *path, int json, int show_progress) {
         column_order(ct.start, start);
         in_order = " (its columns in the checkers' order)";
         put_in_order = " (put in the checkers' column order)";
+    }
+    if (ct.rules.autoplay) { /* after the safe automatic moves first */
+        autoplay(ct.start, ordered);
+        column_order(ordered, start);
+        in_order = " (after the safe automatic moves, its columns in the checkers' order)";
+        put_in_order = " (taken after the safe automatic moves and put in the checkers' column order)";
+        nor_safe = " or holds a card that goes home by the safe rule";
     }
     if (ct.deal) { /* the start position is regenerated from the deal number, not taken on trust */
         ms_deal((uint64_t)ct.deal, dealrec);
@@ -1301,7 +1352,7 @@ static int check(const char *path, int json, int show_progress) {
     }
     while (!failure && i < ct.states) {
         /* the members i, i+1, … in order until BATCH successors are gathered or a member is won */
-        int nk = 0, q, won_here = 0, misplaced_here = 0;
+        int nk = 0, q, won_here = 0, misplaced_here = 0, unsettled_here = 0;
         uint64_t first = i;
         while (i < ct.states && nk < BATCH) {
             Pos s;
@@ -1312,10 +1363,15 @@ static int check(const char *path, int json, int show_progress) {
                 column_order(s.rec, ordered);
                 if (memcmp(ordered, s.rec, P64) != 0) { misplaced_here = 1; break; }
             }
+            if (ct.rules.autoplay && auto_card(&s) >= 0) { unsettled_here = 1; break; } /* after its automatic moves */
             if (won(&s)) { won_here = 1; break; } /* 3. no member is won */
             n = moves(&ct.rules, &s, keys + P64 * nk);
             for (k = 0; k < n; k++) {
                 parent[nk + k] = i;
+                if (ct.rules.autoplay) { /* each successor after its safe automatic moves */
+                    autoplay(keys + P64 * (nk + k), ordered);
+                    memcpy(keys + P64 * (nk + k), ordered, P64);
+                }
                 if (ct.rules.column_order) { /* each successor in the checkers' column order */
                     column_order(keys + P64 * (nk + k), ordered);
                     memcpy(keys + P64 * (nk + k), ordered, P64);
@@ -1350,6 +1406,12 @@ static int check(const char *path, int json, int show_progress) {
             snprintf(msg, sizeof msg, "invalid for %s: a member is not stored in the checkers' column order (columns "
                      "sorted by their bottom card, empty columns last): %s", about, d1);
         }
+        if (unsettled_here) {
+            failure = "autoplay";
+            describe(record_at(&ct.recs, i), d1);
+            snprintf(msg, sizeof msg, "invalid for %s: a member is not after its safe automatic moves (a card on top "
+                     "of one of its columns or in a free cell goes home by the safe rule): %s", about, d1);
+        }
         if (show_progress && (i >> 20) != (first >> 20)) progress(checked, ct.states, t1, 0);
     }
     if (show_progress) progress(checked, ct.states, t1, 1);
@@ -1357,8 +1419,8 @@ static int check(const char *path, int json, int show_progress) {
         die("the records held do not decode to the records read (a fault in fccheck)");
     if (!failure)
         snprintf(msg, sizeof msg, "valid for %s: %s state%s; the start position%s is in the set, every one of the "
-                 "%s successors of its members%s is in it, and none of them is won", about, commas(ct.states, n1),
-                 ct.states == 1 ? "" : "s", in_order, commas(looked, n2), put_in_order);
+                 "%s successors of its members%s is in it, and none of them is won%s", about, commas(ct.states, n1),
+                 ct.states == 1 ? "" : "s", in_order, commas(looked, n2), put_in_order, nor_safe);
     if (json) { /* and the source and start, for what certgen/fastcheck.py checks itself (deal codes) */
         int k;
         printf("{\"valid\": %s, \"states\": %llu, \"checked\": %llu, \"successors\": %llu, \"failure\": ",
@@ -1373,8 +1435,9 @@ static int check(const char *path, int json, int show_progress) {
         if (ct.kind == 0) printf(", \"deal\": %lld", ct.deal);
         if (ct.code[0]) { printf(", \"code\": "); json_str(ct.code); }
         if (ct.name[0]) { printf(", \"name\": "); json_str(ct.name); }
-        printf("}, \"rules\": {\"cells\": %d, \"foundation_return\": %s%s}, \"start\": \"", ct.rules.cells,
-               ct.rules.foundation_return ? "true" : "false", ct.rules.column_order ? ", \"column_order\": true" : "");
+        printf("}, \"rules\": {\"cells\": %d, \"foundation_return\": %s%s%s}, \"start\": \"", ct.rules.cells,
+               ct.rules.foundation_return ? "true" : "false", ct.rules.column_order ? ", \"column_order\": true" : "",
+               ct.rules.autoplay ? ", \"autoplay\": \"safe\"" : "");
         for (k = 0; k < P64; k++) printf("%02x", ct.start[k]);
         printf("\", \"read_seconds\": %.4f, \"check_seconds\": %.4f, \"check_cpu_seconds\": %.4f, "
                "\"held_bytes\": %llu}\n", t1 - t0, now() - t1, (double)(clock() - c1) / CLOCKS_PER_SEC,
@@ -1408,8 +1471,9 @@ static int successors(const Rules *r) {
     return 0;
 }
 
-/* Records on stdin (each a position), each in the checkers' column order on stdout. */
-static int column_orders(void) {
+/* Records on stdin (each a position), each in the checkers' column order (or, `safe`, after its safe automatic
+   moves) on stdout. */
+static int column_orders(int safe) {
     unsigned char rec[P64], out[P64];
     size_t got;
     g_name = "stdin";
@@ -1417,7 +1481,8 @@ static int column_orders(void) {
         Pos s;
         const char *why = parse(rec, &s);
         if (why) die("not a position (%s)", why);
-        column_order(rec, out);
+        if (safe) autoplay(rec, out);
+        else column_order(rec, out);
         fwrite(out, 1, P64, stdout);
     }
     if (got) die("%llu bytes at the end: not a whole record", (unsigned long long)got);
@@ -1426,19 +1491,20 @@ static int column_orders(void) {
 
 static void usage(void) {
     fprintf(stderr, "error: usage: fccheck [--json] [--progress] CERT | fccheck --successors [--cells K] "
-            "[--foundation-return] | fccheck --deal N | fccheck --column-order\n");
+            "[--foundation-return] | fccheck --deal N | fccheck --column-order | fccheck --autoplay\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
-    int i, json = 0, prog = 0, succ = 0, order = 0;
-    Rules r = {4, 0, 0};
+    int i, json = 0, prog = 0, succ = 0, order = 0, safe = 0;
+    Rules r = {4, 0, 0, 0};
     const char *path = NULL, *deal = NULL;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--progress")) prog = 1;
         else if (!strcmp(argv[i], "--successors")) succ = 1;
         else if (!strcmp(argv[i], "--column-order")) order = 1;
+        else if (!strcmp(argv[i], "--autoplay")) safe = 1;
         else if (!strcmp(argv[i], "--foundation-return")) r.foundation_return = 1;
         else if (!strcmp(argv[i], "--cells") && i + 1 < argc) {
             char *end;
@@ -1449,8 +1515,8 @@ int main(int argc, char **argv) {
         else if (argv[i][0] == '-' || path) usage();
         else path = argv[i];
     }
-    if (succ) return path || deal || order ? (usage(), 2) : successors(&r);
-    if (order) return path || deal ? (usage(), 2) : column_orders();
+    if (succ) return path || deal || order || safe ? (usage(), 2) : successors(&r);
+    if (order || safe) return path || deal || (order && safe) ? (usage(), 2) : column_orders(safe);
     if (deal) {
         char *end;
         long long n = strtoll(deal, &end, 10);

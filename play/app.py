@@ -17,13 +17,14 @@ import asyncio
 import contextlib
 import datetime
 import json
+import logging
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -31,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 from . import catalog, engine, moves, wire
 from .hints import HINT_MAX_STATES, Hints
 from .jobs import Busy, Jobs, TimedOut
-from .verdicts import VERDICT_MAX_STATES, Verdicts
+from .verdicts import DEFAULT_CACHE_MAX, VERDICT_MAX_STATES, Verdicts
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,9 +56,20 @@ POSITION_KEYS = ("position", "cells")
 MOVE_KEYS = POSITION_KEYS + ("move", "autoplay")
 
 
+def _once_each(pairs):
+    """A JSON object whose keys differ (as the certificate reader asks of a header): ``{"deal":1,"deal":2}``
+    is refused, not read as deal 2."""
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            raise wire.BadRequest(f"the request body has the key {k[:40]!r} twice")
+        obj[k] = v
+    return obj
+
+
 async def read_json(request: Request, allowed):
-    """The request body as a JSON object with only the keys ``allowed``; BadRequest 413 past MAX_BODY
-    bytes, 400 when not JSON or with an unknown key."""
+    """The request body as a JSON object with only the keys ``allowed``, each once; BadRequest 413 past
+    MAX_BODY bytes, 400 when not JSON, with an unknown key or a key twice."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
         raise wire.BadRequest(f"the request body is larger than {MAX_BODY:,} bytes", 413)
@@ -67,7 +79,9 @@ async def read_json(request: Request, allowed):
         if len(data) > MAX_BODY:
             raise wire.BadRequest(f"the request body is larger than {MAX_BODY:,} bytes", 413)
     try:
-        body = json.loads(data.decode("utf-8"))
+        body = json.loads(data.decode("utf-8"), object_pairs_hook=_once_each)
+    except wire.BadRequest:
+        raise
     except (UnicodeDecodeError, ValueError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
         raise wire.BadRequest(f"the request body is not JSON{where}") from None
@@ -95,8 +109,8 @@ def _verdict_json(v):
 class Api:
     def __init__(self, cache_dir=None, hint_states=HINT_MAX_STATES, verdict_states=VERDICT_MAX_STATES,
                  hint_timeout=HINT_TIMEOUT, verdict_timeout=VERDICT_TIMEOUT, workers=2, slots=4,
-                 prerender_lean=True):
-        self.verdicts = Verdicts(cache_dir or DEFAULT_CACHE, verdict_states)
+                 prerender_lean=True, cache_max=DEFAULT_CACHE_MAX):
+        self.verdicts = Verdicts(cache_dir or DEFAULT_CACHE, verdict_states, cache_max)
         self.hints = Hints(hint_states)
         self.jobs = Jobs(workers, slots)
         self.renders = ThreadPoolExecutor(max_workers=1, thread_name_prefix="play-render")
@@ -234,11 +248,19 @@ async def _index(request):
     return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html; charset=utf-8")
 
 
+LOG = logging.getLogger("uvicorn.error")      # the server's log: one line for a client gone mid-request
+
+
 def _guard(handler):
-    """One-line JSON errors for the API's own refusals (never a traceback, never a 500 for bad input)."""
+    """One-line JSON errors for the API's own refusals (never a traceback, never a 500 for bad input); a
+    client that disconnects during its upload is one line in the server's log."""
     async def wrapped(request):
         try:
             return await handler(request)
+        except ClientDisconnect:
+            LOG.warning("%s %s: the client disconnected before its request body arrived", request.method,
+                        request.url.path[:80])
+            return _error("the client disconnected", 400)
         except wire.BadRequest as exc:
             return _error(str(exc), exc.status)
         except Busy as exc:

@@ -1,11 +1,12 @@
 """Which deal to play: the known unsolvable deals, difficulty, the daily challenge, random deals.
 
-Difficulty. Seed 004 grades a deal by the free cells it needs (Easy 0-1, Medium 2, Hard 3-4); that
-survey does not exist in this project yet, so until it does the grade comes from the length of the
-solver's verified winning line from the start (single-card moves, after shortening): the thresholds
-are the tertiles of that length over deals 1..1000 (median 120, range 80..185), measured with
+Difficulty. Seed 004 grades a deal by the free cells it needs (Easy 0-1, Medium 2, Hard 3-4; more than 4:
+not winnable). For deals 1..32000 with 4 free cells the grade is that of the free-cells survey,
+docs/difficulty-1-32000.csv (its k per deal; engine.survey_k). Beyond it the grade comes from the length
+of the solver's verified winning line from the start (single-card moves, after shortening): the
+thresholds are the tertiles of that length over deals 1..1000 (median 120, range 80..185), measured with
 ``scripts/bench.py --difficulty`` -- Easy up to 113 moves, Medium 114..127, Hard 128 or more. A line
-length is a property of the solver as much as of the deal: it is a rough grade, and the page says so.
+length is a property of the solver as much as of the deal: a rough grade, and the page says which it is.
 
 Candidates. Random deals are drawn from 1..1,000,000 and the daily challenge from 1..32,000 (the
 classic range), never one of the eight known unsolvable deals; the app then keeps a candidate only
@@ -15,7 +16,7 @@ it offers is proven winnable, not merely "not known to be unsolvable".
 import hashlib
 import random
 
-from .engine import KNOWN_UNSOLVABLE
+from .engine import KNOWN_UNSOLVABLE, survey_k
 
 DIFFICULTIES = ("easy", "medium", "hard")
 EASY_MAX = 113          # the first tertile of the line length over deals 1..1000
@@ -25,6 +26,9 @@ DAILY_RANGE = 32_000
 MAX_TRIES = 60          # candidates tried for one request
 
 
+SURVEYED_CELLS = 4      # the survey's k is the free cells a deal needs, asked of the 4-cell game
+
+
 def difficulty(line_length):
     """"easy", "medium" or "hard" for a verified line of ``line_length`` single-card moves."""
     if line_length is None:
@@ -32,6 +36,15 @@ def difficulty(line_length):
     if line_length <= EASY_MAX:
         return "easy"
     return "medium" if line_length <= MEDIUM_MAX else "hard"
+
+
+def grade(deal, cells, line_length):
+    """(difficulty, how): seed 004's grade from the survey's k ("survey") for a surveyed deal, else the
+    line length's ("line"). A k over 4 is "not winnable" (#11982)."""
+    k = survey_k(deal) if deal is not None and cells == SURVEYED_CELLS else None
+    if k is None:
+        return difficulty(line_length), "line"
+    return ("easy" if k <= 1 else "medium" if k == 2 else "hard" if k <= 4 else "not winnable"), "survey"
 
 
 def is_known_unsolvable(deal):

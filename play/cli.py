@@ -33,8 +33,19 @@ def build_parser():
     s.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
     s.add_argument("--cache-dir", default=None,
                    help="where verdicts, certificates and Lean files are kept (default out/play-cache)")
+    s.add_argument("--cache-max", type=_size, default=None, metavar="SIZE",
+                   help="the most the cache may hold, e.g. 1G or 500M (default 1G); the deals least recently "
+                        "used are removed first")
     s.add_argument("--quiet", action="store_true", help="no request log")
     return p
+
+
+def _size(text):
+    from .engine import size_of             # solver's reading of a size (K, M, G, T), through play/engine.py
+    try:
+        return size_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def cannot_listen(host, port):
@@ -66,7 +77,11 @@ def serve(args):
         return 2
     cache = os.path.abspath(args.cache_dir or DEFAULT_CACHE)
     try:
+        if os.path.exists(cache) and not os.path.isdir(cache):
+            raise NotADirectoryError(20, "it is not a folder")
         os.makedirs(cache, exist_ok=True)
+        if not os.access(cache, os.W_OK | os.X_OK):
+            raise PermissionError(13, "it is not writable")
     except OSError as exc:
         print(f"error: cannot use {cache} as the cache directory: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -75,7 +90,7 @@ def serve(args):
     if why is not None:
         print(f"error: cannot listen on {shown}:{args.port}: {why}", file=sys.stderr)
         return 2
-    app = create_app(cache_dir=cache)
+    app = create_app(cache_dir=cache, **({} if args.cache_max is None else {"cache_max": args.cache_max}))
     print(f"FreeCell with proofs: http://{shown}:{args.port}/  (cache {cache}; Ctrl-C stops it)", flush=True)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info")

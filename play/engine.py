@@ -14,12 +14,15 @@ What is trusted where:
     ``spec.moves`` (solver.solve, strict mode), "unwinnable" only after the spec enumeration of every
     reachable position completed without a win, else "unknown".
 """
+import os
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from certgen import certificate, prove, render
+from certgen.paths import ROOT
 from certgen.known import KNOWN as KNOWN_UNSOLVABLE     # the eight deals of 1..1,000,000 known unsolvable
-from solver import analyze, board, cards, deals, lines, packed, search, solve, spec
+from solver import analyze, board, cards, deals, difficulty, lines, packed, search, solve, spec
+from solver import cliargs
 from solver.atomic import write_atomic          # every output file: a temporary file, then a rename
 from solver.errors import FreecellError
 from solver.rules import MAX_CELLS, Rules
@@ -183,19 +186,44 @@ def write_lean(cert_path, out_path):
 
 
 def _lean_start(start: Start) -> str:
-    return f"(msDeal {start.deal})" if start.deal is not None else "start"
+    return f"({render.SPEC_ROOT}msDeal {start.deal})" if start.deal is not None else "start"
 
 
 def _rules_lean(start: Start) -> str:
-    return render.rules_lean(start.rules)
+    return render.rules_lean(start.rules, render.SPEC_ROOT)
 
 
 def unwinnable_statement(start: Start) -> str:
     """The Lean theorem a certificate of ``start`` proves (as certgen's templates write it)."""
-    return (f"theorem {render.theorem_short_name(start.deal)} : "
-            f"∀ s, Reachable {_rules_lean(start)} {_lean_start(start)} s → ¬ Won s")
+    return (f"theorem {render.theorem_short_name(start.deal)} : ∀ s, {render.SPEC_ROOT}Reachable "
+            f"{_rules_lean(start)} {_lean_start(start)} s → ¬ {render.SPEC_ROOT}Won s")
 
 
 def winnable_statement(start: Start) -> str:
-    return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : "
-            f"∃ s, Reachable {_rules_lean(start)} {_lean_start(start)} s ∧ Won s")
+    return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : ∃ s, {render.SPEC_ROOT}Reachable "
+            f"{_rules_lean(start)} {_lean_start(start)} s ∧ {render.SPEC_ROOT}Won s")
+
+
+SURVEY = os.path.join(ROOT, "docs", "difficulty-1-32000.csv")
+_survey = {}
+
+
+def survey_k(deal) -> Optional[int]:
+    """The free cells ``deal`` needs by the free-cells survey of deals 1..32000 (docs/difficulty-1-32000.csv,
+    read once), or None: not surveyed, undecided, or the file absent (an install without docs/)."""
+    if not _survey:
+        try:
+            _survey.update(difficulty.read_journal(SURVEY))
+        except (OSError, FreecellError):
+            pass
+        _survey.setdefault(0, None)          # read (or tried) once
+    need = _survey.get(deal)
+    return None if need is None else need.k
+
+
+def size_of(text) -> int:
+    """A size such as 1G, 500M or 64K (powers of 1024; solver/cliargs.py's reading). ValueError: one line."""
+    try:
+        return cliargs.memory_arg(text)
+    except FreecellError as exc:
+        raise ValueError(str(exc).replace("--memory ", "", 1)) from None

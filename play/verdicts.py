@@ -9,25 +9,31 @@ For a start position the verdict is
   * "unknown": the limit stopped the searches; nothing is claimed.
 
 Files live in ``<cache>/<stem>/`` (``verdict.json``, ``<stem>.cert``, ``<stem>.lean``), each written
-atomically (a temporary file, then a rename), so a crash never leaves half a certificate.
+atomically (a temporary file, then a rename), so a crash never leaves half a certificate. The cache is
+bounded (``cache_max`` bytes, default DEFAULT_CACHE_MAX): after a verdict or a file is written, the
+folders least recently used go first (a folder's time is touched on each use) until the rest fits.
 """
+import contextlib
 import json
 import os
 import re
+import shutil
 import threading
 
 from . import catalog, engine, wire
 
 VERDICT_MAX_STATES = 1_000_000     # positions each search of a verdict may store
 REMEMBERED = 2_000                 # verdicts kept in memory (the rest are read back from the disk cache)
-CACHE_VERSION = 1
+CACHE_VERSION = 2                  # 2: difficulty from the free-cells survey for deals 1..32000
+DEFAULT_CACHE_MAX = 1 << 30        # bytes of the disk cache (1 GB); #11982's verdict writes 2.3 MB
 STEM = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
 
 class Verdicts:
-    def __init__(self, cache_dir, max_states=VERDICT_MAX_STATES):
+    def __init__(self, cache_dir, max_states=VERDICT_MAX_STATES, cache_max=DEFAULT_CACHE_MAX):
         self.cache_dir = os.path.abspath(cache_dir)
         self.max_states = max_states
+        self.cache_max = cache_max
         self._memory = {}
         self._locks = {}
         self._guard = threading.Lock()
@@ -41,10 +47,39 @@ class Verdicts:
             raise wire.BadRequest(f"no such verdict: {stem[:40]!r}", 404)
         return os.path.join(self.cache_dir, stem)
 
+    def _used(self, stem):
+        """Mark the folder of ``stem`` as just used (its time), for the least-recently-used trim."""
+        with contextlib.suppress(OSError):
+            os.utime(self.folder(stem))
+
+    def trim(self, keep=None):
+        """Remove the folders least recently used until the cache holds at most ``cache_max`` bytes (never
+        ``keep``, the folder just written). Returns the stems removed."""
+        with self._guard:
+            sizes, times = {}, {}
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(self.cache_dir):
+                    if entry.is_dir(follow_symlinks=False) and STEM.match(entry.name):
+                        times[entry.name] = entry.stat().st_mtime
+                        sizes[entry.name] = sum(f.stat().st_size for f in os.scandir(entry.path)
+                                                if f.is_file(follow_symlinks=False))
+            total, removed = sum(sizes.values()), []
+            for stem in sorted(times, key=times.get):
+                if total <= self.cache_max:
+                    break
+                if stem == keep:
+                    continue
+                shutil.rmtree(os.path.join(self.cache_dir, stem), ignore_errors=True)
+                self._memory.pop(stem, None)
+                total -= sizes[stem]
+                removed.append(stem)
+            return removed
+
     def cached(self, start):
         """The verdict if it is known already, else None (no work)."""
         stem = start.stem
         if stem in self._memory:
+            self._used(stem)
             return self._memory[stem]
         path = os.path.join(self.folder(stem), "verdict.json")
         try:
@@ -56,6 +91,7 @@ class Verdicts:
                 or v.get("verdict") == "unknown" and v.get("max_states", 0) < self.max_states:
             return None
         self._keep(stem, v)
+        self._used(stem)
         return v
 
     def _keep(self, stem, v):
@@ -72,6 +108,7 @@ class Verdicts:
                 v = self._compute(start)
                 engine.write_atomic(os.path.join(self.folder(start.stem), "verdict.json"), json.dumps(v))
                 self._keep(start.stem, v)
+                self.trim(keep=start.stem)
             return v
 
     def _compute(self, start):
@@ -83,7 +120,7 @@ class Verdicts:
         if line.verdict == "winnable":
             v["line"] = [wire.step_json(m) for m in line.moves]
             v["length"] = len(line.moves)
-            v["difficulty"] = catalog.difficulty(len(line.moves))
+            v["difficulty"], v["graded_by"] = catalog.grade(start.deal, start.cells, len(line.moves))
             v["statement"] = engine.winnable_statement(start)
         elif line.verdict == "unwinnable":
             v.update(self._proof(start))
@@ -116,4 +153,6 @@ class Verdicts:
             with self._lock(stem + ".lean"):
                 if not os.path.isfile(path):
                     engine.write_lean(cert, path)
+                    self.trim(keep=stem)
+        self._used(stem)
         return path

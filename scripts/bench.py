@@ -9,11 +9,16 @@ In one run it measures
   3. the whole command-line process `python -m solver explore --deal 11982`, --cli-runs times: wall time
      and max RSS (via /usr/bin/time -v when present, else getrusage of the children); targets 0.08 s
      and 40 MiB,
+  3b. issue 35's figures (alone with --speed): that whole process against `fc-solve` on the same board, 5 of each
+     alternating (medians of wall and processor time; target: explore <= fc-solve), the C search of its 84,767
+     positions alone (best of --reps; target <= 15 ms), and the store's bytes a position by the whole process's
+     peak RSS (`explore --deal 3 --cells 2` at 1,000 and 3,000,000 positions: the difference over the
+     difference; target <= 24),
   4. the prove pipeline for deal 11982 in this process (certgen.prove.prepare): the wall time of each
      phase -- search, write (the certificate), read (it back), decode (its records, once), check (the
      independent Python checker), render (the module and the standalone file, the text encoded once),
-  5. the whole `python -m certgen prove --deal 11982` process with Lean absent (LEAN_BOOTSTRAP=0, the
-     files in a temporary folder): wall time, target 6 s,
+  5. the whole `python -m certgen prove --deal 11982` process with no prover (LEAN_BOOTSTRAP=0, no coqc on
+     PATH, the files in a temporary folder): wall time, target 6 s,
   6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search); with
      --store, bytes per stored position (hash table included; target <= 24) and states/s at 2,951,466
      positions (deal 1474422072, whole), with --store-big also at 100,000,000 (deal 24795893, cut off),
@@ -41,7 +46,8 @@ In one run it measures
      against raw keys (24 bytes a key: the disk search's key; --disk-other ROOT of a checkout before
      December 2026 had 16), seconds in the core, processor seconds, wall; with --disk-other ROOT the same
      in another checkout (e.g. main's, built), the ratios of the two and whether the certificate bodies agree.
-Plain text by default, one JSON object with --json.
+Plain text by default, one JSON object with --json. A child process that runs Python of this script's own (the
+store's search, the big disk search) is this script again: `bench.py --child NAME ARGS` (CHILDREN).
 """
 import argparse
 import hashlib
@@ -155,21 +161,114 @@ def bench_python_startup(runs):
     return statistics.median(walls)
 
 
+FCS_RUNS = 5                # processes of each side, alternating; medians compared
+SEARCH_TARGET_MS = 15       # the C search of #11982's 84,767 positions (issue 35)
+RSS_DEAL, RSS_CELLS, RSS_SMALL, RSS_BIG = 3, 2, 1000, 3_000_000   # the store by peak RSS (issue 35)
+
+
+def _process(cmd):
+    """One process of cmd, its output thrown away: (wall seconds, processor seconds of the child, exit status)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), p.returncode
+
+
+def _peak_rss(cmd):
+    """Peak RSS in bytes of one process of cmd (/usr/bin/time), or None."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    p = subprocess.run(["/usr/bin/time", "-f", "maxrss_kib %M"] + cmd, cwd=ROOT, capture_output=True, text=True)
+    m = re.search(r"maxrss_kib (\d+)", p.stderr)
+    return int(m.group(1)) * 1024 if p.returncode in (0, 1) and m else None
+
+
+def bench_speed(reps):
+    """Issue 35's figures in one run: `python -m solver explore --deal 11982` against `fc-solve` on the same board,
+    each a whole process, FCS_RUNS of each alternating (medians; the machine may be shared, so processor time
+    too); the C search alone on #11982 (best and median of `reps`); the store's bytes a position by the whole
+    process's peak RSS, the difference between RSS_SMALL and RSS_BIG positions of deal 3 with 2 cells over their
+    difference in positions."""
+    from solver import board, deals, search
+    out = {"load": os.getloadavg()}
+    fcs = shutil.which("fc-solve")
+    explore = [sys.executable, "-m", "solver", "explore", "--deal", str(DEAL)]
+    _process(explore)                           # the bytecode written once
+    with tempfile.NamedTemporaryFile("w", suffix=".board", delete=False) as f:
+        f.write(board.format_position(deals.ms_deal(DEAL)) + "\n")
+    try:
+        rows = {"explore": [], "fc-solve": []}
+        for _ in range(FCS_RUNS):
+            rows["explore"].append(_process(explore))
+            if fcs:
+                rows["fc-solve"].append(_process([fcs, f.name]))
+    finally:
+        os.unlink(f.name)
+    for name, got in rows.items():
+        if got:
+            out[name] = {"wall_median": statistics.median(w for w, _c, _e in got),
+                         "cpu_median": statistics.median(c for _w, c, _e in got), "exit": sorted({e for *_x, e in got})}
+    if fcs:
+        out["wall_ratio"] = out["explore"]["wall_median"] / out["fc-solve"]["wall_median"]
+        out["cpu_ratio"] = out["explore"]["cpu_median"] / max(1e-9, out["fc-solve"]["cpu_median"])
+    seconds = []
+    for _ in range(reps):
+        r = search.explore(deals.ms_deal(DEAL), stop_on_win=False)
+        seconds.append(r.seconds)
+        out["search_states"] = r.states
+        r.close()
+    out["search_ms_best"], out["search_ms_median"] = min(seconds) * 1e3, statistics.median(seconds) * 1e3
+    rss = {}
+    for n in (RSS_SMALL, RSS_BIG):
+        rss[n] = _peak_rss([sys.executable, "-m", "solver", "explore", "--deal", str(RSS_DEAL), "--cells",
+                            str(RSS_CELLS), "--max-states", str(n), "--no-progress"])
+    if None not in rss.values():
+        out["store_bytes_per_state"] = (rss[RSS_BIG] - rss[RSS_SMALL]) / (RSS_BIG - RSS_SMALL)
+    out["rss"] = rss
+    return out
+
+
+def report_speed(sp):
+    print(f"  issue 35 (load average {' '.join(f'{x:.2f}' for x in sp['load'])}):")
+    ex = sp["explore"]
+    if "fc-solve" in sp:
+        fc = sp["fc-solve"]
+        print(f"    `python -m solver explore --deal {DEAL}` against `fc-solve` on its board, medians of {FCS_RUNS} "
+              f"processes each: wall {ex['wall_median'] * 1e3:.0f} / {fc['wall_median'] * 1e3:.0f} ms = "
+              f"{sp['wall_ratio']:.2f} (target <= 1: {'ok' if sp['wall_ratio'] <= 1 else 'MISSED'}); processor "
+              f"{ex['cpu_median'] * 1e3:.0f} / {fc['cpu_median'] * 1e3:.0f} ms = {sp['cpu_ratio']:.2f}")
+    else:
+        print(f"    `python -m solver explore --deal {DEAL}`: wall {ex['wall_median'] * 1e3:.0f} ms (median of "
+              f"{FCS_RUNS}); fc-solve not found (Debian: freecell-solver-bin)")
+    print(f"    the C search of its {sp['search_states']:,} positions: best {sp['search_ms_best']:.1f} ms, median "
+          f"{sp['search_ms_median']:.1f} (target <= {SEARCH_TARGET_MS}: "
+          f"{'ok' if sp['search_ms_best'] <= SEARCH_TARGET_MS else 'MISSED'})")
+    if "store_bytes_per_state" in sp:
+        b = sp["store_bytes_per_state"]
+        print(f"    the store by peak RSS, deal {RSS_DEAL} with {RSS_CELLS} cells, {RSS_SMALL:,} to {RSS_BIG:,} "
+              f"positions: {sp['rss'][RSS_SMALL] / 2 ** 20:.1f} to {sp['rss'][RSS_BIG] / 2 ** 20:.1f} MiB = {b:.1f} "
+              f"B/position (target <= {STORE_TARGET}: {'ok' if b <= STORE_TARGET else 'MISSED'})")
+    else:
+        print("    the store by peak RSS: not measured (no /usr/bin/time, or the search failed)")
+
+
 def bench_pipeline():
     from certgen import prove
     from solver.rules import STANDARD
     from solver.source import load
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        p = prove.prepare(load(deal=DEAL), STANDARD, os.path.join(tmp, "out"), os.path.join(tmp, "lean"),
-                          say=lambda text: None)
+        p = prove.prepare(load(deal=DEAL), STANDARD, os.path.join(tmp, "out"), say=lambda text: None)
+        prove.render_lean(p, os.path.join(tmp, "lean"), os.path.join(tmp, "out"), say=lambda text: None)
         wall = time.perf_counter() - t
     return {"phases": {k: p.phases.get(k, 0.0) for k in PHASES}, "wall": wall, "valid": p.check.ok}
 
 
 def bench_prove_process():
-    env = dict(os.environ, LEAN_BOOTSTRAP="0")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable))   # no prover: the pipeline's
+    env.pop("PYTHONDONTWRITEBYTECODE", None)                                             # own time
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "certgen", "prove", "--deal", str(DEAL), "--out-dir", tmp, "--lean-dir", tmp]
         t = time.perf_counter()
@@ -197,16 +296,15 @@ def bench_big():
 
 STORE_TARGET = 24          # bytes per stored position, hash table included (issue 15)
 STORE_RUNS = ((1474422072, None), (24795893, 100_000_000))   # 2,951,466 positions (all); 100 M (cut off)
-_STORE_CHILD = """
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
-from solver import deals, search
-t = time.perf_counter()
-r = search.explore(deals.ms_deal(int(sys.argv[2])), max_states=int(sys.argv[3]) or None, stop_on_win=False,
-                   order=sys.argv[4])
-print(json.dumps({"states": r.states, "status": r.status, "seconds": r.seconds, "wall": time.perf_counter() - t,
-                  "memory_bytes": r.search.memory(), "overflow": r.search.overflow()}))
-"""
+
+
+def child_store(deal, cap, order):
+    """The store's child process (bench_store): one enumeration, its figures as one JSON line."""
+    from solver import deals, search
+    t = time.perf_counter()
+    r = search.explore(deals.ms_deal(int(deal)), max_states=int(cap) or None, stop_on_win=False, order=order)
+    print(json.dumps({"states": r.states, "status": r.status, "seconds": r.seconds, "wall": time.perf_counter() - t,
+                      "memory_bytes": r.search.memory(), "overflow": r.search.overflow()}))
 
 
 def bench_store(big, order="dfs"):
@@ -216,7 +314,7 @@ def bench_store(big, order="dfs"):
     `big` deal 24795893 cut off at 100,000,000 positions (about 2.3 GB, minutes)."""
     rows = []
     for deal, cap in STORE_RUNS if big else STORE_RUNS[:1]:
-        cmd = [sys.executable, "-c", _STORE_CHILD, ROOT, str(deal), str(cap or 0), order]
+        cmd = _child_cmd("store", deal, cap or 0, order)
         timed = os.path.exists("/usr/bin/time")
         if timed:
             cmd = ["/usr/bin/time", "-f", "maxrss_kib %M"] + cmd
@@ -283,30 +381,39 @@ def bench_ddd(memory=DDD_MEMORY):
 
 
 DDD_BIG = (24795893, 1 << 30, 100_000_000)    # deal, --memory (bytes), cut off at this many positions
-_DDD_BIG_CHILD = """
-import json, sys, time
-sys.path.insert(0, sys.argv[1])
-from solver import deals, disksearch, search
-from solver.rules import STANDARD
-deal, memory, cap, step = (int(a) for a in sys.argv[2:6])
-s = disksearch.DiskSearch(deals.ms_deal(deal), STANDARD, memory, sys.argv[6], cap)
-t0, c0, marks, mark = time.perf_counter(), time.process_time(), [], step
-try:
-    while True:
-        status = search.lib.fc_ddd_run(s._d, 8192)
-        x = s.stats()
-        while x.states >= mark:
-            marks.append({"states": mark, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
-                          "layer": x.layer, "disk": x.disk})
-            mark += step
-        if status != 0:
-            break
-    print(json.dumps({"status": status, "states": x.states, "layers": x.layer + 1, "runs": x.runs,
-                      "disk_peak": x.disk_peak, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
-                      "marks": marks}))
-finally:
-    s.close()
-"""
+
+
+def child_ddd_big(deal, memory, cap, step, folder):
+    """The big disk search's child process (bench_ddd_big): the search, its time at every `step` positions, as one
+    JSON line."""
+    from solver import deals, disksearch, search
+    from solver.rules import STANDARD
+    deal, memory, cap, step = (int(a) for a in (deal, memory, cap, step))
+    s = disksearch.DiskSearch(deals.ms_deal(deal), STANDARD, memory, folder, cap)
+    t0, c0, marks, mark = time.perf_counter(), time.process_time(), [], step
+    try:
+        while True:
+            status = search.lib.fc_ddd_run(s._d, 8192)
+            x = s.stats()
+            while x.states >= mark:
+                marks.append({"states": mark, "seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                              "layer": x.layer, "disk": x.disk})
+                mark += step
+            if status != 0:
+                break
+        print(json.dumps({"status": status, "states": x.states, "layers": x.layer + 1, "runs": x.runs,
+                          "disk_peak": x.disk_peak, "seconds": time.perf_counter() - t0,
+                          "cpu": time.process_time() - c0, "marks": marks}))
+    finally:
+        s.close()
+
+
+CHILDREN = {"store": child_store, "ddd-big": child_ddd_big}
+
+
+def _child_cmd(name, *args):
+    """The command of a child process of this script: `python scripts/bench.py --child NAME ARGS`."""
+    return [sys.executable, os.path.abspath(__file__), "--child", name] + [str(a) for a in args]
 
 
 def bench_ddd_big(deal=DDD_BIG[0], memory=DDD_BIG[1], cap=DDD_BIG[2], step=10_000_000):
@@ -314,7 +421,7 @@ def bench_ddd_big(deal=DDD_BIG[0], memory=DDD_BIG[1], cap=DDD_BIG[2], step=10_00
     the time at every `step` positions (the rate falls as the visited files every layer is merged against
     grow), disk at most, peak RSS; one process."""
     with tempfile.TemporaryDirectory() as tmp:
-        out, rss, wall, code = _child(["-c", _DDD_BIG_CHILD, ROOT, str(deal), str(memory), str(cap), str(step), tmp])
+        out, rss, wall, code = _child(_child_cmd("ddd-big", deal, memory, cap, step, tmp)[1:])
         if code != 0:
             return {"error": f"exit {code}"}
         row = json.loads(out.strip().splitlines()[-1])
@@ -460,6 +567,10 @@ def bench_coq():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:                 # one of this script's child processes (CHILDREN)
+        CHILDREN[argv[1]](*argv[2:])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     ap.add_argument("--reps", type=int, default=5, help="C runs (best is kept), default 5")
@@ -497,6 +608,9 @@ def main(argv=None):
     ap.add_argument("--fccheck-other", metavar="EXE", help="with --fccheck: another build of fccheck, run alike")
     ap.add_argument("--coq", action="store_true", help="also the Python checker against coqc on #11982 (~1 min)")
     ap.add_argument("--play", action="store_true", help="also the play page (scripts/bench_play.py)")
+    ap.add_argument("--speed", action="store_true",
+                    help="only issue 35's figures: explore against fc-solve (medians of 5), the C search's time, the "
+                         "store's bytes a position by peak RSS (~1 min)")
     import bench_play
     bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
@@ -513,6 +627,10 @@ def main(argv=None):
         res = {"zlib": bench_zlib()}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_zlib(res["zlib"])
         return 0
+    if args.speed:
+        res = {"speed": bench_speed(args.reps)}
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_speed(res["speed"])
+        return 0
     if args.ddd_only:
         res = {"ddd": bench_ddd()}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_ddd(res["ddd"])
@@ -523,6 +641,7 @@ def main(argv=None):
     res["ratio_ok"] = res["ratio"] >= RATIO_TARGET
     res["python_startup"] = bench_python_startup(5)
     res["cli"] = bench_cli(args.cli_runs)
+    res["speed"] = bench_speed(args.reps)
     if not args.no_prove:
         res["pipeline"] = bench_pipeline()
         res["prove"] = bench_prove_process()
@@ -564,12 +683,13 @@ def main(argv=None):
         print(f"    says: {cli['output']}")
     else:
         print(f"  CLI not available: {cli['error']}")
+    report_speed(res["speed"])
     if "pipeline" in res:
         pl, pr = res["pipeline"], res["prove"]
         print(f"  prove pipeline, deal {DEAL}, in this process: "
               + ", ".join(f"{k} {v:.2f} s" for k, v in pl["phases"].items())
               + f"; all {pl['wall']:.2f} s ({'valid' if pl['valid'] else 'INVALID'})")
-        print(f"  `python -m certgen prove --deal {DEAL}` (Lean absent): wall {pr['wall']:.2f} s, exit "
+        print(f"  `python -m certgen prove --deal {DEAL}` (no prover on PATH): wall {pr['wall']:.2f} s, exit "
               f"{pr['exit']} (target <= {PROVE_TARGET:.0f} s: {'ok' if pr['wall_ok'] else 'MISSED'})")
     if "big" in res:
         b = res["big"]

@@ -276,13 +276,14 @@ def _survey_difficulty(args, first, last):
         c = counts
         report.write(f"deals {first}-{last}, fewest free cells to win (proven both ways): {c['easy']:,} easy "
                      f"(0-1), {c['medium']:,} medium (2), {c['hard']:,} hard (3-4), {c['more']:,} need more "
-                     f"than 4, {c['undecided']:,} undecided (a limit stopped a search: last tier "
-                     + (f"{limits[-1]['solver']:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
-                     + f"{limits[-1]['enumeration']:,} enumeration positions"
-                     + (" up to column order" if limits[-1]["up_to_column_order"] else "")
-                     + (f" with {limits[-1]['automatic_moves']} automatic moves"
-                        if limits[-1]["automatic_moves"] != "none" else "")
-                     + (" on disk)" if limits[-1]["disk_buffer"] else ")")
+                     f"than 4, {c['undecided']:,} undecided"
+                     + ("" if not c["undecided"] else " (a limit stopped a search: last tier "
+                        + (f"{limits[-1]['solver']:,} solver / " if limits[-1]["solver"] is not None else "no solver, ")
+                        + f"{limits[-1]['enumeration']:,} enumeration positions"
+                        + (" up to column order" if limits[-1]["up_to_column_order"] else "")
+                        + (f" with {limits[-1]['automatic_moves']} automatic moves"
+                           if limits[-1]["automatic_moves"] != "none" else "")
+                        + (" on disk)" if limits[-1]["disk_buffer"] else ")"))
                      + (f"; {report.plural(resumed, 'deal')} {'was' if resumed == 1 else 'were'} already in {out}" if resumed else "")
                      + (f"\ncsv: {out}" if out else "") + "\n")
     return 0
@@ -303,6 +304,8 @@ def _is_difficulty_journal(path):
 
 
 def cmd_survey(args):
+    import os
+    from .atomic import is_stdout
     from .solve import DEFAULT_MAX_STATES
     from .survey import parse_range, survey
     first, last = parse_range(args.range)
@@ -316,8 +319,10 @@ def cmd_survey(args):
              f"another --out")
     rules = rules_of(args)
     max_states = args.max_states or DEFAULT_MAX_STATES
+    folder = args.out + ".work" if args.out is not None and not is_stdout(args.out) \
+        and (not os.path.exists(args.out) or os.path.isfile(args.out)) else None
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
-               strict=args.strict)
+               strict=args.strict, folder=folder)
     if args.out is not None:
         with writing(args.out):
             s.write_csv(args.out)

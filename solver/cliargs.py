@@ -93,7 +93,7 @@ class Parser(argparse.ArgumentParser):
 # --- argument types (a bad value is a FreecellError: one line, exit 2) -----------------------------------
 
 # The most positions a search may store: the C core numbers them with 31 bits (MAX_STATES_CAP in
-# solver/fc.c). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
+# solver/fc_internal.h). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
 MAX_STATES = 2 ** 31 - 1
 # With --memory (the disk search) the positions are counted in 64 bits and numbered nowhere (the layer files,
 # the certificate streamed from them): --max-states may go to 2**40 there (= certgen.certificate.MAX_STATES,

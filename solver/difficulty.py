@@ -20,7 +20,7 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
    tried downwards from high - 1 (a win lowers ``high`` again). Tier 5's solver is the deep portfolio
    (solver.solve.DEEP: four pruned stages of 25,000,000 positions, then the unpruned one up to 100,000,000;
    about 6 GB): it wins #11744, #13599 and #14497 with 1 cell, whose 1-cell sets up to column order had
-   passed 400,000,000 positions (#11744's 2,874,052,559 on disk, session 10).
+   passed 400,000,000 positions (#11744's 2,874,052,559 on disk).
 2. ONE exhaustive enumeration with high - 1 cells (solver.search.explore, depth first, stopping at a
    win): a win (the solver missed it) lowers ``high`` and the step repeats; a complete enumeration
    without a win proves ``low = high``: k is decided. In tiers after the first, when ``low < high - 1``,
@@ -35,7 +35,7 @@ How (per deal, a ladder of limit tiers, :data:`TIERS`, cheapest first):
 
 Tiers 4 and 5 enumerate the positions up to the order of the columns (``Rules(canonical=True)``: each
 position stored once for all its column orders; the set can be a hundred times smaller). Tier 5 also plays
-cards home automatically by seed 004's "safe" rule (``autoplay="safe"``; "horne" in session 11), proved to
+cards home automatically by seed 004's "safe" rule (``autoplay="safe"``), proved to
 lose no win in coq/FreeCell/Autoplay.v (``unwinnable_of_safe_autoplay_fence_up_to_column_order``, rules
 without foundation returns; docs/TRUST.md). That proves as much, by one lemma (docs/TRUST.md, "The difficulty survey"): permuting the eight columns
 maps the moves of a position onto the moves of the permuted position (``spec.moves`` treats every column
@@ -65,14 +65,16 @@ Seed 004's classes: Easy k <= 1, Medium k = 2, Hard k = 3 or 4; a deal that need
 (every position with 4 enumerated, none won) is counted apart ("more").
 
 The survey (:func:`survey`) runs tier 1 on every deal, then each further tier on the deals still
-undecided. With an output file it is resumable: the file is read first (the deals it holds are not done
-again; an undecided one goes on from its bounds at its next tier), every finished deal is appended as one
-CSV row at once (the last row of a deal counts), and at the end the file is rewritten atomically, one row
-a deal in deal order. A run killed at any moment and started again with the same file goes on where it
-stopped (a partly written last line is cut off and that deal done again).
+undecided. With an output file FILE.csv it is resumable: its journal (solver/journal.py: SQLite in
+FILE.csv.work/, locked against a second survey, one transaction a finished deal, each row with its SHA-256)
+is read first (the deals it holds are not done again; an undecided one goes on from its bounds at its next
+tier), and FILE.csv is exported from it at the end, one row a deal in deal order, each with its digest. A
+run killed at any moment and started again with the same file goes on where it stopped. A FILE.csv without
+its journal (brought from elsewhere, such as docs/difficulty-1-32000.csv) is taken in first: a row whose
+digest does not match (edited by hand) and the rows of a deal that has two different ones are left out, and
+those deals done again; a CSV of the older format (no digests) is refused in one line.
 """
 import csv
-import fcntl
 import io
 import math
 import multiprocessing as mp
@@ -86,8 +88,10 @@ from . import deals, search
 from .atomic import write_atomic
 from .disksearch import MIN_MEMORY, MIN_OVERFLOW, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
+from .journal import JOURNAL, attach, digest, open_journal
 from .lines import codes_to_moves, judge, verdict as lines_verdict
 from .progress import bar
+from .report import plural
 from .rules import Rules
 from .solve import DEEP, solve
 from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, signals_held,
@@ -95,7 +99,7 @@ from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
-# costs about 23 bytes a position (the compact store, solver/fc.c: a 16-byte key, 1.25 to 1.875 4-byte table
+# costs about 23 bytes a position (the compact store, solver/store.c: a 16-byte key, 1.25 to 1.875 4-byte table
 # slots -- 1.55 at 400,000,000, 22.5 bytes in all -- and 2 bits of parents; peak RSS 22.8 measured at
 # 550,000,000, 26.1 at 560,000,000 on a deal with positions past the key, kept in 40 bytes): tier 4's
 # 400,000,000 need about 9 GB, and up to 16.8 GB (MEMORY_PER_STATE). A tier with a third figure enumerates on disk with a memory buffer of that
@@ -113,12 +117,12 @@ DISK_BUFFER = 4 << 30
 TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
          Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True, autoplay="safe"))
 SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
-                               # 1 cell, `solve --max-states 100000000`, session 11), 58.8 bytes
+                               # 1 cell, `solve --max-states 100000000`), 58.8 bytes
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
-CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier")
+CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier", "sha256")
 MEMORY_PER_STATE = 42          # bytes a position stored in memory may cost (the --jobs guard): deal 982's 2-cell
                                # set up to column order had 16.2 GB when the kernel's out-of-memory killer
-                               # stopped it short of tier 4's 400,000,000 positions (session 9), over 40 bytes a
+                               # stopped it short of tier 4's 400,000,000 positions, over 40 bytes a
                                # position (positions past the 16-byte key are kept in 40); 26 let two such
                                # processes start on this 24 GB machine
 MEMORY_MARGIN = 1 << 29        # left to everything else when the budget follows the machine's memory
@@ -308,14 +312,24 @@ def counts_of(needs):
     return counts
 
 
-# --- rows and the journal -------------------------------------------------------------------------------
+# --- rows, the journal and the CSV ----------------------------------------------------------------------
 
 def _cell(v):
     return "" if v is None else str(v)
 
 
+def _body(n: Need):
+    return {"k": n.k, "low": n.low, "high": n.high, "states": n.states, "tier": n.tier}
+
+
+def row_digest(n: Need):
+    """The SHA-256 of a deal's row: the journal's record digest (solver.journal.digest), which the CSV keeps."""
+    return digest("deal", n.deal, _body(n), None, klass(n))
+
+
 def row_text(n: Need):
-    return ",".join((str(n.deal), _cell(n.k), klass(n), str(n.low), _cell(n.high), str(n.states), str(n.tier)))
+    return ",".join((str(n.deal), _cell(n.k), klass(n), str(n.low), _cell(n.high), str(n.states), str(n.tier),
+                     row_digest(n)))
 
 
 def csv_text(needs):
@@ -342,87 +356,99 @@ def _parse_row(fields):
     return n
 
 
-def read_journal(path):
-    """{deal: Need} from the difficulty CSV at ``path`` (the last row of a deal counts); a partly written last
-    line (a killed run) is cut off the file. A file that is not a difficulty journal is one error line."""
+OLD_HEADER = CSV_HEADER[:-1]
+
+
+def read_csv(path):
+    """({deal: Need}, {deals left out}) from the difficulty CSV at ``path`` (an export of the survey's journal:
+    one row a deal, each with its SHA-256). A row whose digest does not match (an edit by hand) is left out,
+    and so is every row of a deal that has two different rows: those deals are done again; an exact copy of
+    a row counts once. A file that is not a difficulty CSV, a row that cannot be one, or a CSV of the older
+    format (no digests) is one error line."""
     if not os.path.exists(path):
-        return {}
+        return {}, set()
     with open(path, "rb") as f:
         data = f.read()
     if not data:
-        return {}
-    head = ",".join(CSV_HEADER).encode() + b"\n"
-    if not data.startswith(head):          # checked before anything is cut: a file that is not ours is left alone
+        return {}, set()
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    if first == ",".join(OLD_HEADER):
+        raise FreecellError(f"{path} is a difficulty CSV of the older format (no sha256 column: its rows cannot "
+                            f"be checked); give another --out, or run the survey again")
+    if first != ",".join(CSV_HEADER):
         raise FreecellError(f"{path} is not a difficulty CSV (its first line is not {','.join(CSV_HEADER)}); "
                             f"give another --out")
-    end = data.rfind(b"\n") + 1
-    lines = data[:end].decode("utf-8", "replace").splitlines()
-    out = {}
-    for i, fields in enumerate(csv.reader(io.StringIO("\n".join(lines[1:]))), start=2):
+    out, bad, seen = {}, set(), {}
+    for i, fields in enumerate(csv.reader(io.StringIO(data.decode("utf-8", "replace"))), start=1):
+        if i == 1 or not fields:
+            continue
         try:
-            n = _parse_row(fields)
+            if len(fields) != len(CSV_HEADER):
+                raise ValueError("fields")
+            n = _parse_row(fields[:-1])
         except ValueError:
             raise FreecellError(f"{path}, line {i}: not a difficulty row: {','.join(fields)!r}") from None
+        if fields[-1] != row_digest(n) or seen.get(n.deal, n) != n:
+            bad.add(n.deal)
+        seen[n.deal] = n
         out[n.deal] = n
-    if end < len(data):            # every whole row is good: now the partly written last line is cut off
-        with open(path, "r+b") as f:
-            f.truncate(end)
-    return out
+    for d in bad:
+        out.pop(d, None)
+    return out, bad
 
 
-class _Journal:
-    """Rows appended and flushed one by one (None: no journal). The file is locked (flock) from before it is
-    read until the survey ends: a second survey on the same file is refused in one line (both would rewrite
-    it at their end from what they read, and one's rows would be lost)."""
+def _from_record(deal, body):
+    return Need(deal, body["k"], body["low"], body["high"], body["states"], body["tier"])
 
-    def __init__(self, path):
-        self.f = None
-        if path is not None:
-            self.f = open(path, "a", encoding="utf-8")
-            try:
-                fcntl.flock(self.f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                self.f.close()
-                raise FreecellError(f"{path} is in use by another survey (one survey a file: wait for it, "
-                                    f"or give another --out)") from None
 
-    def start(self):
-        """The header, when the file is empty (after read_journal: a file that is not ours was refused)."""
-        if self.f is not None and os.fstat(self.f.fileno()).st_size == 0:
-            self.f.write(",".join(CSV_HEADER) + "\n")
-            self.f.flush()
+def read_journal(csv_path):
+    """{deal: Need} of the survey whose CSV is ``csv_path``, from its journal (beside it, :func:`work_root_of`):
+    what a run killed before its export had finished. {} when there is no journal."""
+    if not os.path.exists(os.path.join(work_root_of(csv_path), JOURNAL)):
+        return {}
+    with attach(work_root_of(csv_path)) as j:
+        return {d: _from_record(d, body) for d, _l, _v, body in j.rows("deal")}
 
-    def row_fd(self):
-        """The file descriptor refine's rows of a tier not yet done go to (:func:`_journal_row`), in this process
-        or in a forked worker; None without a journal or where workers are not forked (they would not have it)."""
-        if self.f is None or "fork" not in mp.get_all_start_methods():
-            return None
-        return self.f.fileno()
 
-    def add(self, n):
-        if self.f is not None:
-            self.f.write(row_text(n) + "\n")
-            self.f.flush()
+def _record(j, n: Need):
+    j.record("deal", n.deal, _body(n), None, klass(n))
 
-    def close(self):
-        if self.f is not None:
-            os.fsync(self.f.fileno())
-            self.f.close()
+
+def _open_journal(folder, csv_path):
+    """The survey's journal in ``folder`` (locked), with the rows of the CSV at ``csv_path`` for the deals it
+    does not hold yet (a CSV brought from elsewhere: each row checked against its digest, read_csv); a row
+    left out is said on stderr. Returns (journal, {deal: Need})."""
+    j = open_journal(folder, "difficulty survey")
+    try:
+        known = {d: _from_record(d, body) for d, _l, _v, body in j.rows("deal")}
+        rows, dropped = read_csv(csv_path)
+    except BaseException:
+        j.close()
+        raise
+    new = [n for d, n in sorted(rows.items()) if d not in known]
+    dropped = len(dropped - set(known))
+    j.record_many(("deal", n.deal, _body(n), None, klass(n)) for n in new)
+    known.update((n.deal, n) for n in new)
+    if dropped:
+        print(f"{csv_path}: {plural(dropped, 'deal')} with a row that does not match its digest, or two "
+              f"different rows: done again", file=sys.stderr, flush=True)
+    return j, known
 
 
 # --- the survey -----------------------------------------------------------------------------------------
 
-def _journal_row(fd, n):
-    """A row of a tier not yet done (refine's ``proven``) appended to the journal's file descriptor ``fd`` in
-    one write (the file is opened for appending: rows from the survey and its forked workers do not mix)."""
-    os.write(fd, (row_text(n) + "\n").encode())
-
-
 def _work(task):
-    deal, tier, low, high, states, tiers, work_root, buffer, progress, fd = task
-    proven = None if fd is None else (lambda n: _journal_row(fd, n))
+    deal, tier, low, high, states, tiers, work_root, buffer, progress, folder = task
+    proven = None if folder is None else (lambda n: _proven(folder, n))
     return refine(deal, tier, low, high, states, tiers=tiers, work_root=work_root, buffer=buffer, progress=progress,
                   proven=proven)
+
+
+def _proven(folder, n):
+    """A row of a tier not yet done (refine's ``proven``) recorded in the journal of ``folder``: in this process
+    or in a forked worker, through a connection of its own (solver.journal.attach)."""
+    with attach(folder) as j:
+        _record(j, n)
 
 
 def _pool_work(task):
@@ -471,9 +497,7 @@ def job_memory(tier, tiers=TIERS):
 
     The overflow set holds the positions past the disk search's key, in memory. The key has 24 bytes (191 bits)
     and holds every position (at most 179 bits), so the set stays empty and a survey's disk enumeration gives it
-    only its floor, 1 MiB (a position that did not pack would stop the search with "nothing is claimed"). Until
-    session 15 the survey counted half the buffer for it (from when the key had 16 bytes: #11744's 1-cell set
-    had more than 16,777,216 such positions at 2,874,052,559 in session 10)."""
+    only its floor, 1 MiB (a position that did not pack would stop the search with "nothing is claimed")."""
     t = tier_of(tier, tiers)
     b = disk_buffer(tier, tiers)
     enumeration = t.states * MEMORY_PER_STATE if b is None else b + MIN_OVERFLOW
@@ -548,7 +572,8 @@ def smaller_buffer_words(run, tiers=TIERS):
 
 
 def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
-    """The tasks' refine (in a pool of ``jobs`` processes) into ``done`` and the journal. ``temporary``: their
+    """The tasks' refine (in a pool of ``jobs`` processes) into ``done`` and the journal (None: none), one
+    transaction a deal. ``temporary``: their
     disk searches make temporary folders, which then go in one this process removes when the pool has ended
     (solver.workers.pool_folder): a worker killed with SIGKILL cannot remove its own."""
     tmp = pool = None
@@ -569,7 +594,8 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
             results = (n for part in parts for n in part)
         for n in results:
             done[n.deal] = n
-            journal.add(n)
+            if journal is not None:
+                _record(journal, n)
             b.update(1)
     except WorkerLost:
         lost = True
@@ -583,31 +609,28 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
 
 
 def work_root_of(journal):
-    """The folder of the disk tier's work folders beside the journal (FILE.csv.work), or None."""
+    """The survey's folder beside its CSV (FILE.csv.work): its journal (solver/journal.py) and the disk tier's
+    work folders; None without a CSV."""
     return None if journal is None else journal + ".work"
 
 
 def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budget=None, ran=None):
-    """[Need] for deals first..last in deal order, and the counts per class. ``journal``: the CSV file the
-    rows are appended to as they finish, read back first (a restarted run goes on), rewritten at the end
-    (one row a deal, in deal order; rows of deals outside the range are kept); the disk tier's work folders
-    go beside it (:func:`work_root_of`). ``budget``: bytes the processes may take together (default: the
+    """[Need] for deals first..last in deal order, and the counts per class. ``journal``: the CSV file of the
+    survey: its journal (solver/journal.py) and the disk tier's work folders go in the folder beside it
+    (:func:`work_root_of`), where each deal finished is recorded at once (a restarted run goes on from there;
+    the rows of a CSV brought from elsewhere are taken in first, each checked against its digest), and the
+    CSV is exported from the journal at the end (one row a deal, in deal order; rows of deals outside the
+    range are kept). ``budget``: bytes the processes may take together (default: the
     machine's available memory when each tier starts, :func:`memory_budget`); a tier on disk whose buffer it
     makes smaller says so on stderr (:func:`smaller_buffer_words`). ``ran``: a list each tier that runs is
     appended to, as a :class:`TierRun` (the jobs and buffer it used). Returns (needs, counts, seconds,
-    resumed) -- resumed: the deals of the range found in the file."""
+    resumed) -- resumed: the deals of the range found in the journal."""
     t0 = time.perf_counter()
     root = work_root_of(journal)
     if root is not None and os.path.lexists(root) and not os.path.isdir(root):
-        raise FreecellError(f"{root}: the survey's work folder (for its enumerations on disk) is not a folder: "
-                            f"remove it, or give another --out")
-    j = _Journal(journal)
-    try:
-        known = read_journal(journal) if journal else {}
-    except BaseException:
-        j.close()
-        raise
-    j.start()
+        raise FreecellError(f"{root}: the survey's work folder (its journal, its enumerations on disk) is not a "
+                            f"folder: remove it, or give another --out")
+    j, known = _open_journal(root, journal) if journal else (None, {})
     done = {d: n for d, n in known.items() if first <= d <= last}
     resumed = len(done)
     old_term = term_as_interrupt()      # SIGTERM between two tiers too: the Ctrl-C path, never a silent 143
@@ -632,7 +655,7 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
             if ran is not None:
                 ran.append(run)
             inner = progress and n_jobs == 1 and buffer is not None     # one disk search at a time: its own bar
-            tasks = [(d, tier, low, high, states, tiers, root, buffer, inner, j.row_fd())
+            tasks = [(d, tier, low, high, states, tiers, root, buffer, inner, root)
                      for d, low, high, states in todo]
             with bar(progress, total=len(tasks), unit=" deals", desc=f"difficulty, tier {tier + 1}",
                      smoothing=0.05) as b:
@@ -640,20 +663,15 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
                     _run_tier(tasks, n_jobs, j, done, b, chunk=4 if tier == 0 else 1,   # later: long deals
                               temporary=buffer is not None and root is None)        # on disk, no work folders
                 except WorkerLost as exc:
-                    kept = (f"every deal finished is in {journal}: the same command goes on from there"
-                            if journal else "without --out nothing is kept")
+                    kept = (f"every deal finished is in the journal in {root}: the same command goes on from "
+                            f"there" if journal else "without --out nothing is kept")
                     raise WorkerLost(f"tier {tier + 1}: {exc}; {kept} (fewer --jobs or a lower --memory leave "
                                      f"each process more room)") from None
+        if j is not None:
+            write_atomic(journal, csv_text(_from_record(d, body) for d, _l, _v, body in j.rows("deal")))
     finally:
         restore_term(old_term)
-        j.close()
-        if root is not None and os.path.isdir(root):
-            try:
-                os.rmdir(root)              # empty once every disk enumeration in it has ended
-            except OSError:
-                pass
-    if journal:
-        known.update(done)
-        write_atomic(journal, csv_text(known[d] for d in sorted(known)))
+        if j is not None:
+            j.close()
     needs = [done[d] for d in range(first, last + 1)]
     return needs, counts_of(needs), time.perf_counter() - t0, resumed

@@ -1,4 +1,4 @@
-"""The enumeration past memory: delayed duplicate detection on disk (fc_ddd in solver/fc.c).
+"""The enumeration past memory: delayed duplicate detection on disk (fc_ddd in solver/ddd_*.c).
 
 When the positions would not fit in the memory the user gives (``--memory 16G``), the reachable set is
 found breadth first by layers, the visited positions kept as sorted files of 24-byte keys (KEY_BYTES: every
@@ -6,7 +6,7 @@ position packs into their 191 bits) in a temporary folder (``--tmp DIR``): each 
 in a buffer of that size (memory / 24 keys), written as runs,
 merged and subtracted from every earlier layer (Korf's external-memory search; Freecell Solver's
 ``depth_dbm_fc_solver``). The files are compressed (each key as its difference from the one before, through
-zlib: about a byte a position; fc.c, "The files"): ``disk`` and ``disk_peak`` are their real bytes. The
+zlib: about a byte a position; docs/ARCHITECTURE.md, "The files"): ``disk`` and ``disk_peak`` are their real bytes. The
 set is the in-memory enumeration's (84,767 positions for #11982).
 
     r = explore_within(deals.ms_deal(11982), STANDARD, memory=1 << 20, tmp=None)
@@ -37,6 +37,7 @@ import time
 
 from . import packed
 from .errors import FreecellError
+from .journal import lock_file
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
@@ -45,9 +46,9 @@ from .workers import restore_term, term_as_interrupt
 # --memory M enumerates in memory up to M / 24 positions, then on disk.
 BYTES_PER_STATE = 24
 MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
-MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in fc.c; fc_ddd_overflow_limit)
-KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc.c): its buffer holds memory / 24 of them
-IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc.c)
+MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
+KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc_internal.h): its buffer holds memory / 24 of them
+IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc_internal.h)
 
 
 def _size(n):
@@ -66,7 +67,7 @@ def _start_error(code, eio):
     return _error(code, "cannot start the disk search: ")
 
 
-STATE_FILE = "search.state"                     # the checkpoint (fc.c, "Checkpoints")
+STATE_FILE = "search.state"                     # the checkpoint (docs/ARCHITECTURE.md, "Checkpoints")
 LOCK_FILE = "search.lock"                       # held (flock) by the one process working in the folder
 _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
 
@@ -182,29 +183,11 @@ def _lock(work_dir):
     processes in one folder would remove and rewrite each other's files (a false "unwinnable" came out)."""
     path = os.path.join(work_dir, LOCK_FILE)
     made = not os.path.exists(path)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)   # a link there: refused (ELOOP)
-    except OSError as e:
-        raise FreecellError(f"--work-dir {work_dir}: {LOCK_FILE}: {e.strerror or e}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise FreecellError(f"--work-dir {work_dir}: {LOCK_FILE} is not a regular file")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.stat(path).st_ino != os.fstat(fd).st_ino:     # removed by its last owner meanwhile
-            raise BlockingIOError
-    except OSError:
-        try:
-            owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        except OSError:
-            owner = ""
-        os.close(fd)
-        raise FreecellError(f"--work-dir {work_dir}: in use by another search" +
-                            (f" (process {owner})" if owner.isdigit() else "") +
-                            ": wait for it to stop, or give another folder") from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd, made
+
+    def busy(owner):
+        return FreecellError(f"--work-dir {work_dir}: in use by another search" +
+                             (f" (process {owner})" if owner else "") + ": wait for it to stop, or give another folder")
+    return lock_file(path, f"--work-dir {work_dir}: {LOCK_FILE}", busy), made
 
 
 def resume_words(name, layer, positions):

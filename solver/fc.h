@@ -2,7 +2,8 @@
  *
  * This file is also fed verbatim to cffi's cdef, so it holds only declarations, plain integer
  * #defines and types cffi knows (uint8_t, uint32_t, ...). No #include, no expressions in macros.
- * The implementation is solver/fc.c (plain C99, no global mutable state: any number of searches can
+ * The implementation is the C files of solver/ (docs/ARCHITECTURE.md, "The C core"; plain C99, no global
+ * mutable state: any number of searches can
  * live side by side in one process, each owning its memory until fc_search_free).
  *
  * ---- Cards ------------------------------------------------------------------------------------------
@@ -45,11 +46,12 @@
  * State 0 is the start, states are numbered in discovery order, and each state has a parent (the state
  * whose expansion first found it), so a line of play to any state can be read back. fc_search_run
  * expands states in chunks so a caller can show progress.
- * Memory (BFS/DFS): a 16-byte compact key per state (a position packed exactly relative to the start
- * position, see fc.c; the rare position that does not fit is kept as a 40-byte key besides), a 4-byte
- * hash slot per state at load 0.53..0.8, 2 bits of parent bitmap per state, and in DFS 4 bytes per
- * state on the stack while it is there: about 22 bytes a state. FC_ORDER_BEST keeps 40-byte keys, a
- * 4-byte parent, a move and a depth per state. Bounded through max_states.
+ * Memory (BFS/DFS): past FC_COMPACT_AT states a 16-byte compact key per state (a position packed exactly
+ * relative to the start position, see docs/ARCHITECTURE.md; the rare position that does not fit is kept as a
+ * 40-byte key besides; below it every key has 40 bytes), a 4-byte hash slot per state at load 0.53..0.8, 2 bits
+ * of parent bitmap per state, and in DFS 4 bytes per state on the stack while it is there: about 22 bytes a
+ * state. FC_ORDER_BEST keeps 40-byte keys, a 4-byte parent, a move and a depth per state. Bounded through
+ * max_states.
  */
 
 /* sizes */
@@ -226,9 +228,15 @@ int64_t fc_search_find_p64(const fc_search *s, const uint8_t *in64);
 /* Bytes of memory the search holds now (arena + hash table + parent bitmap + DFS stack). */
 uint64_t fc_search_memory(const fc_search *s);
 
-/* Stored states kept in the 40-byte form: with compact keys, those that do not pack into 127 bits (see
-   fc.c, "The compact store"); all of them without compact keys (FC_ORDER_BEST). */
+/* Stored states that do not pack into the 16-byte compact key (127 bits; see docs/ARCHITECTURE.md, "The compact
+   store"): kept whole in the 40-byte form; all of them in a search that never packs (FC_ORDER_BEST). */
 uint64_t fc_search_overflow(const fc_search *s);
+
+/* The store of a BFS/DFS search holds 40-byte keys (fast to store and read back) until it holds `states`
+   positions, FC_COMPACT_AT by default, then moves to 16-byte compact keys once (small at scale): the same
+   states, indices, parents and order either way. 0: at the next expansion (tests). Only before the move. */
+#define FC_COMPACT_AT 262144
+void fc_search_compact_at(fc_search *s, uint64_t states);
 
 int fc_version(void);
 
@@ -253,7 +261,7 @@ int fc_version(void);
 #define FC_PRUNE_ALL 15
 #define FC_MAX_STAGES 16
 
-/* The bases of the built-in portfolio's weights (fc.c: W_D, W_D2, W_CELLS, W_GREEDY), for a caller's own
+/* The bases of the built-in portfolio's weights (solve.c: W_D, W_D2, W_CELLS, W_GREEDY), for a caller's own
    stages (fc_weights): the plain weights, the depth counting less, the free cells and columns stressed, the
    depth ignored; each randomised, with its seed. */
 #define FC_WEIGHTS_D 0
@@ -269,11 +277,11 @@ typedef struct {
                                 2 also two-move shortcuts (slower) */
     int supermoves;          /* 1: the search also moves a whole sequence in one step (written out as
                                 single-card moves through the free cells and empty columns) */
-    int nstages;             /* tuning only: 1..FC_MAX_STAGES replaces the built-in portfolio (fc.c,
+    int nstages;             /* tuning only: 1..FC_MAX_STAGES replaces the built-in portfolio (solve.c,
                                 PORTFOLIO) by the stages below; 0 = the built-in one */
     int stage_prune[16];     /* per stage: FC_PRUNE_* flags (0 = none) */
     uint64_t stage_states[16];/* per stage: positions it may store (0 = max_states) */
-    int stage_weights[16][12];/* per stage: heuristic weights (fc.c: score, heap_push) */
+    int stage_weights[16][12];/* per stage: heuristic weights (best.c: score, heap_push) */
 } fc_solve_opts;
 
 typedef struct {
@@ -291,7 +299,7 @@ typedef struct {
    autoplay and canonical: the solver's speed-ups, e.g. FC_AUTOPLAY_SAFE + canonical), as a portfolio
    of stages run one after the other until one finds a win: short searches with the move pruning and
    different (partly randomised) heuristic weights, then one without pruning up to opts->max_states
-   (fc.c: PORTFOLIO). Then the line to the won position as single-card moves
+   (solve.c: PORTFOLIO). Then the line to the won position as single-card moves
    in the plain rules (every automatic move written out as a move to the foundation, every sequence move
    card by card, columns in their real places), shortened per opts->shorten, into moves[0..cap).
    Returns the number of moves written (>= 0) when status is FC_WON, else 0 or a negative error.
@@ -341,9 +349,9 @@ int fc_solve_deals(uint64_t first, int count, const fc_rules *rules, const fc_so
  * The same reachable set as fc_search_new/run (any order gives the same set), found breadth first by
  * layers with the visited positions kept in files instead of a hash table: memory is a buffer of `mem`
  * bytes (24-byte keys: mem/24 of them; the position packed as in the memory store but into up to 191 bits,
- * which every position fits: fc.c, "The enumeration on disk") plus about 90 KB a file being merged; disk is
- * about 1 byte a position (the files are compressed: fc.c, "The files"), plus the sorted runs of the layer
- * being merged (fc.c, "The enumeration on disk"); `disk` and `disk_peak` count the files' real bytes. Files
+ * which every position fits: docs/ARCHITECTURE.md, "The enumeration on disk") plus about 90 KB a file being merged; disk is
+ * about 1 byte a position (the files are compressed: docs/ARCHITECTURE.md, "The files"), plus the sorted runs of the layer
+ * being merged (docs/ARCHITECTURE.md, "The enumeration on disk"); `disk` and `disk_peak` count the files' real bytes. Files
  * go into `dir` (which must exist) and are removed by fc_ddd_free. Positions that do not pack into the key
  * (none at its full width; with fewer key_bits, for tests) are kept whole in memory, in an overflow set of
  * every layer (50 to 100 bytes each), expanded with their layer and merged into the P64 order; the set may
@@ -447,10 +455,10 @@ int fc_ddd_sort_p64(fc_ddd *d);
    the number written; 0 at the end (or after an error: see the stats' status). */
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);
 
-/* The disk search's files alone, for tests (fc.c, "The files"): write n elements to path as a file of
+/* The disk search's files alone, for tests (docs/ARCHITECTURE.md, "The files"): write n elements to path as a file of
    keys (recs 0: 24 bytes each, the key's low, middle then high 64 bits in the machine's byte order,
    ascending as 192-bit numbers, below 2^191 (the reader refuses larger ones), repeats allowed) or of P64
-   records (recs 1: 64 bytes each, ascending), after the head of format 3 (fc.c, "The files") with search
+   records (recs 1: 64 bytes each, ascending), after the head of format 3 (docs/ARCHITECTURE.md, "The files") with search
    number 0, kind L (keys) or S (records) and number 0. Returns the
    file's bytes, or FC_EIO with *sys_errno set (EINVAL: not ascending). */
 int64_t fc_ddd_file_write(const char *path, int recs, const uint8_t *data, uint64_t n, int *sys_errno);

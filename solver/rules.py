@@ -65,10 +65,10 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
           its rank - 2 and the other suit of its colour rank - 3; Autoplay.v's ``lowSafe``):
           ``unwinnable_of_safe_autoplay_fence`` and ``unwinnable_of_safe_autoplay_fence_up_to_column_order``;
           "twos" (aces and twos only; ``lowTwos``): ``unwinnable_of_twos_autoplay_fence`` and its
-          ``_up_to_column_order`` form. fc.c's safe_home was read beside these definitions (not proved equal
+          ``_up_to_column_order`` form. fc_internal.h's safe_home was read beside these definitions (not proved equal
           to them). The C core applies the rule to the start and after every move, so the enumerated set
           holds, after automatic moves, the start and every move of each member: the theorems' hypotheses;
-        * ``supermoves`` changes nothing: fc.c's gen_core makes every single move and then adds the
+        * ``supermoves`` changes nothing: moves.c's gen_moves makes every single move and then adds the
           supermoves (gen_super, all=1), so the enumerated set contains the one without them and is closed
           under the single moves all the same -- a set with no won position in it says the same;
         * ``autoplay`` "all" (every next card; for tests only), or "horne", "safe" or "twos" with foundation
@@ -104,22 +104,29 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
 
     @property
     def column_order(self) -> bool:
-        """Up to the order of the columns and nothing else: the spec's rules, positions taken as classes of
-        column reorderings (a certificate up to column order, ``"column_order": true`` in its header)."""
-        return self.canonical and self == self.plain()._replace(canonical=True)
+        """Up to the order of the columns: the spec's rules, positions taken as classes of column reorderings
+        (a certificate up to column order, ``"column_order": true`` in its header), and nothing else but,
+        without foundation returns, the safe automatic moves (``"autoplay": "safe"`` beside it: each position
+        taken after them; coq/FreeCell/CertAuto.v)."""
+        safe = self.autoplay == "safe" and not self.foundation_return
+        return self.canonical and self == self.plain()._replace(canonical=True, autoplay=self.autoplay) and \
+            (self.autoplay == "none" or safe)
 
     def header(self) -> dict:
-        """The rules as a certificate header holds them: the spec's two keys, and ``"column_order": True``
-        when :attr:`column_order` (only ``True``: absent means fixed columns). Other counting modes have no
-        certificate."""
+        """The rules as a certificate header holds them: the spec's two keys, ``"column_order": True`` when
+        :attr:`column_order` (only ``True``: absent means fixed columns) and ``"autoplay": "safe"`` with the
+        safe automatic moves. Other counting modes have no certificate."""
         if self.counting and not self.column_order:
             raise FreecellError("certificates exist for the spec rules, fixed columns or up to column order "
-                                "(no --autoplay/--supermoves)")
+                                "(--canonical), the latter also with --autoplay safe without --foundation-return "
+                                "(no other --autoplay, no --supermoves)")
         d = {"cells": self.cells, "foundation_return": self.foundation_return}
         if self.hand:
             d["hand"] = self.hand
         if self.column_order:
             d["column_order"] = True
+        if self.autoplay != "none":
+            d["autoplay"] = self.autoplay
         return d
 
     @classmethod
@@ -148,13 +155,15 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
 
     def stem(self) -> str:
         """"" for the standard rules, else e.g. "Cells5", "FoundationReturn", "Cells1FoundationReturn";
-        "ColumnOrder" at the end up to column order (a certificate up to column order)."""
+        "ColumnOrder" at the end up to column order (a certificate up to column order), then "SafeAutoplay" with the
+        safe automatic moves."""
         if self.counting and not self.column_order:
             raise FreecellError("certificates and Lean modules need the plain spec rules, fixed columns or up "
-                                "to column order (no --autoplay/--supermoves)")
+                                "to column order (--canonical, also with --autoplay safe; no other --autoplay, no "
+                                "--supermoves)")
         return (f"Cells{self.cells}" if self.cells != 4 else "") + \
                ("FoundationReturn" if self.foundation_return else "") + ("Hand1" if self.hand else "") + \
-               ("ColumnOrder" if self.column_order else "")
+               ("ColumnOrder" if self.column_order else "") + ("SafeAutoplay" if self.autoplay == "safe" else "")
 
 
 STANDARD = Rules()

@@ -12,10 +12,9 @@ bytes. Rules are :class:`solver.rules.Rules` values.
     r.records()                                       # the 84,767 positions as P64 bytes, start first
 
 Import cost matters (the CLI's whole ``explore --deal 11982`` process has a budget of 0.08 s): this
-module imports only the compiled core and the standard library's ``time``, ``threading`` and ``collections``;
-tqdm comes with a progress bar.
+module imports only the compiled core and the standard library's ``time`` and ``collections``; ``threading``
+comes with the solver's calls, tqdm with a progress bar.
 """
-import threading
 import time
 from collections import namedtuple
 
@@ -144,7 +143,9 @@ class Search:
     The C memory is released by ``close()`` or when the object is garbage-collected.
     """
 
-    def __init__(self, start, rules=None, max_states=None, stop_on_win=True, order="dfs"):
+    def __init__(self, start, rules=None, max_states=None, stop_on_win=True, order="dfs", compact_at=None):
+        """``compact_at``: the positions held in 40-byte keys before the store packs them into 16 bytes
+        (lib.FC_COMPACT_AT by default; 0 packs at once: the tests of the compact store on small sets)."""
         self.rules = STANDARD if rules is None else rules
         if order not in ORDERS:
             raise FreecellError(f"order must be 'bfs' or 'dfs', got {order!r}")
@@ -159,6 +160,8 @@ class Search:
         if s == ffi.NULL:
             raise _error(err[0], "cannot start the search: ")
         self._s = ffi.gc(s, lib.fc_search_free)
+        if compact_at is not None:
+            lib.fc_search_compact_at(s, compact_at)
         self.seconds = 0.0
 
     def close(self):
@@ -288,7 +291,7 @@ class Search:
         return lib.fc_search_memory(self._h())
 
     def overflow(self):
-        """States kept in the 40-byte form (those that do not pack into the 16-byte compact key)."""
+        """States that do not pack into the 16-byte compact key (kept in the 40-byte form)."""
         return lib.fc_search_overflow(self._h())
 
 
@@ -343,19 +346,20 @@ class ExploreResult(Found):
                 f"complete={self.complete}, status={self.status!r}, seconds={self.seconds:.4f})")
 
 
-def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=True, order="dfs"):
+def explore(start_pos, rules=None, max_states=None, progress=False, stop_on_win=True, order="dfs", compact_at=None):
     """Enumerate every position reachable from ``start_pos`` under ``rules`` (default: the spec rules).
 
     Stops at the first won position when ``stop_on_win`` (verdict winnable), or when a new position is
     found while ``max_states`` are already stored (complete=False: verdict unknown). ``progress`` shows a
     tqdm bar on stderr. ``order`` "dfs" (default: finds wins sooner) or "bfs" (shortest lines); the set
-    of a complete enumeration is the same either way.
+    of a complete enumeration is the same either way. ``compact_at``: as :class:`Search`'s (the same states
+    and order whatever it is).
 
     The C core runs in slices of CHUNK expansions, with or without a bar: Python's Ctrl-C
     (KeyboardInterrupt) is raised between two slices, a few milliseconds after the signal, not at the
     end of a search that may take minutes.
     """
-    s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order)
+    s = Search(start_pos, rules, max_states=max_states, stop_on_win=stop_on_win, order=order, compact_at=compact_at)
     with bar(progress, total=max_states, unit=" states", unit_scale=True, desc="explore") as b:
         done = 0
         while True:
@@ -382,9 +386,10 @@ def _line_buffer():
 def _interruptible(call, args, poll=0.05):
     """``call(*args)`` -- one blocking C call that does not look for signals (fc_solve: minutes with the deep
     portfolio) -- in a daemon thread, the calling thread waiting for it in slices of ``poll`` seconds, so that
-    Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (session
-    11's hostile pass: 77 s). The abandoned call runs on in its thread until it returns or the process ends
+    Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (77 s
+    on a hard deal). The abandoned call runs on in its thread until it returns or the process ends
     (the commands end right after); its arguments stay referenced by the thread. Returns the call's value."""
+    import threading        # here, not at the top: explore (a search in slices) never needs a thread
     if threading.current_thread() is not threading.main_thread():
         return call(*args)
     out = []
@@ -406,7 +411,7 @@ def _interruptible(call, args, poll=0.05):
 
 def solve_line(position, rules, max_states=0, shorten=0, stages=None):
     """fc_solve under ``rules`` (the solver's speed-ups are the counting mode, e.g. safe autoplay and
-    canonical). ``stages``: a portfolio of :class:`Stage` instead of the built-in one (fc.c: PORTFOLIO), e.g.
+    canonical). ``stages``: a portfolio of :class:`Stage` instead of the built-in one (solve.c: PORTFOLIO), e.g.
     solver.solve.DEEP. Returns (status, codes or None, states, expanded, found_len); status "won", "done"
     (the last stage's space ran out: not a proof) or "limit"."""
     res = ffi.new("fc_solve_result *")
@@ -426,7 +431,7 @@ def solve_line(position, rules, max_states=0, shorten=0, stages=None):
 class Stage(namedtuple("Stage", "prune states weights")):
     """One stage of the solver's portfolio (fc.h, fc_solve_opts): ``prune`` the FC_PRUNE_* flags (0: none),
     ``states`` the positions it may store (0: the solve's max_states; never more), ``weights`` its
-    FC_NWEIGHTS heuristic weights (fc.c: score, heap_push; index 10 seeds the tie-breaking)."""
+    FC_NWEIGHTS heuristic weights (best.c: score, heap_push; index 10 seeds the tie-breaking)."""
     __slots__ = ()
 
 
@@ -435,7 +440,7 @@ _WEIGHT_BASES = {"d": lib.FC_WEIGHTS_D, "d2": lib.FC_WEIGHTS_D2, "cells": lib.FC
 
 
 def weights(base, seed):
-    """A Stage's weights as the C core makes its built-in portfolio's (fc_weights: fc.c's W_D, W_D2, W_CELLS,
+    """A Stage's weights as the C core makes its built-in portfolio's (fc_weights: solve.c's W_D, W_D2, W_CELLS,
     W_GREEDY): ``base`` "d" (the plain weights), "d2" (the depth counting less), "cells" (the free cells and
     columns stressed) or "greedy" (the depth ignored), randomised with the tie-breaking seed ``seed``."""
     w = ffi.new("int[]", lib.FC_NWEIGHTS)

@@ -6,8 +6,8 @@
     r.moves          # [(card, src, dst), ...] single-card moves under the spec rules
     r.notation()     # ["3a", "3h", ...] Freecell Solver's standard notation
 
-How a line is found (solver/fc.c, ``fc_solve``): best-first searches -- a portfolio of short stages
-with move pruning and randomised heuristic weights, then one unpruned stage (fc.c: PORTFOLIO) -- with
+How a line is found (solver/solve.c, ``fc_solve``): best-first searches -- a portfolio of short stages
+with move pruning and randomised heuristic weights, then one unpruned stage (solve.c: PORTFOLIO) -- with
 the solver's speed-ups --
 positions counted up to the order of the columns, the safe automatic moves of seed 004, whole sequences
 moved in one step -- then the line is written out as single-card moves of the spec (every automatic move
@@ -45,10 +45,10 @@ DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every comm
 
 DEEP_STAGE = 25_000_000
 DEEP_MAX_STATES = 100_000_000
-# The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with fc.c's move pruning
+# The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with the core's move pruning
 # (FC_PRUNE_ALL: fewer successors, so a best-first search goes deeper in the same memory), each with its own
 # weights, then the built-in portfolio's last, unpruned stage up to max_states (DEEP_MAX_STATES by default).
-# Measured with 1 cell (session 11): #14497 won in the first stage (17,058,877 positions), #13599 in the
+# Measured with 1 cell: #14497 won in the first stage (17,058,877 positions), #13599 in the
 # fourth (82,861,647 in all), while the built-in portfolio stopped both at 100,000,000; #11744 in 5,667,052
 # (the built-in portfolio: 35,059,546, in its last stage). Its peak is the biggest stage's (about 60
 # bytes a position): a stage's positions are dropped when the next starts.
@@ -101,7 +101,7 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
           strict=True, stages=None, recount=True):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
     docstring). ``strict``: also replay against spec.moves itself; the survey passes False. ``stages``: another
-    portfolio (:data:`DEEP`); None: fc.c's built-in one. ``recount``: when the spec enumeration stops at the
+    portfolio (:data:`DEEP`); None: solve.c's built-in one. ``recount``: when the spec enumeration stops at the
     limit, enumerate the solver's own set under its counting rules (see the module docstring); the difficulty
     survey passes False (its ladder of enumerations is its own, and its figures were made without)."""
     t0 = time.perf_counter()

@@ -10,6 +10,11 @@ is left out here to keep the check cheap; ``--strict`` restores it.
 CSV columns: deal, verdict, searched_states (positions the solver's searches stored: not the size of the
 reachable set, which only a certificate counts -- 405,246 here, 84,767 there, for #11982), length (single-card moves of the
 line, empty unless winnable), seconds (wall time of that deal, solving and checking).
+
+With ``--out FILE.csv`` the survey keeps a journal (solver/journal.py) in FILE.csv.work/: each deal is
+recorded as it finishes, a second survey on the same file is refused while the first runs, and a survey
+killed at any moment (SIGKILL included) and started again with the same command does only the deals the
+journal does not hold; FILE.csv is exported at the end.
 """
 import csv
 import io
@@ -21,6 +26,7 @@ import time
 from . import deals, solve
 from .atomic import write_atomic
 from .errors import FreecellError, WorkerLost
+from .journal import open_journal
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
@@ -110,37 +116,69 @@ class Survey:
         return write_atomic(path, buf.getvalue())
 
 
-def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False, strict=False):
-    """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes."""
+def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False, strict=False, folder=None):
+    """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes.
+    ``folder``: the survey's job folder (its journal, solver/journal.py): every finished deal is recorded
+    there at once, and a survey started again with the same settings does only the deals it does not hold."""
     settings = {"rules": rules, "max_states": max_states or solve.DEFAULT_MAX_STATES,
                 "strict": bool(strict)}
     t0 = time.perf_counter()
+    j = _open(folder, settings) if folder is not None else None
     old_term = term_as_interrupt()          # SIGTERM: the Ctrl-C path (the workers stopped, one line)
     try:
-        rows = _solve_all(first, last, jobs, settings, progress)
+        done = {} if j is None else {d: (d, v, b["states"], b["length"], b["seconds"])
+                                     for d, _l, v, b in j.rows("deal", first, last)}
+        rows = sorted(list(done.values()) + _solve_all([d for d in range(first, last + 1) if d not in done],
+                                                       jobs, settings, progress, j))
     finally:
         restore_term(old_term)
+        if j is not None:
+            j.close()
     return Survey(first, last, rows, time.perf_counter() - t0, jobs, settings)
 
 
-def _solve_all(first, last, jobs, settings, progress):
-    n = last - first + 1
+def _open(folder, settings):
+    """The journal of the survey in ``folder`` (locked), holding a survey with these settings (other
+    settings: one line)."""
+    j = open_journal(folder, "solver survey")
+    mine = {"rules": settings["rules"].to_dict(), "max_states": settings["max_states"], "strict": settings["strict"]}
+    old = j.meta("settings")
+    if old is None:
+        with j.con:
+            j.set_meta("settings", mine)
+    elif old != mine:
+        j.close()
+        diff = ", ".join(k for k in mine if old.get(k) != mine[k])
+        raise FreecellError(f"{folder} holds a survey with other settings ({diff}): use the same command, or "
+                            f"another --out")
+    return j
+
+
+def _record(j, part):
+    if j is not None:
+        j.record_many(("deal", r[0], {"states": r[2], "length": r[3], "seconds": r[4]}, None, r[1]) for r in part)
+
+
+def _solve_all(todo, jobs, settings, progress, j=None):
+    n = len(todo)
     rows = []
     with bar(progress, total=n, unit=" deals", desc="survey", smoothing=0.05) as b:
         if jobs <= 1:
             _init(settings)
-            for d in range(first, last + 1):
+            for d in todo:
                 rows.append(solve_deal(d))
+                _record(j, rows[-1:])
                 b.update(1)
-        else:
+        elif todo:
             chunk = max(1, min(256, n // (jobs * 32) or 1))
-            chunks = [range(a, min(a + chunk, last + 1)) for a in range(first, last + 1, chunk)]
+            chunks = [todo[a:a + chunk] for a in range(0, n, chunk)]
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
             with signals_held():        # the workers start with Ctrl-C and SIGTERM held, until _worker_init
                 pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(os.getpid(), settings))
             lost = False
             try:
                 for part in pool_results(pool, pool.imap(_solve_chunk, chunks)):
+                    _record(j, part)
                     rows.extend(part)
                     b.update(len(part))
             except WorkerLost:

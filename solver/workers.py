@@ -103,7 +103,7 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     """Stop a multiprocessing pool at the end of a survey's pass, without ``pool.terminate()``: that first takes
     the task queue's lock, which an idle worker holds while it waits for its next task, so a worker that died
     there (killed, or ended by a signal at the wrong moment) makes it wait for ever -- after a lost worker
-    (:class:`WorkerLost`) in session 10, after a SIGTERM to the survey in session 11's hostile pass (1 run in 8).
+    (:class:`WorkerLost`), after a SIGTERM to the survey (1 run in 8).
     So: the pool is stopped from making new workers; unless ``lost``, each worker gets SIGTERM (a disk search in it
     keeps or removes its files) and up to ``grace`` seconds to end; then what is left is killed (SIGKILL) and the
     pool's own terminate cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``,

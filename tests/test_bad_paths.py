@@ -123,7 +123,7 @@ def read_only_folder():
     (["prove", "--on-disk", "--out-dir", "{ro}"], "--out-dir", ", and the disk search's files (no --tmp given)"),
 ])
 def test_a_certificate_folder_that_cannot_be_written_is_named(read_only_folder, command, flag, extra):
-    # the hostile pass of session 9: `build --on-disk` into a read-only folder said `--tmp FOLDER: cannot make a
+    # `build --on-disk` into a read-only folder said `--tmp FOLDER: cannot make a
     # temporary folder there`, naming an option the user had not given; with --tmp, the search ran to its end
     # and then could not write the certificate
     ro, writable, prefix = read_only_folder
@@ -138,7 +138,7 @@ def test_a_certificate_folder_that_cannot_be_written_is_named(read_only_folder, 
 
 
 def test_build_in_memory_refuses_a_bad_out_before_the_search(read_only_folder, tmp_path):
-    # the hostile pass of session 10: without --memory, `build` ran the whole search, then could not write (or,
+    # without --memory, `build` ran the whole search, then could not write (or,
     # for a winnable deal, never named the bad --out at all); a folder given as --out the same
     ro, _writable, prefix = read_only_folder
     env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONDONTWRITEBYTECODE="1")

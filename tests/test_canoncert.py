@@ -5,6 +5,7 @@ fixed-column certificate of #11982 unchanged; the three copies of the order (col
 column_order, the builder's fc_p64_column_order) against a brute force on random positions."""
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -120,9 +121,14 @@ def test_on_disk_the_same_records(built, tmp_path, run):
 def test_other_counting_modes_have_no_certificate(run, assert_one_line_error, tmp_path):
     line = assert_one_line_error(run("build", "--deal", "11982", "--autoplay", "safe", "--out",
                                      str(tmp_path / "x.cert"), module="certgen"))
-    assert "unrecognized arguments" in line
-    with pytest.raises(FreecellError, match="no --autoplay/--supermoves"):
-        Rules(canonical=True, autoplay="safe").header()
+    assert "the latter also with --autoplay safe" in line       # safe automatic moves only up to column order
+    line = assert_one_line_error(run("build", "--deal", "11982", "--canonical", "--autoplay", "horne", "--out",
+                                     str(tmp_path / "x.cert"), module="certgen"))
+    assert "invalid choice" in line
+    for rules in (Rules(canonical=True, autoplay="horne"), Rules(canonical=True, autoplay="safe", foundation_return=True),
+                  Rules(canonical=True, autoplay="safe", supermoves=True), Rules(autoplay="safe")):
+        with pytest.raises(FreecellError, match="no other --autoplay, no --supermoves"):
+            rules.header()
     assert Rules(canonical=True).header() == UP_TO and Rules().header() == {"cells": 4, "foundation_return": False}
     assert Rules.from_dict(UP_TO) == Rules(canonical=True) and Rules(canonical=True).stem() == "ColumnOrder"
     for bad in ({**UP_TO, "column_order": False}, {**UP_TO, "column_order": 1}, {**UP_TO, "canonical": True}):
@@ -141,15 +147,20 @@ def refused_by_both(path, run, failure):
     return ref
 
 
+def mutated(path, tmp_path, run, kind):
+    """`certgen mutate` of the certificate at ``path``: ``kind`` is add-won or a --delete KIND (seed 5)."""
+    out = tmp_path / "m.cert"
+    flags = ["--add-won"] if kind == "add-won" else ["--delete", kind]
+    p = run("mutate", str(path), *flags, "--seed", "5", "--out", str(out), module="certgen")
+    assert p.returncode == 0, p.stderr
+    return out
+
+
 @pytest.mark.parametrize("kind,failure", [("deal", "start"), ("first-successor", "successor"),
                                           ("last-successor", "successor"),
                                           ("add-won", "won")])
 def test_mutants_are_refused_by_both_checkers(built, tmp_path, run, kind, failure):
-    path = tmp_path / "m.cert"
-    flags = ["--add-won"] if kind == "add-won" else ["--delete", kind]
-    p = run("mutate", str(built[0]), *flags, "--seed", "5", "--out", str(path), module="certgen")
-    assert p.returncode == 0, p.stderr
-    ref = refused_by_both(path, run, failure)
+    ref = refused_by_both(mutated(built[0], tmp_path, run, kind), run, failure)
     if kind == "deal":      # the start's class is gone: the start, put in the checkers' order, is missing
         assert "the start position (its columns in the checkers' order) is not in the certificate" in ref["message"]
         assert checker.describe(columns.canon(spec.ms_deal(11982))) in ref["message"]
@@ -196,7 +207,7 @@ def test_the_sampled_check_up_to_column_order(built, tmp_path):
         spec.ms_deal(11982)), cert.records + [p64(misplaced(cert))], {}))
     head, body = certificate.read_joined(str(path))
     assert sampled.check(head, body, 100_000, 1).failure == "column-order"
-    # the column order is checked on every member, not only on the drawn ones (until session 15): with a sample
+    # the column order is checked on every member, not only on the drawn ones: with a sample
     # of 1 the misplaced member is not drawn, and it is refused all the same
     head, body = certificate.read_joined(str(path))
     assert p64(misplaced(cert)) not in [sampled.Records(body)[i] for i in sampled.drawn(len(body) // 64, 1, 1)]
@@ -210,7 +221,7 @@ def test_the_sampled_check_up_to_column_order(built, tmp_path):
 
 
 def test_a_sample_covering_every_member_gives_the_full_checks_verdict(built, tmp_path):
-    """The hostile pass (session 15): #11982's last member replaced by itself with its columns rotated, so it
+    """#11982's last member replaced by itself with its columns rotated, so it
     is out of order and its class's successors are missing. The full check finds a missing successor first;
     a sample covering every member must say the same (it said "column-order", checked 0, when the every-member
     pass of the order came before the closure), a smaller one finds the misplaced member on that pass."""
@@ -260,8 +271,11 @@ def test_lean_refuses_it_in_one_line(built, tmp_path, run, assert_one_line_error
     (survey / "certs").mkdir(parents=True)
     (survey / "summary.json").write_text("{}")
     (survey / "certs" / "11982.cert").write_bytes(built[0].read_bytes())
-    line = assert_one_line_error(run("prove-survey", str(survey), "--lean-dir", str(lean), module="certgen"))
-    assert "Lean has no proof of the column lemma" in line and not lean.exists()
+    # prove-survey: not Lean's (Coq proves it, as prove-coq --canonical does; no coqc on PATH here)
+    p = run("prove-survey", str(survey), "--lean-dir", str(lean), "--out-dir", str(tmp_path / "o"), module="certgen",
+            env=dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable)))
+    assert p.returncode == 3 and "Lean: a certificate up to column order is not Lean's" in p.stdout, p.stdout
+    assert not lean.exists()
     from certgen import audit, render
     assert audit.certificates_by_stem([str(built[0].parent)]) == {}       # audit leaves it out
     with pytest.raises(FreecellError, match="up to column order"):

@@ -333,10 +333,10 @@ def test_prove_reads_a_board_on_stdin_once(tmp_path):
     env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path), PATH=os.path.dirname(sys.executable))
     proc = run("-m", "certgen", "prove", "--board", "-", "--cells", "0", "--out-dir", str(tmp_path / "out"),
                "--lean-dir", str(tmp_path / "lean"), input=format_position(board), env=env)
-    assert proc.returncode == 3, proc.stdout + proc.stderr  # 3: Lean is not available
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # 3: neither Lean nor Coq is available
     assert " (start position " in proc.stdout and ": 1 state; " in proc.stdout
     digest = hashlib.sha256(packed.pack(board)).hexdigest()[:8]        # a board's stem: its position's digest
-    assert sorted(os.listdir(tmp_path / "out")) == [f"Board{digest}Cells0.cert", f"Board{digest}Cells0.lean"]
+    assert sorted(os.listdir(tmp_path / "out")) == [f"Board{digest}Cells0.cert", f"Board{digest}Cells0.lean", "coq"]
     assert os.listdir(tmp_path / "lean") == [f"Board{digest}Cells0.lean"]
 
 

@@ -392,7 +392,7 @@ def test_make_refuses_unknown_rules():
     p = subprocess.run(["make", "-n", "prove", "RULES=foundation-return"], cwd=root, capture_output=True,
                        text=True)
     assert p.returncode == 0 and "--foundation-return" in p.stdout
-    # COLUMN_ORDER=yes turned column order on (only 0 was off: the hostile pass of session 9)
+    # COLUMN_ORDER=yes turned column order on (only 0 was off)
     for value, flag in (("1", True), ("0", False), ("", False)):
         p = subprocess.run(["make", "-n", "prove-coq", "DEAL=1", f"COLUMN_ORDER={value}"], cwd=root,
                            capture_output=True, text=True)
@@ -439,7 +439,7 @@ def test_rules_allows_seven_empty_columns_into_an_empty_one(run):
     ("certgen", ["check", "x.cert", "--reference", "--sample", "5", "--sample", "6"], "--sample"),
 ])
 def test_an_option_given_twice_is_refused(run, assert_one_line_error, module, args, flag):
-    # argparse kept the last of `--deal 1 --deal 2` without a word (hostile pass, session 9)
+    # argparse kept the last of `--deal 1 --deal 2` without a word 
     prog = f"python -m {module} {args[0]}"
     assert_one_line_error(run(*args, module=module),
                           f"{flag} given twice: give it once (see '{prog} --help')")
@@ -451,7 +451,7 @@ def test_an_option_given_twice_is_refused(run, assert_one_line_error, module, ar
     ("certgen", ["info", "x.cert", "--js"], "--js"),
 ])
 def test_an_option_is_spelled_whole(run, assert_one_line_error, module, args, unknown):
-    # the hostile pass of session 10: `survey 1-2 --d` meant --difficulty, `--de 5` --deal 5 (argparse's
+    # `survey 1-2 --d` meant --difficulty, `--de 5` --deal 5 (argparse's
     # prefixes): a script's prefix would change meaning when an option is added
     assert_one_line_error(run(*args, module=module),
                           f"unrecognized arguments: {unknown} (see 'python -m {module} {args[0]} --help')")

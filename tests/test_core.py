@@ -1,4 +1,4 @@
-"""Tests of the C search core (solver/fc.c through solver/search.py) against the Python spec (solver/spec.py).
+"""Tests of the C search core (solver/*.c through solver/search.py) against the Python spec (solver/spec.py).
 
 The spec's moves are compared to the C core's as sets of P64 records: on the start positions of deals
 1..200, on positions sampled from real enumerations (deal 11982's whole set, a 20,000-state prefix of
@@ -157,7 +157,7 @@ def test_overflow_keys_are_exact():
     """Positions that do not pack into 16 bytes are kept whole (fc_search_overflow): the set stays exact.
     Every stored record is found again at its own index, the records are distinct, sampled successors
     match the spec and parents are one move away."""
-    a = search.explore(chains_position(), max_states=20000, stop_on_win=False, order="bfs")
+    a = search.explore(chains_position(), max_states=20000, stop_on_win=False, order="bfs", compact_at=0)
     assert 0 < a.search.overflow() < a.states == 20000
     recs = a.records()
     assert len(set(recs)) == len(recs)
@@ -166,6 +166,36 @@ def test_overflow_keys_are_exact():
         assert_same_moves(recs[k], SPEC, a.search.successors_p64(k))
     for k in random.Random(4).sample(range(1, a.states), 100):
         assert recs[k] in search.successors_p64(recs[a.search.parent(k)], SPEC)
+
+
+def _store_fingerprint(start, rules, order, compact_at):
+    """What a search leaves for its callers: its records in discovery order, some parents, the line to its
+    last state, the certificate body's records (P64 order), and its memory."""
+    r = search.explore(start, rules, stop_on_win=False, order=order, compact_at=compact_at)
+    try:
+        s, n = r.search, r.states
+        return {"status": r.status, "records": s.export_p64(), "sorted": b"".join(s.sorted_batches(10000)),
+                "parents": [s.parent(k) for k in range(0, n, 97)], "line": s.moves_to(n - 1),
+                "found": [s.find_p64(s.p64(k)) for k in range(0, n, 997)], "overflow": s.overflow()}, s.memory()
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("rules", [SPEC, Rules(autoplay="safe", canonical=True)], ids=["spec", "safe-canonical"])
+def test_the_store_packs_once_and_changes_nothing_else(rules):
+    """The store holds 40-byte keys until it holds compact_at positions (lib.FC_COMPACT_AT, 262,144 by default),
+    then packs them into 16 bytes once, during the search: the same records in the same order, parents, line,
+    certificate body and lookups whether it packs from the start (compact_at 0), in the middle (1000, 30000)
+    or never (deal 11982's set is below the default), in breadth and depth first; packed, it holds less."""
+    assert search.lib.FC_COMPACT_AT == 262144 > 84767
+    for order in ("bfs", "dfs"):
+        base, small = _store_fingerprint(ms(11982), rules, order, 0)
+        assert base["status"] == "done" and base["overflow"] == 0
+        assert len(base["records"]) == 64 * (84767 if rules == SPEC else 61643)
+        for at in (1000, 30000, None):
+            got, memory = _store_fingerprint(ms(11982), rules, order, at)
+            assert got == base, (order, at)
+            assert (memory > 1.5 * small) == (at is None), (order, at, memory, small)
 
 
 def test_deal1_limit_is_unknown():
@@ -385,7 +415,7 @@ def _coq_low(mode, h, r, s):
 
 
 def _c_sends_home(x, h, rules):
-    """fc.c's safe_home on card x with foundations h: x alone on column 1, the other cards above their
+    """fc_internal.h's safe_home on card x with foundations h: x alone on column 1, the other cards above their
     foundations on column 0 with a card that cannot go home on top (when there is one: else x is a king
     whose other-colour foundations are at 12 or more, home by every rule that sends kings home), so that
     the automatic moves send x home exactly when safe_home allows it at the start."""
@@ -398,7 +428,7 @@ def _c_sends_home(x, h, rules):
 
 @pytest.mark.parametrize("mode", ["horne", "safe", "twos"])
 def test_safe_home_is_the_coq_rule(mode):
-    """fc.c's safe_home against Autoplay.v's lowOthers / lowSafe / lowTwos: every card as the next of its suit,
+    """fc_internal.h's safe_home against Autoplay.v's lowOthers / lowSafe / lowTwos: every card as the next of its suit,
     the other three foundations at every height from rank - 5 to rank + 1 and at 0 and 13 (the rules compare
     them with rank - 3 .. rank - 1 only)."""
     rules = Rules(autoplay=mode)

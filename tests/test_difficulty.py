@@ -2,10 +2,11 @@
 
 Each k is proven both ways (a replayed win with k cells, every position with k - 1 cells enumerated
 without a win); the figures below were measured with the default tiers and are asserted exactly. The
-whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in the README.
+whole 1..32000 run (docs/difficulty-1-32000.csv) is a long job, not a test: its command is in docs/DIFFICULTY.md.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ import pytest
 from solver import deals, difficulty, search, spec
 from solver.solve import DEEP, solve
 from solver.errors import FreecellError, WorkerLost
+from solver.journal import open_journal
 from solver.rules import Rules
 
 # k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
@@ -29,9 +31,11 @@ def test_survey_1_30_figures(run_json, tmp_path):
     assert obj["cells_needed"] == {str(d): k for d, k in K_1_30.items()}
     assert obj["counts"] == {"easy": 7, "medium": 19, "hard": 4, "more": 0, "undecided": 0}
     rows = out.read_text().splitlines()
-    assert rows[0] == "deal,k,class,proven_low,win_with,states,tier" and len(rows) == 31
-    assert rows[9].startswith("9,2,medium,2,2,") and rows[9].endswith(",1")     # decided in tier 1
-    assert rows[1].startswith("1,3,hard,3,3,") and rows[1].endswith(",1")
+    assert rows[0] == "deal,k,class,proven_low,win_with,states,tier,sha256" and len(rows) == 31
+    assert rows[9].startswith("9,2,medium,2,2,") and rows[9].split(",")[6] == "1"     # decided in tier 1
+    assert rows[1].startswith("1,3,hard,3,3,") and rows[1].split(",")[6] == "1"
+    assert all(r.split(",")[7] == difficulty.row_digest(difficulty.read_csv(str(out))[0][int(r.split(",")[0])])
+               for r in rows[1:])
 
 
 @pytest.mark.parametrize("deal,k", [(2, 1), (617, 4), (11982, 5)])
@@ -104,7 +108,7 @@ def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
                                                 (11744, 175, 5_667_052)])
 def test_tier_5s_deep_solver_wins_with_one_cell(deal, length, states):
     """Deals tier 4 left at 1 <= k <= 2 (their 1-cell sets up to column order past 400,000,000 positions;
-    #11744's past 2,874,052,559 on disk, session 10) are won with 1 cell by tier 5's solver, the deep
+    #11744's past 2,874,052,559 on disk) are won with 1 cell by tier 5's solver, the deep
     portfolio: lines replayed under spec.moves: k = 1, Easy. #14497 in its first stage (about 40 s, 1 GB),
     #13599 in its fourth (about 3 minutes), #11744 in 5,667,052 positions (the built-in portfolio wins it
     too, in its last, unpruned stage: 145 moves, 35,059,546 positions)."""
@@ -123,26 +127,25 @@ def test_undecided_is_kept_with_its_bounds_and_goes_on_at_the_next_tier(run_json
     assert obj["undecided"] == [{"deal": 2, "low": 1, "win_with": None}]     # 0 cells: all 10 seen
     # A file holding an undecided row from tier 1 (say a killed run's) goes on at tier 2 from its bounds.
     out = tmp_path / "d.csv"
-    out.write_text("deal,k,class,proven_low,win_with,states,tier\n144,,undecided,1,2,100,1\n")
+    out.write_text(difficulty.csv_text([difficulty.Need(144, None, 1, 2, 100, 1)]))
     obj = run_json("survey", "144", "--difficulty", "--out", str(out))
     assert obj["cells_needed"] == {"144": 1} and obj["resumed"] == 1
-    assert out.read_text().splitlines()[1].startswith("144,1,easy,1,1,") and out.read_text().endswith(",2\n")
+    assert out.read_text().splitlines()[1].startswith("144,1,easy,1,1,") and out.read_text().split(",")[-2] == "2"
 
 
 def test_a_killed_run_goes_on(run_json, run, tmp_path):
-    """The output file is the journal: rows finished before the kill are kept, the partly written last
-    line is cut off, and the file ends with one row a deal in deal order (rows of other deals kept)."""
+    """A CSV brought without its journal is taken in (its rows checked against their digests): the deals it
+    holds are not done again, and the CSV exported at the end has one row a deal in deal order (rows of other
+    deals kept)."""
     out = tmp_path / "d.csv"
-    out.write_text("deal,k,class,proven_low,win_with,states,tier\n"
-                   "100,2,medium,2,2,7,1\n"          # outside the range: kept, not counted
-                   "3,2,medium,2,2,5,1\n"             # "done": not redone (its states stay 5)
-                   "4,2,med")                         # the kill came here
+    three = difficulty.Need(3, 2, 2, 2, 5, 1)                   # "done": not redone (its states stay 5)
+    out.write_text(difficulty.csv_text([three, difficulty.Need(100, 2, 2, 2, 7, 1)]))   # 100: outside the range
     obj = run_json("survey", "2-5", "--difficulty", "--out", str(out))
     assert obj["resumed"] == 1 and obj["cells_needed"] == {"2": 1, "3": 2, "4": 2, "5": 1}
     lines = out.read_text().splitlines()
     assert [ln.split(",")[0] for ln in lines[1:]] == ["2", "3", "4", "5", "100"]
-    assert lines[2] == "3,2,medium,2,2,5,1"
-    # the words, singular and plural ("1 deals were already in": the hostile pass, session 15)
+    assert lines[2] == difficulty.row_text(three) and lines[2].startswith("3,2,medium,2,2,5,1,")
+    # the words, singular and plural
     for deals, words in (("3", "; 1 deal was already in "), ("2-5", "; 4 deals were already in ")):
         p = run("survey", deals, "--difficulty", "--out", str(out))
         assert p.returncode == 0 and words + str(out) + "\n" in p.stdout, p.stdout
@@ -155,7 +158,7 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
     assert "is not a difficulty CSV" in line
     assert other.read_text() == "deal,verdict\n1,winnable\n"
     bad = tmp_path / "bad.csv"
-    bad.write_text("deal,k,class,proven_low,win_with,states,tier\n1,2,easy,0,3,5,1\n")
+    bad.write_text(",".join(difficulty.CSV_HEADER) + "\n1,2,easy,0,3,5,1,0\n")
     assert "line 2: not a difficulty row" in assert_one_line_error(
         run("survey", "1", "--difficulty", "--out", str(bad)))
     # A file that is not a journal is refused before anything is cut (its unfinished last line was lost).
@@ -169,35 +172,43 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
                 "0,,undecided,1,2,5,1", "1,,undecided,1,5,5,1",
                 "2,1,hard,1,1,322,1", "2,1,undecided,1,1,322,1",           # the class word not k's
                 "\u0662,1,easy,1,1,322,1", "2,1,easy,1,1,3_22,1", " 2, 1,easy, 1, 1,322,1", "2,1,easy,01,1,322,1"):
-        bad.write_text("deal,k,class,proven_low,win_with,states,tier\n" + row + "\n")
+        bad.write_text(",".join(difficulty.CSV_HEADER) + "\n" + row + ",0\n")
         assert "line 2: not a difficulty row" in assert_one_line_error(
             run("survey", "1", "--difficulty", "--tiers", "2", "--out", str(bad))), row
 
 
 def test_one_survey_a_file_and_no_plain_survey_over_it(run, assert_one_line_error, tmp_path):
-    # Two surveys on one file both rewrote it at their end from what they had read: one's rows were lost.
+    # Two surveys on one file: the second is refused, naming the first's process.
     journal = tmp_path / "d.csv"
-    journal.write_text(",".join(difficulty.CSV_HEADER) + "\n3,2,medium,2,2,5,1\n")
-    with open(journal, "a") as f:       # what a running survey holds
-        import fcntl
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+    row = difficulty.row_text(difficulty.Need(3, 2, 2, 2, 5, 1))
+    journal.write_text(",".join(difficulty.CSV_HEADER) + "\n" + row + "\n")
+    with open_journal(str(tmp_path / "d.csv.work"), "difficulty survey"):       # what a running survey holds
         line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(journal)))
-        assert "is in use by another survey" in line
-    assert journal.read_text().endswith("3,2,medium,2,2,5,1\n")
+        assert line == f"error: {tmp_path / 'd.csv.work'} is in use by another survey (process {os.getpid()}): " \
+                       "wait for it to end, or give another folder"
+    assert journal.read_text().endswith(row + "\n")
     # A plain survey (no --difficulty) would have replaced a day's journal by its own CSV.
     line = assert_one_line_error(run("survey", "1", "--out", str(journal)))
     assert "holds a difficulty survey" in line
-    assert journal.read_text().endswith("3,2,medium,2,2,5,1\n")
+    assert journal.read_text().endswith(row + "\n")
     # The disk tier's folder beside the journal, not a folder: refused at the start, not hours later.
+    shutil.rmtree(tmp_path / "d.csv.work")
     (tmp_path / "d.csv.work").write_text("x")
     line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(journal)))
     assert "the survey's work folder" in line and "not a folder" in line
+    # A CSV of the older format (no digests) is refused in one line.
+    (tmp_path / "d.csv.work").unlink()
+    old = tmp_path / "old.csv"
+    old.write_text("deal,k,class,proven_low,win_with,states,tier\n3,2,medium,2,2,5,1\n")
+    line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(old)))
+    assert line == f"error: {old} is a difficulty CSV of the older format (no sha256 column: its rows cannot be " \
+                   "checked); give another --out, or run the survey again"
 
 
 def test_rules_flags_do_not_go_with_difficulty(run, assert_one_line_error, tmp_path):
     # A bad row is refused before the unfinished last line is cut: the refused file is left as it was.
     bad = tmp_path / "rows.csv"
-    bad.write_text("deal,k,class,proven_low,win_with,states,tier\nhello world\nno newline at the end")
+    bad.write_text(",".join(difficulty.CSV_HEADER) + "\nhello world\nno newline at the end")
     before = bad.read_bytes()
     assert "line 2: not a difficulty row" in assert_one_line_error(run("survey", "1", "--difficulty", "--out", str(bad)))
     assert bad.read_bytes() == before
@@ -233,11 +244,9 @@ def test_tiers_flag(run_json, run, assert_one_line_error):
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"][1:]] == \
         [(None, None, None)] * 4        # tiers 2..5 did not run
     assert len(run_json("survey", "2", "--difficulty", "--tiers", "4")["tiers"]) == 4
-    text = run("survey", "2", "--difficulty")          # the words name the last tier's automatic moves
-    assert text.returncode == 0 and ("4,000,000,000 enumeration positions up to column order with safe automatic "
-                                     "moves on disk)") in text.stdout, text.stdout
-    text = run("survey", "2", "--difficulty", "--tiers", "4")
-    assert "400,000,000 enumeration positions up to column order)" in text.stdout, text.stdout
+    text = run("survey", "90", "--difficulty", "--tiers", "1")     # undecided: the words name the last tier's limits
+    assert text.returncode == 0 and "1 undecided (a limit stopped a search: last tier 100,000 solver / 2,000,000 " \
+                                    "enumeration positions)\n" in text.stdout, text.stdout
     assert "--tiers" in assert_one_line_error(run("survey", "9", "--difficulty", "--tiers", str(len(difficulty.TIERS) + 1)))
     assert "goes with --difficulty" in assert_one_line_error(run("survey", "9", "--tiers", "1"))
 
@@ -262,8 +271,8 @@ def test_the_disk_tier_decides_what_the_memory_tiers_left(tmp_path):
     (m,) = needs
     assert (m.k, m.low, m.high, m.tier) == (2, 2, 2, 2) and counts["medium"] == 1
     assert m.states == n.states + DEAL43_1_CELL
-    assert out.read_text().splitlines()[1] == f"43,2,medium,2,2,{m.states},2"
-    assert not (tmp_path / "d.csv.work").exists()
+    assert out.read_text().splitlines()[1].startswith(f"43,2,medium,2,2,{m.states},2,")
+    assert [n for n in os.listdir(tmp_path / "d.csv.work") if not n.startswith("journal.")] == []
     # without a journal the disk tier's folder is a temporary one: the same answer
     assert difficulty.survey(43, 43, tiers=SMALL_TIERS)[0] == [m]
     # the same in memory only: undecided (the disk tier is what decides it)
@@ -298,8 +307,9 @@ def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
     killed_in = int(p.stderr.split("layer ")[1].split()[0])
     wd = tmp_path / "d.csv.work" / "43-1"
     assert (wd / "search.state").is_file()
-    assert out.read_text().splitlines()[1].startswith("43,,undecided,1,2,")
-    tier1_states = int(out.read_text().splitlines()[1].split(",")[5])
+    row = difficulty.read_journal(str(out))[43]
+    assert (row.k, row.low, row.high, row.tier) == (None, 1, 2, 1)
+    tier1_states = row.states
     needs, _c, _s, resumed = difficulty.survey(43, 43, tiers=SMALL_TIERS, journal=str(out))
     assert resumed == 1 and (needs[0].k, needs[0].tier) == (2, 2)
     assert needs[0].states == tier1_states + DEAL43_1_CELL       # the same set as in one go
@@ -307,7 +317,7 @@ def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
     assert "resuming deal 43 with 1 cell from layer " in err
     layer = int(err.split("from layer ")[1].split(",")[0])
     assert 20 <= layer <= killed_in < 61        # 61 layers in all (the whole set)
-    assert not wd.exists() and not (tmp_path / "d.csv.work").exists()
+    assert not wd.exists() and [n for n in os.listdir(tmp_path / "d.csv.work") if not n.startswith("journal.")] == []
 
 
 def _late_position(deal, cells, moves_left):
@@ -378,10 +388,9 @@ def test_the_disk_tier_at_its_limit_is_unknown_and_leaves_no_files(tmp_path):
 def test_the_memory_budget_follows_the_machine(tmp_path, monkeypatch):
     """The budget is the machine's available memory (MemAvailable) less 512 MiB. A tier-4 enumeration
     (400,000,000 positions at 42 bytes: 16.8 GB) runs one job on a 24 GB machine with 23 GB available (at 26
-    bytes it ran two, and the kernel killed one at 16.2 GB: session 9), two with 34 GB; the disk tier four: its deep solver's
+    bytes it ran two, and the kernel killed one at 16.2 GB), two with 34 GB; the disk tier four: its deep solver's
     100,000,000 positions at 60 bytes (6 GB) pass its enumeration's 4 GiB buffer and the 1 MiB floor of the set
-    for positions past the key, which the 24-byte key leaves empty (until session 15 the survey counted half the
-    buffer for that set: 6 GiB, three jobs); a smaller buffer when the budget is tight."""
+    for positions past the key, which the 24-byte key leaves empty; a smaller buffer when the budget is tight."""
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       25165824 kB\nMemFree:        20000000 kB\nMemAvailable:   24117248 kB\n")
     assert difficulty.machine_memory(str(meminfo)) == 23 << 30
@@ -508,8 +517,7 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
 
 def test_the_json_says_the_jobs_a_tier_used(run_json):
     """--jobs 2 with a budget of 100 MiB: a tier-1 process counts 2,000,000 positions at 42 bytes (84 MB), so
-    tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget (it said
-    only the tiers' limits: the hostile pass)."""
+    tier 1 runs one process; the --json says the 2 asked for and, per tier, the 1 used and the budget."""
     obj = run_json("survey", "1-2", "--difficulty", "--jobs", "2", "--memory", "100M", "--tiers", "2")
     assert obj["jobs"] == 2 and obj["undecided"] == []
     assert [(t["jobs_used"], t["disk_buffer_used"], t["memory_budget"]) for t in obj["tiers"]] == \
@@ -519,8 +527,7 @@ def test_the_json_says_the_jobs_a_tier_used(run_json):
 
 def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
     """Deal 43 with a disk tier of 1 MiB and --memory 64K: the tier runs with the smallest buffer, 64 KiB (the
-    same answer, k = 2: the whole 1-cell set on disk), says so in one line on stderr (it shrank silently: the
-    hostile pass), and the --json says the buffer used beside the tier's own."""
+    same answer, k = 2: the whole 1-cell set on disk), says so in one line on stderr, and the --json says the buffer used beside the tier's own."""
     from solver import cli
     monkeypatch.setattr(difficulty, "TIERS", ((100_000, 100_000), (100_000, 1_000_000, 1 << 20)))
     assert cli.main(["survey", "43", "--difficulty", "--memory", "64K", "--json", "--no-progress"]) == 0
@@ -543,8 +550,7 @@ def test_a_smaller_disk_buffer_is_said_and_reported(monkeypatch, capsys):
 def test_the_smaller_buffer_words():
     """The line for the real tier 5 (4 GiB) under a 1 GiB budget: the budget less the overflow set's floor (1 MiB),
     1023 MiB (it was 2/3 of the budget while the survey counted half the buffer for that set); and its deep
-    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too (it was not: the hostile pass,
-    session 15). The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
+    solver's 6 GB (100,000,000 positions at 60 bytes) pass the budget: said too. The buffer is rounded down: 4 GiB less 1 MiB is 3.9 GiB, not "4 GiB instead of 4 GiB"."""
     run = difficulty.TierRun(5, 1, difficulty.buffer_for(4, 1, budget=1 << 30), 1 << 30)
     assert difficulty.smaller_buffer_words(run) == \
         ("tier 5: disk buffer 1023 MiB instead of 4 GiB (memory budget 1 GiB): slower, same answer; its solver may "
@@ -558,7 +564,7 @@ def test_the_smaller_buffer_words():
     assert difficulty.binary_size((1 << 30) - 1, down=True) == "1023.9 MiB" and difficulty.binary_size(3 << 19) == "1.5 MiB"
     assert difficulty.smaller_buffer_words(difficulty.TierRun(5, 2, 4 << 30, 12 << 30)) is None
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 2, None, 24 << 30)) is None      # in memory
-    # a tier in memory whose one process passes the budget runs all the same, and says so (the hostile pass)
+    # a tier in memory whose one process passes the budget runs all the same, and says so
     assert difficulty.smaller_buffer_words(difficulty.TierRun(4, 1, None, 1 << 30)) == \
         ("tier 4: one process may take 15.6 GiB, above the memory budget 1 GiB: it runs anyway (an enumeration "
          "in memory stops at its limit of positions, not at the budget)")
@@ -636,17 +642,18 @@ def test_a_disk_tier_going_on_from_its_folder_skips_its_solver(tmp_path, monkeyp
 def test_a_canonical_win_in_memory_reports_the_solver_line(run_json):
     """explore --canonical in memory: the win's line is the solver's under the plain rules (143 moves for deal
     1), not the depth-first search's own (673 moves, and up to 100,000 on other deals: slow to take across
-    in Python, the hostile pass)."""
+    in Python)."""
     obj = run_json("explore", "--deal", "1", "--canonical")
     assert (obj["verdict"], obj["states"], obj["line_length"]) == ("winnable", 15_329, 143)
 
 
 def test_the_docs_run_agrees_with_its_summary_and_the_readme():
-    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what the README's table, its
+    """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what docs/DIFFICULTY.md's table, its
     "k per deal" line and docs/difficulty-1-32000.json say: the counts per class, k per deal and the deals
     still undecided with their bounds (a fold that updates one and not the others fails here)."""
     root = os.path.join(os.path.dirname(__file__), "..")
-    needs = difficulty.read_journal(os.path.join(root, "docs", "difficulty-1-32000.csv"))
+    needs, dropped = difficulty.read_csv(os.path.join(root, "docs", "difficulty-1-32000.csv"))
+    assert dropped == set()
     assert sorted(needs) == list(range(1, 32001))
     counts = difficulty.counts_of(needs.values())
     ks = {}
@@ -658,7 +665,7 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
         summary = json.load(f)
     assert summary["counts"] == counts and summary["k_histogram"] == ks and summary["undecided"] == undecided
     assert summary["more_than_4"] == [n.deal for n in sorted(needs.values()) if n.k is not None and n.k > 4]
-    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+    with open(os.path.join(root, "docs", "DIFFICULTY.md"), encoding="utf-8") as f:
         readme = f.read()
     pct = {c: f"{100 * counts[c] / 32000:.1f} %" for c in ("easy", "medium", "hard")}
     row = (f"| ours, each k proven both ways | **{counts['easy']:,}** ({pct['easy']}) | **{counts['medium']:,}** "
@@ -736,14 +743,52 @@ def test_bounds_proven_in_a_tier_stopped_later_stay_in_the_journal(tmp_path, mon
     beside deal 44 (from 0 <= k <= 2: 70 positions with 0 cells, 1,587 with 1, none won: k = 2 after the next
     sitting whether or not the stopped one got that far)."""
     out = tmp_path / "d.csv"
-    out.write_text(",".join(difficulty.CSV_HEADER) + "\n43,,undecided,0,2,5,1\n44,,undecided,0,2,5,1\n")
+    out.write_text(difficulty.csv_text([difficulty.Need(43, None, 0, 2, 5, 1), difficulty.Need(44, None, 0, 2, 5, 1)]))
     tiers = ((100_000, 100_000), (100_000, 100_000))
     monkeypatch.setattr(difficulty, "_enumerate", _stopped_at(43, 1, difficulty._enumerate))
     with pytest.raises((KeyboardInterrupt, WorkerLost)):
         difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
     assert difficulty.read_journal(str(out))[43] == difficulty.Need(43, None, 1, 2, 5 + 7, 1)
-    assert "43,,undecided,1,2,12,1" in out.read_text().splitlines()
     monkeypatch.undo()
     needs, _c, _s, _r = difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
     assert needs == [difficulty.Need(43, None, 1, 2, 12 + 100_000, 2), difficulty.Need(44, 2, 2, 2, 5 + 70 + 1_587, 2)]
-    assert out.read_text().splitlines()[1:] == [f"43,,undecided,1,2,{12 + 100_000},2", "44,2,medium,2,2,1662,2"]
+    assert [",".join(r.split(",")[:7]) for r in out.read_text().splitlines()[1:]] == \
+        [f"43,,undecided,1,2,{12 + 100_000},2", "44,2,medium,2,2,1662,2"]
+
+
+def test_an_edited_or_duplicate_row_is_redone_and_every_deal_counts_once(run, run_json, tmp_path):
+    """Deal 450 (k = 1) with its k changed to 0 by hand, in a CSV taken in without its journal, was kept and
+    reported as proven; an appended duplicate row won (easy 423 -> 422, hard 434 -> 435). Now the edited row
+    fails its digest and the deal is done again; a deal with two different rows is done again; an exact copy
+    of a row counts once."""
+    out = tmp_path / "d.csv"
+    docs, _d = difficulty.read_csv(os.path.join(os.path.dirname(__file__), "..", "docs", "difficulty-1-32000.csv"))
+    rows = {d: docs[d] for d in (450, 451, 452)}
+    assert [(n.k, n.states) for n in rows.values()] == [(1, 326), (3, 32944), (2, 10049)]
+    text = difficulty.csv_text(rows.values())
+    text = text.replace("450,1,easy,1,1,326,1,", "450,0,easy,0,0,326,1,")      # the edit by hand
+    text += difficulty.row_text(rows[452])                                        # an exact copy
+    text += "\n" + difficulty.row_text(difficulty.Need(451, 4, 4, 4, 9, 1)).replace(   # another row for 451
+        difficulty.row_digest(difficulty.Need(451, 4, 4, 4, 9, 1)), difficulty.row_digest(rows[451])) + "\n"
+    out.write_text(text)
+    p = run("survey", "450-452", "--difficulty", "--tiers", "1", "--out", str(out), "--json")
+    assert p.returncode == 0 and p.stderr == f"{out}: 2 deals with a row that does not match its digest, or two " \
+                                             "different rows: done again\n", p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["resumed"] == 1                              # 452 only: 450 and 451 done again
+    assert obj["cells_needed"] == {"450": 1, "451": 3, "452": 2}
+    assert obj["counts"] == {"easy": 1, "medium": 1, "hard": 1, "more": 0, "undecided": 0}
+    got, dropped = difficulty.read_csv(str(out))
+    assert dropped == set() and got[452] == rows[452] and [got[d].k for d in (450, 451)] == [1, 3]
+    # Once the journal holds the deals, an edit of the exported CSV changes nothing: the journal is the source
+    out.write_text(out.read_text().replace("\n450,1,easy,1,1,", "\n450,0,easy,0,0,"))
+    obj = run_json("survey", "450-452", "--difficulty", "--tiers", "1", "--out", str(out))
+    assert obj["resumed"] == 3 and obj["cells_needed"]["450"] == 1
+    assert difficulty.read_csv(str(out))[0][450].k == 1
+
+
+def test_no_limit_is_named_when_nothing_is_undecided(run):
+    p = run("survey", "2", "--difficulty", "--tiers", "1")
+    assert p.returncode == 0 and "0 undecided\n" in p.stdout and "a limit stopped" not in p.stdout, p.stdout
+    p = run("survey", "2", "--difficulty", "--max-states", "10")
+    assert "1 undecided (a limit stopped a search: last tier 10 solver / 10 enumeration positions)" in p.stdout

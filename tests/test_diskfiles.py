@@ -1,4 +1,4 @@
-"""The disk search's files (issue 15; fc.c, "The files"): keys as LEB128 differences from the key before,
+"""The disk search's files (issue 15; docs/ARCHITECTURE.md, "The files"): keys as LEB128 differences from the key before,
 records front-coded, both through zlib. Corner cases round-trip exactly; a damaged or truncated file is an
 I/O error (never a crash, never other keys); the search's disk figures are the files' real bytes."""
 import errno
@@ -93,7 +93,7 @@ def test_keys_must_ascend_and_fit_in_191_bits(tmp_path):
 
 def test_an_encoded_key_longer_than_192_bits_is_refused(tmp_path):
     """A difference of 29 LEB128 bytes (more than 192 bits), or of 28 whose last byte has bits past bit 191:
-    refused as EIO. The file is written by hand: a head and one raw deflate block (fc.c, "The files")."""
+    refused as EIO. The file is written by hand: a head and one raw deflate block (docs/ARCHITECTURE.md, "The files")."""
     import zlib
     write(tmp_path / "k", [1])
     head = (tmp_path / "k").read_bytes()[:32]
@@ -238,7 +238,7 @@ def test_a_damaged_layer_file_stops_the_sort_as_an_io_error(tmp_path):
 
 
 def test_a_file_begins_with_its_head_and_another_head_is_refused(tmp_path):
-    """Every file begins with a head of 32 bytes (fc.c, "The files"): the magic FCDK, the format (3), the
+    """Every file begins with a head of 32 bytes (docs/ARCHITECTURE.md, "The files"): the magic FCDK, the format (3), the
     search's random number (0 for these test files), its kind's letter and its number. A file without it (format
     1: a zlib stream right away) or whose head names another kind, number or search is refused (EIO) before any
     key is read."""

@@ -1,5 +1,5 @@
 """The enumeration past memory (issue 15): delayed duplicate detection on disk (solver/disksearch.py,
-fc_ddd_* in solver/fc.c). The same set as the in-memory enumeration, the same certificate bytes, the
+fc_ddd_* in solver/ddd_*.c). The same set as the in-memory enumeration, the same certificate bytes, the
 house's verdict rule, and no file left behind."""
 import json
 import os
@@ -460,7 +460,7 @@ def test_the_sweep_takes_no_folder_but_a_dead_search_s_own(tmp_path):
     unheld owner.lock that is a regular file and nothing but a search's files: a user's folder that merely
     looks like one stays with all it holds (no pid check can tell), and so does a work folder, a FIFO
     owner.lock (opened without blocking), a folder nested deeper than Python's recursion, a name past a pid's
-    size; no error comes out of it. The hostile tester's cases of session 13 (each removed or raised before)."""
+    size; no error comes out of it. The hostile tester's cases (each removed or raised before)."""
     def folder(name, files=(), owner=True):
         d = tmp_path / name
         d.mkdir()
@@ -723,7 +723,7 @@ def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
     (20, Rules(cells=1, canonical=True, autoplay="safe"), 38, 8),   # the canonical head codes
 ])
 def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal, rules, states, max_home):
-    """The merge reads a new position's cards at home off its packed key (dkey_home in fc.c: 52 less the bases,
+    """The merge reads a new position's cards at home off its packed key (dkey_home in fc_internal.h: 52 less the bases,
     chains and cells it holds) instead of unpacking it: the most cards home is the in-memory search's, on deals
     where it is well above #11982's 2."""
     pos = deals.ms_deal(deal)
@@ -738,7 +738,7 @@ def test_the_cards_home_read_off_the_keys_are_the_in_memory_ones(tmp_path, deal,
 
 def test_the_overflow_set_may_be_given_more(tmp_path):
     """The overflow set's limit can be set (the survey gave it half its disk tiers' buffer while the key had 16
-    bytes: #11744 in session 10, stopped by the default quarter): with a narrowed key the search it would stop goes
+    bytes: #11744, stopped by the default quarter): with a narrowed key the search it would stop goes
     on to its end; with 1 byte (the floor, 1 MB) it stops, saying so."""
     r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100,
                                 overflow=64 << 20)
@@ -749,7 +749,7 @@ def test_the_overflow_set_may_be_given_more(tmp_path):
     with pytest.raises(FreecellError, match=r"would pass its limit of 1\.0 MB \(as set, at least 1 MB; "):
         disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), key_bits=100, overflow=1)
     assert os.listdir(tmp_path) == []
-    # disksearch.MIN_OVERFLOW (what the survey gives it) is fc.c's floor: a limit of 1 byte is raised to it
+    # disksearch.MIN_OVERFLOW (what the survey gives it) is ddd_internal.h's floor: a limit of 1 byte is raised to it
     r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, tmp=str(tmp_path), overflow=1)
     try:
         assert (r.states, r.search.stats().overflow_limit) == (84767, disksearch.MIN_OVERFLOW)
@@ -758,7 +758,7 @@ def test_the_overflow_set_may_be_given_more(tmp_path):
 
 
 def test_a_stale_folder_swapped_for_a_link_mid_sweep_leads_nowhere_else(tmp_path, monkeypatch):
-    """The hostile tester's race (session 13): a stale folder renamed and replaced by a link to another folder
+    """A race: a stale folder renamed and replaced by a link to another folder
     between the sweep's checks and its removals. The sweep works through the folder it opened (dir_fd), so the
     link's target keeps its files; the stale folder's own files go."""
     stale = tmp_path / "freecell-disk-999999-abcd_123"
@@ -783,7 +783,7 @@ def test_a_stale_folder_swapped_for_a_link_mid_sweep_leads_nowhere_else(tmp_path
 
 def test_the_resume_line_stands_on_a_line_of_its_own_on_a_terminal(monkeypatch):
     """On a terminal the survey's tier bar (the parent's) may stand on the line without a newline: the resume
-    line clears it first (it was printed after the bar's text: the hostile pass, session 15); not in a file."""
+    line clears it first (it was printed after the bar's text); not in a file."""
     import io
 
     class Tty(io.StringIO):

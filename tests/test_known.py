@@ -60,7 +60,7 @@ def test_a_code_start_is_written_out_literally_and_matches_the_code(tmp_path):
     assert checker.check(cert).ok
     text = open(render.render_deal(cert, str(tmp_path)), encoding="utf-8").read()
     assert "msDeal" not in text.split("def certText")[0]
-    block = text[text.index("def start : State :="):text.index("home :=", text.index("def start"))]
+    block = text[text.index("def start : _root_.FreeCell.State :="):text.index("home :=", text.index("def start"))]
     lines = [l for l in block.splitlines() if "-- column" in l]
     assert len(lines) == 8
     cols = [tuple(spec.Card(int(r), int(s)) for r, s in LEAN_CARD.findall(l.split("--")[0])) for l in lines]
@@ -112,8 +112,8 @@ def test_prove_known_reproduces_the_tracked_table(tmp_path):
     table = tmp_path / "K.md"
     p = subprocess.run([sys.executable, "-m", "certgen", "prove-known", "--out-dir", str(tmp_path / "o"),
                         "--lean-dir", str(tmp_path / "l"), "--table", str(table)], cwd=ROOT, capture_output=True,
-                       text=True, env=dict(os.environ, LEAN_BOOTSTRAP="0"))
-    assert p.returncode == 3, p.stdout + p.stderr          # 3: not built by Lean (another --lean-dir)
+                       text=True, env=dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable)))
+    assert p.returncode == 3, p.stdout + p.stderr          # 3: no prover ran (no lake, no coqc on PATH)
     assert table.read_bytes() == open(os.path.join(ROOT, "docs", "KNOWN.md"), "rb").read()
     assert (tmp_path / "o" / "known-timings.csv").exists()
 
@@ -140,7 +140,7 @@ def test_prove_win_of_a_deal_not_shipped_writes_to_out(tmp_path):
                            capture_output=True, text=True, env=env)
         assert p.returncode == 3, p.stdout + p.stderr
         assert "wrote out/WinDeal5.lean" in p.stdout
-        assert "--lean-dir lean/FreeCell/Generated builds them" in p.stderr
+        assert "--lean-dir lean/FreeCell/Generated builds them" in p.stdout
         assert not os.path.exists(os.path.join(LEAN_DIR, "WinDeal5.lean"))
     finally:
         if not existed and os.path.exists(mine):

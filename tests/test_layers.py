@@ -106,6 +106,7 @@ LAZY = {
     ("solver/cli.py", "cmd_survey"): "the C core, multiprocessing: not for `deal`",
     ("solver/lines.py", "judge"): "solver.solve imports solver.lines; a counting-mode win only",
     ("solver/progress.py", "bar"): "tqdm: only when a bar is shown",
+    ("solver/search.py", "_interruptible"): "threading: only for the solver's blocking calls, not for `explore`",
     ("solver/report.py", "write_json"): "json: only with --json",
     ("solver/report.py", "analysis_picture"): "svg (xml.sax, urllib): only with --svg",
     ("solver/rules.py", "spec"): "solver.spec (typing): not for `deal` or `explore`",

@@ -175,8 +175,8 @@ def test_audit_compare_refuses_edited_modules(tmp_path, small_cert):
 
     deal = gen / "Deal11982Cells1.lean"
     good = deal.read_text(encoding="utf-8")
-    edits = [good.replace("def cert : Std.HashSet State", "@[implemented_by fake]\ndef cert : Std.HashSet State"),
-             good.replace("¬ Won s", "Won s"),
+    edits = [good.replace("def cert : ", "@[implemented_by fake]\ndef cert : "),
+             good.replace(f"¬ {render.SPEC_ROOT}Won s", f"{render.SPEC_ROOT}Won s"),
              good.replace("  native_decide", "  sorry"),
              good.replace("set_option maxHeartbeats 0 in\n", "set_option debug.skipKernelTC true in\n")]
     for edited in edits:
@@ -215,9 +215,11 @@ def test_audit_scan_of_the_library(tmp_path):
                         if not bad.startswith("import") else f"{bad}\n{good}", encoding="utf-8")
         problems = audit.scan_library(str(lean), str(tmp_path / "lakefile.lean"))
         assert problems and word in " ".join(problems), (bad, problems)
-    # the same words inside comments and strings are harmless
+    # the same words inside comments and strings are harmless: only the pinned digest names the edit
     cert.write_text(good + '\n-- axiom @[extern] #eval\n/- unsafe -/ def s := "sorry @["\n', encoding="utf-8")
-    assert audit.scan_library(str(lean), str(tmp_path / "lakefile.lean")) == []
+    problems = audit.scan_library(str(lean), str(tmp_path / "lakefile.lean"))
+    assert len(problems) == 1 and problems[0].startswith("lean/FreeCell/Cert.lean: its SHA-256 is "), problems
+    cert.write_text(good, encoding="utf-8")
     lake = (tmp_path / "lakefile.lean").read_text(encoding="utf-8")
     (tmp_path / "lakefile.lean").write_text(lake + '  moreLeanArgs := #["-DdebugSkip"]\n', encoding="utf-8")
     assert "lakefile.lean: `moreLeanArgs`" in audit.scan_library(str(lean), str(tmp_path / "lakefile.lean"))[0]
@@ -277,11 +279,12 @@ def test_kernel_modules():
         assert {spec.from_position(packed.unpack(r)) for r in res.records()} == set(states)
         text = render.kernel_text(deal, rules)
         assert "native_decide" not in text and text.count("decide +kernel") == 2  # the proof, and its doc comment
-        assert f"theorem certificate_ok : checkList {{ cells := {cells} }} (msDeal {deal}) cert = true := by\n" \
-               "  decide +kernel" in text
-        assert f"theorem freecell_{deal}_unwinnable : ∀ s, Reachable {{ cells := {cells} }} (msDeal {deal}) s → ¬ Won s" \
-               f" :=\n  unwinnable_of_list certificate_ok" in text
-        body = text.split("def cert : List State := [\n", 1)[1].split("\n]\n", 1)[0]
+        F, deal_lean = "_root_.FreeCell.", f"(_root_.FreeCell.msDeal {deal})"
+        assert f"theorem certificate_ok : {F}checkList {{ cells := {cells} }} {deal_lean} cert = _root_.Bool.true := " \
+               "by\n  decide +kernel" in text
+        assert f"theorem freecell_{deal}_unwinnable : ∀ s, {F}Reachable {{ cells := {cells} }} {deal_lean} s → " \
+               f"¬ {F}Won s :=\n  {F}unwinnable_of_list certificate_ok" in text
+        body = text.split(f"def cert : _root_.List {F}State := [\n", 1)[1].split("\n]\n", 1)[0]
         assert len(body.split("\n")) == len(states)
         assert "(kernel only)" in text and not re.search(r"\b(sorry|admit|axiom)\b", text)
     assert sizes == {1: 107, 0: 1}
@@ -345,7 +348,7 @@ def test_lake_options_and_disjoint_libraries(monkeypatch):
     assert config_args(False) == ["-R"]
     lake = open(os.path.join(ROOT, "lakefile.lean"), encoding="utf-8").read()
     libs = re.findall(r"lean_lib (\w+) where\n((?:  .*\n)+)", lake)
-    assert [name for name, _ in libs] == ["FreeCell", "FreeCellGenerated"]
+    assert [name for name, _ in libs] == ["FreeCell", "FreeCellGenerated", "FreeCellHand"]
     config = {name: dict(re.findall(r"  (\w+) := (.*)", body)) for name, body in libs}
     assert config["FreeCell"]["precompileModules"] == "precompileOpt.isSome"
     assert "get_config? precompile" in lake

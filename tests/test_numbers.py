@@ -82,7 +82,7 @@ def test_an_empty_or_signed_max_states_is_refused_by_build(value, tmp_path):
 
 
 def test_the_maximum_is_the_c_cores_cap():
-    text = (ROOT / "solver" / "fc.c").read_text()
+    text = (ROOT / "solver" / "fc_internal.h").read_text()
     cap = int(re.search(r"#define MAX_STATES_CAP (0x[0-9A-Fa-f]+)", text).group(1), 16)
     assert MAX_STATES == cap == 2_147_483_647
 

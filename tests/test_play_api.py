@@ -27,7 +27,8 @@ from play import jobs, moves
 from play.app import MAX_BODY, create_app
 
 FROZEN_11982 = ["AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"]
-STATEMENT_11982 = "theorem freecell_11982_unwinnable : ∀ s, Reachable Rules.standard (msDeal 11982) s → ¬ Won s"
+STATEMENT_11982 = ("theorem freecell_11982_unwinnable : ∀ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard "
+                   "(_root_.FreeCell.msDeal 11982) s → ¬ _root_.FreeCell.Won s")
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +136,7 @@ def test_deal_refuses_bad_input(client, body, pattern):
 
 @pytest.mark.parametrize("extra", [{"count": "abc"}, {"count": -3}, {"from": 1}, {"zz": 1}])
 def test_a_move_takes_card_and_to_only(client, extra):
-    # "from" and "count" were accepted and ignored whatever they held (hostile pass, session 3)
+    # "from" and "count" were accepted and ignored whatever they held 
     start = client.post("/api/deal", json={"deal": 1}).json()["start"]
     key = next(iter(extra))
     assert_error(client.post("/api/move", json={"position": start, "move": {"card": "9S", "to": "cell", **extra}}),
@@ -374,7 +375,8 @@ def test_verdict_11982_is_proven_with_certificate_and_frozen_cards(client, cache
 def test_standalone_lean_file_is_rendered_on_demand(client, cache):
     v = client.post("/api/verdict", json={"code": "SOL1-freecell-cells=0-C3"}).json()
     assert v["verdict"] == "unwinnable" and v["reachable"] == 12 and v["stem"] == "Deal3Cells0"
-    assert v["statement"] == "theorem freecell_3_unwinnable : ∀ s, Reachable { cells := 0 } (msDeal 3) s → ¬ Won s"
+    assert v["statement"] == ("theorem freecell_3_unwinnable : ∀ s, _root_.FreeCell.Reachable { cells := 0 } "
+                              "(_root_.FreeCell.msDeal 3) s → ¬ _root_.FreeCell.Won s")
     lean_path = os.path.join(cache, "Deal3Cells0", "Deal3Cells0.lean")
     assert not os.path.exists(lean_path)
     r = client.get(v["downloads"]["lean"])
@@ -386,10 +388,12 @@ def test_standalone_lean_file_is_rendered_on_demand(client, cache):
 
 def test_verdict_winnable_line_replays_and_unknown_claims_nothing(client, cache):
     v = client.post("/api/verdict", json={"deal": 1}).json()
-    assert v["verdict"] == "winnable" and v["length"] == len(v["line"]) == 139 and v["difficulty"] == "hard"
+    assert v["verdict"] == "winnable" and v["length"] == len(v["line"]) == 139
+    assert v["difficulty"] == "hard" and v["graded_by"] == "survey"     # k = 3 in docs/difficulty-1-32000.csv
     line = [(C(s["card"]), place(s["from"]), place(s["to"])) for s in v["line"]]
     verify_spec(deals.ms_deal(1), line)
-    assert v["statement"] == "theorem freecell_1_winnable : ∃ s, Reachable Rules.standard (msDeal 1) s ∧ Won s"
+    assert v["statement"] == ("theorem freecell_1_winnable : ∃ s, _root_.FreeCell.Reachable "
+                              "_root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1) s ∧ _root_.FreeCell.Won s")
     assert "downloads" not in v
     assert_error(client.get("/api/files/Deal1/Deal1.cert"), 404, r"^no certificate for Deal1")
     with TestClient(create_app(cache_dir=cache + "-small", verdict_states=100, prerender_lean=False)) as small:
@@ -518,6 +522,93 @@ def test_hint_requests_are_bounded_in_time_and_in_number(cache, monkeypatch):
         assert time.perf_counter() - t < 1.5
         assert_error(r, 429, r"^the solver is busy")
         assert r.headers["retry-after"] == "1"
+
+
+def test_a_key_twice_is_refused(client):
+    # json.loads keeps the last of two keys: {"deal":1,"deal":2} played deal 2
+    for path in ("/api/deal", "/api/verdict"):
+        r = client.post(path, content=b'{"deal":1,"deal":2}', headers={"content-type": "application/json"})
+        assert_error(r, 400, r"^the request body has the key 'deal' twice$")
+
+
+def test_difficulty_is_the_surveys_for_deals_1_to_32000():
+    from play import catalog
+    assert catalog.grade(2, 4, 500) == ("easy", "survey")           # k = 1, whatever the line's length
+    assert catalog.grade(3, 4, 80) == ("medium", "survey")          # k = 2
+    assert catalog.grade(1, 4, 80) == ("hard", "survey")            # k = 3
+    assert catalog.grade(11982, 4, None) == ("not winnable", "survey")
+    assert catalog.grade(32001, 4, 80) == ("easy", "line")          # beyond the survey: the line's length
+    assert catalog.grade(2, 3, 500) == ("hard", "line")             # another game than the surveyed one
+    js = open(os.path.join(os.path.dirname(catalog.__file__), "static", "play.js"), encoding="utf-8").read()
+    assert "until the free-cells survey exists" not in js and 'v.graded_by === "survey"' in js
+
+
+def test_a_query_deal_opens_that_deal():
+    # http://127.0.0.1:8000/?deal=11982 opened deal 1: the page read the fragment only
+    from play.app import STATIC
+    js = open(os.path.join(STATIC, "play.js"), encoding="utf-8").read()
+    assert "new URLSearchParams(location.hash.slice(1) || location.search.slice(1))" in js
+
+
+def test_an_aborted_upload_is_one_log_line(cache, caplog):
+    import asyncio
+    import logging
+    app = create_app(cache_dir=cache, prerender_lean=False)
+    sent = []
+
+    async def receive():
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/api/verdict", "raw_path": b"/api/verdict", "root_path": "", "query_string": b"",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"20")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+    with caplog.at_level(logging.WARNING, logger="uvicorn.error"):
+        asyncio.run(app(scope, receive, send))       # raised ClientDisconnect (uvicorn logged ~50 lines)
+    assert [r.getMessage() for r in caplog.records] == [
+        "POST /api/verdict: the client disconnected before its request body arrived"]
+    assert sent[0]["status"] == 400
+
+
+def test_the_cache_is_bounded_least_recently_used_first(tmp_path):
+    from play.verdicts import DEFAULT_CACHE_MAX, Verdicts
+    assert DEFAULT_CACHE_MAX == 1 << 30
+    v = Verdicts(str(tmp_path), cache_max=3000)
+    for i, stem in enumerate(("Deal1", "Deal2", "Deal3")):
+        os.makedirs(tmp_path / stem)
+        (tmp_path / stem / "verdict.json").write_bytes(b"x" * 1000)
+        os.utime(tmp_path / stem, (1000 + i, 1000 + i))
+    v._used("Deal1")                                   # read again: now the most recently used
+    assert v.trim() == []                              # 3,000 bytes fit
+    os.makedirs(tmp_path / "Deal4")
+    (tmp_path / "Deal4" / "verdict.json").write_bytes(b"x" * 1500)
+    assert v.trim(keep="Deal4") == ["Deal2", "Deal3"]  # the least recently used go first, until it fits
+    assert sorted(os.listdir(tmp_path)) == ["Deal1", "Deal4"]
+
+
+def test_a_verdict_written_trims_the_cache(tmp_path):
+    from play import engine
+    from play.verdicts import Verdicts
+    v = Verdicts(str(tmp_path), cache_max=1)           # room for nothing but the verdict just written
+    v.compute(engine.start_from(deal=2))
+    v.compute(engine.start_from(deal=3))
+    assert os.listdir(tmp_path) == ["Deal3"]
+    assert v.cached(engine.start_from(deal=2)) is None
+
+
+def test_serve_refuses_a_cache_dir_that_is_a_file(run, assert_one_line_error, tmp_path):
+    # /dev/full said "File exists"
+    f = tmp_path / "f"
+    f.write_text("")
+    for where in (str(f), "/dev/full"):
+        assert_one_line_error(run("serve", "--cache-dir", where, module="play"),
+                              f"cannot use {where} as the cache directory: it is not a folder")
+    assert_one_line_error(run("serve", "--cache-max", "5Q", module="play"),
+                          "argument --cache-max: must be a size such as 16G, 512M or 64K (K, M, G, T: powers of "
+                          "1024; at least 64K, at most 1024T), got '5Q'")
 
 
 # --- the command line ------------------------------------------------------------------------------------------------

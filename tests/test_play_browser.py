@@ -173,8 +173,9 @@ def test_play_deal_1_then_see_11982_proven(server, browser, tmp_path):
     assert "PROVEN" in panel.upper() and "unwinnable" in panel
     assert d.find_element(By.ID, "v-states").text == "84,767"
     assert d.find_element(By.ID, "v-maxhome").text == "2"
-    assert d.find_element(By.ID, "v-theorem").text == \
-        "theorem freecell_11982_unwinnable : ∀ s, Reachable Rules.standard (msDeal 11982) s → ¬ Won s"
+    assert d.find_element(By.ID, "v-theorem").text == (
+        "theorem freecell_11982_unwinnable : ∀ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard "
+        "(_root_.FreeCell.msDeal 11982) s → ¬ _root_.FreeCell.Won s")
     frozen = {g.get_attribute("data-card") for g in d.find_elements(By.CSS_SELECTOR, "g.card.frozen")}
     assert frozen == FROZEN_11982
     assert d.find_element(By.ID, "dl-cert").get_attribute("href").endswith("/api/files/Deal11982/Deal11982.cert")

@@ -122,10 +122,12 @@ def test_rendered_deal(tmp_path, all_11982):
     path = render.write_deal(all_11982, s0, STANDARD, 11982, str(tmp_path))
     assert os.path.basename(path) == "Deal11982.lean"
     text = open(path, encoding="utf-8").read()
-    assert "theorem freecell_11982_unwinnable : ∀ s, Reachable Rules.standard (msDeal 11982) s → ¬ Won s :=" in text
-    assert "theorem certificate_ok : checkCert Rules.standard (msDeal 11982) cert = true := by\n  native_decide" in text
+    assert "theorem freecell_11982_unwinnable : ∀ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 11982) s → " \
+           "¬ _root_.FreeCell.Won s :=" in text
+    assert "theorem certificate_ok : _root_.FreeCell.checkCert _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 11982) cert = " \
+           "_root_.Bool.true := by\n  native_decide" in text
     assert "namespace FreeCell.Generated.Deal11982\n" in text and "end FreeCell.Generated.Deal11982\n" in text
-    body = text.split('def certText : String := "\n', 1)[1].split('\n"\n', 1)[0]
+    body = text.split('def certText : _root_.String := "\n', 1)[1].split('\n"\n', 1)[0]
     assert len(body.split("\n")) == 84767 and '"' not in body and "\\" not in body
     assert not FORBIDDEN.search(text)
     assert os.listdir(tmp_path) == ["Deal11982.lean"]  # atomic write: no temporary left behind
@@ -135,7 +137,7 @@ def test_rendered_rules_in_statement(tmp_path, small):
     rules, states = small
     s0 = spec.ms_deal(11982)
     text = open(render.write_deal(states, s0, rules, 11982, str(tmp_path)), encoding="utf-8").read()
-    assert "∀ s, Reachable { cells := 1 } (msDeal 11982) s → ¬ Won s" in text
+    assert "∀ s, _root_.FreeCell.Reachable { cells := 1 } (_root_.FreeCell.msDeal 11982) s → ¬ _root_.FreeCell.Won s" in text
     fr = Rules(foundation_return=True)
     assert render.rules_lean(fr) == "{ foundationReturn := true }"
     assert render.rules_lean(Rules(cells=5, foundation_return=True)) == "{ cells := 5, foundationReturn := true }"
@@ -148,7 +150,8 @@ def test_rendered_mutant(tmp_path, small):
     path = render.write_mutant([s for s in states if s != s0], s0, rules, 11982, str(tmp_path),
                                stem="MutantDeal11982Cells1Deal", mutation="deal")
     text = open(path, encoding="utf-8").read()
-    assert "theorem mutant_rejected : checkCert { cells := 1 } (msDeal 11982) cert = false := by\n  native_decide" in text
+    assert "theorem mutant_rejected : _root_.FreeCell.checkCert { cells := 1 } (_root_.FreeCell.msDeal 11982) cert = _root_.Bool.false := " \
+           "by\n  native_decide" in text
     assert "unwinnable" not in text and not FORBIDDEN.search(text)
 
 
@@ -158,9 +161,9 @@ def test_rendered_literal_start(tmp_path, small):
     sub = enumerate_states(rules.spec(), s0)
     text = open(render.write_deal(sub, s0, rules, None, str(tmp_path), label="mid-game"),
                 encoding="utf-8").read()
-    assert "def start : State :=\n  { cols := [" in text
-    assert "theorem position_unwinnable : ∀ s, Reachable { cells := 1 } start s → ¬ Won s :=" in text
-    assert "certSet start certText" in text
+    assert "def start : _root_.FreeCell.State :=\n  { cols := [" in text
+    assert "theorem position_unwinnable : ∀ s, _root_.FreeCell.Reachable { cells := 1 } start s → ¬ _root_.FreeCell.Won s :=" in text
+    assert "_root_.FreeCell.certSet start certText" in text
     with pytest.raises(ValueError):
         render.write_deal(sub, s0, rules, 11982, str(tmp_path))  # not msDeal 11982
 
@@ -190,10 +193,11 @@ def test_rendered_win(tmp_path):
     assert lines.replay(spec.STANDARD, NEARLY_WON, [999]) is None
     p = render.render_win(idx, str(tmp_path), start=NEARLY_WON, label="nearly won")
     text = open(p, encoding="utf-8").read()
-    assert "theorem position_winnable : ∃ s, Reachable Rules.standard start s ∧ Won s :=" in text
-    assert "theorem solution_ok : checkWin Rules.standard start solution = true := by\n  native_decide" in text
+    assert "theorem position_winnable : ∃ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard start s ∧ _root_.FreeCell.Won s :=" in text
+    assert "theorem solution_ok : _root_.FreeCell.checkWin _root_.FreeCell.Rules.standard start solution = _root_.Bool.true := by\n" \
+           "  native_decide" in text
     p = render.render_win(idx, str(tmp_path), start=NEARLY_WON, label="nearly won", stem="WinKernel", kernel=True)
-    assert "= true := by\n  decide +kernel" in open(p, encoding="utf-8").read()
+    assert "= _root_.Bool.true := by\n  decide +kernel" in open(p, encoding="utf-8").read()
     with pytest.raises(ValueError):
         render.render_win(idx[:-1], str(tmp_path), start=NEARLY_WON)  # does not win
     with pytest.raises(LineError):
@@ -204,7 +208,7 @@ def test_win_statement_for_a_deal(tmp_path, monkeypatch):
     # The statement shape for a Microsoft deal (the line itself is checked by Python first).
     monkeypatch.setattr(render, "check_win", lambda *a: True)
     text = open(render.render_win([0], str(tmp_path), deal=1), encoding="utf-8").read()
-    assert "theorem freecell_1_winnable : ∃ s, Reachable Rules.standard (msDeal 1) s ∧ Won s :=" in text
+    assert "theorem freecell_1_winnable : ∃ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1) s ∧ _root_.FreeCell.Won s :=" in text
     assert "namespace FreeCell.Generated.WinDeal1\n" in text
 
 

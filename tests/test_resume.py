@@ -1,5 +1,5 @@
 """A resumable disk search (issue 15): the state file written at the end of every layer (fc_ddd_keep /
-fc_ddd_resume in solver/fc.c), the --work-dir folder kept when the search stops before its end and gone on
+fc_ddd_resume in solver/ddd_state.c), the --work-dir folder kept when the search stops before its end and gone on
 with by the same command. A search stopped (by a limit, by SIGTERM) and resumed finds the same set and the
 same certificate bytes as one run straight through; a folder it cannot go on with is one line."""
 import json
@@ -244,7 +244,7 @@ def test_work_dir_misuse_is_one_line(tmp_path):
                     f"--work-dir {other / 'notes.txt'}: not a folder")
     assert not (tmp_path / "x").exists()
     dangling = tmp_path / "dangling"
-    dangling.symlink_to(tmp_path / "nowhere")        # makedirs said "File exists" (the hostile pass, session 14)
+    dangling.symlink_to(tmp_path / "nowhere")        # makedirs said "File exists" 
     _one_line_error(_cli("--deal", "11982", "--memory", "64K", "--work-dir", str(dangling)),
                     f"--work-dir {dangling}: a symbolic link to no folder (it points to {tmp_path / 'nowhere'})")
     assert not (tmp_path / "nowhere").exists()
@@ -253,7 +253,7 @@ def test_work_dir_misuse_is_one_line(tmp_path):
 def test_ctrl_c_right_after_the_end_says_the_folder_is_kept(tmp_path, monkeypatch, capsys):
     """Ctrl-C after the search's last layer but before its answer is given (here: as its result is made) keeps the
     work folder, as any exception going by does, and says so; the same call then gives the answer from it.
-    Before, the note was left out once the search had ended (the hostile pass, session 14)."""
+    Before, the note was left out once the search had ended."""
     from solver import deals, disksearch
     from solver.rules import Rules
     work = tmp_path / "w"
@@ -622,7 +622,7 @@ def test_a_certificate_anywhere_under_the_work_folder_is_refused(tmp_path, run):
 
 def test_the_parent_folders_a_work_dir_made_go_with_it(tmp_path):
     """--work-dir a/b/c with a/b missing makes them; at the natural end they go with c, when still empty (the
-    hostile pass, session 14: they stayed); kept at a limit, they stay with it (and the sitting that ends it
+    they stayed); kept at a limit, they stay with it (and the sitting that ends it
     later, which did not make them, leaves them); a parent that existed stays, and so does one holding anything
     else."""
     from solver import deals, disksearch

@@ -186,20 +186,26 @@ def test_a_certificate_through_a_fifo(tmp_path, cert11982):
     proc = subprocess.run([sys.executable, "-m", "certgen", "check", str(fifo), "--reference", "--sample", "50",
                            "--seed", "3"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     t.join(10)
-    assert proc.returncode == 0 and proc.stdout.startswith("valid on a sample for deal 11982"), proc.stderr
+    assert proc.returncode == sampled.SAMPLE_ONLY and proc.stdout.startswith("valid on a sample for deal 11982"), \
+        proc.stderr
     assert not errors
 
 
 def test_the_command(tmp_path, cert11982):
+    """A sample is not a verdict: "valid on a sample" exits 5 with `"valid": null, "sample_valid": true`
+    (it exited 0 with `"valid": true`, what the full check says, in issue 31); a refusal found on a sample
+    is a real one (exit 1, `"valid": false`); a sample covering every member is the full check (exit 0)."""
     good = tmp_path / "good.cert"
     certificate.write(str(good), cert11982)
     proc = run("check", str(good), "--reference", "--sample", "300", "--seed", "5")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == sampled.SAMPLE_ONLY == 5, proc.stdout + proc.stderr
     assert proc.stdout.startswith("valid on a sample for deal 11982 under the standard rules")
+    assert proc.stdout.count("\n") == 1
     assert "a sample of 300 of 84,767 members" in proc.stdout and "seed 5" in proc.stderr
     proc = run("check", str(good), "--reference", "--sample", "300", "--json")
     obj = json.loads(proc.stdout)
-    assert proc.returncode == 0 and obj["valid"] and obj["sample"] == 300 and isinstance(obj["seed"], int)
+    assert proc.returncode == 5 and obj["valid"] is None and obj["sample_valid"] is True
+    assert obj["sample"] == 300 and isinstance(obj["seed"], int) and obj["checked"] == 301
     again = json.loads(run("check", str(good), "--reference", "--sample", "300", "--seed", str(obj["seed"]),
                            "--json").stdout)
     assert again == obj
@@ -208,6 +214,25 @@ def test_the_command(tmp_path, cert11982):
     proc = run("check", str(bad), "--reference", "--sample", "10", "--seed", "1")
     assert proc.returncode == 1 and proc.stdout.startswith("invalid for deal 11982 "), proc.stdout
     assert "contains a won position" in proc.stdout
+    proc = run("check", str(bad), "--reference", "--sample", "10", "--seed", "1", "--json")
+    obj = json.loads(proc.stdout)
+    assert proc.returncode == 1 and obj["valid"] is False and obj["sample_valid"] is False
+
+
+def test_a_sample_covering_every_member_is_a_verdict(tmp_path):
+    """Deal 1 with no free cell has one position: any sample covers it, and the answer is the full check's."""
+    one = tmp_path / "one.cert"
+    certificate.write(str(one), build(1, cells=0))
+    proc = run("check", str(one), "--reference", "--sample", "5", "--json")
+    obj = json.loads(proc.stdout)
+    assert proc.returncode == 0 and obj["valid"] is True and obj["sample_valid"] is True, proc.stdout
+    assert (obj["states"], obj["checked"]) == (1, 1)
+    assert sampled.verdict(checker.check(build(1, cells=0))) == (0, True)
+
+
+def test_the_help_says_a_sample_is_not_a_verdict():
+    out = " ".join(run("check", "--help").stdout.split())
+    assert "A sample is not a verdict: 'valid on a sample' exits 5" in out
 
 
 @pytest.mark.parametrize("args, message", [

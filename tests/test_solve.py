@@ -1,4 +1,4 @@
-"""Winning lines (solver/solve.py, fc_solve in solver/fc.c) and `python -m solver solve`.
+"""Winning lines (solver/solve.py, fc_solve in solver/solve.c) and `python -m solver solve`.
 
 Every line the solver reports must replay, move by move, to a won position under the spec rules. Here:
 the fast replay check (check_line / codes_to_moves) accepts exactly the moves of spec.moves on sampled
@@ -417,7 +417,7 @@ def test_a_pruned_stage_that_runs_dry_is_not_done():
 
 def test_the_solver_weights_are_the_cores():
     """solver.search.weights reads the weights of the built-in portfolio's stages from the C core (fc_weights:
-    fc.c's W_D, W_D2, W_CELLS, W_GREEDY), which has no copy in Python: each FC_NWEIGHTS long, randomised (w[9])
+    solve.c's W_D, W_D2, W_CELLS, W_GREEDY), which has no copy in Python: each FC_NWEIGHTS long, randomised (w[9])
     with its seed in w[10]; "d2" counts the depth (w[5]) less than "d", "greedy" not at all, "cells" stresses
     the free cells and columns (w[3], w[4]). "d" without its randomness is the unpruned stage's DEFAULT_WEIGHTS
     (the same search as fc_solve's single stage); the built-in portfolio's second stage is "cells" with seed 1
@@ -498,7 +498,7 @@ def test_many_deals_small_cells_and_lengths():
 # --- Lean modules -----------------------------------------------------------------------------------------
 
 def solution_of(text):
-    body = re.search(r"def solution : List Nat := \[(.*?)\]", text, re.S).group(1)
+    body = re.search(r"def solution : _root_\.List _root_\.Nat := \[(.*?)\]", text, re.S).group(1)
     return [int(x) for x in body.replace("\n", " ").split(",") if x.strip()]
 
 
@@ -510,9 +510,9 @@ def test_shipped_win_modules(deal):
     assert text.startswith(render.GENERATED_MARK)
     for bad in ("sorry", "admit", "axiom "):
         assert bad not in text
-    assert (f"theorem freecell_{deal}_winnable : \u2203 s, Reachable Rules.standard (msDeal {deal}) s \u2227 Won s"
-            in text)
-    assert f"theorem solution_ok : checkWin Rules.standard (msDeal {deal}) solution = true" in text
+    assert (f"theorem freecell_{deal}_winnable : \u2203 s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal {deal}) s "
+            f"\u2227 _root_.FreeCell.Won s" in text)
+    assert f"theorem solution_ok : _root_.FreeCell.checkWin _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal {deal}) solution = _root_.Bool.true" in text
     assert "winnable_of_check solution_ok" in text
     idx = solution_of(text)
     assert f"a winning line of {len(idx)} single-card moves" in text
@@ -528,12 +528,12 @@ def test_prove_win_renders(run, tmp_path):
     text = (tmp_path / "WinDeal1941.lean").read_text(encoding="utf-8")
     assert "freecell_1941_winnable" in text and "sorry" not in text
     assert lines.check_win(spec.STANDARD, spec.ms_deal(1941), solution_of(text))
-    assert "NOTHING was checked by Lean" in p.stderr
+    assert p.stdout.splitlines()[-1].endswith("builds them) — nothing checked by Lean")
     # other rules: in the file name and in the statement
     p = run("prove-win", "--deal", "11982", "--cells", "5", "--lean-dir", str(tmp_path), module="certgen")
     assert p.returncode == 3 and (tmp_path / "WinDeal11982Cells5.lean").exists()
     text = (tmp_path / "WinDeal11982Cells5.lean").read_text(encoding="utf-8")
-    assert "Reachable { cells := 5 } (msDeal 11982)" in text
+    assert "Reachable { cells := 5 } (_root_.FreeCell.msDeal 11982)" in text
     p = run("prove-win", "--deal", "11982", "--lean-dir", str(tmp_path), module="certgen")
     assert p.returncode == 1 and "nothing to prove: the verdict is unwinnable" in p.stdout
 

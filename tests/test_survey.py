@@ -194,3 +194,57 @@ def test_survey_and_solve_give_the_same_line(run, tmp_path):
     q = run("survey", "1", "--out", str(tmp_path / "one.csv"))
     assert q.returncode == 0
     assert (tmp_path / "one.csv").read_text().splitlines()[1].split(",")[:4] == ["1", "winnable", str(solved[1].states), "143"]
+
+
+def _journal_records(folder):
+    import sqlite3
+    path = os.path.join(folder, "journal.sqlite")
+    if not os.path.exists(path):
+        return 0
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        return con.execute("SELECT count(*) FROM records").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
+    """`survey --out F.csv` keeps its journal in F.csv.work: killed with SIGKILL mid-run and started again with
+    the same command, it does only the deals the journal lacks and writes the CSV an uninterrupted run writes
+    (the seconds aside); a second survey on the same file meanwhile is refused, naming the first's process."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    args = ["survey", "1-500", "--max-states", "20000"]
+    whole, killed = tmp_path / "whole.csv", tmp_path / "killed.csv"
+    cmd = [sys.executable, "-m", "solver", *args, "--no-progress"]
+    subprocess.run(cmd + ["--out", str(whole)], check=True, cwd=ROOT, capture_output=True)
+    p = subprocess.Popen(cmd + ["--out", str(killed)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and _journal_records(str(killed) + ".work") < 20:
+        time.sleep(0.01)
+    second = subprocess.run(cmd + ["--out", str(killed)], cwd=ROOT, capture_output=True, text=True)
+    assert second.returncode == 2 and second.stderr == f"error: {killed}.work is in use by another survey (process " \
+                                                       f"{p.pid}): wait for it to end, or give another folder\n"
+    assert p.poll() is None, "the survey ended before it could be killed: use a bigger range"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    done = _journal_records(str(killed) + ".work")
+    assert 20 <= done < 500 and not killed.exists()
+    subprocess.run(cmd + ["--out", str(killed)], check=True, cwd=ROOT, capture_output=True)
+
+    def rows(path):
+        with open(path, encoding="utf-8") as f:
+            return [r[:4] for r in csv.reader(f)]
+    assert rows(killed) == rows(whole) and len(rows(whole)) == 501
+    # other settings on the same file: refused
+    again = subprocess.run(cmd[:-1] + ["--out", str(killed)], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0
+    other = subprocess.run([sys.executable, "-m", "solver", "survey", "1-500", "--out", str(killed)], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert other.returncode == 2 and other.stderr == f"error: {killed}.work holds a survey with other settings " \
+                                                     "(max_states): use the same command, or another --out\n"

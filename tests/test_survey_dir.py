@@ -4,7 +4,9 @@ import csv
 import json
 import os
 import random
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -13,6 +15,7 @@ import pytest
 
 from certgen import certificate, checker, survey
 from solver import deals, packed
+from solver.journal import JOURNAL, digest, open_journal
 from solver.rules import Rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,17 +37,38 @@ def summary_of(d):
         return json.load(f)
 
 
+def records(d, table="chunk"):
+    """How many records of ``table`` the journal of survey folder ``d`` holds (0 before it exists)."""
+    path = os.path.join(d, JOURNAL)
+    if not os.path.exists(path):
+        return 0
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        return con.execute("SELECT count(*) FROM records WHERE tbl = ?", (table,)).fetchone()[0]
+    except sqlite3.OperationalError:        # the tables are not made yet
+        return 0
+    finally:
+        con.close()
+
+
+def sql(d, statement, *args):
+    con = sqlite3.connect(os.path.join(d, JOURNAL))
+    with con:
+        rows = con.execute(statement, args).fetchall()
+    con.close()
+    return rows
+
+
 def killed_and_resumed(d, args, kills, min_records=1):
     """Start the survey, SIGKILL it once ``min_records`` more chunk records appeared, ``kills`` times; then
     run it to the end. Returns the final summary."""
-    chunks = os.path.join(d, "chunks")
     rng = random.Random(12)
     for _ in range(kills):
-        before = len(os.listdir(chunks)) if os.path.isdir(chunks) else 0
+        before = records(d)
         p = cli(*args, "--dir", d)
         deadline = time.time() + 600
         while time.time() < deadline and p.poll() is None:
-            if os.path.isdir(chunks) and len(os.listdir(chunks)) >= before + min_records:
+            if records(d) >= before + min_records:
                 time.sleep(rng.uniform(0, 0.05))
                 break
             time.sleep(0.01)
@@ -74,9 +98,8 @@ def test_sigkill_and_restart_give_the_same_summary(tmp_path):
 def test_pool_workers_die_with_a_killed_survey(tmp_path):
     d = str(tmp_path / "s")
     p = cli("survey", "1-3000", "--jobs", "2", "--chunk", "10", "--max-states", "20000", "--dir", d)
-    chunks = os.path.join(d, "chunks")
     deadline = time.time() + 300
-    while time.time() < deadline and not (os.path.isdir(chunks) and os.listdir(chunks)):
+    while time.time() < deadline and not records(d):
         time.sleep(0.01)
     workers = [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _parent(int(pid)) == p.pid]
     assert p.poll() is None and len(workers) == 2, workers
@@ -140,14 +163,19 @@ def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
     assert "states" not in rows[0]
     assert checker.check(cert, jobs=1).ok
     # prove-survey renders the module (and says plainly that Lean did not run where lake is absent)
-    code, out, err = run_cli("prove-survey", d, "--lean-dir", str(tmp_path / "lean"), "--no-progress")
+    # (no prover on PATH: the two runs' outputs are then the same, timings aside)
+    quiet = dict(env=dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable)))
+    p = cli("prove-survey", d, "--lean-dir", str(tmp_path / "lean"), "--out-dir", str(tmp_path / "o"),
+            "--no-progress", **quiet)
+    out, err = p.communicate(timeout=900)
     assert "Deal11982.cert: valid for deal 11982 under the standard rules (4 free cells, nothing back from the foundations): 84,767" in out
-    assert os.path.exists(tmp_path / "lean" / "Deal11982.lean")
-    assert code in (0, 1, 3)
+    assert os.path.exists(tmp_path / "lean" / "Deal11982.lean") and os.path.exists(tmp_path / "o" / "coq" / "Deal11982.v")
+    assert p.returncode == 3, out + err
     # `prove --from-survey DIR` is the same command
     lean2 = str(tmp_path / "lean2")
-    again = run_cli("prove", "--from-survey", d, "--lean-dir", lean2, "--no-progress")
-    assert again[0] == code and again[1:] == tuple(t.replace(str(tmp_path / "lean"), lean2) for t in (out, err))
+    p = cli("prove", "--from-survey", d, "--lean-dir", lean2, "--out-dir", str(tmp_path / "o"), "--no-progress", **quiet)
+    again = p.communicate(timeout=900)
+    assert p.returncode == 3 and again == tuple(t.replace(str(tmp_path / "lean"), lean2) for t in (out, err))
 
 
 @pytest.mark.slow
@@ -166,7 +194,6 @@ def test_dask_local_cluster_with_a_worker_killed(tmp_path):
     import threading
     from dask.distributed import Client, LocalCluster
     whole = survey.run(1, 300, str(tmp_path / "local"), max_states=20000, chunk=5)
-    chunks = tmp_path / "dask" / "chunks"
     killed = []
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
@@ -175,10 +202,10 @@ def test_dask_local_cluster_with_a_worker_killed(tmp_path):
 
             def kill_one():          # once two chunks are journalled: SIGKILL one worker, mid-run
                 deadline = time.time() + 300
-                while time.time() < deadline and not (chunks.is_dir() and len(os.listdir(chunks)) >= 2):
+                while time.time() < deadline and records(str(tmp_path / "dask")) < 2:
                     time.sleep(0.005)
                 os.kill(pid, signal.SIGKILL)
-                killed.append(len(os.listdir(chunks)))
+                killed.append(records(str(tmp_path / "dask")))
             t = threading.Thread(target=kill_one, daemon=True)
             t.start()
             s = survey.run(1, 300, str(tmp_path / "dask"), max_states=20000, chunk=5, client=client)
@@ -218,27 +245,31 @@ def test_prove_survey_refuses_an_unfinished_survey(tmp_path):
                                 "first by running its `certgen survey` command again\n", err
 
 
-def test_damaged_json_records(tmp_path):
-    # A damaged chunk record is done again; a damaged survey.json is one error line naming it.
+def test_damaged_journal_records(tmp_path):
+    # A record edited by hand (its digest no longer matches) is done again; a journal that is not a database
+    # is one error line naming it.
     d = str(tmp_path / "s")
     assert run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")[0] == 0
     before = summary_of(d)
-    with open(os.path.join(d, "chunks", sorted(os.listdir(os.path.join(d, "chunks")))[0]), "w") as f:
-        f.write("{not json")
+    sql(d, "UPDATE records SET body = replace(body, '\"winnable\": 2', '\"winnable\": 1') WHERE key = 1")
+    assert records(d) == 2
     code, out, err = run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")
     assert code == 0 and "Traceback" not in err, err
     assert survey.comparable(summary_of(d)) == survey.comparable(before)
-    with open(os.path.join(d, "survey.json"), "w") as f:
-        f.write("{not json")
+    for name in os.listdir(d):
+        if name.startswith(JOURNAL):
+            os.unlink(os.path.join(d, name))
+    with open(os.path.join(d, JOURNAL), "w") as f:
+        f.write("{not a database" * 100)
     code, out, err = run_cli("survey", "1-4", "--dir", d, "--chunk", "2", "--no-progress")
-    assert code == 2 and err.startswith(f"error: {os.path.join(d, 'survey.json')} is damaged") \
+    assert code == 2 and err.startswith(f"error: {os.path.join(d, JOURNAL)} is not a journal this version reads") \
         and err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize("damage", ["missing", "one byte", "another deal's"])
 @pytest.mark.parametrize("which_pass", [1, 2])
 def test_a_resumed_survey_checks_the_certificates_it_names(tmp_path, monkeypatch, damage, which_pass):
-    # The first pass (a chunk record) or the second (second/7.json) names deal 7 (no free cell: small and
+    # The first pass (a chunk record) or the second (its record) names deal 7 (no free cell: small and
     # unwinnable) unwinnable; its certificate is then lost or damaged: the resumed survey does that work
     # again instead of counting it.
     d, rules = str(tmp_path / "s"), Rules(cells=0)
@@ -277,33 +308,36 @@ def test_a_resumed_survey_checks_the_certificates_it_names(tmp_path, monkeypatch
                                   "lengths", "renamed"])
 def test_a_chunk_record_that_disagrees_with_itself_is_done_again(tmp_path, monkeypatch, edit):
     # A well-formed record edited to say deal 3 (one free cell: unwinnable, 448 positions) was winnable, or
-    # with counts its rows and histograms do not bear out, was counted as it stood (hostile pass, session
-    # 3): the resumed survey now does that chunk again. Deal 2 is winnable with one cell.
+    # with counts its rows and histograms do not bear out: the resumed survey does that chunk again. Deal 2 is
+    # winnable with one cell.
     d, rules = str(tmp_path / "s"), Rules(cells=1)
     first = survey.run(2, 3, d, rules=rules, chunk=2)
     assert first["unwinnable"] == [3] and first["counts"] == {"winnable": 1, "unwinnable": 1, "unknown": 0}
-    name = os.path.join(d, "chunks", "0000000002-0000000003.json")
-    with open(name) as f:
-        rec = json.load(f)
+    [(key, last, body)] = sql(d, "SELECT key, last, body FROM records WHERE tbl = 'chunk'")
+    rec = json.loads(body)
     c = rec["counts"]
     if edit == "all winnable":
         rec["counts"] = {"winnable": 2, "unwinnable": 0, "unknown": 0}
         rec["rows"] = []
+        rec["certs"] = {}
         rec["lengths"] = {"100": 2}          # even the histogram made to agree
     elif edit == "unknown without rows":
         rec["counts"] = {"winnable": c["winnable"], "unwinnable": 0, "unknown": c["unwinnable"]}
         rec["rows"] = []
+        rec["certs"] = {}
     elif edit == "counts short":
         rec["counts"]["winnable"] -= 1
     elif edit == "row outside":
         rec["rows"][0][0] = 9
     elif edit == "lengths":
         rec["lengths"] = {}
-    else:
-        os.rename(name, os.path.join(d, "chunks", "0000000001-0000000002.json"))
-        name = os.path.join(d, "chunks", "0000000001-0000000002.json")
-    with open(name, "w") as f:
-        json.dump(rec, f)
+    else:                                   # the record moved to another range
+        last = 1
+    # An edit by hand leaves the digest as it was: caught by it. The edits that break the record's own
+    # arithmetic are caught with the digest recomputed too (one that keeps it whole is not: the digest is no
+    # signature, docs/TRUST.md; the certificates are the proofs).
+    sha = digest("chunk", key, rec, last) if edit not in ("all winnable", "unknown without rows") else "0" * 64
+    sql(d, "UPDATE records SET last = ?, body = ?, sha256 = ? WHERE tbl = 'chunk'", last, json.dumps(rec), sha)
     os.unlink(os.path.join(d, "summary.json"))
     redone = []
     real = survey.classify_range
@@ -311,3 +345,97 @@ def test_a_chunk_record_that_disagrees_with_itself_is_done_again(tmp_path, monke
     again = survey.run(2, 3, d, rules=rules, chunk=2)
     assert redone == [2, 3]
     assert survey.comparable(again) == survey.comparable(first) and again["unwinnable"] == [3]
+
+
+def test_two_surveys_on_one_folder_are_refused(tmp_path):
+    # Two runs at once ended with a folder of mixed limits: the second is refused, naming the first's process.
+    d = str(tmp_path / "s")
+    with open_journal(d, "certgen survey", "held by the test"):
+        code, out, err = run_cli("survey", "1-4", "--dir", d, "--max-states", "1000")
+        assert code == 2 and err == f"error: {d} is in use by another survey (process {os.getpid()}): wait for it " \
+                                    "to end, or give another folder\n", err
+    assert run_cli("survey", "1-4", "--dir", d)[0] == 0       # free again once the first has ended
+
+
+def test_dir_dash_and_old_folders_are_one_line(tmp_path):
+    code, out, err = run_cli("survey", "1-10", "--dir", "-")
+    assert code == 2 and err == "error: --dir '-': a survey needs a folder (`-` is standard output elsewhere); " \
+                                "give a folder name\n", err
+    assert not os.path.exists(os.path.join(ROOT, "-"))
+    old = tmp_path / "old"
+    (old / "chunks").mkdir(parents=True)
+    (old / "survey.json").write_text("{}")
+    code, out, err = run_cli("survey", "1-10", "--dir", str(old))
+    assert code == 2 and err == f"error: {old} holds a survey of the older format (survey.json and chunks, no " \
+                                f"{JOURNAL}): this version does not go on with it; give a new --dir\n", err
+    (old / "certs").mkdir()
+    (old / "summary.json").write_text("{}")
+    code, out, err = run_cli("prove-survey", str(old))
+    assert code == 2 and err == f"error: {old} holds a survey of the older format (no {JOURNAL}): run the survey " \
+                                "again with a new --dir\n", err
+
+
+def test_the_summary_says_this_runs_time_the_total_and_both_commands(tmp_path):
+    d = str(tmp_path / "s")
+    code, out, err = run_cli("survey", "1-4", "--dir", d, "--json")
+    one = json.loads(out)
+    assert one["runs"] == 1 and one["first_command"] == one["latest_command"] == f"python -m certgen survey 1-4 --dir {d} --json"
+    time.sleep(1)
+    code, out, err = run_cli("survey", "1-4", "--dir", d, "--no-progress")
+    assert code == 0 and "; this run " in out and " s in 2 runs\n" in out, out
+    two = summary_of(d)
+    assert two["runs"] == 2 and two["first_command"] == one["first_command"]
+    assert two["latest_command"] == f"python -m certgen survey 1-4 --dir {d} --no-progress"
+    # this run only took a moment; the total is both runs' (not the time since the folder was made)
+    assert two["wall_seconds"] < 1 and one["wall_seconds"] <= two["total_seconds"] < one["wall_seconds"] + 1.5
+
+
+def _forged(path):
+    """The certificate at ``path`` with one state deleted and written again: its SHA-256 is right, its set
+    not closed."""
+    cert = certificate.read(path)
+    cert.records = cert.records[:-1]
+    certificate.write(path, cert)
+
+
+def test_a_resumed_survey_checks_a_certificate_that_changed(tmp_path):
+    # A forged certificate (one state deleted, its checksum recomputed) over the survey's: the same command
+    # again re-checks the changed file, finds it invalid and redoes the chunk; the file is the survey's again.
+    d = str(tmp_path / "s")
+    args = ("survey", "7-8", "--cells", "0", "--chunk", "1", "--dir", d, "--json")
+    code, out, err = run_cli(*args)
+    assert code == 0 and json.loads(out)["unwinnable"] == [7, 8], err
+    path = os.path.join(d, "certs", "Deal7Cells0.cert")
+    with open(path, "rb") as f:
+        good = f.read()
+    _forged(path)
+    assert not checker.check(certificate.read(path), jobs=1).ok
+    code, out, err = run_cli(*args)
+    assert code == 0 and json.loads(out)["unwinnable"] == [7, 8], err
+    with open(path, "rb") as f:
+        assert f.read() == good
+    assert records(d) == 2
+
+
+def test_prove_survey_checks_each_certificate_is_its_deals(tmp_path):
+    # Deal 8's certificate under deal 7's name: refused by number, the other proven as far as this machine
+    # goes (Lean is not run outside its library's folder), and the last line lists both.
+    d = str(tmp_path / "s")
+    assert run_cli("survey", "7-8", "--cells", "0", "--chunk", "1", "--dir", d)[0] == 0
+    certs = os.path.join(d, "certs")
+    with open(os.path.join(certs, "Deal8Cells0.cert"), "rb") as f:
+        eight = f.read()
+    with open(os.path.join(certs, "Deal7Cells0.cert"), "wb") as f:
+        f.write(eight)
+    with open(os.path.join(certs, "Extra.cert"), "wb") as f:
+        f.write(eight)
+    code, out, err = run_cli("prove-survey", d, "--lean-dir", str(tmp_path / "lean"), "--out-dir",
+                             str(tmp_path / "out"), "--no-progress")
+    if shutil.which("coqc") is None:
+        assert code == 3, (out, err)            # no prover ran: nothing is said proven
+        return
+    assert code == 1, (out, err)
+    assert "Deal7Cells0.cert: not deal 7's certificate (its start is not deal 7's, which its name and the " \
+           "survey's journal say)\n" in out
+    assert "Extra.cert: not a certificate the survey's journal names: left out\n" in out
+    assert out.count("wrote ") == 2 and out.endswith("proven: 8; could not prove: 7\n"), out

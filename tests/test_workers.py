@@ -1,5 +1,5 @@
 """solver/workers.py: a pool worker whose parent was killed with SIGKILL exits within seconds, even in the
-middle of a long task (hostile pass, session 3: `survey --difficulty --jobs 2` left its workers running
+middle of a long task (`survey --difficulty --jobs 2` left its workers running
 for minutes). Both surveys' pools start their workers with it."""
 import os
 import signal
@@ -93,7 +93,7 @@ def started(tmp_path, command):
 
 @pytest.mark.parametrize("command", SURVEYS)
 def test_sigterm_to_a_survey_stops_its_workers_in_one_line(tmp_path, command):
-    # the hostile pass of session 9: SIGTERM to the parent ended it silently (exit -15) and its workers
+    # SIGTERM to the parent ended it silently (exit -15) and its workers
     # printed BrokenPipeError tracebacks; now it is the Ctrl-C path, said as SIGTERM
     p, _args, workers = started(tmp_path, command)
     p.send_signal(signal.SIGTERM)
@@ -109,8 +109,8 @@ def test_sigterm_to_a_survey_stops_its_workers_in_one_line(tmp_path, command):
 
 @pytest.mark.parametrize("command", SURVEYS)
 def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, command):
-    # a multiprocessing pool whose worker is SIGKILLed (the out-of-memory killer did it to a tier 4 search
-    # in session 9) waits for the lost task for ever; the surveys say so in one line instead
+    # a multiprocessing pool whose worker is SIGKILLed (the out-of-memory killer did it to a tier 4
+    # search) waits for the lost task for ever; the surveys say so in one line instead
     p, args, victims = started(tmp_path, command)
     os.kill(victims[0], signal.SIGKILL)
     try:
@@ -202,7 +202,7 @@ def test_a_worker_started_under_signals_held_takes_sigterm_once_its_handlers_are
 
 @pytest.mark.parametrize("command", SURVEYS)
 def test_sigkill_to_a_survey_leaves_no_traceback_and_no_worker(tmp_path, command):
-    # the hostile pass of session 9: `kill -9` of the parent, and a worker finishing its task wrote its result
+    # `kill -9` of the parent, and a worker finishing its task wrote its result
     # into the dead parent's pipe: two BrokenPipeError tracebacks on stderr (`solver survey`'s workers had no
     # orphan_watch at all: they finished their chunk first)
     p, _args, workers = started(tmp_path, command)
@@ -259,7 +259,7 @@ if __name__ == "__main__":
 
 
 def test_an_idle_worker_killed_ends_the_pool_in_seconds(tmp_path):
-    # the hostile pass of session 10: `survey --difficulty --jobs 2` waited for ever after `kill -9` of a worker
+    # `survey --difficulty --jobs 2` waited for ever after `kill -9` of a worker
     # waiting for its next task (it died holding the task queue's lock, which pool.terminate() acquires)
     script = tmp_path / "idle.py"
     script.write_text(IDLE_KILLED)
@@ -319,7 +319,7 @@ def test_a_worker_killed_mid_disk_search_leaves_no_temporary_folder(tmp_path, wo
 
 
 def test_end_pool_returns_when_dead_workers_held_the_task_queues_lock():
-    """A SIGTERM to `survey --difficulty --jobs 2` hung it for good 1 run in 8 (session 11's hostile pass): the
+    """A SIGTERM to `survey --difficulty --jobs 2` hung it for good 1 run in 8: the
     pool's terminate() first takes the task queue's lock, which an idle worker holds while it waits for a task,
     and the worker was dead. Both idle workers killed here (so the lock's holder is dead): end_pool must still
     return, in a few seconds, on the plain path (not only after a WorkerLost)."""

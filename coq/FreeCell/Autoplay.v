@@ -54,7 +54,7 @@ way every position reachable from a valid start has its cards all different, abo
 foundations, of ranks 1 … 13 (`Inv`, `moves_Inv`).
 
 What it does not prove: nothing here looks at the C core (that its automatic moves are these, or
-that its search is complete, is NOT verified: solver/fc.c's `safe_home` was read beside `lowOthers`,
+that its search is complete, is NOT verified: solver/fc_internal.h's `safe_home` was read beside `lowOthers`,
 `lowSafe` and `lowTwos`, not proved equal to them); nothing about rules with foundation returns.
 Coq's standard library only; no axiom (`Print Assumptions unwinnable_of_safe_autoplay_fence`:
 "Closed under the global context", and the same for the other five). *)
@@ -417,7 +417,7 @@ Qed.
 (** ** Rules for automatic moves *)
 
 (** A rule for automatic moves is a test `low h c`: may `c`, the next card of its suit (`canHome`),
-go home by itself on foundations of heights `h`. Three rules, the C core's (solver/fc.c,
+go home by itself on foundations of heights `h`. Three rules, the C core's (solver/fc_internal.h,
 `safe_home`), for a red card `o1`, `o2` = clubs 0 and spades 3, for a black card diamonds 1 and
 hearts 2 (the suits of the other colour), and `3 - suit c` the other suit of its colour:
 

@@ -125,6 +125,14 @@ function resetGame(pos) {
   render();
 }
 
+// seed 004's grade from the free-cells survey (deals 1..32000, 4 cells), else the line's length (play/catalog.py)
+function difficultyNote(v) {
+  const grade = v.difficulty[0].toUpperCase() + v.difficulty.slice(1);
+  return v.graded_by === "survey"
+    ? `Difficulty ${grade}: by the free cells it needs (the free-cells survey of deals 1..32,000: Easy 0–1, Medium 2, Hard 3–4).`
+    : `Difficulty ${grade}: graded by the line's length (the free-cells survey covers deals 1..32,000 with 4 free cells only).`;
+}
+
 function setBadges() {
   const b = $("badges");
   b.replaceChildren();
@@ -462,7 +470,7 @@ async function loadVerdict(request, tries = 0) {
       <h2><span class="tag">Proven</span>winnable</h2>
       <p>The solver found a line of <b>${v.length}</b> single-card moves to a won position, and the server replayed
         it move by move under the spec's rules before showing it.</p>
-      <p class="note">Difficulty ${esc(v.difficulty)}: graded by the line's length until the free-cells survey exists.</p>
+      <p class="note">${esc(difficultyNote(v))}</p>
       <button id="show-solution" type="button">Show solution</button>
       <p class="note">As a Lean theorem (<code>make prove-win DEAL=…</code> renders it):</p>
       <pre class="theorem">${esc(v.statement)}</pre>`);
@@ -617,9 +625,9 @@ document.addEventListener("keydown", (ev) => {
   else if (game.solution && k === "arrowleft") stepTo(game.solution.index - 1);
 });
 
-// the first deal: #deal=N, #code=..., else deal 1
+// the first deal: #deal=N or ?deal=N, #code=... or ?code=..., else deal 1
 syncMode();
-const params = new URLSearchParams(location.hash.slice(1));
+const params = new URLSearchParams(location.hash.slice(1) || location.search.slice(1));
 if (params.get("code")) { $("mode").value = "code"; $("deal-input").value = params.get("code"); syncMode(); deal({ code: params.get("code") }); }
 else { const n = params.get("deal") || "1"; $("deal-input").value = n; deal({ deal: dealNumber(n) }); }
 showRecords();

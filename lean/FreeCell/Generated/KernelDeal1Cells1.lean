@@ -8,7 +8,7 @@ namespace FreeCell.Generated.KernelDeal1Cells1
 
 /-- The certificate: every position reachable from the start (107; breadth first, the start
 first), each written out as ⟨columns, free cells, foundations⟩; no decoder is involved. -/
-def cert : List State := [
+def cert : _root_.List _root_.FreeCell.State := [
   ⟨[[⟨6, 3⟩, ⟨6, 1⟩, ⟨3, 3⟩, ⟨4, 0⟩, ⟨2, 3⟩, ⟨13, 1⟩, ⟨11, 1⟩], [⟨9, 0⟩, ⟨8, 3⟩, ⟨10, 1⟩, ⟨5, 0⟩, ⟨13, 3⟩, ⟨13, 0⟩, ⟨2, 1⟩], [⟨2, 2⟩, ⟨8, 1⟩, ⟨4, 3⟩, ⟨10, 3⟩, ⟨9, 1⟩, ⟨9, 3⟩, ⟨9, 2⟩], [⟨6, 2⟩, ⟨12, 3⟩, ⟨10, 2⟩, ⟨12, 2⟩, ⟨12, 1⟩, ⟨5, 3⟩, ⟨11, 0⟩], [⟨6, 0⟩, ⟨8, 2⟩, ⟨4, 2⟩, ⟨11, 3⟩, ⟨1, 1⟩, ⟨5, 1⟩], [⟨3, 1⟩, ⟨2, 0⟩, ⟨1, 0⟩, ⟨1, 3⟩, ⟨12, 0⟩, ⟨7, 2⟩], [⟨8, 0⟩, ⟨11, 2⟩, ⟨4, 1⟩, ⟨1, 2⟩, ⟨13, 2⟩, ⟨7, 0⟩], [⟨10, 0⟩, ⟨7, 1⟩, ⟨7, 3⟩, ⟨3, 0⟩, ⟨3, 2⟩, ⟨5, 2⟩]], [], [0, 0, 0, 0]⟩,
   ⟨[[⟨6, 1⟩, ⟨3, 3⟩, ⟨4, 0⟩, ⟨2, 3⟩, ⟨13, 1⟩, ⟨11, 1⟩], [⟨9, 0⟩, ⟨8, 3⟩, ⟨10, 1⟩, ⟨5, 0⟩, ⟨13, 3⟩, ⟨13, 0⟩, ⟨2, 1⟩], [⟨2, 2⟩, ⟨8, 1⟩, ⟨4, 3⟩, ⟨10, 3⟩, ⟨9, 1⟩, ⟨9, 3⟩, ⟨9, 2⟩], [⟨6, 2⟩, ⟨12, 3⟩, ⟨10, 2⟩, ⟨12, 2⟩, ⟨12, 1⟩, ⟨5, 3⟩, ⟨11, 0⟩], [⟨6, 0⟩, ⟨8, 2⟩, ⟨4, 2⟩, ⟨11, 3⟩, ⟨1, 1⟩, ⟨5, 1⟩], [⟨3, 1⟩, ⟨2, 0⟩, ⟨1, 0⟩, ⟨1, 3⟩, ⟨12, 0⟩, ⟨7, 2⟩], [⟨8, 0⟩, ⟨11, 2⟩, ⟨4, 1⟩, ⟨1, 2⟩, ⟨13, 2⟩, ⟨7, 0⟩], [⟨10, 0⟩, ⟨7, 1⟩, ⟨7, 3⟩, ⟨3, 0⟩, ⟨3, 2⟩, ⟨5, 2⟩]], [⟨6, 3⟩], [0, 0, 0, 0]⟩,
   ⟨[[⟨6, 3⟩, ⟨6, 1⟩, ⟨3, 3⟩, ⟨4, 0⟩, ⟨2, 3⟩, ⟨13, 1⟩, ⟨11, 1⟩], [⟨8, 3⟩, ⟨10, 1⟩, ⟨5, 0⟩, ⟨13, 3⟩, ⟨13, 0⟩, ⟨2, 1⟩], [⟨2, 2⟩, ⟨8, 1⟩, ⟨4, 3⟩, ⟨10, 3⟩, ⟨9, 1⟩, ⟨9, 3⟩, ⟨9, 2⟩], [⟨6, 2⟩, ⟨12, 3⟩, ⟨10, 2⟩, ⟨12, 2⟩, ⟨12, 1⟩, ⟨5, 3⟩, ⟨11, 0⟩], [⟨6, 0⟩, ⟨8, 2⟩, ⟨4, 2⟩, ⟨11, 3⟩, ⟨1, 1⟩, ⟨5, 1⟩], [⟨3, 1⟩, ⟨2, 0⟩, ⟨1, 0⟩, ⟨1, 3⟩, ⟨12, 0⟩, ⟨7, 2⟩], [⟨8, 0⟩, ⟨11, 2⟩, ⟨4, 1⟩, ⟨1, 2⟩, ⟨13, 2⟩, ⟨7, 0⟩], [⟨10, 0⟩, ⟨7, 1⟩, ⟨7, 3⟩, ⟨3, 0⟩, ⟨3, 2⟩, ⟨5, 2⟩]], [⟨9, 0⟩], [0, 0, 0, 0]⟩,
@@ -121,12 +121,12 @@ def cert : List State := [
 set_option maxHeartbeats 0 in
 /-- The fence check on a plain list, evaluated by the kernel (`decide +kernel`): no compiler is
 trusted here, so the theorem below rests on Lean's standard axioms alone. -/
-theorem certificate_ok : checkList { cells := 1 } (msDeal 1) cert = true := by
+theorem certificate_ok : _root_.FreeCell.checkList { cells := 1 } (_root_.FreeCell.msDeal 1) cert = _root_.Bool.true := by
   decide +kernel
 
 /-- Microsoft FreeCell deal #1 cannot be won under the rules with 1 free cell and nothing back from the foundations: no position reachable from the start is won. -/
-theorem freecell_1_unwinnable : ∀ s, Reachable { cells := 1 } (msDeal 1) s → ¬ Won s :=
-  unwinnable_of_list certificate_ok
+theorem freecell_1_unwinnable : ∀ s, _root_.FreeCell.Reachable { cells := 1 } (_root_.FreeCell.msDeal 1) s → ¬ _root_.FreeCell.Won s :=
+  _root_.FreeCell.unwinnable_of_list certificate_ok
 
 -- audit: FreeCell.Generated.KernelDeal1Cells1.freecell_1_unwinnable (kernel only)
 end FreeCell.Generated.KernelDeal1Cells1

@@ -9,10 +9,10 @@ import FreeCell.Decode
 namespace FreeCell.Generated.SpecGuards
 
 -- Deal #1 starts J♦ 2♦ 9♥ J♣: the whole order of its 52 cards, as seed 003 lists it.
-#guard dealOrder 1 == ([⟨11, 1⟩, ⟨2, 1⟩, ⟨9, 2⟩, ⟨11, 0⟩, ⟨5, 1⟩, ⟨7, 2⟩, ⟨7, 0⟩, ⟨5, 2⟩, ⟨13, 1⟩, ⟨13, 0⟩, ⟨9, 3⟩, ⟨5, 3⟩, ⟨1, 1⟩, ⟨12, 0⟩, ⟨13, 2⟩, ⟨3, 2⟩, ⟨2, 3⟩, ⟨13, 3⟩, ⟨9, 1⟩, ⟨12, 1⟩, ⟨11, 3⟩, ⟨1, 3⟩, ⟨1, 2⟩, ⟨3, 0⟩, ⟨4, 0⟩, ⟨5, 0⟩, ⟨10, 3⟩, ⟨12, 2⟩, ⟨4, 2⟩, ⟨1, 0⟩, ⟨4, 1⟩, ⟨7, 3⟩, ⟨3, 3⟩, ⟨10, 1⟩, ⟨4, 3⟩, ⟨10, 2⟩, ⟨8, 2⟩, ⟨2, 0⟩, ⟨11, 2⟩, ⟨7, 1⟩, ⟨6, 1⟩, ⟨8, 3⟩, ⟨8, 1⟩, ⟨12, 3⟩, ⟨6, 0⟩, ⟨3, 1⟩, ⟨8, 0⟩, ⟨10, 0⟩, ⟨6, 3⟩, ⟨9, 0⟩, ⟨2, 2⟩, ⟨6, 2⟩] : List Card)
+#guard _root_.FreeCell.dealOrder 1 == ([⟨11, 1⟩, ⟨2, 1⟩, ⟨9, 2⟩, ⟨11, 0⟩, ⟨5, 1⟩, ⟨7, 2⟩, ⟨7, 0⟩, ⟨5, 2⟩, ⟨13, 1⟩, ⟨13, 0⟩, ⟨9, 3⟩, ⟨5, 3⟩, ⟨1, 1⟩, ⟨12, 0⟩, ⟨13, 2⟩, ⟨3, 2⟩, ⟨2, 3⟩, ⟨13, 3⟩, ⟨9, 1⟩, ⟨12, 1⟩, ⟨11, 3⟩, ⟨1, 3⟩, ⟨1, 2⟩, ⟨3, 0⟩, ⟨4, 0⟩, ⟨5, 0⟩, ⟨10, 3⟩, ⟨12, 2⟩, ⟨4, 2⟩, ⟨1, 0⟩, ⟨4, 1⟩, ⟨7, 3⟩, ⟨3, 3⟩, ⟨10, 1⟩, ⟨4, 3⟩, ⟨10, 2⟩, ⟨8, 2⟩, ⟨2, 0⟩, ⟨11, 2⟩, ⟨7, 1⟩, ⟨6, 1⟩, ⟨8, 3⟩, ⟨8, 1⟩, ⟨12, 3⟩, ⟨6, 0⟩, ⟨3, 1⟩, ⟨8, 0⟩, ⟨10, 0⟩, ⟨6, 3⟩, ⟨9, 0⟩, ⟨2, 2⟩, ⟨6, 2⟩] : _root_.List _root_.FreeCell.Card)
 
 -- Deal #11982 laid out as seed 000 shows it (here each column top card first).
-#guard (msDeal 11982).cols == ([
+#guard (_root_.FreeCell.msDeal 11982).cols == ([
     [⟨13, 0⟩, ⟨11, 1⟩, ⟨6, 0⟩, ⟨11, 0⟩, ⟨13, 1⟩, ⟨3, 1⟩, ⟨1, 2⟩],
     [⟨8, 1⟩, ⟨7, 1⟩, ⟨2, 0⟩, ⟨5, 1⟩, ⟨6, 2⟩, ⟨3, 2⟩, ⟨1, 3⟩],
     [⟨2, 3⟩, ⟨8, 2⟩, ⟨10, 2⟩, ⟨5, 0⟩, ⟨5, 3⟩, ⟨12, 3⟩, ⟨4, 2⟩],
@@ -21,13 +21,13 @@ namespace FreeCell.Generated.SpecGuards
     [⟨12, 1⟩, ⟨10, 0⟩, ⟨10, 1⟩, ⟨11, 2⟩, ⟨7, 2⟩, ⟨6, 3⟩],
     [⟨4, 0⟩, ⟨4, 3⟩, ⟨13, 2⟩, ⟨9, 3⟩, ⟨1, 1⟩, ⟨10, 3⟩],
     [⟨5, 2⟩, ⟨7, 3⟩, ⟨7, 0⟩, ⟨3, 0⟩, ⟨13, 3⟩, ⟨11, 3⟩]
-  ] : List (List Card))
+  ] : _root_.List (_root_.List _root_.FreeCell.Card))
 
 -- The number of moves from deal #11982's start (as solver/spec.py and the C core count them).
-#guard (moves Rules.standard (msDeal 11982)).length == 11
+#guard (_root_.FreeCell.moves _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 11982)).length == 11
 
 -- every card home: nothing can move (nothing comes back under the standard rules).
-def wonPosition : State :=
+def wonPosition : _root_.FreeCell.State :=
   { cols := [
       [],  -- column 1, top first: empty
       [],  -- column 2, top first: empty
@@ -40,10 +40,10 @@ def wonPosition : State :=
     cells := [],  -- free cells: none
     home := [13, 13, 13, 13] }
 
-#guard (moves Rules.standard wonPosition).length == 0
+#guard (_root_.FreeCell.moves _root_.FreeCell.Rules.standard wonPosition).length == 0
 
 -- K♠ in a cell: to its foundation (1) or to any of the 8 empty columns (8).
-def kingInCell : State :=
+def kingInCell : _root_.FreeCell.State :=
   { cols := [
       [],  -- column 1, top first: empty
       [],  -- column 2, top first: empty
@@ -56,10 +56,10 @@ def kingInCell : State :=
     cells := [⟨13, 3⟩],  -- free cells: K♠
     home := [13, 13, 13, 12] }
 
-#guard (moves Rules.standard kingInCell).length == 9
+#guard (_root_.FreeCell.moves _root_.FreeCell.Rules.standard kingInCell).length == 9
 
 -- K♠ and Q♠ each: to the 6 empty columns and into a cell (7 each); J♠ from its cell: home and the 6 empty columns (7).
-def nearlyWon : State :=
+def nearlyWon : _root_.FreeCell.State :=
   { cols := [
       [⟨13, 3⟩],  -- column 1, top first: K♠
       [⟨12, 3⟩],  -- column 2, top first: Q♠
@@ -72,10 +72,10 @@ def nearlyWon : State :=
     cells := [⟨11, 3⟩],  -- free cells: J♠
     home := [13, 13, 13, 10] }
 
-#guard (moves Rules.standard nearlyWon).length == 21
+#guard (_root_.FreeCell.moves _root_.FreeCell.Rules.standard nearlyWon).length == 21
 
 -- every card home, foundation returns allowed: each of the 4 kings onto any of the 8 empty columns.
-def allHomeReturn : State :=
+def allHomeReturn : _root_.FreeCell.State :=
   { cols := [
       [],  -- column 1, top first: empty
       [],  -- column 2, top first: empty
@@ -88,13 +88,13 @@ def allHomeReturn : State :=
     cells := [],  -- free cells: none
     home := [13, 13, 13, 13] }
 
-#guard (moves { foundationReturn := true } allHomeReturn).length == 32
+#guard (_root_.FreeCell.moves { foundationReturn := true } allHomeReturn).length == 32
 
 -- The decoder reads back the lines certgen writes: the start itself, and a position one move on.
-#guard decodeState (msDeal 11982) (String.toList "77776666") == msDeal 11982
+#guard _root_.FreeCell.decodeState (_root_.FreeCell.msDeal 11982) (_root_.String.toList "77776666") == _root_.FreeCell.msDeal 11982
 
 /-- The position the second line below stands for. -/
-def cellPosition : State :=
+def cellPosition : _root_.FreeCell.State :=
   { cols := [
       [⟨11, 1⟩, ⟨6, 0⟩, ⟨11, 0⟩, ⟨13, 1⟩, ⟨3, 1⟩, ⟨1, 2⟩],  -- column 1, top first: J♦ 6♣ J♣ K♦ 3♦ A♥
       [⟨8, 1⟩, ⟨7, 1⟩, ⟨2, 0⟩, ⟨5, 1⟩, ⟨6, 2⟩, ⟨3, 2⟩, ⟨1, 3⟩],  -- column 2, top first: 8♦ 7♦ 2♣ 5♦ 6♥ 3♥ A♠
@@ -107,6 +107,6 @@ def cellPosition : State :=
     cells := [⟨13, 0⟩],  -- free cells: K♣
     home := [0, 0, 0, 0] }
 
-#guard decodeState (msDeal 11982) (String.toList "67776666|w") == cellPosition
+#guard _root_.FreeCell.decodeState (_root_.FreeCell.msDeal 11982) (_root_.String.toList "67776666|w") == cellPosition
 
 end FreeCell.Generated.SpecGuards

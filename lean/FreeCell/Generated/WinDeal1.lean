@@ -7,7 +7,7 @@ import FreeCell.Cert
 namespace FreeCell.Generated.WinDeal1
 
 /-- The winning line: move `i` is the `i`-th position of `moves` (counting from 0). -/
-def solution : List Nat := [
+def solution : _root_.List _root_.Nat := [
   5, 5, 5, 5, 8, 4, 4, 7, 8, 9, 0, 0, 10, 0, 1, 0, 1, 0, 2, 7,
   0, 11, 17, 13, 13, 6, 1, 9, 6, 6, 6, 2, 5, 4, 10, 2, 10, 4, 4, 5,
   1, 3, 5, 5, 3, 1, 4, 1, 0, 4, 5, 1, 11, 14, 8, 5, 12, 3, 3, 11,
@@ -19,12 +19,12 @@ def solution : List Nat := [
 
 set_option maxHeartbeats 0 in
 /-- The replay check, run as compiled code (`native_decide`: here the Lean compiler is trusted). -/
-theorem solution_ok : checkWin Rules.standard (msDeal 1) solution = true := by
+theorem solution_ok : _root_.FreeCell.checkWin _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1) solution = _root_.Bool.true := by
   native_decide
 
 /-- Microsoft FreeCell deal #1 can be won under the standard rules (4 free cells, nothing back from the foundations): some reachable position is won. -/
-theorem freecell_1_winnable : ∃ s, Reachable Rules.standard (msDeal 1) s ∧ Won s :=
-  winnable_of_check solution_ok
+theorem freecell_1_winnable : ∃ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1) s ∧ _root_.FreeCell.Won s :=
+  _root_.FreeCell.winnable_of_check solution_ok
 
 -- audit: FreeCell.Generated.WinDeal1.freecell_1_winnable (native_decide in FreeCell.Generated.WinDeal1.solution_ok)
 end FreeCell.Generated.WinDeal1

@@ -7,7 +7,7 @@ import FreeCell.Cert
 namespace FreeCell.Generated.WinDeal1941
 
 /-- The winning line: move `i` is the `i`-th position of `moves` (counting from 0). -/
-def solution : List Nat := [
+def solution : _root_.List _root_.Nat := [
   0, 0, 0, 11, 0, 2, 2, 2, 0, 0, 0, 0, 8, 3, 0, 8, 2, 7, 2, 7,
   1, 2, 4, 0, 0, 8, 0, 0, 8, 2, 3, 1, 1, 2, 2, 0, 2, 2, 6, 1,
   1, 6, 1, 1, 5, 2, 2, 2, 0, 15, 10, 5, 5, 0, 2, 1, 1, 3, 6, 1,
@@ -17,12 +17,12 @@ def solution : List Nat := [
 
 set_option maxHeartbeats 0 in
 /-- The replay check, run as compiled code (`native_decide`: here the Lean compiler is trusted). -/
-theorem solution_ok : checkWin Rules.standard (msDeal 1941) solution = true := by
+theorem solution_ok : _root_.FreeCell.checkWin _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1941) solution = _root_.Bool.true := by
   native_decide
 
 /-- Microsoft FreeCell deal #1941 can be won under the standard rules (4 free cells, nothing back from the foundations): some reachable position is won. -/
-theorem freecell_1941_winnable : ∃ s, Reachable Rules.standard (msDeal 1941) s ∧ Won s :=
-  winnable_of_check solution_ok
+theorem freecell_1941_winnable : ∃ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 1941) s ∧ _root_.FreeCell.Won s :=
+  _root_.FreeCell.winnable_of_check solution_ok
 
 -- audit: FreeCell.Generated.WinDeal1941.freecell_1941_winnable (native_decide in FreeCell.Generated.WinDeal1941.solution_ok)
 end FreeCell.Generated.WinDeal1941

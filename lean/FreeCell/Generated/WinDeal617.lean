@@ -7,7 +7,7 @@ import FreeCell.Cert
 namespace FreeCell.Generated.WinDeal617
 
 /-- The winning line: move `i` is the `i`-th position of `moves` (counting from 0). -/
-def solution : List Nat := [
+def solution : _root_.List _root_.Nat := [
   9, 5, 1, 1, 7, 4, 4, 4, 3, 3, 0, 0, 1, 3, 6, 4, 4, 0, 0, 7,
   0, 0, 0, 3, 4, 12, 5, 2, 7, 1, 2, 2, 0, 0, 2, 9, 2, 2, 10, 3,
   13, 4, 2, 4, 6, 3, 5, 6, 12, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0,
@@ -19,12 +19,12 @@ def solution : List Nat := [
 
 set_option maxHeartbeats 0 in
 /-- The replay check, run as compiled code (`native_decide`: here the Lean compiler is trusted). -/
-theorem solution_ok : checkWin Rules.standard (msDeal 617) solution = true := by
+theorem solution_ok : _root_.FreeCell.checkWin _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 617) solution = _root_.Bool.true := by
   native_decide
 
 /-- Microsoft FreeCell deal #617 can be won under the standard rules (4 free cells, nothing back from the foundations): some reachable position is won. -/
-theorem freecell_617_winnable : ∃ s, Reachable Rules.standard (msDeal 617) s ∧ Won s :=
-  winnable_of_check solution_ok
+theorem freecell_617_winnable : ∃ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 617) s ∧ _root_.FreeCell.Won s :=
+  _root_.FreeCell.winnable_of_check solution_ok
 
 -- audit: FreeCell.Generated.WinDeal617.freecell_617_winnable (native_decide in FreeCell.Generated.WinDeal617.solution_ok)
 end FreeCell.Generated.WinDeal617

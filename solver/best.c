@@ -1,0 +1,178 @@
+/* best.c -- best first (FC_ORDER_BEST): the heuristic score, the heap, run_best. */
+#include "fc_internal.h"
+
+/* The score of a state, lower is better: a weighted sum of the cards not home, the cards lying above a
+   lower card of their column ("blocked"), the cards above the next card of each suit ("buried"), the
+   occupied free cells, the non-empty columns, the cards below the top sequence of their column
+   ("unsequenced"), and the spread of the foundations. Computed from the column words and tables of the
+   start columns, without decoding the columns. */
+static int score(const ctx_t *c, const fkey_t *k, const int *w) {
+    int h[4], home = 0, blocked = 0, buried = 0, nonempty = 0, unseq = 0, hmin = 13, hmax = 0;
+    int L[8], ch[8], rb[8], n[8];
+    int8_t at[52];           /* at[x]: the column whose bottom card is x, -1 when none */
+    uint32_t ww[8];
+    memset(at, -1, sizeof at);
+    for (int s = 0; s < 4; s++) {
+        h[s] = (int)(k->w[s] >> 28); home += h[s];
+        if (h[s] < hmin) hmin = h[s];
+        if (h[s] > hmax) hmax = h[s];
+    }
+    for (int i = 0; i < 8; i++) {
+        uint32_t wi = k->w[i] & WMASK;
+        ww[i] = wi;
+        if (!wi) { n[i] = 0; continue; }
+        int c0 = (int)(wi & 63), l = (int)((wi >> 6) & 63), chn = w_chain(wi), mn;
+        int b = rank0(w_head(c, wi));
+        if (l == 1) mn = rank0(c0);
+        else {
+            int col = c->colof[c0];
+            blocked += c->oblk[col][l];
+            mn = c->omin[col][l];
+        }
+        int cb = b - 1 - mn;                 /* chain cards (ranks b-1 down to b-chn) above rank mn */
+        blocked += cb < 0 ? 0 : (cb < chn ? cb : chn);
+        L[i] = l; ch[i] = chn; rb[i] = b; n[i] = l + chn;
+        at[c0] = (int8_t)i;
+        nonempty++;
+        unseq += l - 1;
+    }
+    for (int s = 0; s < 4; s++) {
+        if (h[s] >= 13) continue;
+        int x = h[s] * 4 + s, r = h[s];
+        if ((k->cells >> x) & 1) continue;
+        /* x is in exactly one column: still in the base of its start column (whose bottom card is that
+           column's), the one-card base of a column, or a chain card */
+        if (c->ocol[x] != 0xFF) {
+            int i = at[c->orig[c->ocol[x]][0]];
+            if (i >= 0 && L[i] >= 2 && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; continue; }
+        }
+        if (at[x] >= 0 && L[at[x]] == 1) { buried += ch[at[x]]; continue; }
+        for (int i = 0; i < 8; i++) {
+            if (!n[i]) continue;
+            uint32_t wi = ww[i];
+            int lo = rb[i] - ch[i];
+            if (r >= lo && r < rb[i] && w_chain_card(c, wi, r - lo) == x) { buried += r - lo; break; }
+        }
+    }
+    return w[0] * (52 - home) + w[1] * blocked + w[2] * buried + w[3] * popc64(k->cells)
+           + w[4] * nonempty + w[6] * unseq + w[7] * (hmax - hmin);
+}
+
+static int heap_push_key(fc_search *s, uint64_t key) {
+    if (s->hn == s->hcap) {
+        uint64_t ncap = s->hcap ? s->hcap * 2 : 4096;
+        uint64_t *h = (uint64_t *)realloc(s->heap, ncap * sizeof *h);
+        if (!h) return FC_ENOMEM;
+        s->heap = h;
+        s->hcap = ncap;
+    }
+    uint64_t i = s->hn++;
+    uint64_t *h = s->heap;
+    while (i > 0) {
+        uint64_t p = (i - 1) >> 1;
+        if (h[p] <= key) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = key;
+    return 0;
+}
+
+static uint32_t heap_pop(fc_search *s) {
+    uint64_t *h = s->heap;
+    uint64_t top = h[0], last = h[--s->hn], n = s->hn, i = 0;
+    for (;;) {
+        uint64_t l = 2 * i + 1;
+        if (l >= n) break;
+        uint64_t m = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
+        if (h[m] >= last) break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (n) h[i] = last;
+    return 0xFFFFFFFFu - (uint32_t)top;
+}
+
+FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
+    const int *w = s->w;
+    fkey_t k;
+    load_key(s, idx, &k);
+    int64_t f = (int64_t)score(&s->c, &k, w);
+    if (w[9] > 0) f += (int64_t)((hash_key(&k) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
+    if (w[8]) {
+        /* depth first: the deepest state first, its children in the order of their scores */
+        if (f < 0) f = 0;
+        if (f > 0x7FFF) f = 0x7FFF;
+        f |= (int64_t)(0xFFFF - s->dep[idx]) << 15;
+    } else {
+        f += (int64_t)w[5] * s->dep[idx];
+        if (f < 0) f = 0;
+        if (f > 0x7FFFFFFF) f = 0x7FFFFFFF;
+    }
+    return heap_push_key(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
+}
+
+/* After state idx was stored: when its columns are sorted, store the won position as its child.
+   Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
+FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
+    fkey_t k;
+    ckey_t ck;
+    load_key(s, idx, &k);
+    if (!key_sorted(&s->c, &k)) return 0;
+    won_key(&k);
+    int e = insert(s, &k, &ck, prep_key(s, &k, &ck), idx);
+    if (e == 1) {
+        s->mv[s->count - 1] = MV_HOMEALL;
+        s->dep[s->count - 1] = s->dep[idx] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[idx] + 1);
+    }
+    return e;
+}
+
+FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
+    const ctx_t *c = &s->c;
+    uint64_t budget = max_expand;
+    while (s->hn) {
+        if (max_expand && budget-- == 0) return FC_RUNNING;
+        uint32_t cur = heap_pop(s);
+        fkey_t k;
+        load_key(s, cur, &k);
+        int n = gen_mv(c, &k, s->buf, s->mvbuf, s->frombuf, c->canonical);
+        s->generated += (uint64_t)n;
+        if (c->autoplay) {
+            /* the stored states are closed under autoplay: only a move to a foundation, a foundation
+               return, or a newly exposed column top can make a card safe to send home */
+            for (int i = 0; i < n; i++) {
+                fkey_t *b = &s->buf[i];
+                int f = s->frombuf[i];
+                if ((s->mvbuf[i] >> 8) == FC_TO_HOME || f == FC_TO_HOME) autoplay_key(c, b);
+                else if (f < 8) {
+                    uint32_t w = b->w[f] & WMASK;
+                    if (w && safe_home(c->autoplay, w_top(c, w), b)) autoplay_key(c, b);
+                }
+            }
+        }
+        if (c->canonical) for (int i = 0; i < n; i++) canon_key(&s->buf[i]);
+        for (int i = 0; i < n; i++) {
+            s->hbuf[i] = prep_key(s, &s->buf[i], &s->cbuf[i]);
+            PREFETCH(&s->table[slot_of(s, s->hbuf[i])]);
+        }
+        uint16_t d = s->dep[cur] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[cur] + 1);
+        for (int i = 0; i < n; i++) {
+            int e = insert(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], cur);
+            if (UNLIKELY(e > 1 || e < 0)) return e;
+            if (e == 1) {
+                uint32_t idx = (uint32_t)(s->count - 1);
+                s->mv[idx] = s->mvbuf[i];
+                s->dep[idx] = d;
+                if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
+                e = best_goal(s, idx);
+                if (UNLIKELY(e > 1 || e < 0)) return e;
+                if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
+                if (heap_push(s, idx)) return FC_ENOMEM;
+            }
+        }
+        s->expanded++;
+    }
+    return FC_DONE;
+}
+

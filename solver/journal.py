@@ -1,0 +1,259 @@
+"""The journal of a resumable job (the surveys; ``certgen certify-list``): one SQLite database in the job's
+folder, ``FOLDER/journal.sqlite``, written by one process.
+
+- **Lock.** :func:`open_journal` takes an exclusive flock on ``FOLDER/journal.lock`` (which holds the owner's
+  pid) for the whole run: a second run on the same folder is refused in one line, "FOLDER is in use by
+  another survey (process N)". Forked workers of the owner may write through :func:`attach` (the lock is
+  their parent's); Dask workers never write: their results come back to the client, which records them.
+- **Records.** ``record(table, key, body, last=None, verdict=None)`` is one transaction (WAL, synchronous
+  FULL): a record is there whole or not at all, so a job killed at any moment (SIGKILL included) and started
+  again redoes at most what was running. Each record keeps a SHA-256 (:func:`digest`) of its table, key,
+  range end, verdict and body (canonical JSON); a record whose digest does not match (an edit by hand, a
+  damaged file) is removed when the journal is opened (:meth:`Journal.verify`) and its work done again. The
+  digest catches edits and damage, not someone who recomputes it: the proofs are the certificates and the
+  replayed lines, which are checked again where they are used.
+- **Runs.** Each opening is a run (its command, pid, start, and the time of its last record): the summary
+  says this run's time and the total, the first command and the latest (:meth:`Journal.runs`).
+- **Exports.** The rows are read back with :meth:`Journal.rows` (key order) and :meth:`Journal.done`; a
+  summary is a query (:meth:`Journal.query`); CSV is an export (:meth:`Journal.export_csv`), written
+  atomically.
+"""
+import csv
+import fcntl
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import stat
+import sys
+import time
+
+from .atomic import write_atomic
+from .errors import FreecellError
+
+JOURNAL = "journal.sqlite"
+LOCK = "journal.lock"
+FORMAT = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, pid INTEGER NOT NULL,
+                                 started REAL NOT NULL, last REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS records (tbl TEXT NOT NULL, key INTEGER NOT NULL, last INTEGER, verdict TEXT,
+                                    body TEXT NOT NULL, sha256 TEXT NOT NULL, run INTEGER NOT NULL,
+                                    PRIMARY KEY (tbl, key));
+"""
+
+
+def digest(table, key, body, last=None, verdict=None):
+    """The SHA-256 (hex) of a record: its table, key, range end, verdict and body as canonical JSON."""
+    text = json.dumps([table, key, last, verdict, body], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def lock_file(path, name, busy):
+    """An exclusive flock on the regular file at ``path`` (made if need be; a link there is refused), which
+    then holds this process's pid: its file descriptor. Held by another process: ``busy(owner)`` is raised
+    (``owner``: the pid written there, or None); ``name`` heads the other errors' line."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)   # a link there: refused (ELOOP)
+    except OSError as e:
+        raise FreecellError(f"{name}: {e.strerror or e}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FreecellError(f"{name} is not a regular file")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.stat(path).st_ino != os.fstat(fd).st_ino:     # removed by its last owner meanwhile
+            raise BlockingIOError
+    except OSError:
+        try:
+            owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        except OSError:
+            owner = ""
+        os.close(fd)
+        raise busy(int(owner) if owner.isdigit() else None) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _take_lock(folder, what):
+    """The folder's lock (journal.lock): one FreecellError line naming the process that holds it."""
+    def busy(owner):
+        return FreecellError(f"{folder} is in use by another {what}" + (f" (process {owner})" if owner else "")
+                             + ": wait for it to end, or give another folder")
+    return lock_file(os.path.join(folder, LOCK), os.path.join(folder, LOCK), busy)
+
+
+def _connect(path):
+    try:
+        con = sqlite3.connect(path, timeout=60, isolation_level=None)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=FULL")
+        con.executescript(_SCHEMA)
+        return con
+    except sqlite3.DatabaseError as e:
+        raise FreecellError(f"{path} is not a journal this version reads ({e})") from None
+
+
+class Journal:
+    """An open journal (see the module docstring). Use :func:`open_journal`, or :func:`attach` in a forked
+    worker."""
+
+    def __init__(self, folder, con, lock_fd=None, run=None):
+        self.folder, self.path = folder, os.path.join(folder, JOURNAL)
+        self.con, self.lock_fd, self.run = con, lock_fd, run
+        self.t0 = time.time()
+
+    # -- meta ----------------------------------------------------------------------------------------
+    def meta(self, name, default=None):
+        row = self.con.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_meta(self, name, value):
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, json.dumps(value, sort_keys=True)))
+
+    # -- records -------------------------------------------------------------------------------------
+    def record(self, table, key, body, last=None, verdict=None):
+        """One record (replacing the table's record of that key), in one transaction."""
+        with self.con:
+            self._put(table, key, body, last, verdict)
+
+    def record_many(self, items):
+        """Several records (table, key, body, last, verdict) in one transaction."""
+        with self.con:
+            for item in items:
+                self._put(*item)
+
+    def _put(self, table, key, body, last=None, verdict=None):
+        self.con.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (table, key, last, verdict, json.dumps(body, sort_keys=True),
+                          digest(table, key, body, last, verdict), self.run or 0))
+        if self.run is not None:
+            self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
+
+    def delete(self, table, key):
+        with self.con:
+            self.con.execute("DELETE FROM records WHERE tbl = ? AND key = ?", (table, key))
+
+    def verify(self):
+        """Remove every record whose SHA-256 does not match its content; returns how many."""
+        bad = []
+        for table, key, last, verdict, body, sha in self.con.execute(
+                "SELECT tbl, key, last, verdict, body, sha256 FROM records"):
+            try:
+                ok = sha == digest(table, key, json.loads(body), last, verdict)
+            except ValueError:
+                ok = False
+            if not ok:
+                bad.append((table, key))
+        if bad:
+            with self.con:
+                self.con.executemany("DELETE FROM records WHERE tbl = ? AND key = ?", bad)
+        return len(bad)
+
+    def rows(self, table, first=None, last=None):
+        """(key, last, verdict, body) of the table's records in key order (keys first..last when given)."""
+        lo = -(1 << 62) if first is None else first
+        hi = (1 << 62) if last is None else last
+        for key, end, verdict, body in self.con.execute(
+                "SELECT key, last, verdict, body FROM records WHERE tbl = ? AND key BETWEEN ? AND ? ORDER BY key",
+                (table, lo, hi)):
+            yield key, end, verdict, json.loads(body)
+
+    def done(self, table, first=None, last=None):
+        """The keys of the table's records (a set)."""
+        return {r[0] for r in self.rows(table, first, last)}
+
+    def query(self, sql, args=()):
+        return self.con.execute(sql, args).fetchall()
+
+    # -- runs ----------------------------------------------------------------------------------------
+    def runs(self):
+        """{"first_command", "latest_command", "runs", "run_seconds" (this run's), "total_seconds" (every
+        run's, each from its start to its last record or its end)}."""
+        rows = self.con.execute("SELECT id, command, started, last FROM runs ORDER BY id").fetchall()
+        now = time.time()
+        total = sum((now if r[0] == self.run else r[3]) - r[2] for r in rows)
+        return {"first_command": rows[0][1] if rows else None, "latest_command": rows[-1][1] if rows else None,
+                "runs": len(rows), "run_seconds": round(now - self.t0, 3), "total_seconds": round(total, 3)}
+
+    # -- exports -------------------------------------------------------------------------------------
+    def export_csv(self, path, header, rows):
+        """``rows`` (lists of cells) under ``header`` to ``path`` as CSV, atomically."""
+        export_csv(path, header, rows)
+
+    # -- the end -------------------------------------------------------------------------------------
+    def close(self):
+        if self.con is not None:
+            if self.run is not None:
+                try:
+                    with self.con:
+                        self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
+                except sqlite3.Error:
+                    pass
+            self.con.close()
+            self.con = None
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def export_csv(path, header, rows):
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow(["" if v is None else v for v in r])
+    return write_atomic(path, buf.getvalue())
+
+
+def open_journal(folder, kind, command=None, what="survey"):
+    """Create ``folder`` if need be, lock it (one line when another process holds it) and open its journal
+    of kind ``kind`` (a journal of another kind is refused in one line); a run is recorded with ``command``
+    (default: this process's arguments) and the records whose digest fails are removed."""
+    if folder == "-" or folder == "":
+        raise FreecellError(f"{folder!r} is not a folder name: a {what} keeps its journal in a folder (`-` "
+                            f"means standard output elsewhere)")
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise FreecellError(f"{folder} is not a folder")
+    os.makedirs(folder, exist_ok=True)      # an OSError names the path (the commands' one line)
+    fd = _take_lock(folder, what)
+    j = None
+    try:
+        j = Journal(folder, _connect(os.path.join(folder, JOURNAL)), fd)
+        con = j.con
+        old = j.meta("kind")
+        if old is None:
+            with con:
+                j.set_meta("kind", kind)
+                j.set_meta("format", FORMAT)
+        elif old != kind or j.meta("format") != FORMAT:
+            raise FreecellError(f"{j.path} is the journal of another job ({old}, format {j.meta('format')}), "
+                                f"not of a {kind}: give another folder")
+        with con:
+            cur = con.execute("INSERT INTO runs (command, pid, started, last) VALUES (?, ?, ?, ?)",
+                              (command or " ".join(sys.argv), os.getpid(), j.t0, j.t0))
+        j.run = cur.lastrowid
+        j.verify()
+        return j
+    except BaseException:
+        if j is not None:
+            j.run = None
+            j.close()
+        else:
+            os.close(fd)
+        raise
+
+
+def attach(folder):
+    """A connection to the journal of ``folder`` for a worker forked by its owner (no lock, no run)."""
+    return Journal(folder, _connect(os.path.join(folder, JOURNAL)))

@@ -1,0 +1,122 @@
+"""The one prove pipeline (certgen/prove.py): explore, both checkers, then every prover found (Lean and Coq
+as backends), one closing line per prover and the exit status from them; --prover asks for one and fails
+when it is missing; without Lean the Lean modules stay out of the library folder; the elan bootstrap says
+what it downloads before it starts and gives up in one line without a network."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from certgen import fastcheck, prove
+from certgen.paths import GENERATED, INSTALL_LEAN, ROOT
+from solver.rules import Rules
+from solver.source import load
+
+from conftest import _run
+
+
+def run(*args, env=None):
+    return _run(*args, module="certgen", env=env, timeout=600)
+
+needs_coqc = pytest.mark.skipif(prove.coq.find_coqc() is None, reason="no coqc: apt-get install -y coq")
+NO_LEAN = "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in "
+
+
+@pytest.fixture
+def no_lean(monkeypatch):
+    monkeypatch.setenv("LEAN_BOOTSTRAP", "0")
+    monkeypatch.setattr(prove.lake, "find_lake", lambda: None)
+
+
+def test_the_exit_status_is_the_provers(no_lean, monkeypatch):
+    O = prove.Outcome
+    said = []
+    assert prove.closing([O(3, "a"), O(0, "b")], said.append) == 0 and said == ["a", "b"]
+    assert prove.closing([O(0, "a"), O(1, "b")], said.append) == 1      # one refused: not proven
+    assert prove.closing([O(3, "a"), O(3, "b")], said.append) == 3      # none ran
+    assert prove.closing([O(1, "a"), O(3, "b")], said.append) == 1
+
+
+@needs_coqc
+def test_prove_ends_with_a_line_per_prover(tmp_path, no_lean):
+    said = []
+    status = prove.prove(load(deal=7), Rules(cells=0), str(tmp_path / "o"), say=said.append)
+    assert status == 0, said
+    assert said[-2] == NO_LEAN + str(tmp_path / "o" / "lean")
+    assert said[-1].startswith("proven by Coq: freecell_7_unwinnable : forall s, Reachable (rules 0 false 0) "
+                               "(msDeal 7) s -> ~ Won s (coqc ")
+    assert sum(line.startswith("proven by") for line in said) == 1      # said once, at the end
+
+
+def test_a_prover_asked_for_and_missing_fails_before_the_search(tmp_path, no_lean):
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path), PATH=os.path.dirname(sys.executable))
+    for prover, words in (("lean", "Lean is not available (LEAN_BOOTSTRAP=0)"),
+                          ("coq", "Coq is not available (coqc is not on PATH; Debian: apt-get install coq)")):
+        p = run("prove", "--deal", "7", "--cells", "0", "--prover", prover, "--out-dir",
+                str(tmp_path / "o"), env=env)
+        assert p.returncode == 3, p.stdout + p.stderr
+        assert p.stderr.splitlines() == [f"{words}: nothing was checked"]
+        assert not (tmp_path / "o").exists()                             # no search, nothing written
+    p = run("prove", "--deal", "7", "--prover", "isabelle")
+    assert p.returncode == 2 and "invalid choice: 'isabelle'" in p.stderr
+
+
+def test_without_lean_the_modules_stay_out_of_the_library(tmp_path):
+    # a local `make prove` wrote lean/FreeCell/Generated/Deal<N>.lean, which made the audit test skip
+    before = sorted(os.listdir(GENERATED))
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path), PATH=os.path.dirname(sys.executable))
+    try:
+        p = run("prove", "--deal", "7", "--cells", "0", "--out-dir", str(tmp_path / "o"), env=env)
+        assert p.returncode == 3, p.stdout + p.stderr                    # neither prover here
+        assert sorted(os.listdir(GENERATED)) == before
+        assert (tmp_path / "o" / "lean" / "Deal7Cells0.lean").exists()
+        assert p.stdout.splitlines()[-2:] == [
+            NO_LEAN + str(tmp_path / "o" / "lean"),
+            "Coq: not available (coqc is not on PATH; Debian: apt-get install coq) — nothing checked by Coq; "
+            "the Coq file is kept"]
+    finally:
+        for name in set(os.listdir(GENERATED)) - set(before):
+            os.remove(os.path.join(GENERATED, name))
+
+
+@needs_coqc
+def test_prove_coq_checks_with_both_checkers(tmp_path):
+    # prove-coq had its own copy of the pipeline, without the fast checker's cross-check
+    p = run("prove-coq", "--deal", "7", "--cells", "0", "--out-dir", str(tmp_path / "o"),
+            "--no-progress")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert any(line.startswith("  valid for deal 7 under the rules with 0 free cells") for line in lines)
+    if fastcheck.binary():
+        assert any(line.startswith("  fast checker (build/fccheck): valid for deal 7") for line in lines)
+    assert lines[-1].startswith("proven by Coq: freecell_7_unwinnable")
+    assert not any(line.startswith("Lean") for line in lines)           # Coq only
+
+
+def test_make_passes_prover():
+    p = subprocess.run(["make", "-n", "prove", "PROVER=coq"], cwd=ROOT, capture_output=True, text=True)
+    assert "--prover coq" in p.stdout
+    p = subprocess.run(["make", "-n", "prove-known", "PROVER=lean"], cwd=ROOT, capture_output=True, text=True)
+    assert "--prover lean" in p.stdout
+    p = subprocess.run(["make", "-n", "prove", "PROVER=isabelle"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode != 0 and "PROVER may only be lean or coq (or empty), got 'isabelle'" in p.stderr
+    p = subprocess.run(["make", "-n", "test", "ARGS=-k prove"], cwd=ROOT, capture_output=True, text=True)
+    assert "-k prove" in p.stdout
+
+
+def test_the_elan_bootstrap_says_what_it_downloads_and_gives_up_quickly(tmp_path):
+    # it downloaded elan and a toolchain into ~/.elan without a word first
+    env = dict(os.environ, HOME=str(tmp_path), ELAN_INIT_URL="http://127.0.0.1:9/elan-init.sh")
+    t = time.monotonic()
+    p = subprocess.run(["bash", INSTALL_LEAN], env=env, capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - t
+    assert p.returncode == 1 and took < 10, took
+    plan = p.stderr.strip()
+    assert plan.startswith("installing Lean into ~/.elan: elan (a few MB, from http://127.0.0.1:9/elan-init.sh), "
+                           "then the toolchain leanprover/lean4:v4.35.0 (about 200 MB to download, about 1 GB on disk)")
+    assert plan.endswith("LEAN_BOOTSTRAP=0 skips this")
+    out = p.stdout.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("cannot download the elan installer from http://127.0.0.1:9/")
+    assert out[0].endswith(": nothing installed") and not (tmp_path / ".elan").exists()
