@@ -8,7 +8,7 @@ OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py checker/fccheck.c certgen/_build_replay.py
 FCCHECK := build/fccheck
 
-.PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit bench clean play screenshot
+.PHONY: setup test test-slow explore prove prove-win prove-known prove-coq audit audit-coq bench clean play screenshot
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
@@ -104,6 +104,14 @@ prove-win: setup
 
 # `make prove PROVER=coq` (coqc, Debian package `coq`), and a winnable deal gets the winning line's `exists`
 # theorem. Exit 3: no coqc.
-# COLUMN_ORDER=1: from a certificate up to the order of the columns (coq/FreeCell/CertUpTo.v).
+# COLUMN_ORDER=1: from a certificate up to the order of the columns (coq/FreeCell/CertUpTo.v). COQCHK=1: the
+# compiled files are checked again by coqchk, without the virtual machine (slow: docs/TRUST.md).
 prove-coq: setup
-	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0 1,$(COLUMN_ORDER)),$(error error: COLUMN_ORDER may only be 1 or 0, got '$(COLUMN_ORDER)'))$(if $(filter 1,$(COLUMN_ORDER)),--canonical) --out-dir $(OUT)
+	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0 1,$(COLUMN_ORDER)),$(error error: COLUMN_ORDER may only be 1 or 0, got '$(COLUMN_ORDER)'))$(if $(filter 1,$(COLUMN_ORDER)),--canonical) $(if $(filter 1,$(COQCHK)),--coqchk) --out-dir $(OUT)
+
+# Hold a Coq module to its certificate (re-rendered, compared byte for byte), coq/FreeCell/*.v to their
+# pinned digests, and check its statement through the driver in a fresh folder. FILE=OUT/coq/<Stem>.v
+# (default: the standard-rules module of DEAL); CERT=... when the certificate is not OUT/<Stem>.cert.
+FILE   ?= $(OUT)/coq/Deal$(DEAL).v
+audit-coq: setup
+	$(PY) -m certgen audit-coq $(FILE) $(if $(CERT),--cert $(CERT))

@@ -25,7 +25,7 @@ from solver.report import rules_words, write, write_json
 from solver.rules import Rules
 from solver.survey import parse_range
 
-from . import audit, certificate, checker, fastcheck, mutate, prove, render, sampled, survey
+from . import audit, certificate, checker, coq, fastcheck, mutate, prove, render, sampled, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -176,7 +176,11 @@ def cmd_prove_win(args):
 def cmd_prove_coq(args):
     src = source_of(args)
     return prove.prove(src, rules_of(args, src), args.out_dir, None, args.max_states, progress_of(args), say,
-                       prover="coq", win=True)
+                       prover="coq", win=True, coqchk=args.coqchk)
+
+
+def cmd_audit_coq(args):
+    return coq.audit_file(args.file, args.cert, coq.find_coqc(), say, args.coqchk)
 
 
 def cmd_survey(args):
@@ -322,6 +326,18 @@ def build_parser():
                         "checkCertUpTo and unwinnable_of_cert_up_to_column_order, coq/FreeCell/CertUpTo.v): the "
                         "same theorem")
     _autoplay_arg(q)
+    coqchk_help = ("also check the compiled files again with coqchk, which has no virtual machine: the proof "
+                   "no longer trusts the VM that checked it (much slower; docs/TRUST.md)")
+    q.add_argument("--coqchk", action="store_true", help=coqchk_help)
+    ac = add_command(sub, "audit-coq", cmd_audit_coq, "hold a Coq module to its certificate and check its statement",
+                     "Renders the module again from its certificate and compares byte for byte, holds "
+                     "coq/FreeCell/*.v to their pinned digests, then compiles the rendering in a fresh folder and "
+                     "checks its statement through the driver (docs/TRUST.md). Exit 0: audited and proven; 1: "
+                     "refused, in one line naming what differs; 3: no coqc.")
+    ac.add_argument("file", metavar="FILE.v", help="a module prove-coq wrote (OUT/coq/<Stem>.v)")
+    ac.add_argument("--cert", metavar="CERT", default=None, help="its certificate (default: OUT/<Stem>.cert, "
+                    "the folder above FILE's)")
+    ac.add_argument("--coqchk", action="store_true", help=coqchk_help)
     sv = add_command(sub, "survey", cmd_survey, "classify a range of deals into a resumable survey directory",
                      "Every deal of A-B (1..8,589,934,591): winnable, unwinnable (with a checked certificate) or "
                      "unknown (retried with a bigger limit). Killed and started again with the same command, "

@@ -8,14 +8,16 @@ positions up to column order), `Autoplay.v` (proved, no axiom: playing a card ho
 twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay_fence`,
 `unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
 fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
-certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq/lib/` (never
-into the source tree) and reused while its sources and `coqc` are unchanged.
+certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq-lib/` (never
+into the source tree), each file reused while it, the files it imports and `coqc` are unchanged. `Spec.v`
+must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
+its pinned digest.
 
 What this module writes, with jinja2 (templates in certgen/templates/coq/), into `<out>/coq/`:
 
   <Stem>.v        a certificate: its positions as arrays of primitive integers, `certificate_ok`
                   (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
-                  the theorem `forall s, Reachable rules start s -> ~ Won s`; `Print Assumptions`.
+                  the theorem `forall s, Reachable rules start s -> ~ Won s`.
                   A certificate up to column order (header rules `"column_order": true`): the same
                   theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`; with safe
                   automatic moves (`"autoplay": "safe"` beside it) through `CertAuto.v`'s `checkCertAuto` and
@@ -23,6 +25,16 @@ What this module writes, with jinja2 (templates in certgen/templates/coq/), into
   Mutant<…>.v     a mutated certificate: `checkCert … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
+  check/<Stem>.v  the driver (templates/coq/Check.v.j2; no user text): the statement by full paths, the
+                  rules and the start (a deal by number, any other start as a literal position) written
+                  out, elaborated before the module is loaded; `Definition checked : statement := <module>.<theorem>` and
+                  `Print Assumptions checked`. Only its report is read (:func:`parse_assumptions`), and
+                  "proven" is said only when the kernel accepted it and the report lists nothing but
+                  the primitives of PRIMITIVE_SIGNATURES with exactly those types.
+
+Compiled with `-Q <out>/coq-lib FreeCell -Q <out>/coq Generated`: a module is `Generated.<Stem>`, its
+driver `Generated.check.<Stem>`. User text reaches the modules only through certgen.usertext.user_text,
+inside comments. `audit_file` (`certgen audit-coq`) holds a module to the rendering of its certificate.
 
 The data: each position is a run of 6-bit symbols, ten to a 63-bit integer (lowest bits first):
 two symbols of mask (bit i: column i differs from the previous position's, bit 8: the free cells
@@ -39,6 +51,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -52,22 +65,76 @@ from solver.rules import Rules
 
 from .columns import canon
 from .paths import COQ_SRC, shown
-from .render import card_label, cert_stem, default_stem, mutation_text, rules_text, theorem_short_name
+from .render import card_label, cert_stem, checked_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
+from .usertext import user_text
 LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20
 
-# What `Print Assumptions` may list besides nothing at all: Coq's primitive 63-bit integers and arrays
-# (declared with `Primitive` in Coq's PrimInt63 and PArray, implemented by the kernel). The data is
-# held in them; the proofs (Cert.v) use none.
-PRIMITIVES = frozenset({
-    "int", "array", "add", "sub", "mul", "div", "mod", "lsl", "lsr", "land", "lor", "lxor", "eqb",
-    "ltb", "leb", "compare", "get", "set", "make", "length", "default", "copy",
-    "PArray.get", "PArray.set", "PArray.make", "PArray.length", "PArray.default", "PArray.copy",
-})
+# What `Print Assumptions` may list, by the names and with the types Coq 8.16 prints in the driver
+# (Check.v.j2): the primitive 63-bit integers and arrays (declared with `Primitive` in Coq's PrimInt63
+# and PArray, implemented by the kernel), each of them and nothing else. The data is held in them; the
+# proofs (Cert.v) use none. A name is printed as the shortest suffix that names the object in the
+# driver, so two objects never print alike; the type is compared too. Every one of these types is
+# inhabited by the kernel's own implementation, so no set of assumptions of these types can prove False.
+# tests/test_coq_trust.py has coqc print them again and compares.
+_I, _A = "PrimInt63.int", "PArray.array"
+PRIMITIVE_SIGNATURES = {name: sig.format(I=_I, A=_A) for name, sig in {
+    "PArray.array": "Type -> Type",
+    "PArray.copy": "forall A : Type, {A} A -> {A} A",
+    "PArray.default": "forall A : Type, {A} A -> A",
+    "PArray.get": "forall A : Type, {A} A -> {I} -> A",
+    "PArray.length": "forall A : Type, {A} A -> {I}",
+    "PArray.make": "forall A : Type, {I} -> A -> {A} A",
+    "PArray.set": "forall A : Type, {A} A -> {I} -> A -> {A} A",
+    "PrimInt63.add": "{I} -> {I} -> {I}",
+    "PrimInt63.addc": "{I} -> {I} -> CarryType.carry {I}",
+    "PrimInt63.addcarryc": "{I} -> {I} -> CarryType.carry {I}",
+    "PrimInt63.addmuldiv": "{I} -> {I} -> {I} -> {I}",
+    "PrimInt63.asr": "{I} -> {I} -> {I}",
+    "PrimInt63.compare": "{I} -> {I} -> comparison",
+    "PrimInt63.compares": "{I} -> {I} -> comparison",
+    "PrimInt63.div": "{I} -> {I} -> {I}",
+    "PrimInt63.diveucl": "{I} -> {I} -> {I} * {I}",
+    "PrimInt63.diveucl_21": "{I} -> {I} -> {I} -> {I} * {I}",
+    "PrimInt63.divs": "{I} -> {I} -> {I}",
+    "PrimInt63.eqb": "{I} -> {I} -> bool",
+    "PrimInt63.head0": "{I} -> {I}",
+    "PrimInt63.int": "Set",
+    "PrimInt63.land": "{I} -> {I} -> {I}",
+    "PrimInt63.leb": "{I} -> {I} -> bool",
+    "PrimInt63.lesb": "{I} -> {I} -> bool",
+    "PrimInt63.lor": "{I} -> {I} -> {I}",
+    "PrimInt63.lsl": "{I} -> {I} -> {I}",
+    "PrimInt63.lsr": "{I} -> {I} -> {I}",
+    "PrimInt63.ltb": "{I} -> {I} -> bool",
+    "PrimInt63.ltsb": "{I} -> {I} -> bool",
+    "PrimInt63.lxor": "{I} -> {I} -> {I}",
+    "PrimInt63.mod": "{I} -> {I} -> {I}",
+    "PrimInt63.mods": "{I} -> {I} -> {I}",
+    "PrimInt63.mul": "{I} -> {I} -> {I}",
+    "PrimInt63.mulc": "{I} -> {I} -> {I} * {I}",
+    "PrimInt63.sub": "{I} -> {I} -> {I}",
+    "PrimInt63.subc": "{I} -> {I} -> CarryType.carry {I}",
+    "PrimInt63.subcarryc": "{I} -> {I} -> CarryType.carry {I}",
+    "PrimInt63.tail0": "{I} -> {I}",
+}.items()}
 CLOSED = "Closed under the global context"
+
+# The SHA-256 of each file of coq/FreeCell/: prove-coq refuses to compile a file with another digest
+# (`Spec.v` is what the theorems mean; the others could load a plugin into coqc), `audit-coq` names it. A
+# change to a file of the library changes its line here in the same commit (tests/test_coq_trust.py).
+PINNED = {
+    "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
+    "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
+    "Decode": "f5c4f636440d8331a6b5185ad722ed9adbafe8c54329edd5e51f780d179fd6e1",
+    "Columns": "aa467102fda3611b50c5b314e285688c00270e72e97f72b6a9e7262ade5e4d5d",
+    "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
+    "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
+    "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
+}
 
 
 # -- The data: positions as 6-bit symbols in 63-bit integers ---------------------------------------------
@@ -177,6 +244,9 @@ def decode_chunks(start: spec.State, data: Sequence[Tuple[int, Sequence[int]]]) 
 
 # -- Coq text ------------------------------------------------------------------------------------------
 
+SPEC = "FreeCell.Spec"        # the trusted library's full path, as the driver names it
+
+
 def rules_coq(rules) -> str:
     """The rules (solver.rules.Rules or spec.Rules) as a Coq term."""
     if (rules.cells, rules.foundation_return, rules.hand) == (4, False, 0):
@@ -184,8 +254,14 @@ def rules_coq(rules) -> str:
     return f"(rules {int(rules.cells)} {'true' if rules.foundation_return else 'false'} {int(rules.hand)})"
 
 
-def _card_coq(c: spec.Card) -> str:
-    return f"card {int(c.rank)} {int(c.suit)}"
+def _rules_context(rules) -> Dict:
+    """How the templates write the rules: in the module, and by full path in the driver."""
+    full = f"({SPEC}.rules {int(rules.cells)} {'true' if rules.foundation_return else 'false'} {int(rules.hand)})"
+    return {"rules_coq": rules_coq(rules), "rules_full": full, "rules_text": rules_text(rules)}
+
+
+def _card_coq(c: spec.Card, prefix: str = "") -> str:
+    return f"{prefix}card {int(c.rank)} {int(c.suit)}"
 
 
 def state_coq(s: spec.State) -> str:
@@ -202,13 +278,24 @@ def state_coq(s: spec.State) -> str:
     return "\n".join(lines)
 
 
+def state_literal(s: spec.State) -> str:
+    """A position as the driver writes it: full paths and numbers, nothing else."""
+    card = f"{SPEC}."
+    cols = ";\n     ".join("[" + "; ".join(_card_coq(c, card) for c in col) + "]" for col in s.cols)
+    cells = "; ".join(_card_coq(c, card) for c in s.cells)
+    return f"({SPEC}.state\n    [{cols}]\n    [{cells}]\n    [{'; '.join(str(int(h)) for h in s.home)}])"
+
+
 def _start_context(start: spec.State, deal: Optional[int], label: Optional[str]) -> Dict:
-    """How the templates name the start position: `(msDeal N)`, or `start` written out card by card."""
+    """How the templates name the start position: `(msDeal N)`, or `start` written out card by card;
+    `start_full`: the driver's (a deal by its number, any other start as a literal position)."""
     if deal is None:
-        return {"start_coq": "start", "start_def": state_coq(start), "title": f"The position {label or 'start'}"}
+        return {"start_coq": "start", "start_def": state_coq(start), "start_full": state_literal(start),
+                "title": f"The position {user_text(label or 'start')}"}
     if spec.ms_deal(deal) != start:
         raise FreecellError(f"the start position is not msDeal {deal}")
-    return {"start_coq": f"(msDeal {int(deal)})", "start_def": None, "title": f"Microsoft FreeCell deal #{int(deal)}"}
+    return {"start_coq": f"(msDeal {int(deal)})", "start_def": None, "start_full": f"({SPEC}.msDeal {int(deal)}%N)",
+            "title": f"Microsoft FreeCell deal #{int(deal)}"}
 
 
 def render_text(template: str, **context) -> str:
@@ -253,9 +340,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
     ctx = {
         "column_order": inputs.column_order,
         "check": "checkCertUpTo" if inputs.column_order else "checkCert",
-        "name": stem,
-        "rules_coq": rules_coq(inputs.rules),
-        "rules_text": rules_text(inputs.rules),
+        "name": checked_stem(stem),
         "theorem_name": theorem_short_name(inputs.deal),
         "state_count": len(inputs.records),
         "chunks": [{"count": n, "words": "; ".join(map(str, ws))} for n, ws in data],
@@ -263,6 +348,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
         "mutant": mutation is not None,
         "mutation": mutation or "",
     }
+    ctx.update(_rules_context(inputs.rules))
     ctx.update(_start_context(inputs.start, inputs.deal, inputs.label))
     ctx["reference_coq"] = f"(canon {ctx['start_coq']})" if inputs.column_order else ctx["start_coq"]
     # Columns.v's 8-column hypothesis: a lemma for a deal, computed (`eq_refl`) for a written-out start
@@ -274,16 +360,24 @@ def coq_dir(out_dir: str) -> str:
     return os.path.join(os.path.abspath(out_dir), "coq")
 
 
+def cert_module(cert, mutant: bool = False, chunk_words: int = CHUNK_WORDS,
+                stem: Optional[str] = None) -> Tuple[str, Dict]:
+    """The text of a certificate's Coq module (`mutant`: a file proving that the check says false) and its
+    template context: what render_cert writes and audit_file compares."""
+    inputs = cert_inputs(cert)
+    ctx = cert_context(inputs, stem or cert_stem(cert, mutant=mutant),
+                       mutation_text(cert) if mutant else None, chunk_words)
+    return render_text("DealAuto.v.j2" if inputs.autoplay else "Deal.v.j2", **ctx), ctx
+
+
 def render_cert(cert, out_dir: str, mutant: bool = False, chunk_words: int = CHUNK_WORDS,
                 stem: Optional[str] = None) -> Tuple[str, Dict]:
     """Write <out_dir>/coq/<Stem>.v for a certificate (`mutant`: a file proving that the check says
     false). Returns the path and the template context."""
-    inputs = cert_inputs(cert)
-    ctx = cert_context(inputs, stem or cert_stem(cert, mutant=mutant),
-                       mutation_text(cert) if mutant else None, chunk_words)
+    text, ctx = cert_module(cert, mutant, chunk_words, stem)
     path = os.path.join(coq_dir(out_dir), ctx["name"] + ".v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    write_atomic(path, render_text("DealAuto.v.j2" if inputs.autoplay else "Deal.v.j2", **ctx))
+    write_atomic(path, text)
     return path, ctx
 
 
@@ -296,14 +390,13 @@ def render_win(indices: Sequence[int], start: spec.State, rules, out_dir: str,
     if not check_win(rules.spec(), start, indices):
         raise ValueError("the move list does not replay to a won position under these rules")
     ctx = {
-        "name": stem or "Win" + default_stem(start, rules, deal),
-        "rules_coq": rules_coq(rules),
-        "rules_text": rules_text(rules),
+        "name": checked_stem(stem or "Win" + default_stem(start, rules, deal)),
         "theorem_name": theorem_short_name(deal, "winnable"),
         "move_count": len(indices),
         "solution_rows": ["; ".join(str(i) for i in indices[k:k + SOLUTION_ROW])
                           for k in range(0, len(indices), SOLUTION_ROW)],
     }
+    ctx.update(_rules_context(rules))
     ctx.update(_start_context(start, deal, label))
     path = os.path.join(coq_dir(out_dir), ctx["name"] + ".v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -312,6 +405,11 @@ def render_win(indices: Sequence[int], start: spec.State, rules, out_dir: str,
 
 
 # -- Running coqc --------------------------------------------------------------------------------------
+
+UNWINNABLE = "forall s, Reachable {r} {s} s -> ~ Won s"      # statements: {r} the rules, {s} the start
+WINNABLE = "exists s, Reachable {r} {s} s /\\ Won s"
+GENERATED_PREFIX = "Generated"      # the logical path of <out>/coq: Generated.<Stem>, Generated.check.<Stem>
+
 
 def find_coqc() -> Optional[str]:
     return shutil.which("coqc")
@@ -329,31 +427,47 @@ class CoqRun:
     max_rss_kib: int
     output: str
     log: str
-    assumptions: Optional[List[str]] = None   # None: no `Print Assumptions` output; []: closed
+    assumptions: Optional[List[Tuple[str, str]]] = None   # the driver's report: None if none (or not one)
     extra: Dict = field(default_factory=dict)
 
     @property
+    def unexpected(self) -> List[str]:
+        """The assumptions that are not a primitive with its type, as `name : type`."""
+        return [f"{n} : {t}" for n, t in self.assumptions or () if PRIMITIVE_SIGNATURES.get(n) != t]
+
+    @property
     def only_primitives(self) -> bool:
-        return self.assumptions is not None and all(a in PRIMITIVES for a in self.assumptions)
+        return self.assumptions is not None and not self.unexpected
 
 
-def parse_assumptions(output: str) -> Optional[List[str]]:
-    """The names `Print Assumptions` listed (its last report in `output`); [] for a closed theorem,
-    None when there is no report."""
-    i_closed = output.rfind(CLOSED)
-    i_axioms = output.rfind("Axioms:")
-    if i_closed < 0 and i_axioms < 0:
-        return None
-    if i_closed > i_axioms:
+def parse_assumptions(output: str) -> Optional[List[Tuple[str, str]]]:
+    """The report of one `Print Assumptions`, which must be all of ``output`` (the driver's standard output):
+    [] for "Closed under the global context", else its (name, type) pairs, white space in each type made
+    single spaces (a long entry is printed over several lines). None for anything else: another section
+    (`Theory:`, ...), a line saying that something relies on an unsafe fixpoint or universe hierarchy or
+    is assumed to be guarded, an entry that is not `name : type`, or any text before or after."""
+    lines = output.strip().splitlines()
+    if lines == [CLOSED]:
         return []
-    names = []
-    for line in output[i_axioms + len("Axioms:"):].splitlines()[1:]:
-        m = re.match(r"^(\S+) : ", line)
-        if m:
-            names.append(m.group(1))
-        elif line and not line[0].isspace():
-            break
-    return names
+    if not lines or lines[0] != "Axioms:":
+        return None
+    entries: List[List[str]] = []
+    for line in lines[1:]:
+        if not line.strip():
+            return None
+        if line[0].isspace():
+            if not entries:
+                return None
+            entries[-1].append(line)
+        else:
+            entries.append([line])
+    out = []
+    for parts in entries:
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_'.]*) : (.+)", " ".join(" ".join(parts).split()))
+        if not m:
+            return None
+        out.append((m.group(1), m.group(2)))
+    return out or None
 
 
 def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] = None) -> CoqRun:
@@ -373,38 +487,80 @@ def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] 
         p.returncode = os.waitstatus_to_exitcode(status)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         out = f.read()
-    return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=rss, output=out,
-                  log=log_path, assumptions=parse_assumptions(out))
+    return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=rss, output=out, log=log_path)
 
+
+# -- The library: coq/FreeCell/*.v, compiled into <out>/coq-lib ------------------------------------------
 
 def library_dir(out_dir: str) -> str:
-    return os.path.join(coq_dir(out_dir), "lib")
+    return os.path.join(os.path.abspath(out_dir), "coq-lib")
 
 
-def build_library(coqc: str, out_dir: str) -> Optional[str]:
-    """Compile coq/FreeCell/*.v into <out_dir>/coq/lib (unless a stamp says it is current: same sources,
-    same coqc). Returns None, or the first lines of coqc's complaint."""
+def _source(name: str) -> bytes:
+    with open(os.path.join(COQ_SRC, name + ".v"), "rb") as f:
+        return f.read()
+
+
+def imports(text: str) -> List[str]:
+    """The files of the library a Coq text names in its `From FreeCell Require …` lines."""
+    return [n for m in re.finditer(r"^From FreeCell Require (?:Import |Export )?([A-Za-z ]+)\.", text, re.M)
+            for n in m.group(1).split()]
+
+
+def library_closure(names: Sequence[str]) -> List[str]:
+    """``names`` and every file of the library they import, in LIBRARY's (dependency) order."""
+    need, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in need:
+            continue
+        if name not in LIBRARY:
+            raise FreecellError(f"FreeCell.{name} is not a file of the Coq library ({', '.join(LIBRARY)})")
+        need.add(name)
+        todo += imports(_source(name).decode("utf-8", "replace"))
+    return [n for n in LIBRARY if n in need]
+
+
+def library_changes(names: Sequence[str] = LIBRARY) -> List[str]:
+    """One line for each file of coq/FreeCell/ among ``names`` whose SHA-256 is not the one PINNED gives."""
+    out = []
+    for name in names:
+        try:
+            digest = hashlib.sha256(_source(name)).hexdigest()
+        except OSError:
+            out.append(f"coq/FreeCell/{name}.v is missing")
+            continue
+        if digest != PINNED[name]:
+            out.append(f"coq/FreeCell/{name}.v is not the pinned file (sha256 {digest[:16]}..., pinned "
+                       f"{PINNED[name][:16]}...)")
+    return out
+
+
+def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Optional[str]:
+    """Compile ``names`` and the files they import from coq/FreeCell/ into <out_dir>/coq-lib; a file whose
+    stamp says it is current (same text, same coqc, the same stamps for what it imports) is kept. Returns
+    None, or the first lines of coqc's complaint."""
     lib = library_dir(out_dir)
     os.makedirs(lib, exist_ok=True)
-    digest = hashlib.sha256(coqc_version(coqc).encode())
-    for name in LIBRARY:
-        with open(os.path.join(COQ_SRC, name + ".v"), "rb") as f:
-            digest.update(f.read())
-    stamp = os.path.join(lib, "stamp")
-    want = digest.hexdigest()
-    if os.path.exists(stamp) and open(stamp).read().strip() == want and \
-            all(os.path.exists(os.path.join(lib, n + ".vo")) for n in LIBRARY):
-        return None
-    if os.path.exists(stamp):
-        os.remove(stamp)
-    for name in LIBRARY:
-        cmd = [coqc, "-q", "-Q", COQ_SRC, "FreeCell", "-Q", lib, "FreeCell",
-               "-o", os.path.join(lib, name + ".vo"), os.path.join(COQ_SRC, name + ".v")]
+    version = coqc_version(coqc)
+    stamps: Dict[str, str] = {}
+    for name in library_closure(names):
+        text = _source(name)
+        digest = hashlib.sha256(version.encode() + b"\0" + text)
+        for dep in library_closure(imports(text.decode("utf-8", "replace"))):
+            digest.update(stamps[dep].encode())
+        stamps[name] = want = digest.hexdigest()
+        stamp, vo = os.path.join(lib, name + ".stamp"), os.path.join(lib, name + ".vo")
+        if os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
+            continue
+        if os.path.exists(stamp):
+            os.remove(stamp)
+        cmd = [coqc, "-q", "-Q", lib, "FreeCell", "-o", vo, os.path.join(COQ_SRC, name + ".v")]
         p = subprocess.run(cmd, cwd=lib, capture_output=True, text=True)
         if p.returncode != 0:
             refuse_if_disk_full(lib)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
-    write_atomic(stamp, want + "\n")
+        write_atomic(stamp, want + "\n")
     return None
 
 
@@ -424,23 +580,101 @@ def refuse_if_disk_full(folder: str):
                             f"nothing was checked by Coq")
 
 
+def _load_path(out_dir: str) -> List[str]:
+    return ["-Q", library_dir(out_dir), "FreeCell", "-Q", coq_dir(out_dir), GENERATED_PREFIX]
+
+
 def run_coqc(coqc: str, path: str, out_dir: str, progress: bool = False) -> CoqRun:
-    """coqc on a generated file, against the library in <out_dir>/coq/lib."""
-    lib = library_dir(out_dir)
+    """coqc on a file of <out_dir>/coq (the module Generated.<Stem>), against the library in <out_dir>/coq-lib."""
+    path = os.path.abspath(path)
     log = os.path.splitext(path)[0] + ".log"
-    cmd = [coqc, "-q", "-noglob", "-Q", lib, "FreeCell", os.path.basename(path)]
-    return _run(cmd, log, os.path.dirname(os.path.abspath(path)),
-                progress_label=f"coqc {os.path.basename(path)}" if progress else None)
+    cmd = [coqc, "-q", "-noglob"] + _load_path(out_dir) + [path]
+    return _run(cmd, log, os.path.dirname(path), progress_label=f"coqc {os.path.basename(path)}" if progress else None)
+
+
+# -- The driver: the statement, checked apart from the file that proves it ----------------------------
+
+IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+def full_statement(statement: str, ctx: Dict) -> str:
+    """A statement (``{r}``: the rules, ``{s}``: the start; naming Reachable and Won) as the driver writes it:
+    every name of the spec by its full path, the rules and the start written out (ctx's `rules_full` and
+    `start_full`: numbers only)."""
+    text = re.sub(r"\b(Reachable|Won)\b", SPEC + r".\1", statement)
+    return text.format(r=ctx["rules_full"], s=ctx["start_full"])
+
+
+def driver_text(module: str, theorem: str, statement: str) -> str:
+    """The driver (templates/coq/Check.v.j2) of ``module``'s ``theorem`` (identifiers only) and a statement
+    by full paths."""
+    for part in module.split(".") + [theorem]:
+        if not IDENT.match(part):
+            raise ValueError(f"not a Coq identifier: {part!r}")
+    return render_text("Check.v.j2", module=module, theorem=theorem, statement=statement)
+
+
+def driver_path(path: str) -> str:
+    """Where the driver of the module at ``path`` (<out>/coq/<Stem>.v) goes: <out>/coq/check/<Stem>.v."""
+    return os.path.join(os.path.dirname(os.path.abspath(path)), "check", os.path.basename(path))
+
+
+def check_statement(coqc: str, path: str, ctx: Dict, statement: str, out_dir: str) -> CoqRun:
+    """Write and compile the driver of the (compiled) module at ``path``, which must be in <out_dir>/coq;
+    the run's `assumptions` are its `Print Assumptions` report, read from its standard output alone."""
+    path = os.path.abspath(path)
+    if os.path.dirname(path) != coq_dir(out_dir):
+        raise ValueError(f"{path} is not in {coq_dir(out_dir)}")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    drv = driver_path(path)
+    os.makedirs(os.path.dirname(drv), exist_ok=True)
+    write_atomic(drv, driver_text(f"{GENERATED_PREFIX}.{stem}", ctx["theorem_name"], full_statement(statement, ctx)))
+    t0 = time.perf_counter()
+    p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=os.path.dirname(drv),
+                       capture_output=True, text=True, errors="replace")
+    log = os.path.splitext(drv)[0] + ".log"
+    write_atomic(log, p.stdout + p.stderr)
+    return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=0, output=p.stdout + p.stderr,
+                  log=log, assumptions=parse_assumptions(p.stdout) if p.returncode == 0 else None,
+                  extra={"driver": drv})
+
+
+def _coq_error(output: str) -> str:
+    """coqc's complaint in one line: from its `Error:` on (or its last line)."""
+    i = output.find("Error:")
+    text = output[i:] if i >= 0 else (output.strip().splitlines() or ["no output"])[-1]
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def assumptions_words(run: CoqRun) -> str:
     if run.assumptions is None:
-        return "no Print Assumptions output"
+        return "no Print Assumptions report"
     if not run.assumptions:
         return "closed under the global context (no axioms)"
     if run.only_primitives:
-        return "no axioms; only Coq's primitive integers and arrays (" + ", ".join(run.assumptions) + ")"
-    return "ASSUMES " + ", ".join(a for a in run.assumptions if a not in PRIMITIVES)
+        n = len(run.assumptions)
+        return f"no axioms; only Coq's primitive integers and arrays ({n} primitive{'' if n == 1 else 's'}, each with its type)"
+    return "ASSUMES " + "; ".join(run.unexpected)
+
+
+# -- coqchk: the compiled files checked again, without the virtual machine ------------------------------
+
+COQCHK_CLEAN = ("* Theory: Set is predicative", "* Constants/Inductives relying on unsafe (co)fixpoints: <none>",
+                "* Inductives whose positivity is assumed: <none>")
+
+
+def run_coqchk(coqchk: str, path: str, out_dir: str, names: Sequence[str]) -> CoqRun:
+    """coqchk on the library files ``names``, the module at ``path`` and its driver (each checked, Coq's
+    standard library loaded unchecked); ok when coqchk accepts them and its summary names no unsafe fixpoint,
+    no assumed positivity and no collapsed universe hierarchy."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    cmd = [coqchk, "-silent", "-o"] + _load_path(out_dir)
+    for lib in [f"FreeCell.{n}" for n in names] + [f"{GENERATED_PREFIX}.{stem}", f"{GENERATED_PREFIX}.check.{stem}"]:
+        cmd += ["-norec", lib]
+    run = _run(cmd, os.path.splitext(driver_path(path))[0] + ".coqchk.log", coq_dir(out_dir))
+    run.ok = run.ok and all(line in run.output for line in COQCHK_CLEAN) and "inconsistent" not in run.output
+    return run
 
 
 # -- Checking a file: what certgen.prove.prove_coq calls ---------------------------------------------------
@@ -450,25 +684,40 @@ def _mib(kib: int) -> str:
 
 
 def prove_cert(cert, out_dir: str, coqc: Optional[str], progress: bool = False,
-               say: Callable = print) -> Tuple[int, Optional[CoqRun]]:
+               say: Callable = print, coqchk: bool = False) -> Tuple[int, Optional[CoqRun]]:
     """Render a certificate's Coq file and run coqc on it. (exit status, run): 0 proven, 1 not, 3 no coqc."""
     path, ctx = render_cert(cert, out_dir)
     n = len(ctx["chunks"])
     say(f"  wrote {shown(path)} ({ctx['state_count']:,} positions in {ctx['word_count']:,} integers, "
         f"{n} array{'' if n == 1 else 's'})")
-    return check_file(path, ctx, out_dir, coqc, "forall s, Reachable {r} {s} s -> ~ Won s", progress, say)
+    return check_file(path, ctx, out_dir, coqc, UNWINNABLE, progress, say, coqchk)
 
 
 def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statement: str, progress: bool = False,
-               say: Callable = print) -> Tuple[int, Optional[CoqRun]]:
-    """coqc on a rendered file (the library first), and plain words on what Coq did (or did not)."""
-    statement = statement.format(r=ctx["rules_coq"], s=ctx["start_coq"])
-    say(f"4/4 coq: coqc {shown(path)}")
+               say: Callable = print, coqchk: bool = False, step: str = "4/4 coq") -> Tuple[int, Optional[CoqRun]]:
+    """coqc on a rendered file (the library first), then its driver: the statement (``{r}`` the rules, ``{s}``
+    the start) by full paths, and its assumptions; with ``coqchk``, coqchk on the compiled files. Plain words
+    on what Coq did (or did not); "proven" only when all of it passed. (status, the module's run, its
+    `assumptions` the driver's): 0 proven, 1 not, 3 no coqc (or no coqchk when asked for)."""
+    shown_statement = statement.format(r=ctx["rules_coq"], s=ctx["start_coq"])
+    say(f"{step}: coqc {shown(path)}")
     if coqc is None:
         print("coqc is not on PATH (Debian: apt-get install coq): the Coq file is kept, and NOTHING was "
               "checked by Coq.", file=sys.stderr)
         return 3, None
-    err = build_library(coqc, out_dir)
+    checker = shutil.which("coqchk") if coqchk else None
+    if coqchk and checker is None:
+        print("coqchk is not on PATH (it comes with coqc): NOTHING was checked again by coqchk.", file=sys.stderr)
+        return 3, None
+    with open(path, encoding="utf-8") as f:
+        names = library_closure(imports(f.read()))
+    changed = library_changes(names)
+    if changed:
+        why = "the statement would mean something else" if changed[0].startswith("coq/FreeCell/Spec.v") else \
+            "a library file that is not the reviewed one (certgen/coq.py PINNED)"
+        say(f"{changed[0]}: {why}: NOT proven")
+        return 1, None
+    err = build_library(coqc, out_dir, names)
     if err:
         say(f"the Coq library does not compile: {err}: NOT proven")
         return 1, None
@@ -479,9 +728,80 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
         last = [l for l in run.output.strip().splitlines() if l.strip()][-1:] or ["no output"]
         say(f"coqc failed ({figures}; {last[0].strip()}; log {shown(run.log)}): NOT proven")
         return 1, run
-    if run.assumptions is None or not run.only_primitives:
-        say(f"coqc succeeded but the theorem's assumptions are not Coq's own ({assumptions_words(run)}): "
-            f"NOT proven")
+    drv = check_statement(coqc, path, ctx, statement, out_dir)
+    run.assumptions, run.extra["driver"] = drv.assumptions, drv
+    where = f"driver {shown(drv.extra['driver'])}, log {shown(drv.log)}"
+    if not drv.ok:
+        say(f"the statement check failed ({where}): {_coq_error(drv.output)}: NOT proven")
         return 1, run
-    say(f"proven by Coq: {ctx['theorem_name']} : {statement} ({figures}; {assumptions_words(run)})")
+    if drv.assumptions is None:
+        first = (drv.output.strip().splitlines() or ["nothing"])[0]
+        say(f"the driver's Print Assumptions gave no report of axioms only ({where}; it begins {first!r}): NOT proven")
+        return 1, run
+    if not run.only_primitives:
+        say(f"coqc succeeded but the theorem's assumptions are not Coq's own ({assumptions_words(run)}): NOT proven")
+        return 1, run
+    if checker:
+        chk = run_coqchk(checker, path, out_dir, names)
+        run.extra["coqchk"] = chk
+        if not chk.ok:
+            say(f"coqchk refused the compiled files ({chk.seconds:.1f} s; {_coq_error(chk.output)}; log "
+                f"{shown(chk.log)}): NOT proven")
+            return 1, run
+        figures += f", coqchk {chk.seconds:.1f} s, peak {_mib(chk.max_rss_kib)}"
+    say(f"proven by Coq: {ctx['theorem_name']} : {shown_statement} ({figures}; statement checked by the driver "
+        f"{shown(drv.extra['driver'])}; {assumptions_words(run)})")
     return 0, run
+
+
+# -- audit-coq: a module held to its certificate and the library to its pins ----------------------------------
+
+def _first_difference(have: bytes, want: bytes) -> str:
+    a, b = have.decode("utf-8", "replace").splitlines(), want.decode("utf-8", "replace").splitlines()
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"line {i + 1} is {ascii(x[:70])}, the rendering has {ascii(y[:70])}"
+    i = min(len(a), len(b))
+    if len(a) != len(b):
+        extra = (a if len(a) > len(b) else b)[i]
+        return f"{'it' if len(a) > len(b) else 'the rendering'} has more lines, from line {i + 1}: {ascii(extra[:70])}"
+    return "the bytes differ (line ends or the end of the file)"
+
+
+def audit_file(path: str, cert_path: Optional[str], coqc: Optional[str], say: Callable = print,
+               coqchk: bool = False) -> int:
+    """Hold the module at ``path`` to the one rendered from its certificate (``cert_path``, default
+    <folder above>/<Stem>.cert), byte for byte, and coq/FreeCell/ to its pinned digests; then compile the
+    rendering in a fresh folder, its library from coq/FreeCell/, and check it through the driver.
+    0 audited and proven, 1 refused, 3 no coqc."""
+    from . import certificate
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if not path.endswith(".v") or not IDENT.match(stem):
+        raise FreecellError(f"{path}: not a generated Coq module (<Stem>.v, a letter then letters and digits)")
+    if not os.path.isfile(path):
+        raise FreecellError(f"{path}: no such file")
+    cert_path = cert_path or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))), stem + ".cert")
+    if not os.path.isfile(cert_path):
+        raise FreecellError(f"{path}: no certificate at {cert_path} (give --cert CERT)")
+    changed = library_changes()
+    if changed:
+        more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+        say(f"{shown(path)}: {changed[0]}{more}: NOT audited")
+        return 1
+    cert = certificate.read(cert_path)
+    if stem != cert_stem(cert):
+        say(f"{shown(path)}: {shown(cert_path)} is the certificate of {user_text(cert.label())} (its module is "
+            f"{cert_stem(cert)}.v), not of this module: NOT audited")
+        return 1
+    want, _ = cert_module(cert)
+    with open(path, "rb") as f:
+        have = f.read()
+    if have != want.encode("utf-8"):
+        say(f"{shown(path)} is not the module rendered from {shown(cert_path)}: "
+            f"{_first_difference(have, want.encode('utf-8'))}: NOT audited")
+        return 1
+    say(f"audit-coq: {shown(path)} is the module rendered from {shown(cert_path)}; coq/FreeCell/*.v have their "
+        f"pinned digests")
+    with tempfile.TemporaryDirectory(prefix="audit-coq-") as tmp:
+        fresh, ctx = render_cert(cert, tmp)
+        return check_file(fresh, ctx, tmp, coqc, UNWINNABLE, say=say, coqchk=coqchk, step="audit-coq")[0]

@@ -322,9 +322,10 @@ def coq_check(prover: Prover, run: Callable, say: Callable) -> Outcome:
 
 
 def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, lean_dir: Optional[str],
-                   progress: bool, say: Callable, coq_out: Optional[str] = None) -> int:
+                   progress: bool, say: Callable, coq_out: Optional[str] = None, coqchk: bool = False) -> int:
     """Steps 3-4 for checked certificates: each prover renders its files and checks them; then one line
-    per prover and the exit status (see :func:`closing`)."""
+    per prover and the exit status (see :func:`closing`). ``coqchk``: Coq's compiled files checked again by
+    coqchk."""
     outcomes = []
     for prover in provers:
         if prover.key == "lean":
@@ -338,7 +339,7 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
             for p in done:
                 say("3/4 render: the Coq file")
                 results.append(coq_check(prover, lambda coqc, s, p=p: coq.prove_cert(
-                    p.cert, coq_out or out_dir, coqc, progress, s), say))
+                    p.cert, coq_out or out_dir, coqc, progress, s, coqchk), say))
             worst = max(results, key=lambda o: (o.status == REFUSED, o.status == NOT_AVAILABLE))
             outcomes.append(Outcome(worst.status, "\n".join(o.line for o in results)
                                     if worst.status == PROVED else worst.line))
@@ -370,7 +371,8 @@ def prove_win_command(source: Source, rules: Rules) -> str:
 def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = None,
           max_states: Optional[int] = None, progress: bool = False, say: Callable = print,
           memory: Optional[int] = None, tmp: Optional[str] = None, on_disk: bool = False,
-          work_dir: Optional[str] = None, prover: Optional[str] = None, win: bool = False) -> int:
+          work_dir: Optional[str] = None, prover: Optional[str] = None, win: bool = False,
+          coqchk: bool = False) -> int:
     """The pipeline for one start: find the provers, explore and write the certificate, check it with both
     checkers, render each prover's file, run each prover; one closing line per prover (:func:`closing`).
     First the solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing
@@ -390,14 +392,14 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
         return NOT_AVAILABLE
     p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
     if p.cert is None and p.verdict == "winnable" and win:
-        return prove_line(source, rules.plain(), provers, out_dir, max_states, say)
+        return prove_line(source, rules.plain(), provers, out_dir, max_states, say, coqchk)
     if p.cert is None:
         say(f"nothing to prove: the verdict is {p.verdict}"
             + (" (try `make prove-win`)" if p.verdict == "winnable" else ""))
         return REFUSED
     if not p.ok:
         return REFUSED
-    return prove_prepared([p], provers, out_dir, lean_dir, progress, say)
+    return prove_prepared([p], provers, out_dir, lean_dir, progress, say, coqchk=coqchk)
 
 
 def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: Callable):
@@ -412,7 +414,7 @@ def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: C
 
 
 def prove_line(source: Source, rules: Rules, provers: List[Prover], out_dir: str, max_states: Optional[int],
-               say: Callable) -> int:
+               say: Callable, coqchk: bool = False) -> int:
     """A winnable start: its winning line's theorem `exists s, Reachable rules start s /\\ Won s`, checked by
     each prover (Lean: the Win module and lake build, as prove-win; Coq: its file and coqc)."""
     say("2/4 solve: a short winning line (the C solver), replayed against spec.moves in Python")
@@ -437,7 +439,7 @@ def prove_line(source: Source, rules: Rules, provers: List[Prover], out_dir: str
             path, ctx = coq.render_win(indices, start, rules, out_dir, deal=deal, label=label, stem=stem)
             say(f"  wrote {shown(path)}")
             outcomes.append(coq_check(prover, lambda coqc, s: coq.check_file(
-                path, ctx, out_dir, coqc, "exists s, Reachable {r} {s} s /\\ Won s", False, s), say))
+                path, ctx, out_dir, coqc, coq.WINNABLE, False, s, coqchk), say))
     return closing(outcomes, say)
 
 

@@ -18,7 +18,7 @@ What is rendered (see docs/TRUST.md for what each part means for trust):
 Every generated module starts with GENERATED_MARK and has a line `-- render: {json}` holding what it
 was rendered from (besides a certificate, for Deal and Mutant modules), so certgen/audit.py can render it
 again and compare the text. User-supplied text (a board's file name, a deal code, a mutation's name, a
-standalone file's name) reaches a Lean file only through `comment_text`, inside comments.
+standalone file's name) reaches a Lean file only through `certgen.usertext.user_text`, inside comments.
 
 File names come from the start's Source (solver/source.py: Deal11982, CodeN1Cells1, Board1a2b3c4d, ...),
 so a certificate, its module and its standalone file always agree.
@@ -35,7 +35,6 @@ Every file is written atomically (solver/atomic.py).
 import json
 import os
 import re
-import string
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import jinja2
@@ -50,6 +49,7 @@ from solver.source import Source
 
 from .members import Members, decode
 from .paths import CERT_LEAN, DECODE_LEAN, GENERATED, ROOT, SPEC_LEAN, TEMPLATES
+from .usertext import user_text
 
 LEAN_VERSION = "4.35.0"
 GENERATOR = "freecell-proof certgen"
@@ -64,21 +64,9 @@ RANKS = "A23456789TJQK"
 SUITS = "♣♦♥♠"
 
 
-# -- User text in Lean files --------------------------------------------------------------------------
+# -- Names in Lean files ------------------------------------------------------------------------------
 
-COMMENT_CHARS = frozenset(string.ascii_letters + string.digits + " .,:;_+=#()[]!?&*%'<>-")
-COMMENT_TEXT_LIMIT = 100
 STEM = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
-
-
-def comment_text(text) -> str:
-    """User text (a board's file name, a deal code, a mutation's name) as it may stand in a Lean comment:
-    every character outside ASCII letters, digits, space and `.,:;_+=#()[]!?&*%'<>-` becomes `_`, and
-    the text is cut to COMMENT_TEXT_LIMIT characters. With no `/` left, the text can neither close a
-    block or doc comment (`-/`) nor open a nested one (`/-`); with no newline it cannot end a `--`
-    comment; quotes, backslashes, backticks and non-ASCII letters go too."""
-    out = "".join(ch if ch in COMMENT_CHARS else "_" for ch in str(text))
-    return out if len(out) <= COMMENT_TEXT_LIMIT else out[:COMMENT_TEXT_LIMIT - 3] + "..."
 
 
 def checked_stem(stem: str) -> str:
@@ -333,7 +321,7 @@ def _start_context(start: spec.State, deal: Optional[int]) -> Dict:
 def _title(deal: Optional[int], label: Optional[str]) -> str:
     if deal is not None:
         return f"Microsoft FreeCell deal #{int(deal)}"
-    return f"The position {comment_text(label)}" if label else "The position `start`"
+    return f"The position {user_text(label)}" if label else "The position `start`"
 
 
 def _strip_imports(text: str) -> str:
@@ -379,7 +367,7 @@ def cert_context(states: Iterable[spec.State], start: spec.State, rules: Rules =
     states = list(states)
     ctx = _names(stem or default_stem(start, rules, deal), deal, label, rules, "unwinnable")
     ctx.update(state_count=len(states), cert_text=cert_text(start, states), mutant=mutation is not None,
-               mutation=comment_text(mutation or ""),
+               mutation=user_text(mutation or ""),
                render_json=render_line("mutant" if mutation is not None else "deal"))
     ctx.update(_start_context(start, deal))
     return ctx
@@ -418,7 +406,7 @@ def write_mutant(states, start, rules=STANDARD, deal=None, lean_dir=None, stem=N
 
 def standalone_text(ctx: Dict, file_name: str) -> str:
     return render_text(
-        "Standalone.lean.j2", file_name=comment_text(file_name), spec_text=_read(SPEC_LEAN),
+        "Standalone.lean.j2", file_name=user_text(file_name), spec_text=_read(SPEC_LEAN),
         cert_lean_text=_strip_imports(_read(CERT_LEAN)), decode_lean_text=_strip_imports(_read(DECODE_LEAN)),
         **ctx)
 
@@ -444,7 +432,7 @@ def win_context(indices: Sequence[int], start: spec.State, rules: Rules = STANDA
     inputs = {"deal": int(deal) if deal is not None else None, "rules": rules.to_dict(), "moves": indices,
               "kernel": bool(kernel), "stem": stem}
     if deal is None:
-        inputs.update(start=spec.to_position(start), label=comment_text(label) if label else None)
+        inputs.update(start=spec.to_position(start), label=user_text(label) if label else None)
     ctx.update(move_count=len(indices), solution_rows=rows, kernel=bool(kernel),
                render_json=render_line("win", **inputs))
     ctx.update(_start_context(start, deal))
@@ -591,7 +579,7 @@ def mutation_text(cert) -> str:
     text = str(m.get("kind", "unknown"))
     if text.startswith("random"):
         text += f", seed {m.get('seed', 0)}"
-    return comment_text(text)
+    return user_text(text)
 
 
 def refuse_column_order(cert, name: Optional[str] = None) -> None:

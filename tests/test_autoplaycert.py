@@ -332,8 +332,8 @@ def test_small_certificates_are_proven_by_coq(out, deal, cells):
     assert f"Lemma certificate_ok : checkCertAuto hashKey (rules {cells} false 0) (msDeal {deal}) cert = true." in text
     assert f"Theorem freecell_{deal}_unwinnable : forall s, Reachable (rules {cells} false 0) (msDeal {deal}) s -> " \
            f"~ Won s." in text
-    res = coqc_file(path, out)
-    assert res.ok and res.only_primitives, res.output[-3000:]
+    status, res = coq.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
+    assert status == 0 and res.only_primitives, res.output[-3000:]
 
 
 @needs_coqc
@@ -348,10 +348,10 @@ def test_a_board_start_is_proven_its_validity_computed(out):
     cert = certificate.make({"kind": "board", "name": "deal3-mid.txt"}, {**AUTO, "cells": 1},
                             spec.to_position(start), recs)
     assert checker.check(cert).ok
-    path, _ = coq.render_cert(cert, out, stem="AutoBoard")
+    path, ctx = coq.render_cert(cert, out, stem="AutoBoard")
     assert "Definition start : State :=" in open(path, encoding="utf-8").read()
-    run_ = coqc_file(path, out)
-    assert run_.ok and run_.only_primitives, run_.output[-3000:]
+    status, run_ = coq.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
+    assert status == 0 and run_.only_primitives, run_.output[-3000:]
 
 
 def mutant_of(kind):

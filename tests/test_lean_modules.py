@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from certgen import audit, certificate, render
+from certgen import audit, certificate, render, usertext
 from certgen.lake import config_args
 from solver import deals, packed, search, spec
 from solver.lines import step_indices
@@ -49,13 +49,13 @@ def comments_of(text):
 
 # -- 1. User text ------------------------------------------------------------------------------------------
 
-def test_comment_text_is_a_safe_alphabet():
+def test_user_text_is_a_safe_alphabet():
     for name in HOSTILE:
-        safe = render.comment_text(name)
-        assert set(safe) <= render.COMMENT_CHARS and len(safe) <= render.COMMENT_TEXT_LIMIT
+        safe = usertext.user_text(name)
+        assert set(safe) <= usertext.ALLOWED and len(safe) <= usertext.LIMIT
         assert "/" not in safe and "\n" not in safe and "`" not in safe
-    assert render.comment_text("SOL1-freecell-cells=4-N7") == "SOL1-freecell-cells=4-N7"  # codes stay readable
-    assert render.comment_text("/tmp/x-/board.txt") == "_tmp_x-_board.txt"
+    assert usertext.user_text("SOL1-freecell-cells=4-N7") == "SOL1-freecell-cells=4-N7"  # codes stay readable
+    assert usertext.user_text("/tmp/x-/board.txt") == "_tmp_x-_board.txt"
     for bad in ("A.B", "1x", "x-y", "", "Deal 1"):
         with pytest.raises(ValueError):
             render.checked_stem(bad)
@@ -94,7 +94,7 @@ def test_hostile_names_keep_the_comment_structure(tmp_path, small_cert, name):
     for hostile, benign in pairs:
         structure_matches(hostile, benign)
         raw = name.strip()
-        if any(ch not in render.COMMENT_CHARS for ch in raw):
+        if any(ch not in usertext.ALLOWED for ch in raw):
             assert raw not in hostile
     # certificate level: the board's name is the certificate's label, and it also names the module
     cert = certificate.Certificate(source={"kind": "board", "name": name}, rules=small_cert.rules,

@@ -26,8 +26,11 @@ columns that are a permutation of each other (`ColEquiv_iff`).
 
 What it does not prove: nothing here looks at the C core. That its canonical form of a position is a
 reordering of the columns, that its enumeration is complete, or that the survey reads it correctly is
-NOT verified; no certificate of an enumeration up to column order is checked by Coq or Lean. The
-lemma is proved in Coq about the Coq spec, not in Lean about Spec.lean. Coq's standard library only;
+NOT verified here. It does not need to be for a certificate: `CertUpTo.v` checks a certificate up to
+column order with its own `canon` (`checkCertUpTo`) and proves the theorem from it through
+`unwinnable_of_fence_up_to_column_order` (`certgen prove-coq --canonical`); a survey's classification
+that keeps no certificate stays unchecked. Lean checks no such certificate. The lemma is proved in Coq
+about the Coq spec, not in Lean about Spec.lean. Coq's standard library only;
 no axiom (`Print Assumptions` of each theorem above: "Closed under the global context",
 `tests/test_coq.py`). *)
 

@@ -1,0 +1,355 @@
+"""A proof tool must not be talked into a false theorem (issue 31), the Coq side: the one gate for user text
+(certgen/usertext.py), the driver that checks a module's statement apart from the module, `Print Assumptions`
+read with types, the pinned library files, `audit-coq` and `--coqchk`. The modules compiled here are deal
+#1 with no free cell (1 position) and boards with its layout, so each coqc run is short."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from certgen import certificate, coq, usertext
+from certgen.paths import COQ_SRC
+from solver import deals, search
+from solver.rules import Rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COQC = shutil.which("coqc")
+needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
+
+# issue 31, item 1: a board file's name that made prove-coq print "proven" for deal 1 resting on an axiom
+INJECTION = ('" *) From Coq Require Import NArith. From FreeCell Require Import Spec. Axiom add:forall P:Prop,P. '
+             'Definition start:=msDeal 1. Notation hashKey:=0. Notation cert:=0. Notation certificate_ok:=0. '
+             'Notation unwinnable_of_cert:=(fun _ _ _ _ _=>add _). (*')
+HOSTILE = [INJECTION, "*)", "(*", 'a"b', "-/", "/-", "--", "x\nAxiom bad : False.\n", "x\r\n(* y",
+           "ＡＸＩＯＭ ꓮ ℂ ∗) ❨∗", "a" * 4000, "\\\" *) Axiom z : False. (* \\\"", "`tick` [x] {y} <z>", "é\u202eevil"]
+
+
+def one_position_cert(source=None):
+    """Deal #1 with no free cell: no legal move, one position (as a deal, or as a board of its layout)."""
+    pos = deals.ms_deal(1)
+    res = search.explore(pos, Rules(cells=0))
+    assert res.complete and not res.won and res.states == 1
+    return certificate.make(source or {"kind": "ms", "deal": 1}, {"cells": 0, "foundation_return": False}, pos,
+                            res.records())
+
+
+def board_cert(name):
+    return one_position_cert({"kind": "board", "name": name})
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    """One output folder for the module, so the Coq library is compiled once."""
+    return str(tmp_path_factory.mktemp("coq-trust"))
+
+
+def check(path, ctx, out_dir, statement=coq.UNWINNABLE, **kw):
+    said = []
+    status, run = coq.check_file(path, ctx, out_dir, COQC, statement, say=said.append, **kw)
+    return status, run, "\n".join(said)
+
+
+# -- 1. the gate ---------------------------------------------------------------------------------------------
+
+def test_the_gate_lets_through_a_short_plain_alphabet():
+    for name in HOSTILE:
+        safe = usertext.user_text(name)
+        assert set(safe) <= usertext.ALLOWED and len(safe) <= usertext.LIMIT
+        for bad in ("(*", "*)", '"', "/", "\n", "\r", "`", "\\"):
+            assert bad not in safe
+    assert usertext.ALLOWED == set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,#:=+-")
+    assert usertext.user_text("SOL1-freecell-cells=4-N7 #3, v1.2") == "SOL1-freecell-cells=4-N7 #3, v1.2"
+    assert usertext.user_text("(*x*)") == "__x__"
+    assert usertext.user_text("a" * 4000) == "a" * 97 + "..."
+
+
+def test_no_user_text_reaches_a_coq_module_but_through_the_gate():
+    # the Coq modules of boards named by each hostile name are the same text but for the gated name
+    plain, _ = coq.cert_module(board_cert("plain"), stem="B")
+    for name in HOSTILE:
+        cert = board_cert(name)
+        text, ctx = coq.cert_module(cert, stem="B")
+        assert text == plain.replace("The position plain", "The position " + usertext.user_text(cert.label()))
+        mutated = certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
+                                          records=cert.records, info={"mutation": {"kind": name}})
+        mutant, _ = coq.cert_module(mutated, mutant=True, stem="M")
+        assert "(" + usertext.user_text(name) + ")" in mutant
+        for t, benign in ((text, plain), (mutant, None)):   # comments open and close where the template's do
+            assert '"' not in t and t.count("(*") == t.count("*)") == (benign or t).count("(*")
+
+
+@needs_coqc
+def test_hostile_names_compile_and_their_statement_is_checked(out):
+    # a board named by the injection of issue 31: the file holds the gated name, coqc compiles it, and the
+    # driver proves the statement about the board's layout written out (deal 1's, a literal position)
+    for i, name in enumerate([INJECTION, "*) (* \" -/ /- --\n"]):
+        path, ctx = coq.render_cert(board_cert(name), out, stem=f"Hostile{i}")
+        status, run, said = check(path, ctx, out)
+        assert status == 0 and run.only_primitives, said
+        assert said.splitlines()[-1].startswith("proven by Coq: position_unwinnable : forall s, Reachable "
+                                                "(rules 0 false 0) start s -> ~ Won s (coqc ")
+        driver = open(coq.driver_path(path), encoding="utf-8").read()
+        assert "(FreeCell.Spec.state\n    [[FreeCell.Spec.card 6 3; FreeCell.Spec.card 6 1; FreeCell.Spec.card 3 3;" \
+            in driver and "[]\n    [0; 0; 0; 0]) s -> ~ FreeCell.Spec.Won s." in driver
+        assert re.search(r"\(FreeCell\.Spec\.rules 0 false 0\) \(FreeCell\.Spec\.state", driver)
+        assert not re.search(r"[^A-Za-z0-9_.,;:()\[\]%~>=\-\s*]", driver.split("*)", 1)[1])  # no user text
+
+
+@needs_coqc
+@pytest.mark.slow
+def test_every_hostile_name_compiles_and_is_checked(out):
+    for i, name in enumerate(HOSTILE):
+        path, ctx = coq.render_cert(board_cert(name), out, stem=f"AllHostile{i}")
+        status, run, said = check(path, ctx, out)
+        assert status == 0 and run.only_primitives, said
+
+
+# -- 2. the statement, checked apart from the module ---------------------------------------------------------
+
+def injected(ctx, text, name=INJECTION):
+    """A module as the renderer wrote it before the gate: the board's name raw in the title, twice."""
+    lines = text.split("\n")
+    assert lines[1].startswith("(* The position ")
+    lines[1] = f"(* The position {name}, {ctx['rules_text']}: {ctx['state_count']} positions. *)"
+    return "\n".join(lines).replace(f"(** {ctx['title']} cannot", f"(** The position {name} cannot")
+
+
+@needs_coqc
+@pytest.mark.parametrize("name,reason", [
+    (INJECTION, "(ASSUMES Injected.add : forall P : Prop, P): NOT proven"),
+    (INJECTION.replace("msDeal 1", "msDeal 2"), "the statement check failed"),
+    (INJECTION.replace(" Definition start:=msDeal 1.", ""), "coqc failed"),
+])
+def test_the_injection_of_issue_31_is_refused(out, name, reason):
+    # the file the renderer wrote before the gate, for a board with deal 1's layout: with `start := msDeal 1`
+    # (the layout itself) it compiles and the statement matches, but it rests on the axiom `add`; with
+    # `msDeal 2` the driver's statement about the board's literal position does not match; with no `start`
+    # coqc refuses it. Each time: NOT proven, status 1
+    path, ctx = coq.render_cert(board_cert(name), out, stem="Injected")
+    text = injected(ctx, open(path, encoding="utf-8").read(), name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    status, run, said = check(path, ctx, out)
+    assert status == 1 and "proven by Coq" not in said and said.endswith("NOT proven") and reason in said, said
+
+
+@needs_coqc
+def test_an_axiom_named_like_a_primitive_is_refused(out):
+    # the module proves its real statement from an axiom called `add`: the kernel accepts the definition, the
+    # driver's Print Assumptions lists `Generated.<Stem>.add`-ish with its type, which is no primitive's
+    path, ctx = coq.render_cert(one_position_cert(), out, stem="AxiomAdd")
+    text = open(path, encoding="utf-8").read()
+    text = text.replace("Import ListNotations.", "Axiom add : forall P : Prop, P.\nImport ListNotations.")
+    text = re.sub(r"Proof\. exact \(unwinnable_of_cert .*?\)\. Qed\.", "Proof. exact (add _). Qed.", text)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    status, run, said = check(path, ctx, out)
+    assert status == 1 and "(ASSUMES AxiomAdd.add : forall P : Prop, P): NOT proven" in said, said
+
+
+def shadowed(text, where):
+    """The module of deal 1 with no free cell made to state `Reachable standard (msDeal 1)` (false: deal 1 is
+    winnable) with `standard` meaning the rules with no free cell: defined in the data region, or left to a
+    Decode.v that defines it."""
+    text = text.replace("(rules 0 false 0)", "standard")
+    if where == "data":
+        text = text.replace("Definition chunk0", "Definition standard := rules 0 false 0.\nDefinition chunk0", 1)
+    return text
+
+
+def standard_ctx(ctx):
+    """What the shadowed file claims: the standard rules."""
+    return dict(ctx, **coq._rules_context(Rules()))
+
+
+@needs_coqc
+def test_standard_shadowed_in_the_data_region_is_refused(out, tmp_path):
+    cert = one_position_cert()
+    path, ctx = coq.render_cert(cert, out)          # Deal1Cells0.v, the name audit-coq expects
+    text = shadowed(open(path, encoding="utf-8").read(), "data")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    assert coq.build_library(COQC, out) is None and coq.run_coqc(COQC, path, out).ok   # coqc alone accepts it
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "the statement check failed" in said and said.endswith("NOT proven"), said
+    # audit-coq names the line that differs from the rendering of its certificate
+    certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
+    said = []
+    assert coq.audit_file(path, str(tmp_path / "Deal1Cells0.cert"), COQC, said.append) == 1
+    assert said == [f"{path} is not the module rendered from {tmp_path / 'Deal1Cells0.cert'}: line 8 is "
+                    "'Definition standard := rules 0 false 0.', the rendering has 'Definition chunk0 : array int "
+                    ":= [| 0 | 0 |]%uint63.': NOT audited"]
+
+
+def edited_library(tmp_path, monkeypatch, name, tail):
+    """coq/FreeCell/ copied, with ``tail`` appended to ``name``.v, in place of the library."""
+    src = tmp_path / "FreeCell"
+    shutil.copytree(COQ_SRC, src)
+    with open(src / f"{name}.v", "a", encoding="utf-8") as f:
+        f.write(tail)
+    monkeypatch.setattr(coq, "COQ_SRC", str(src))
+    return src
+
+
+@pytest.fixture
+def evil_decode(tmp_path, monkeypatch):
+    """coq/FreeCell/ copied, with `Definition standard := rules 0 false 0.` at the end of Decode.v."""
+    return edited_library(tmp_path, monkeypatch, "Decode", "\nDefinition standard := rules 0 false 0.\n")
+
+
+@needs_coqc
+def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_decode, monkeypatch):
+    cert = one_position_cert()
+    work = str(tmp_path / "o")
+    path, ctx = coq.render_cert(cert, work, stem="ShadowDecode")
+    text = shadowed(open(path, encoding="utf-8").read(), "decode")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    evil = coq.hashlib.sha256((evil_decode / "Decode.v").read_bytes()).hexdigest()
+    refused = f"coq/FreeCell/Decode.v is not the pinned file (sha256 {evil[:16]}..., pinned {coq.PINNED['Decode'][:16]}...)"
+    # prove-coq's check refuses the edited file before compiling anything; audit-coq names it
+    status, run, said = check(path, standard_ctx(ctx), work)
+    assert status == 1 and run is None and said.splitlines()[-1] == (
+        f"{refused}: a library file that is not the reviewed one (certgen/coq.py PINNED): NOT proven"), said
+    certificate.write(str(tmp_path / "ShadowDecode.cert"), cert)
+    said = []
+    assert coq.audit_file(path, str(tmp_path / "ShadowDecode.cert"), COQC, said.append) == 1
+    assert said == [f"{path}: {refused}: NOT audited"]
+    # and were it pinned, the driver would refuse it: coqc accepts the module, the statement does not match
+    monkeypatch.setitem(coq.PINNED, "Decode", evil)
+    status, run, said = check(path, standard_ctx(ctx), work)
+    assert run.ok and status == 1, said
+    assert "the statement check failed" in said and said.endswith("NOT proven"), said
+
+
+def test_an_edited_spec_is_refused_before_anything_is_compiled(tmp_path, monkeypatch):
+    edited_library(tmp_path, monkeypatch, "Spec", "\n")
+    path, ctx = coq.render_cert(one_position_cert(), str(tmp_path / "o"))
+    said = []
+    assert coq.check_file(path, ctx, str(tmp_path / "o"), "coqc-never-run", coq.UNWINNABLE, say=said.append)[0] == 1
+    assert said[-1].startswith("coq/FreeCell/Spec.v is not the pinned file") and said[-1].endswith("NOT proven")
+    assert not os.path.exists(coq.library_dir(str(tmp_path / "o")))
+
+
+def test_the_library_files_have_their_pinned_digests():
+    assert coq.library_changes() == []
+    assert sorted(coq.PINNED) == sorted(coq.LIBRARY) == sorted(n[:-2] for n in os.listdir(COQ_SRC) if n.endswith(".v"))
+
+
+def test_the_driver_holds_identifiers_only():
+    with pytest.raises(ValueError):
+        coq.driver_text("Generated.X", "thm. Axiom a : False", "True")
+    with pytest.raises(ValueError):
+        coq.driver_text("Generated.X Y", "thm", "True")
+    ctx = {"rules_full": "(FreeCell.Spec.rules 4 false 0)", "start_full": "(FreeCell.Spec.msDeal 11982%N)"}
+    assert coq.full_statement(coq.UNWINNABLE, ctx) == (
+        "forall s, FreeCell.Spec.Reachable (FreeCell.Spec.rules 4 false 0) (FreeCell.Spec.msDeal 11982%N) s -> "
+        "~ FreeCell.Spec.Won s")
+
+
+# -- 3. Print Assumptions, read with types --------------------------------------------------------------------
+
+@pytest.mark.parametrize("output", [
+    "Axioms:\nchecked relies on an unsafe hierarchy.\n",
+    "Axioms:\nEvil.loop is assumed to be guarded.\n",
+    "Axioms:\nPrimInt63.int : Set\nTheory:\nType hierarchy is collapsed (logic is inconsistent)\n",
+    "Axioms:\n",
+    "Closed under the global context\nAxioms:\nPrimInt63.int : Set\n",
+    "Axioms:\n  : Set\n",
+])
+def test_an_unexpected_report_is_no_report(output):
+    assert coq.parse_assumptions(output) is None
+
+
+def test_a_primitive_name_with_another_type_is_refused():
+    run = coq.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", "forall P : Prop, P"), ("PrimInt63.int", "Set")])
+    assert not run.only_primitives and run.unexpected == ["PrimInt63.add : forall P : Prop, P"]
+    assert coq.CoqRun(True, 0, 0, "", "", [("add", coq.PRIMITIVE_SIGNATURES["PrimInt63.add"])]).unexpected
+
+
+@needs_coqc
+def test_the_primitive_signatures_are_the_ones_coqc_prints(tmp_path):
+    # every `Primitive` of Coq's PrimInt63 and PArray but max_length (no assumption), as coqc prints them
+    where = subprocess.run([COQC, "-where"], capture_output=True, text=True).stdout.strip()
+    names = []
+    for lib, rel in (("Coq.Numbers.Cyclic.Int63.PrimInt63", "Numbers/Cyclic/Int63/PrimInt63.v"),
+                     ("Coq.Array.PArray", "Array/PArray.v")):
+        with open(os.path.join(where, "theories", rel), encoding="utf-8") as f:
+            names += [f"@{lib}.{n}" for n in re.findall(r"^Primitive (\w+)", f.read(), re.M) if n != "max_length"]
+    path = tmp_path / "Prims.v"
+    path.write_text("Require Coq.Numbers.Cyclic.Int63.PrimInt63 Coq.Array.PArray.\nSet Printing Width 1000.\n"
+                    f"Definition all := ({', '.join(names)}).\nPrint Assumptions all.\n")
+    p = subprocess.run([COQC, "-q", str(path)], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert dict(coq.parse_assumptions(p.stdout)) == coq.PRIMITIVE_SIGNATURES and len(names) == 38
+
+
+# -- 4. audit-coq ----------------------------------------------------------------------------------------------
+
+@needs_coqc
+def test_audit_coq_command(tmp_path):
+    cert = one_position_cert()
+    certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
+    path, _ = coq.render_cert(cert, str(tmp_path))
+    assert path == str(tmp_path / "coq" / "Deal1Cells0.v")
+    p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", path], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert lines[0].startswith("audit-coq: ") and lines[0].endswith("coq/FreeCell/*.v have their pinned digests")
+    assert lines[-1].startswith("proven by Coq: freecell_1_unwinnable : forall s, Reachable (rules 0 false 0) "
+                                "(msDeal 1) s -> ~ Won s (coqc ")
+    # one digit of the data changed: refused in one line, before anything is compiled
+    text = open(path, encoding="utf-8").read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace("[| 0 | 0 |]", "[| 1 | 0 |]"))
+    p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", path, "--cert", str(tmp_path / "Deal1Cells0.cert")],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 1 and len(p.stdout.strip().splitlines()) == 1 and "line 8 is 'Definition chunk0 : " \
+        "array int := [| 1 | 0 |]%uint63.', the rendering has 'Definition chunk0 : array int := [| 0 | 0 |]%uint63.'" \
+        in p.stdout, p.stdout
+    # a module named for one certificate, audited against another's: refused, whatever the texts
+    other = str(tmp_path / "Other.cert")
+    certificate.write(other, board_cert("b.txt"))
+    said = []
+    assert coq.audit_file(path, other, COQC, said.append) == 1
+    assert said == [f"{path}: {other} is the certificate of b.txt (its module is Boardc9fc6fd0Cells0.v), not of "
+                    "this module: NOT audited"]
+    p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", str(tmp_path / "coq" / "Nope.v")], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "Traceback" not in p.stderr and "no such file" in p.stderr
+
+
+# -- 5. coqchk ----------------------------------------------------------------------------------------------------
+
+@needs_coqc
+@pytest.mark.skipif(shutil.which("coqchk") is None, reason="no coqchk")
+def test_coqchk_checks_the_compiled_files_again(out):
+    path, ctx = coq.render_cert(one_position_cert(), out, stem="Checked")
+    status, run, said = check(path, ctx, out, coqchk=True)
+    assert status == 0 and ", coqchk " in said.splitlines()[-1], said
+    log = run.extra["coqchk"].output
+    assert all(line in log for line in coq.COQCHK_CLEAN) and "Coq.Numbers.Cyclic.Int63.PrimInt63.add" in log
+
+
+# -- 6. Columns.v -------------------------------------------------------------------------------------------------
+
+def test_columns_v_says_that_certup_to_v_checks_certificates_up_to_column_order():
+    with open(os.path.join(COQ_SRC, "Columns.v"), encoding="utf-8") as f:
+        head = f.read().split("*)", 1)[0]
+    assert "no certificate of an enumeration up to column order is checked by Coq" not in head
+    assert "`CertUpTo.v` checks a certificate up to" in " ".join(head.split()).replace("\n", " ")
+
+
+def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
+    with open(os.path.join(ROOT, "docs", "TRUST.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text.split("## What an attacker who controls X can do", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| **")]
+    assert [r.split("**")[1] for r in rows] == ["file names", "certificate bytes", "generated files",
+                                                "`Decode.v` / `Decode.lean`", "survey folders", "journals",
+                                                "the play cache"]
+    assert all(r.count(" | ") == 2 and r.endswith(" |") for r in rows)
+    assert "audit-coq" in text and "--coqchk" in text and "PRIMITIVE_SIGNATURES" in text
