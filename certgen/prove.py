@@ -318,11 +318,13 @@ def coq_check(prover: Prover, run: Callable, say: Callable) -> Outcome:
     status, _ = run(prover.tool, held)
     if status == NOT_AVAILABLE:
         return prover.not_available("the Coq file is kept")
-    return Outcome(status, held.last or f"Coq: coqc exit {status}: NOT proven")
+    if held.last and held.last.startswith("proven by "):
+        return Outcome(status, held.last)
+    return Outcome(status, f"Coq: {held.last or f'coqc exit {status}: NOT proven'}")
 
 
 def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, lean_dir: Optional[str],
-                   progress: bool, say: Callable, coq_out: Optional[str] = None) -> int:
+                   progress: bool, say: Callable) -> int:
     """Steps 3-4 for checked certificates: each prover renders its files and checks them; then one line
     per prover and the exit status (see :func:`closing`)."""
     outcomes = []
@@ -338,7 +340,7 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
             for p in done:
                 say("3/4 render: the Coq file")
                 results.append(coq_check(prover, lambda coqc, s, p=p: coq.prove_cert(
-                    p.cert, coq_out or out_dir, coqc, progress, s), say))
+                    p.cert, out_dir, coqc, progress, s), say))
             worst = max(results, key=lambda o: (o.status == REFUSED, o.status == NOT_AVAILABLE))
             outcomes.append(Outcome(worst.status, "\n".join(o.line for o in results)
                                     if worst.status == PROVED else worst.line))
