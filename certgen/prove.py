@@ -225,8 +225,9 @@ class Outcome:
 def find_provers(wanted: Optional[str], say: Callable) -> Optional[List[Prover]]:
     """The provers to run: ``wanted`` ("lean" or "coq"), or both. Lean's lake is looked for on PATH and in
     ~/.elan, then installed when asked (certgen/lake.py, scripts/install_lean.sh); Coq's coqc on PATH.
-    A prover asked for by name that is missing is refused here, before any search: one line on stderr,
-    and None (the command then exits NOT_AVAILABLE)."""
+    The commands look for a prover asked for by name before the search, and refuse it here when it is
+    missing (one line on stderr, and None: the command exits NOT_AVAILABLE); for every prover, once there
+    is a checked certificate to give them."""
     found = []
     for key in ([wanted] if wanted else PROVERS):
         if key == "lean":
@@ -387,19 +388,19 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
                 f"{prove_win_command(source, rules)}")
             return WINNABLE
-    provers = find_provers(prover, say)
+    provers = find_provers(prover, say) if prover else []      # a prover asked for: before the search
     if provers is None:
         return NOT_AVAILABLE
     p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
     if p.cert is None and p.verdict == "winnable" and win:
-        return prove_line(source, rules.plain(), provers, out_dir, max_states, say)
+        return prove_line(source, rules.plain(), provers or find_provers(None, say), out_dir, max_states, say)
     if p.cert is None:
         say(f"nothing to prove: the verdict is {p.verdict}"
             + (" (try `make prove-win`)" if p.verdict == "winnable" else ""))
         return REFUSED
     if not p.ok:
         return REFUSED
-    return prove_prepared([p], provers, out_dir, lean_dir, progress, say)
+    return prove_prepared([p], provers or find_provers(None, say), out_dir, lean_dir, progress, say)
 
 
 def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: Callable):
@@ -447,7 +448,7 @@ def prove_known(out_dir: str, lean_dir: Optional[str], table: str, max_states: O
                 progress: bool = False, say: Callable = print, prover: Optional[str] = None) -> int:
     """Every deal of 1..1,000,000 known to be unsolvable, under the standard rules: certificates, both
     checks, the table (docs/KNOWN.md), then each prover on all of them (one `lake build`)."""
-    provers = find_provers(prover, say)
+    provers = find_provers(prover, say) if prover else []
     if provers is None:
         return NOT_AVAILABLE
     rows, done = [], []
@@ -463,7 +464,7 @@ def prove_known(out_dir: str, lean_dir: Optional[str], table: str, max_states: O
     known.write_table(rows, table)
     say(f"wrote {shown(table)}")
     say(f"wrote {shown(known.write_timings(rows, os.path.join(out_dir, 'known-timings.csv')))}")
-    return prove_prepared(done, provers, out_dir, lean_dir, progress, say)
+    return prove_prepared(done, provers or find_provers(None, say), out_dir, lean_dir, progress, say)
 
 
 def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: bool = False,
@@ -475,7 +476,7 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
     if not os.path.exists(os.path.join(folder, "summary.json")):
         raise FreecellError(f"{folder} holds an unfinished survey (no summary.json): finish it first by "
                             f"running its `certgen survey` command again")
-    provers = find_provers(prover, say)
+    provers = find_provers(prover, say) if prover else []
     if provers is None:
         return NOT_AVAILABLE
     done = []
@@ -489,7 +490,7 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
     if not done:
         say("no unwinnable deal in this survey: nothing to prove")
         return PROVED
-    return prove_prepared(done, provers, out_dir, lean_dir, progress, say)
+    return prove_prepared(done, provers or find_provers(None, say), out_dir, lean_dir, progress, say)
 
 
 def win_lean_dir(stem: str) -> str:
