@@ -225,8 +225,9 @@ class Outcome:
 def find_provers(wanted: Optional[str], say: Callable) -> Optional[List[Prover]]:
     """The provers to run: ``wanted`` ("lean" or "coq"), or both. Lean's lake is looked for on PATH and in
     ~/.elan, then installed when asked (certgen/lake.py, scripts/install_lean.sh); Coq's coqc on PATH.
-    A prover asked for by name that is missing is refused here, before any search: one line on stderr,
-    and None (the command then exits NOT_AVAILABLE)."""
+    The commands look for a prover asked for by name before the search, and refuse it here when it is
+    missing (one line on stderr, and None: the command exits NOT_AVAILABLE); for every prover, once there
+    is a checked certificate to give them."""
     found = []
     for key in ([wanted] if wanted else PROVERS):
         if key == "lean":
@@ -318,11 +319,13 @@ def coq_check(prover: Prover, run: Callable, say: Callable) -> Outcome:
     status, _ = run(prover.tool, held)
     if status == NOT_AVAILABLE:
         return prover.not_available("the Coq file is kept")
-    return Outcome(status, held.last or f"Coq: coqc exit {status}: NOT proven")
+    if held.last and held.last.startswith("proven by "):
+        return Outcome(status, held.last)
+    return Outcome(status, f"Coq: {held.last or f'coqc exit {status}: NOT proven'}")
 
 
 def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, lean_dir: Optional[str],
-                   progress: bool, say: Callable, coq_out: Optional[str] = None, coqchk: bool = False) -> int:
+                   progress: bool, say: Callable, coqchk: bool = False) -> int:
     """Steps 3-4 for checked certificates: each prover renders its files and checks them; then one line
     per prover and the exit status (see :func:`closing`). ``coqchk``: Coq's compiled files checked again by
     coqchk."""
@@ -339,7 +342,7 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
             for p in done:
                 say("3/4 render: the Coq file")
                 results.append(coq_check(prover, lambda coqc, s, p=p: coq.prove_cert(
-                    p.cert, coq_out or out_dir, coqc, progress, s, coqchk), say))
+                    p.cert, out_dir, coqc, progress, s, coqchk), say))
             worst = max(results, key=lambda o: (o.status == REFUSED, o.status == NOT_AVAILABLE))
             outcomes.append(Outcome(worst.status, "\n".join(o.line for o in results)
                                     if worst.status == PROVED else worst.line))
@@ -387,19 +390,19 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
                 f"{prove_win_command(source, rules)}")
             return WINNABLE
-    provers = find_provers(prover, say)
+    provers = find_provers(prover, say) if prover else []      # a prover asked for: before the search
     if provers is None:
         return NOT_AVAILABLE
     p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
     if p.cert is None and p.verdict == "winnable" and win:
-        return prove_line(source, rules.plain(), provers, out_dir, max_states, say, coqchk)
+        return prove_line(source, rules.plain(), provers or find_provers(None, say), out_dir, max_states, say, coqchk)
     if p.cert is None:
         say(f"nothing to prove: the verdict is {p.verdict}"
             + (" (try `make prove-win`)" if p.verdict == "winnable" else ""))
         return REFUSED
     if not p.ok:
         return REFUSED
-    return prove_prepared([p], provers, out_dir, lean_dir, progress, say, coqchk=coqchk)
+    return prove_prepared([p], provers or find_provers(None, say), out_dir, lean_dir, progress, say, coqchk=coqchk)
 
 
 def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: Callable):
@@ -447,7 +450,7 @@ def prove_known(out_dir: str, lean_dir: Optional[str], table: str, max_states: O
                 progress: bool = False, say: Callable = print, prover: Optional[str] = None) -> int:
     """Every deal of 1..1,000,000 known to be unsolvable, under the standard rules: certificates, both
     checks, the table (docs/KNOWN.md), then each prover on all of them (one `lake build`)."""
-    provers = find_provers(prover, say)
+    provers = find_provers(prover, say) if prover else []
     if provers is None:
         return NOT_AVAILABLE
     rows, done = [], []
@@ -463,7 +466,7 @@ def prove_known(out_dir: str, lean_dir: Optional[str], table: str, max_states: O
     known.write_table(rows, table)
     say(f"wrote {shown(table)}")
     say(f"wrote {shown(known.write_timings(rows, os.path.join(out_dir, 'known-timings.csv')))}")
-    return prove_prepared(done, provers, out_dir, lean_dir, progress, say)
+    return prove_prepared(done, provers or find_provers(None, say), out_dir, lean_dir, progress, say)
 
 
 def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: bool = False,
@@ -472,7 +475,7 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
     hold the deal its file name and the journal say; both checks, then each prover. Ends with the deals
     proven and the deals that could not be, by number."""
     listed = survey.certificates(folder)
-    provers = find_provers(prover, say)
+    provers = find_provers(prover, say) if prover else []     # a prover asked for: before the checks
     if provers is None:
         return NOT_AVAILABLE
     done, failed = [], []
@@ -500,7 +503,7 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
     if not listed:
         say("no unwinnable deal in this survey: nothing to prove")
     elif done:
-        status = prove_prepared([p for _n, p in done], provers, out_dir, lean_dir, progress, say)
+        status = prove_prepared([p for _n, p in done], provers or find_provers(None, say), out_dir, lean_dir, progress, say)
     proven = [n for n, _p in done] if status == PROVED else []
     failed = sorted(failed + ([] if status == PROVED else [n for n, _p in done]))
     say("proven: " + (" ".join(map(str, proven)) or "none") + "; could not prove: "

@@ -120,3 +120,17 @@ def test_the_elan_bootstrap_says_what_it_downloads_and_gives_up_quickly(tmp_path
     out = p.stdout.strip().splitlines()
     assert len(out) == 1 and out[0].startswith("cannot download the elan installer from http://127.0.0.1:9/")
     assert out[0].endswith(": nothing installed") and not (tmp_path / ".elan").exists()
+
+
+def test_a_coq_refusal_is_the_closing_line():
+    said = []
+
+    def refused(coqc, say):
+        say("4/4 coq: coqc out/coq/X.v")
+        say("coqc failed (coqc 1.0 s, peak 1 MiB; Error: ...; log out/coq/X.log): NOT proven")
+        return 1, None
+    o = prove.coq_check(prove.Prover("coq", "/usr/bin/coqc"), refused, said.append)
+    assert said == ["4/4 coq: coqc out/coq/X.v"]                        # the verdict is held for the end
+    assert (o.status, o.line) == (1, "Coq: coqc failed (coqc 1.0 s, peak 1 MiB; Error: ...; log out/coq/X.log): "
+                                     "NOT proven")
+    assert prove.closing([o, prove.Outcome(0, "proven by Lean: T")], said.append) == 1
