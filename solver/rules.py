@@ -8,7 +8,8 @@ Certificates and Lean theorems exist for the spec rules only.
 
 Forms: ``to_dict()`` (--json output: the spec's two keys, plus the counting keys only when a counting mode is
 on), ``header()`` (a certificate header's rules: the spec's two keys, plus ``"column_order": true`` for a
-certificate up to the order of the columns, docs/CERTIFICATE.md), ``from_dict()`` (reads both),
+certificate up to the order of the columns, and ``"autoplay": "safe"`` beside it for one with safe automatic moves,
+docs/CERTIFICATE.md), ``from_dict()`` (reads both),
 ``spec()`` (the transliterated spec's value), and ``stem()`` (the part of a file or Lean module name that
 says which rules).
 """
