@@ -276,11 +276,17 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
     return _from_top(_unpack_top(data, bad), bad)
 
 
+def _unreadable(e):
+    """The words for a file msgpack cannot read, as build/fccheck says them (no Python exception's name)."""
+    extra = ": extra data" if isinstance(e, msgpack.ExtraData) else ""
+    return f"not a readable certificate (corrupt or truncated msgpack{extra})"
+
+
 def _unpack_top(data, bad):
     try:
         return msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
     except Exception as e:  # msgpack raises several types for damaged input
-        raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+        raise bad(_unreadable(e)) from None
 
 
 def read_header(path: str) -> Dict:
@@ -333,7 +339,7 @@ def _check_top(top, bad):
         raise bad(f"certificate format version {version!r}; {READS}"
                   + (f": {REBUILD}" if type(version) is int and version < VERSION else ""))
     if set(top) != set(TOP_KEYS):
-        raise bad(f"the file's map has the keys {sorted(map(str, top))}, expected {list(TOP_KEYS)}")
+        raise bad(f"the file's map must have exactly the keys {', '.join(TOP_KEYS)}")
     hbytes, body, claimed = top["header"], top["body"], top["sha256"]
     if not isinstance(hbytes, bytes) or not isinstance(claimed, str):
         raise bad("header and body must be bytes and sha256 text")
@@ -346,9 +352,9 @@ def _check_top(top, bad):
     try:
         h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
     except Exception as e:
-        raise bad(f"the header is not readable msgpack ({type(e).__name__})") from None
+        raise bad("the header is not readable msgpack") from None
     if not isinstance(h, dict) or set(h) != set(HEADER_KEYS) or h.twice is not None:
-        raise bad(f"the header must have exactly the keys {list(HEADER_KEYS)}")
+        raise bad(f"the header must have exactly the keys {', '.join(HEADER_KEYS)}")
     if h["encoding"] != ENCODING:
         raise bad(f"unknown body encoding {h['encoding']!r}")
     n = h["states"]
@@ -364,7 +370,7 @@ def _check_top(top, bad):
     try:
         packed.unpack(start)
     except FreecellError as e:
-        raise bad(f"bad start position in header: {e}") from None
+        raise bad(f"bad start position in header: {str(e).replace('packed position: ', '', 1)}") from None
     return h
 
 
@@ -377,7 +383,8 @@ def _check_rules(rules, bad):
             or not isinstance(cells, int) or isinstance(cells, bool) \
             or not 0 <= cells <= 8 or not isinstance(rules.get("foundation_return"), bool) \
             or rules.get("column_order", True) is not True:
-        raise bad(f"bad rules in header: {rules!r}")
+        raise bad("bad rules in header: cells (0..8), foundation_return (true or false) and column_order (true, "
+                  "or absent), nothing else")
 
 
 def _printable(text, limit=300):
@@ -448,7 +455,7 @@ def _inflate(pieces, states, bad, keep=True):
                 data = d.unconsumed_tail
                 produced += len(chunk)
                 if produced > limit:
-                    raise bad(f"body holds more than {limit:,} bytes, expected {states} states of {size} bytes")
+                    raise bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes")
                 buf = pending + chunk if pending else chunk
                 end = len(buf) - len(buf) % size
                 for i in range(0, end, size):
@@ -476,7 +483,7 @@ def _inflate(pieces, states, bad, keep=True):
     if d.unused_data or any(pieces):
         raise bad("bytes after the end of the compressed body")
     if produced != limit:
-        raise bad(f"body holds {produced:,} bytes, expected {states} states of {size} bytes")
+        raise bad(f"body holds {produced} bytes, expected {states} states of {size} bytes")
     return joined if joined is not None else records if keep else count
 
 
@@ -661,7 +668,7 @@ def _read_stream(f, name) -> Certificate:
     except OSError:
         raise
     except Exception as e:
-        raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+        raise bad(_unreadable(e)) from None
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
     try:
