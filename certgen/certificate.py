@@ -314,7 +314,7 @@ def read_header(path: str) -> Dict:
 
 def _from_top(top, bad) -> Certificate:
     h = _check_top(top, bad)
-    records = _inflate(_chunks(top["body"]), h["states"], bad)
+    records = _inflate(top["body"], h["states"], bad)
     return Certificate(source=h["source"], rules=h["rules"], start=h["start"], records=records, info=h["info"])
 
 
@@ -351,7 +351,7 @@ def _check_top(top, bad):
         raise bad("checksum mismatch (the file is damaged)")
     try:
         h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
-    except Exception as e:
+    except Exception:
         raise bad("the header is not readable msgpack") from None
     if not isinstance(h, dict) or set(h) != set(HEADER_KEYS) or h.twice is not None:
         raise bad(f"the header must have exactly the keys {', '.join(HEADER_KEYS)}")
@@ -406,6 +406,9 @@ def check_source(source, bad):
         raise bad(f"bad source in header: board name {source['name']!r} (one printable line)")
 
 
+DEFLATE_MAX_RATIO = 1032       # deflate expands at most 1032:1 (zlib's documented limit)
+
+
 def _check_body_form(version, body, bad):
     """Version 2: the body is one bin. Version 3: a list of 1 or more bins, each 1..PIECE_MAX bytes."""
     if version == VERSION:
@@ -435,13 +438,18 @@ def _chunks(body):
             yield piece
 
 
-def _inflate(pieces, states, bad, keep=True):
-    """The body's records, from its compressed pieces: inflated a piece at a time, never past states × 64
-    bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
+def _inflate(body, states, bad, keep=True):
+    """The records of a body of checked form: first a count no body of its size can hold is refused (deflate
+    expands at most DEFLATE_MAX_RATIO:1, as build/fccheck refuses it); then inflated a piece at a time, never
+    past states × 64 bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
     body (a zip bomb) is refused as soon as it shows. keep=False: only checked and counted (returns
     the count; memory flat in the number of states); keep="joined": the records as one bytearray of
     ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list)."""
     size = packed.SIZE
+    held = sum(p.length if isinstance(p, _FileBody) else len(p) for p in (body if isinstance(body, list) else [body]))
+    if states > (held * DEFLATE_MAX_RATIO + 1024) // size:
+        raise bad(f"a body of {held} bytes cannot hold {states} states")
+    pieces = _chunks(body)
     limit = states * size
     problem = packed.validator()
     d = zlib.decompressobj()
@@ -563,12 +571,12 @@ def _checked_on_disk(f, bad):
     top = _scan_top(f, os.fstat(f.fileno()).st_size)
     if top is None:
         return None
-    return _check_top(top, bad), lambda: _chunks(top["body"])
+    return _check_top(top, bad), top["body"]
 
 
 def _read_once(path: str, laid_out):
-    """The certificate at ``path``, opened once: ``(laid_out(h, pieces, bad), None)`` for a regular file laid
-    out as the writer lays it out (``h`` its checked header, ``pieces`` its body's chunks, still on disk), else
+    """The certificate at ``path``, opened once: ``(laid_out(h, body, bad), None)`` for a regular file laid
+    out as the writer lays it out (``h`` its checked header, ``body`` its body, still on disk), else
     ``(None, the whole Certificate)``: a FIFO or a device read as a stream (a second open would wait for a
     writer forever), another regular file read whole (refused above WHOLE_MAX)."""
     def bad(why):
@@ -581,8 +589,8 @@ def _read_once(path: str, laid_out):
                 return None, _read_stream(f, path)
             on_disk = _checked_on_disk(f, bad)
             if on_disk is not None:
-                h, pieces = on_disk
-                return laid_out(h, pieces, bad), None
+                h, body = on_disk
+                return laid_out(h, body, bad), None
             _not_too_big_to_read_whole(f, bad)
             f.seek(0)
             data = f.read()
@@ -597,8 +605,8 @@ def summarize(path: str, records: bool = True) -> Summary:
     the number of states. ``records=False`` (``--header-only``): no pass over the records (a few seconds
     instead of about 1.5 hours at 10**9): the SHA-256 and the header are checked, the count is the header's
     claim. A file not laid out as the writer lays it out (or not a regular file) is read whole."""
-    def counted(h, pieces, bad):
-        n = _inflate(pieces(), h["states"], bad, keep=False) if records else h["states"]
+    def counted(h, body, bad):
+        n = _inflate(body, h["states"], bad, keep=False) if records else h["states"]
         return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"])
 
     summary, cert = _read_once(path, counted)
@@ -610,9 +618,9 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
     and its records, checked like ``read``'s, as one bytearray of ``states × 64`` bytes, sorted and distinct
     (what the sampled reference check binary-searches: certgen/sampled.py). The body is inflated from disk
     when the file is laid out as the writer lays it out; anything else is read whole."""
-    def joined(h, pieces, bad):
+    def joined(h, body, bad):
         return (Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"], info=h["info"]),
-                _inflate(pieces(), h["states"], bad, keep="joined"))
+                _inflate(body, h["states"], bad, keep="joined"))
 
     got, cert = _read_once(path, joined)
     return got if cert is None else (_summary_of(cert), bytearray(b"".join(cert.records)))
