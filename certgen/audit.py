@@ -139,8 +139,9 @@ DENIED_WORDS = frozenset("""
     local scoped open class binder_predicate unif_hint _root_
 """.split())
 # The generated statements name these from the root (render.SPEC_ROOT, `_root_.Bool.true`, …); a library
-# file declaring one of them in another namespace is refused all the same.
-STATEMENT_NAMES = frozenset("true false Bool List Nat String Std HashSet Not Exists And".split())
+# file declaring one of them in another namespace is refused all the same. And `Generated`: a structure or an
+# inductive type of that name in `FreeCell` would put its fields or constructors in `FreeCell.Generated`.
+RESERVED_NAMES = frozenset("true false Bool List Nat String Std HashSet Not Exists And Generated".split())
 DECLARATION = re.compile(r"\b(?:def|abbrev|theorem|lemma|structure|inductive|class|opaque|axiom|instance|example)"
                          r"\s+(?!:)([^\s:({\[⟨]+)")
 # The only instance the library declares: how the certificate's hash set hashes a position (docs/TRUST.md:
@@ -187,7 +188,7 @@ def _shadowing(name: str, rel: str, code: str, trusted: frozenset) -> List[str]:
             if "." in declared or "«" in declared:
                 problems.append(f"{name}: a declaration of the dotted name `{declared}` (it could land in "
                                 f"another namespace)")
-            elif declared in trusted or declared in STATEMENT_NAMES:
+            elif declared in trusted or declared in RESERVED_NAMES:
                 problems.append(f"{name}: a declaration of `{declared}`, a name the statements use")
         if re.search(r"\bderiving\b", code):
             problems.append(f"{name}: `deriving` (an instance; only Spec.lean derives)")

@@ -287,11 +287,17 @@ def decode(data: bytes, name: str = "certificate") -> Certificate:
     return _from_top(_unpack_top(data, bad), bad)
 
 
+def _unreadable(e):
+    """The words for a file msgpack cannot read, as build/fccheck says them (no Python exception's name)."""
+    extra = ": extra data" if isinstance(e, msgpack.ExtraData) else ""
+    return f"not a readable certificate (corrupt or truncated msgpack{extra})"
+
+
 def _unpack_top(data, bad):
     try:
         return msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
     except Exception as e:  # msgpack raises several types for damaged input
-        raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+        raise bad(_unreadable(e)) from None
 
 
 def read_header(path: str) -> Dict:
@@ -319,7 +325,7 @@ def read_header(path: str) -> Dict:
 
 def _from_top(top, bad) -> Certificate:
     h = _check_top(top, bad)
-    records = _inflate(_chunks(top["body"]), h["states"], bad)
+    records = _inflate(top["body"], h["states"], bad)
     return Certificate(source=h["source"], rules=h["rules"], start=h["start"], records=records, info=h["info"])
 
 
@@ -344,7 +350,7 @@ def _check_top(top, bad):
         raise bad(f"certificate format version {version!r}; {READS}"
                   + (f": {REBUILD}" if type(version) is int and version < VERSION else ""))
     if set(top) != set(TOP_KEYS):
-        raise bad(f"the file's map has the keys {sorted(map(str, top))}, expected {list(TOP_KEYS)}")
+        raise bad(f"the file's map must have exactly the keys {', '.join(TOP_KEYS)}")
     hbytes, body, claimed = top["header"], top["body"], top["sha256"]
     if not isinstance(hbytes, bytes) or not isinstance(claimed, str):
         raise bad("header and body must be bytes and sha256 text")
@@ -356,10 +362,10 @@ def _check_top(top, bad):
         raise bad("checksum mismatch (the file is damaged)")
     try:
         h = msgpack.unpackb(hbytes, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
-    except Exception as e:
-        raise bad(f"the header is not readable msgpack ({type(e).__name__})") from None
+    except Exception:
+        raise bad("the header is not readable msgpack") from None
     if not isinstance(h, dict) or set(h) != set(HEADER_KEYS) or h.twice is not None:
-        raise bad(f"the header must have exactly the keys {list(HEADER_KEYS)}")
+        raise bad(f"the header must have exactly the keys {', '.join(HEADER_KEYS)}")
     if h["encoding"] != ENCODING:
         raise bad(f"unknown body encoding {h['encoding']!r}")
     n = h["states"]
@@ -375,7 +381,7 @@ def _check_top(top, bad):
     try:
         packed.unpack(start)
     except FreecellError as e:
-        raise bad(f"bad start position in header: {e}") from None
+        raise bad(f"bad start position in header: {str(e).replace('packed position: ', '', 1)}") from None
     return h
 
 
@@ -395,7 +401,8 @@ def _check_rules(rules, bad):
             or rules.get("column_order", True) is not True \
             or ("autoplay" in rules and (rules["autoplay"] != "safe" or not isinstance(rules["autoplay"], str)
                                          or "column_order" not in rules or rules["foundation_return"])):
-        raise bad(f"bad rules in header: {rules!r}")
+        raise bad("bad rules in header: cells (0..8), foundation_return (true or false), column_order (true, or "
+                  "absent) and autoplay (\"safe\" beside column_order without foundation returns, or absent), nothing else")
 
 
 def _printable(text, limit=300):
@@ -415,6 +422,9 @@ def check_source(source, bad):
         raise bad(f"bad source in header: code {source.get('code')!r}")
     if kind == "board" and "name" in source and not _printable(source["name"]):
         raise bad(f"bad source in header: board name {source['name']!r} (one printable line)")
+
+
+DEFLATE_MAX_RATIO = 1032       # deflate expands at most 1032:1 (zlib's documented limit)
 
 
 def _check_body_form(version, body, bad):
@@ -446,14 +456,19 @@ def _chunks(body):
             yield piece
 
 
-def _inflate(pieces, states, bad, keep=True, digest=None):
-    """The body's records, from its compressed pieces: inflated a piece at a time, never past states × 64
-    bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
+def _inflate(body, states, bad, keep=True, digest=None):
+    """The records of a body of checked form: first a count no body of its size can hold is refused (deflate
+    expands at most DEFLATE_MAX_RATIO:1, as build/fccheck refuses it); then inflated a piece at a time, never
+    past states × 64 bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
     body (a zip bomb) is refused as soon as it shows. keep=False: only checked and counted (returns
     the count; memory flat in the number of states); keep="joined": the records as one bytearray of
     ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list). ``digest``
     (a hashlib object): fed the records as they are checked (:func:`records_sha256`)."""
     size = packed.SIZE
+    held = sum(p.length if isinstance(p, _FileBody) else len(p) for p in (body if isinstance(body, list) else [body]))
+    if states > (held * DEFLATE_MAX_RATIO + 1024) // size:
+        raise bad(f"a body of {held} bytes cannot hold {states} states")
+    pieces = _chunks(body)
     limit = states * size
     problem = packed.validator()
     d = zlib.decompressobj()
@@ -467,7 +482,7 @@ def _inflate(pieces, states, bad, keep=True, digest=None):
                 data = d.unconsumed_tail
                 produced += len(chunk)
                 if produced > limit:
-                    raise bad(f"body holds more than {limit:,} bytes, expected {states} states of {size} bytes")
+                    raise bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes")
                 buf = pending + chunk if pending else chunk
                 end = len(buf) - len(buf) % size
                 for i in range(0, end, size):
@@ -497,7 +512,7 @@ def _inflate(pieces, states, bad, keep=True, digest=None):
     if d.unused_data or any(pieces):
         raise bad("bytes after the end of the compressed body")
     if produced != limit:
-        raise bad(f"body holds {produced:,} bytes, expected {states} states of {size} bytes")
+        raise bad(f"body holds {produced} bytes, expected {states} states of {size} bytes")
     return joined if joined is not None else records if keep else count
 
 
@@ -577,12 +592,12 @@ def _checked_on_disk(f, bad):
     top = _scan_top(f, os.fstat(f.fileno()).st_size)
     if top is None:
         return None
-    return _check_top(top, bad), lambda: _chunks(top["body"])
+    return _check_top(top, bad), top["body"]
 
 
 def _read_once(path: str, laid_out):
-    """The certificate at ``path``, opened once: ``(laid_out(h, pieces, bad), None)`` for a regular file laid
-    out as the writer lays it out (``h`` its checked header, ``pieces`` its body's chunks, still on disk), else
+    """The certificate at ``path``, opened once: ``(laid_out(h, body, bad), None)`` for a regular file laid
+    out as the writer lays it out (``h`` its checked header, ``body`` its body, still on disk), else
     ``(None, the whole Certificate)``: a FIFO or a device read as a stream (a second open would wait for a
     writer forever), another regular file read whole (refused above WHOLE_MAX)."""
     def bad(why):
@@ -595,8 +610,8 @@ def _read_once(path: str, laid_out):
                 return None, _read_stream(f, path)
             on_disk = _checked_on_disk(f, bad)
             if on_disk is not None:
-                h, pieces = on_disk
-                return laid_out(h, pieces, bad), None
+                h, body = on_disk
+                return laid_out(h, body, bad), None
             _not_too_big_to_read_whole(f, bad)
             f.seek(0)
             data = f.read()
@@ -612,9 +627,9 @@ def summarize(path: str, records: bool = True) -> Summary:
     instead of about 1.5 hours at 10**9): the SHA-256 and the header are checked, the count is the header's
     claim. A file not laid out as the writer lays it out (or not a regular file) is read whole. The Summary's
     ``records_sha256`` is that of the records read (:func:`records_sha256`; None with ``records=False``)."""
-    def counted(h, pieces, bad):
+    def counted(h, body, bad):
         digest = hashlib.sha256() if records else None
-        n = _inflate(pieces(), h["states"], bad, keep=False, digest=digest) if records else h["states"]
+        n = _inflate(body, h["states"], bad, keep=False, digest=digest) if records else h["states"]
         return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"],
                        records_sha256=digest and digest.hexdigest())
 
@@ -631,9 +646,9 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
     and its records, checked like ``read``'s, as one bytearray of ``states × 64`` bytes, sorted and distinct
     (what the sampled reference check binary-searches: certgen/sampled.py). The body is inflated from disk
     when the file is laid out as the writer lays it out; anything else is read whole."""
-    def joined(h, pieces, bad):
+    def joined(h, body, bad):
         return (Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"], info=h["info"]),
-                _inflate(pieces(), h["states"], bad, keep="joined"))
+                _inflate(body, h["states"], bad, keep="joined"))
 
     got, cert = _read_once(path, joined)
     return got if cert is None else (_summary_of(cert), bytearray(b"".join(cert.records)))
@@ -689,7 +704,7 @@ def _read_stream(f, name) -> Certificate:
     except OSError:
         raise
     except Exception as e:
-        raise bad(f"not a readable certificate (corrupt or truncated msgpack: {type(e).__name__})") from None
+        raise bad(_unreadable(e)) from None
     if not isinstance(top, dict):
         raise bad("not a freecell-proof certificate (not a map)")
     try:

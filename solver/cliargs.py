@@ -58,6 +58,12 @@ class _Once(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+def _negative_number(text):
+    """`-5`, `-5M`, `-.5G`, `-1,000`: a minus and a number, with at most one letter after it (a unit)."""
+    body = text[1:-1] if text[-1:].isalpha() else text[1:]
+    return text[:1] == "-" and body != "" and body[:1] in "0123456789." and all(c in "0123456789.,_" for c in body)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``error: <message> (see '<prog> --help')``, exit 2, ``<prog>`` the
     subcommand's (``python -m solver explore``) for an error in its arguments, an unrecognised one too; an
@@ -76,10 +82,27 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         self.given = set()
+        args = self._glue_negative_values(sys.argv[1:] if args is None else list(args))
         namespace, extras = super().parse_known_args(args, namespace)
         if extras and self.subcommand:  # argparse hands them up to the top level, whose error names its help
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
+
+    def _glue_negative_values(self, args):
+        """`--memory -5M` as `--memory=-5M`: argparse reads a value that starts with '-' and is not a plain
+        number as an option ("expected one argument"); glued, the option's type says what is wrong with it."""
+        takes = {o for a in self._actions if a.option_strings and a.nargs is None for o in a.option_strings}
+        out, i = [], 0
+        while i < len(args):
+            if args[i] == "--":
+                return out + args[i:]
+            if args[i] in takes and i + 1 < len(args) and _negative_number(args[i + 1]):
+                out.append(f"{args[i]}={args[i + 1]}")
+                i += 2
+            else:
+                out.append(args[i])
+                i += 1
+        return out
 
     def error(self, message):
         dashed = [a for a in _ARGV if a.startswith("-") and a not in ("-", "--") and os.path.exists(a)]
@@ -246,6 +269,9 @@ def check_disk_args(args, rules):
         raise FreecellError(f"{flag} goes with --memory (the disk search)")
     if args.tmp is not None and args.work_dir is not None:
         raise FreecellError("--tmp and --work-dir: give one (--work-dir is the folder of a resumable search)")
+    for flag, folder in (("--tmp", args.tmp), ("--work-dir", args.work_dir)):
+        if folder is not None and not folder.strip():
+            raise FreecellError(f"{flag} is empty: give a folder's name")
     if args.memory is not None and rules.hand:
         raise FreecellError("--memory: the disk search does not take --hand")
     if args.memory is None and (getattr(args, "max_states", None) or 0) > MAX_STATES:

@@ -31,9 +31,11 @@ import os
 import re
 import shutil
 import stat
+import struct
 import sys
 import tempfile
 import time
+import zlib
 
 from . import packed
 from .errors import FreecellError
@@ -58,10 +60,26 @@ def _size(n):
         n /= 1000
 
 
-def _start_error(code, eio):
-    """The error of a disk search that could not start (fc_ddd_new/resume's code; eio: the words for FC_EIO)."""
+def io_words(no, folder=None):
+    """A failed write's errno in words ("no space left on the device (disk full)" for ENOSPC, and for an errno
+    not known when the device of ``folder`` has no block left), or None when nothing is known."""
+    if not no and folder is not None:
+        try:
+            st = os.statvfs(folder if os.path.isdir(folder) else os.path.dirname(os.path.abspath(folder)))
+            no = errno.ENOSPC if st.f_bavail == 0 else 0
+        except OSError:
+            pass
+    if no == errno.ENOSPC:
+        return "no space left on the device (disk full)"
+    return os.strerror(no) if no else None
+
+
+def _start_error(code, eio, no=0, folder=None):
+    """The error of a disk search that could not start (fc_ddd_new/resume's code; eio: the words for FC_EIO,
+    followed by what ``no``, the errno, says, or by "disk full" when ``folder``'s device is)."""
     if code == lib.FC_EIO:
-        return FreecellError(eio)
+        why = io_words(no, folder)
+        return FreecellError(f"{eio}: {why}" if why else eio)
     if code == lib.FC_EBADRULES:
         return FreecellError("the disk search does not take these rules (--hand)")
     return _error(code, "cannot start the disk search: ")
@@ -70,6 +88,47 @@ def _start_error(code, eio):
 STATE_FILE = "search.state"                     # the checkpoint (docs/ARCHITECTURE.md, "Checkpoints")
 LOCK_FILE = "search.lock"                       # held (flock) by the one process working in the folder
 _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
+
+
+# A file of keys or records (fc.c, "The files"): a head of 32 bytes starting "FCDK", then blocks, each a head of
+# 12 bytes (its deflated bytes, its encoded bytes, the CRC-32 of these 8 bytes and the deflated ones: all
+# little-endian) and its deflated bytes; a block holds at most DDD_BRAW encoded, DDD_ZMAX deflated bytes.
+_KEYS_NAME = re.compile(r"[LRVS][0-9]{6,20}\.keys\Z", re.ASCII)
+_FILE_HEAD, _BLOCK_HEAD, _MAGIC = 32, 12, b"FCDK"
+_BLOCK_RAW = 65536 + 2 * 64
+_BLOCK_DEFLATED = _BLOCK_RAW + _BLOCK_RAW // 8 + 1024
+
+
+def damaged_file(folder):
+    """The first file of a disk search's folder (sorted by name) whose bytes fail the check its reader makes,
+    or None: a head without the magic, a block whose lengths pass their bounds or whose CRC-32 does not match.
+    A file that only ends early is not named (it may be the layer the search was writing when it stopped).
+    What fc.c reports as EIO does not say which file: this names it (read after the search stopped)."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if _KEYS_NAME.match(n))
+    except OSError:
+        return None
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), "rb") as f:
+                head = f.read(_FILE_HEAD)
+                if len(head) == _FILE_HEAD and not head.startswith(_MAGIC):
+                    return name
+                while len(head) == _FILE_HEAD:
+                    block = f.read(_BLOCK_HEAD)
+                    if len(block) < _BLOCK_HEAD:
+                        break
+                    deflated, encoded, crc = struct.unpack("<III", block)
+                    if deflated > _BLOCK_DEFLATED or encoded > _BLOCK_RAW:
+                        return name
+                    data = f.read(deflated)
+                    if len(data) < deflated:
+                        break
+                    if zlib.crc32(data, zlib.crc32(block[:8])) != crc:
+                        return name
+        except OSError:
+            continue
+    return None
 
 
 TMP_PREFIX = "freecell-disk-"                  # a temporary folder: freecell-disk-PID-XXXXXXXX (mkdtemp's end)
@@ -260,9 +319,9 @@ class DiskSearch:
             self.close()
             raise
         if d == ffi.NULL:
-            folder = self.dir
+            folder, no = self.dir, ffi.errno     # fc_ddd_new's failed write (what it removed after keeps it)
             self.close()
-            raise _start_error(err[0], f"cannot write in the temporary folder {folder}")
+            raise _start_error(err[0], f"cannot write in the temporary folder {folder}", no, os.path.dirname(folder))
         self._d = d
         self._limit_overflow()
         if target is not None:
@@ -285,6 +344,7 @@ class DiskSearch:
             raise FreecellError(f"--work-dir {wd}: a symbolic link to no folder (it points to {os.readlink(wd)})")
         if work_state(wd) == "other":
             raise _not_a_search(wd)
+        made_folder = not os.path.lexists(wd)      # removed again when the search cannot start in it
         made_parents = _missing_parents(wd)
         try:
             os.makedirs(wd, exist_ok=True)
@@ -306,6 +366,7 @@ class DiskSearch:
         self._term = term_as_interrupt()
         self.dir = wd
         err = ffi.new("int *")
+        no = 0                              # the errno of a failed first write
         why = ffi.new("char[]", 512)
         args = (pos_to_c(self.start), _rules_c(self.rules), os.fsencode(wd), memory, max_states or 0,
                 int(bool(stop_on_win)), key_bits)
@@ -314,9 +375,11 @@ class DiskSearch:
                 d = lib.fc_ddd_resume(*args, err, why, 512)
             else:
                 d = lib.fc_ddd_new(*args, err)
+                no = ffi.errno if d == ffi.NULL else 0
                 if d != ffi.NULL:
                     self._d = d
                     if self.stats().status == lib.FC_RUNNING and lib.fc_ddd_keep(d, 1) < 0:
+                        no = self.stats().sys_errno
                         self._d, err[0] = None, lib.FC_EIO
                         lib.fc_ddd_free(d)      # its files go (the folder was empty)
                         d = ffi.NULL
@@ -327,14 +390,26 @@ class DiskSearch:
             self._unlock(made)              # nothing else of the folder is removed
             self.dir = None
             self.close()
+            if made_folder:                 # made by this call: not left behind, empty
+                self._remove_made(wd)
             if err[0] in (lib.FC_ESTATE, lib.FC_EOTHER, lib.FC_EOVERFLOW):
                 reason = ffi.string(why).decode("utf-8", "replace")
                 remedy = {lib.FC_EOTHER: "remove the folder or give another --work-dir",
                           lib.FC_EOVERFLOW: "give a larger --memory to go on"}.get(
                               err[0], "it cannot be resumed: remove the folder to start again")
                 raise FreecellError(f"--work-dir {wd}: {reason} ({remedy})")
-            raise _start_error(err[0], f"--work-dir {wd}: cannot write the search's files there")
+            raise _start_error(err[0], f"--work-dir {wd}: cannot write the search's files there", no, wd)
         self._d = d
+
+    def _remove_made(self, folder):
+        """Remove the (empty) work folder and the parents the search made for it, deepest first; one holding
+        anything stays."""
+        try:
+            os.rmdir(folder)
+            for parent in self._made_parents:
+                os.rmdir(parent)
+        except OSError:
+            pass
 
     def _unlock(self, remove):
         """Let the lock go (and its file, when this process made it: a refused folder is left as it was)."""
@@ -371,11 +446,9 @@ class DiskSearch:
             if self.work_dir is not None and not keep:
                 try:
                     os.remove(os.path.join(self.dir, LOCK_FILE))
-                    os.rmdir(self.dir)
-                    for parent in self._made_parents:      # deepest first; one holding anything stays
-                        os.rmdir(parent)
                 except OSError:
                     pass
+                self._remove_made(self.dir)
         if self._lock is not None:
             self._unlock(False)
         if self.dir is not None and self.work_dir is None:
@@ -406,14 +479,20 @@ class DiskSearch:
                      f"the last finished layer is kept in {self.work_dir}: the same command goes on from there") + \
                 " once the cause is gone (a damaged file cannot be mended: then remove the folder)"
         if st.status == lib.FC_EIO:
-            why = "no space left on the device (disk full)" if st.sys_errno == errno.ENOSPC \
-                else os.strerror(st.sys_errno)
-            if sorting:                    # after FC_DONE: the enumeration was complete, the sort failed
-                return FreecellError(f"the disk search enumerated all {st.states:,} positions, but sorting them "
-                                     f"for the certificate failed: {self.dir}: {why} (no certificate written; "
-                                     f"{files})")
-            return FreecellError(f"the disk search stopped after {st.states:,} positions: {self.dir}: {why} "
-                                 f"(nothing is claimed: the verdict is unknown; {files})")
+            head = (f"the disk search enumerated all {st.states:,} positions, but sorting them for the certificate "
+                    f"failed" if sorting else       # after FC_DONE: the enumeration was complete, the sort failed
+                    f"the disk search stopped after {st.states:,} positions")
+            bad = damaged_file(self.dir) if st.sys_errno == errno.EIO else None
+            if bad is not None:           # the positions of a layer are lost: no command can go on from it
+                again = (f"the same command would stop here again: remove the folder {self.work_dir} to start "
+                         f"again" if self.work_dir is not None else "its files were removed: the same command "
+                         f"starts again")
+                return FreecellError(f"{head}: {os.path.join(self.dir, bad)}: damaged (its checksum does not "
+                                     f"match): the positions it holds are lost (nothing is claimed: the verdict is "
+                                     f"unknown; {again})")
+            why = io_words(st.sys_errno) or os.strerror(errno.EIO)
+            claim = "no certificate written" if sorting else "nothing is claimed: the verdict is unknown"
+            return FreecellError(f"{head}: {self.dir}: {why} ({claim}; {files})")
         if st.status == lib.FC_EOVERFLOW:
             whose = "as set" if self.overflow is not None else "a quarter of --memory"
             return FreecellError(f"the disk search stopped after {st.states:,} positions: {st.overflow:,} of them "

@@ -110,6 +110,7 @@ FORGED = [
     ("Decode.lean", "abbrev standard : Rules := { cells := 9 }", "a declaration of `standard`"),
     ("Cert.lean", "theorem Won : True := trivial", "a declaration of `Won`"),
     ("Decode.lean", "def true : Bool := false", "a declaration of `true`"),
+    ("Decode.lean", "structure Generated where\n  Won : Nat", "a declaration of `Generated`"),
     ("Decode.lean", "instance : OfNat Nat 11982 := ⟨1⟩", "`instance : OfNat Nat 11982"),
     ("Decode.lean", "deriving instance BEq for Card", "`deriving`"),
     ("Decode.lean", "open FreeCell.Generated in\ndef z := 1", "`open`"),
