@@ -474,7 +474,7 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
     """Every certificate of a finished survey folder (certgen survey), as its journal lists them: each must
     hold the deal its file name and the journal say; both checks, then each prover. Ends with the deals
     proven and the deals that could not be, by number."""
-    listed = survey.certificates(folder)
+    rules, listed = survey.certificates(folder)
     provers = find_provers(prover, say) if prover else []     # a prover asked for: before the checks
     if provers is None:
         return NOT_AVAILABLE
@@ -491,6 +491,10 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
         if p.cert.source != {"kind": "ms", "deal": n} or p.cert.start != packed.pack(deals.ms_deal(n)):
             say(f"{name}: not deal {n}'s certificate (its start is not deal {n}'s, which its name and the "
                 f"survey's journal say)")
+            failed.append(n)
+        elif p.cert.rules != rules.to_dict():
+            say(f"{name}: a certificate under other rules than the survey's"
+                f"{report.rules_words(rules) or ' (the standard rules)'}: it proves nothing about deal {n} here")
             failed.append(n)
         elif p.ok:
             done.append((n, p))

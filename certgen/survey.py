@@ -542,9 +542,8 @@ def comparable(summary):
 
 
 def certificates(out_dir):
-    """[(deal, certificate path)] of the unwinnable deals of the finished survey in ``out_dir``, as its journal
-    records them (both passes), in deal order; one FreecellError line when ``out_dir`` is not a finished survey
-    of this format."""
+    """(the survey's rules, [(deal, certificate path)] of its unwinnable deals as its journal records them (both
+    passes), in deal order); one FreecellError line when ``out_dir`` is not a finished survey of this format."""
     if not os.path.isdir(os.path.join(out_dir, "certs")):
         raise FreecellError(f"{out_dir} is not a survey directory (no certs/ folder)")
     if not os.path.exists(os.path.join(out_dir, "summary.json")):
@@ -562,4 +561,4 @@ def certificates(out_dir):
         for table in ("chunk", "second"):
             for _k, _l, _v, rec in j.rows(table):
                 deals.update(int(n) for n in rec.get("certs", {}))
-    return [(n, _cert_path(out_dir, n, rules)) for n in sorted(deals)]
+    return rules, [(n, _cert_path(out_dir, n, rules)) for n in sorted(deals)]

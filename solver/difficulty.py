@@ -349,11 +349,16 @@ def _parse_row(fields):
              _whole(states), _whole(tier))
     if klass_word != klass(n):
         raise ValueError("class")
-    if (n != _need(n.deal, n.low, n.high, n.states, n.tier) or not 0 <= n.low <= MAX_K + 1
-            or (n.high is not None and not n.low <= n.high <= MAX_K) or not 1 <= n.tier <= len(TIERS)
-            or n.states < 0 or not 1 <= n.deal <= deals.MAX_DEAL):
+    if not _sound(n):
         raise ValueError("inconsistent bounds")
     return n
+
+
+def _sound(n: Need):
+    """Whether a row's bounds hold together (k from them, within 0..MAX_K + 1, a tier there is, a deal there is)."""
+    return not (n != _need(n.deal, n.low, n.high, n.states, n.tier) or not 0 <= n.low <= MAX_K + 1
+                or (n.high is not None and not n.low <= n.high <= MAX_K) or not 1 <= n.tier <= len(TIERS)
+                or n.states < 0 or not 1 <= n.deal <= deals.MAX_DEAL)
 
 
 OLD_HEADER = CSV_HEADER[:-1]
@@ -397,8 +402,23 @@ def read_csv(path):
     return out, bad
 
 
-def _from_record(deal, body):
-    return Need(deal, body["k"], body["low"], body["high"], body["states"], body["tier"])
+def _from_record(deal, body, verdict):
+    """The Need a journal record holds, or None when it holds none (a record written by hand with its digest,
+    of another shape or with bounds that do not hold together: that deal is done again)."""
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not isinstance(body, dict) or set(body) != set(Need._fields[1:]):
+        return None
+    n = Need(deal, *(body[f] for f in Need._fields[1:]))
+    if not all(whole(v) for v in (n.low, n.states, n.tier)) or not all(v is None or whole(v) for v in (n.k, n.high)):
+        return None
+    return n if _sound(n) and verdict == klass(n) else None
+
+
+def _journal_needs(j):
+    """{deal: Need} of the journal's records that hold one."""
+    return {d: n for d, _l, v, body in j.rows("deal") for n in [_from_record(d, body, v)] if n is not None}
 
 
 def read_journal(csv_path):
@@ -407,7 +427,7 @@ def read_journal(csv_path):
     if not os.path.exists(os.path.join(work_root_of(csv_path), JOURNAL)):
         return {}
     with attach(work_root_of(csv_path)) as j:
-        return {d: _from_record(d, body) for d, _l, _v, body in j.rows("deal")}
+        return _journal_needs(j)
 
 
 def _record(j, n: Need):
@@ -420,7 +440,7 @@ def _open_journal(folder, csv_path):
     left out is said on stderr. Returns (journal, {deal: Need})."""
     j = open_journal(folder, "difficulty survey")
     try:
-        known = {d: _from_record(d, body) for d, _l, _v, body in j.rows("deal")}
+        known = _journal_needs(j)
         rows, dropped = read_csv(csv_path)
     except BaseException:
         j.close()
@@ -668,7 +688,7 @@ def survey(first, last, jobs=1, tiers=TIERS, journal=None, progress=False, budge
                     raise WorkerLost(f"tier {tier + 1}: {exc}; {kept} (fewer --jobs or a lower --memory leave "
                                      f"each process more room)") from None
         if j is not None:
-            write_atomic(journal, csv_text(_from_record(d, body) for d, _l, _v, body in j.rows("deal")))
+            write_atomic(journal, csv_text(n for _d, n in sorted(_journal_needs(j).items())))
     finally:
         restore_term(old_term)
         if j is not None:

@@ -91,15 +91,75 @@ def _take_lock(folder, what):
     return lock_file(os.path.join(folder, LOCK), os.path.join(folder, LOCK), busy)
 
 
-def _connect(path):
+@contextmanager
+def _sql_errors(path):
+    """SQLite's errors as one FreecellError line naming the journal: a full disk, a file that cannot be written,
+    a damaged file."""
     try:
-        con = sqlite3.connect(path, timeout=60, isolation_level=None)
+        yield
+    except sqlite3.Error as e:
+        text = str(e)
+        if "full" in text:
+            why = f"{path}: the disk is full ({text}): every record already written stays; the same command " \
+                  f"goes on once there is room"
+        elif "readonly" in text or "unable to open" in text:
+            why = f"{path}: cannot write the journal ({text}): give a folder this process can write"
+        else:
+            why = f"{path} is not a journal this version reads, or is damaged ({text}): give another folder"
+        raise FreecellError(why) from None
+
+
+class _Cursor:
+    """A cursor whose SQLite errors are one line (:func:`_sql_errors`), rows read one at a time."""
+
+    def __init__(self, cur, path):
+        self.cur, self.path = cur, path
+
+    @property
+    def lastrowid(self):
+        return self.cur.lastrowid
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with _sql_errors(self.path):
+            return next(self.cur)
+
+    def fetchone(self):
+        with _sql_errors(self.path):
+            return self.cur.fetchone()
+
+    def fetchall(self):
+        with _sql_errors(self.path):
+            return self.cur.fetchall()
+
+
+class _Connection:
+    """A SQLite connection whose errors are one line (:func:`_sql_errors`)."""
+
+    def __init__(self, con, path):
+        self.con, self.path = con, path
+
+    def execute(self, sql, args=()):
+        with _sql_errors(self.path):
+            return _Cursor(self.con.execute(sql, args), self.path)
+
+    def executemany(self, sql, rows):
+        with _sql_errors(self.path):
+            return _Cursor(self.con.executemany(sql, rows), self.path)
+
+    def close(self):
+        self.con.close()
+
+
+def _connect(path):
+    with _sql_errors(path):
+        con = _Connection(sqlite3.connect(path, timeout=60, isolation_level=None), path)
         con.execute("PRAGMA journal_mode=WAL")
         con.execute("PRAGMA synchronous=FULL")
-        con.executescript(_SCHEMA)
+        con.con.executescript(_SCHEMA)
         return con
-    except sqlite3.DatabaseError as e:
-        raise FreecellError(f"{path} is not a journal this version reads ({e})") from None
 
 
 class Journal:
@@ -120,7 +180,8 @@ class Journal:
         try:
             yield
         except BaseException:
-            self.con.execute("ROLLBACK")
+            if self.con.con.in_transaction:     # SQLite ends it itself on some errors (a full disk)
+                self.con.execute("ROLLBACK")
             raise
         self.con.execute("COMMIT")
 
@@ -209,7 +270,7 @@ class Journal:
                 try:
                     with self.transaction():
                         self.con.execute("UPDATE runs SET last = ? WHERE id = ?", (time.time(), self.run))
-                except sqlite3.Error:
+                except FreecellError:       # a full disk or a damaged file: said already, or said next
                     pass
             self.con.close()
             self.con = None

@@ -126,8 +126,8 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
     j = _open(folder, settings) if folder is not None else None
     old_term = term_as_interrupt()          # SIGTERM: the Ctrl-C path (the workers stopped, one line)
     try:
-        done = {} if j is None else {d: (d, v, b["states"], b["length"], b["seconds"])
-                                     for d, _l, v, b in j.rows("deal", first, last)}
+        done = {} if j is None else {d: row for d, _l, v, b in j.rows("deal", first, last)
+                                     for row in [_journal_row(d, v, b)] if row is not None}
         rows = sorted(list(done.values()) + _solve_all([d for d in range(first, last + 1) if d not in done],
                                                        jobs, settings, progress, j))
     finally:
@@ -152,6 +152,21 @@ def _open(folder, settings):
         raise FreecellError(f"{folder} holds a survey with other settings ({diff}): use the same command, or "
                             f"another --out")
     return j
+
+
+def _journal_row(d, verdict, body):
+    """The row (deal, verdict, states, length, seconds) a journal record holds, or None when it holds none (a
+    record written by hand with its digest: that deal is done again)."""
+    def whole(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if not isinstance(body, dict) or verdict not in ("winnable", "unwinnable", "unknown"):
+        return None
+    states, length, seconds = body.get("states"), body.get("length"), body.get("seconds")
+    if not whole(states) or not (length is None if verdict != "winnable" else whole(length)) \
+            or not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        return None
+    return d, verdict, states, length, seconds
 
 
 def _record(j, part):

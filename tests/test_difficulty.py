@@ -792,3 +792,21 @@ def test_no_limit_is_named_when_nothing_is_undecided(run):
     assert p.returncode == 0 and "0 undecided\n" in p.stdout and "a limit stopped" not in p.stdout, p.stdout
     p = run("survey", "2", "--difficulty", "--max-states", "10")
     assert "1 undecided (a limit stopped a search: last tier 10 solver / 10 enumeration positions)" in p.stdout
+
+
+def test_a_forged_journal_record_of_another_shape_is_left_out(tmp_path):
+    """Records written by hand with their digests recomputed but holding no row (a key missing, k not a
+    number, k lower than the bounds say, a class that is not the row's): each deal is left out (done again),
+    never a traceback."""
+    from solver.journal import digest
+    csv_path = str(tmp_path / "d.csv")
+    good = difficulty.Need(2, 1, 1, 1, 322, 1)
+    forged = [(3, {"k": 2}, "medium"), (4, {"k": "x", "low": 2, "high": 2, "states": 5, "tier": 1}, "medium"),
+              (5, {"k": 0, "low": 1, "high": 1, "states": 5, "tier": 1}, "easy"),
+              (6, {"k": 1, "low": 1, "high": 1, "states": 5, "tier": 1}, "hard")]
+    with open_journal(difficulty.work_root_of(csv_path), "difficulty survey") as j:
+        difficulty._record(j, good)
+        j.record_many(("deal", d, body, None, v) for d, body, v in forged)
+        assert j.query("SELECT count(*) FROM records WHERE sha256 = ?", (digest("deal", 3, {"k": 2}, None, "medium"),)) \
+            == [(1,)]
+    assert difficulty.read_journal(csv_path) == {2: good}

@@ -83,3 +83,22 @@ def test_records_written_together_are_one_transaction(tmp_path):
         assert j.done("deal") == set()
         j.record_many(("deal", n, {}, None, None) for n in range(3))
         assert j.done("deal") == {0, 1, 2}
+
+
+def test_a_damaged_file_and_a_full_disk_are_one_line(tmp_path):
+    d = str(tmp_path / "job")
+    with journal.open_journal(d, "test job") as j:
+        j.record_many(("deal", n, {"text": "x" * 100}, None, "easy") for n in range(300))
+        j.con.execute("PRAGMA max_page_count = " + str(j.query("PRAGMA page_count")[0][0]))   # the disk full
+        with pytest.raises(FreecellError) as e:
+            j.record_many(("deal", n, {"text": "y" * 1000}, None, "easy") for n in range(300, 400))
+        assert str(e.value).startswith(f"{j.path}: the disk is full (database or disk is full): every record "
+                                       "already written stays")
+        assert len(j.done("deal")) == 300
+    with open(os.path.join(d, journal.JOURNAL), "r+b") as f:    # a page in the middle overwritten
+        f.seek(3 * 4096)
+        f.write(b"\xff" * 4096)
+    with pytest.raises(FreecellError) as e:
+        journal.open_journal(d, "test job")
+    assert str(e.value).startswith(f"{os.path.join(d, journal.JOURNAL)} is not a journal this version reads, "
+                                   "or is damaged (database disk image is malformed)")

@@ -249,3 +249,20 @@ def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
                            capture_output=True, text=True)
     assert other.returncode == 2 and other.stderr == f"error: {killed}.work holds a survey with other settings " \
                                                      "(max_states): use the same command, or another --out\n"
+
+
+def test_a_forged_record_of_another_shape_is_done_again(tmp_path):
+    """A journal record rewritten by hand with its digest recomputed, holding no row (no states, a verdict
+    the survey never gives): that deal is solved again, never a traceback."""
+    import sqlite3
+    from solver.journal import digest
+    folder = str(tmp_path / "s.csv.work")
+    first = survey.survey(1, 3, folder=folder)
+    con = sqlite3.connect(os.path.join(folder, "journal.sqlite"))
+    with con:
+        con.execute("UPDATE records SET body = '{}', verdict = 'proven', sha256 = ? WHERE key = 2",
+                    (digest("deal", 2, {}, None, "proven"),))
+    con.close()
+    again = survey.survey(1, 3, folder=folder)
+    assert [r[:4] for r in again.rows] == [r[:4] for r in first.rows] and again.counts == {"winnable": 3,
+                                                                                         "unwinnable": 0, "unknown": 0}

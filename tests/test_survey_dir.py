@@ -456,3 +456,21 @@ def test_sigterm_stops_a_survey_in_one_line_and_the_same_command_goes_on(tmp_pat
     kept = records(d)
     assert 2 <= kept < 100
     assert run_cli(*args, "--dir", d)[0] == 0 and records(d) == 100
+
+
+def test_prove_survey_refuses_a_certificate_of_other_rules(tmp_path, monkeypatch):
+    """A valid certificate of the same deal under other rules put in place of the survey's (and its digest in
+    the journal's record matching or not): prove-survey names it and does not count the deal as proven."""
+    from certgen import prove
+    d, rules = str(tmp_path / "s"), Rules(cells=0)
+    assert survey.run(7, 7, d, rules=rules, chunk=1)["unwinnable"] == [7]
+    other = survey.certify(7, Rules(cells=0, foundation_return=True), 100_000)
+    with open(os.path.join(d, "certs", "Deal7Cells0.cert"), "wb") as f:
+        f.write(other)
+    monkeypatch.setattr(prove, "find_provers", lambda wanted, say: [])
+    monkeypatch.setattr(prove, "prove_prepared", lambda *a: prove.PROVED)
+    said = []
+    assert prove.prove_survey(d, str(tmp_path / "o"), None, say=said.append) == prove.REFUSED
+    assert "Deal7Cells0.cert: a certificate under other rules than the survey's (0 free cells): it proves nothing " \
+           "about deal 7 here" in said
+    assert said[-1] == "proven: none; could not prove: 7"
