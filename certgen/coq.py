@@ -677,7 +677,7 @@ def run_coqchk(coqchk: str, path: str, out_dir: str, names: Sequence[str]) -> Co
     return run
 
 
-# -- Checking a file: what certgen.prove.prove_coq calls ---------------------------------------------------
+# -- Checking a file: what certgen.prove's Coq backend calls ------------------------------------------------
 
 def _mib(kib: int) -> str:
     return f"{kib / 1024:,.0f} MiB"
