@@ -1,7 +1,10 @@
 """What several test files share, as fixtures: running the command lines, the one-line error contract,
-and deal 11982 in Freecell Solver's board format."""
+deal 11982 in Freecell Solver's board format, and deal 11982's certificate with the reference checker's
+verdict on it (each made once a test run: the verdict is a pass of about 17 s)."""
+import fcntl
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +72,47 @@ def assert_one_line_error():
 @pytest.fixture
 def deal11982_board():
     return DEAL11982_BOARD
+
+
+def build_certificate(deal, cells=4, foundation_return=False):
+    """Deal `deal`'s whole reachable set under the rules (unwinnable, so complete), as a certificate built
+    as `certgen build` builds it."""
+    from certgen import certificate
+    from solver import deals, search
+    from solver.rules import Rules
+    pos = deals.ms_deal(deal)
+    rules = {"cells": cells, "foundation_return": foundation_return}
+    res = search.explore(pos, Rules(**rules))
+    assert res.complete and not res.won
+    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(), {"max_home": res.max_home})
+
+
+@pytest.fixture(scope="session")
+def cert11982():
+    """Deal 11982's certificate under the standard rules: 84,767 positions. Shared by the whole run: a test
+    makes its mutants from it and never changes it."""
+    return build_certificate(11982)
+
+
+def _once_per_run(tmp_path_factory, name, make):
+    """``make()``'s value, computed by one process of the run: with pytest-xdist the workers share the run's
+    temporary folder, the first computes under a lock and the others read its pickle."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    path = root / f"{name}.pickle"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        value = make()
+        path.write_bytes(pickle.dumps(value))
+        return value
+
+
+@pytest.fixture(scope="session")
+def reference11982(cert11982, tmp_path_factory):
+    """The reference checker's (certgen/checker.py) verdict on `cert11982`: the default tier's one full
+    Python pass over #11982."""
+    from certgen import checker
+    return _once_per_run(tmp_path_factory, "reference11982", lambda: checker.check(cert11982))

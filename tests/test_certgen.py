@@ -15,21 +15,9 @@ from solver import deals, packed, search, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
+from conftest import build_certificate as build
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def build(deal, cells=4, foundation_return=False):
-    pos = deals.ms_deal(deal)
-    rules = {"cells": cells, "foundation_return": foundation_return}
-    res = search.explore(pos, Rules(**rules))
-    assert res.complete and not res.won
-    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(),
-                            {"max_home": res.max_home})
-
-
-@pytest.fixture(scope="module")
-def cert11982():
-    return build(11982)
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +112,8 @@ def test_missing_file_is_one_line(tmp_path):
 
 # -- the checker -------------------------------------------------------------------------------------
 
-def test_checker_accepts_11982(cert11982):
-    res = checker.check(cert11982)
+def test_checker_accepts_11982(reference11982):
+    res = reference11982
     assert res.ok, checker.report(res)
     assert res.states == res.checked == 84767
     assert res.successors > 84767
@@ -199,6 +187,7 @@ def test_random_single_deletions_are_all_rejected(small_certs):
     assert tried == 200
 
 
+@pytest.mark.slow
 def test_random_single_deletions_on_11982(cert11982):
     for seed in range(5):
         mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
