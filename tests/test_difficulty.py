@@ -286,6 +286,7 @@ difficulty.survey(43, 43, tiers=((100_000, 100_000), (100_000, 1_000_000, 1 << 1
 """
 
 
+@pytest.mark.e2e
 def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
     """A survey killed (SIGKILL) inside the disk tier's enumeration leaves the journal's tier-1 row and the
     work folder d.csv.work/43-1 with its last checkpoint; the same survey again resumes that enumeration

@@ -57,6 +57,7 @@ def killed_and_resumed(d, args, kills, min_records=1):
     return json.loads(out)
 
 
+@pytest.mark.e2e
 def test_sigkill_and_restart_give_the_same_summary(tmp_path):
     args = ("survey", "1-600", "--chunk", "6", "--max-states", "20000")
     code, out, err = run_cli(*args, "--dir", str(tmp_path / "whole"), "--json")
@@ -71,6 +72,7 @@ def test_sigkill_and_restart_give_the_same_summary(tmp_path):
     assert resumed == summary_of(str(tmp_path / "killed"))
 
 
+@pytest.mark.e2e
 def test_pool_workers_die_with_a_killed_survey(tmp_path):
     d = str(tmp_path / "s")
     p = cli("survey", "1-3000", "--jobs", "2", "--chunk", "10", "--max-states", "20000", "--dir", d)
@@ -172,6 +174,7 @@ def test_three_kills_on_200000_deals(tmp_path):
     assert survey.comparable(resumed) == survey.comparable(whole)
 
 
+@pytest.mark.e2e
 def test_dask_local_cluster_with_a_worker_killed(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask not installed: pip install -e '.[cluster]'")
     import threading
