@@ -84,7 +84,7 @@ play: setup
 
 # docs/examples/play-11982.png for the README: the browser test with a real (headless) Chromium.
 screenshot: setup
-	PLAY_SCREENSHOT=docs/examples/play-11982.png $(PY) -m pytest -q -rs tests/test_play_browser.py
+	PLAY_SCREENSHOT=docs/examples/play-11982.png $(PY) -m pytest -q -rs -m browser tests
 
 clean:
 	rm -rf $(VENV) build *.egg-info solver/_fc*.so solver/_fc.c certgen/_fcreplay*.so certgen/_fcreplay.c $(OUT) .lake

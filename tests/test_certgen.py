@@ -15,9 +15,8 @@ from solver import deals, packed, search, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-from conftest import build_certificate as build
+from conftest import ROOT, build_certificate as build
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 COQC = shutil.which("coqc")
 needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
 

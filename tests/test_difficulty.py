@@ -16,6 +16,8 @@ from solver.solve import DEEP, solve
 from solver.errors import FreecellError, WorkerLost
 from solver.rules import Rules
 
+from conftest import ROOT
+
 # k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
 # needs 3). The same with the solver before its portfolio of stages (which needed tier 2 for deals 9 and 12).
 K_1_30 = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3, 7: 1, 8: 1, 9: 2, 10: 2, 11: 1, 12: 2, 13: 2, 14: 2, 15: 2,
@@ -646,7 +648,7 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
     """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what the README's table, its
     "k per deal" line and docs/difficulty-1-32000.json say: the counts per class, k per deal and the deals
     still undecided with their bounds (a fold that updates one and not the others fails here)."""
-    root = os.path.join(os.path.dirname(__file__), "..")
+    root = str(ROOT)
     needs = difficulty.read_journal(os.path.join(root, "docs", "difficulty-1-32000.csv"))
     assert sorted(needs) == list(range(1, 32001))
     counts = difficulty.counts_of(needs.values())

@@ -18,7 +18,7 @@ from certgen import certificate, checker, fastcheck, mutate
 from solver import packed, spec
 from solver.errors import FreecellError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 EXE = fastcheck.binary()
 P64 = fastcheck.P64
 pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")

@@ -16,7 +16,7 @@ from certgen import certificate, checker, fastcheck
 from solver import packed
 from solver.errors import FreecellError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 EXE = fastcheck.binary()
 PIECE = 1024
 

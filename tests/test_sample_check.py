@@ -4,7 +4,6 @@ sample -- and, with a sample covering every member, exactly the full reference c
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,8 @@ from certgen import certificate, checker, members, mutate, sampled
 from solver import packed, spec
 from solver.rules import Rules
 
-from conftest import build_certificate
+from conftest import ROOT, build_certificate
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from certgen import certificate, survey
 from solver import deals, packed
 from solver.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 
 
 def cli(*args, **kw):

@@ -8,9 +8,8 @@ import sys
 import time
 
 import pytest
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 PARENT = r"""
 import multiprocessing as mp, os, sys, time
