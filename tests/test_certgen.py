@@ -3,7 +3,6 @@ import hashlib
 import json
 import os
 import random
-import subprocess
 import sys
 import zlib
 
@@ -15,7 +14,7 @@ from solver import deals, packed, search, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-from conftest import ROOT, build_certificate as build
+from conftest import _run, build_certificate as build
 
 
 
@@ -26,8 +25,10 @@ def small_certs():
             build(7, cells=0)]
 
 
-def run(*args, **kw):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, **kw)
+def run(*args, input=None, env=None):
+    """`python -m MODULE ARGS`: conftest._run (in this process, unless another environment is given)."""
+    assert args[0] == "-m"
+    return _run(*args[2:], module=args[1], stdin=input, env=env)
 
 
 # -- the file ----------------------------------------------------------------------------------------

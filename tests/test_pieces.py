@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 
 import msgpack
 import pytest
@@ -16,7 +15,7 @@ from certgen import certificate, checker, fastcheck
 from solver import packed
 from solver.errors import FreecellError
 
-from conftest import ROOT
+from conftest import _run
 EXE = fastcheck.binary()
 PIECE = 1024
 
@@ -79,7 +78,7 @@ def untimed(text):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "certgen", *args], cwd=ROOT, capture_output=True, text=True)
+    return _run(*args, module="certgen")
 
 
 @pytest.mark.parametrize("commands", [

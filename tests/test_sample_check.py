@@ -11,7 +11,7 @@ from certgen import certificate, checker, members, mutate, sampled
 from solver import packed, spec
 from solver.rules import Rules
 
-from conftest import ROOT, build_certificate
+from conftest import ROOT, _run, build_certificate
 
 
 
@@ -26,7 +26,7 @@ def sampled_check(cert, sample, seed=0):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "certgen", *args], cwd=ROOT, capture_output=True, text=True)
+    return _run(*args, module="certgen")
 
 
 def test_records_binary_search(cert11982):
