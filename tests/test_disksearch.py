@@ -405,7 +405,8 @@ sys.stdin.read()
 
 def _read_back_folder(tmp, how):
     """A read-back search's folder in ``tmp`` from another process (READ_BACK): (its name, the process)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.path.dirname(os.path.abspath(__file__))])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"),        # conftest
+                                                        os.path.dirname(os.path.abspath(__file__))])}
     p = subprocess.Popen([sys.executable, "-c", READ_BACK, str(tmp), how], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True, env=env)
     name = p.stdout.readline().strip()
