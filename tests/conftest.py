@@ -1,7 +1,11 @@
 """What several test files share, as fixtures: running the command lines, the one-line error contract,
-and deal 11982 in Freecell Solver's board format."""
+deal 11982 in Freecell Solver's board format, and deal 11982's certificate with the reference checker's
+verdict on it (each made once a test run: the verdict is a pass of about 17 s)."""
+import fcntl
+import io
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -24,11 +28,55 @@ JS KS 3C 7C 7S 5H
 """
 
 
-def _run(*args, stdin=None, module="solver", timeout=300, env=None):
-    """`python -m solver ARGS` (or another module) in the checkout; text in and out."""
+def _run_process(*args, stdin=None, module="solver", timeout=300, env=None):
+    """`python -m solver ARGS` (or another module) in a process of its own, in the checkout; text in and
+    out."""
     env = dict(os.environ if env is None else env, PYTHONIOENCODING="utf-8")
     return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, input=stdin,
                           capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def _text_stream(data=b""):
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline=None, write_through=True)
+
+
+def _run(*args, stdin=None, module="solver", timeout=300, env=None):
+    """The same in this process when nothing in it is about the process: ``MODULE.cli.main(ARGS)`` with
+    standard input, output and error (and the signal handlers, the working folder, sys.argv) its own for
+    the call, and the exit status it returns, or that SystemExit gives, as the return code (an exception
+    that escapes is a traceback on stderr and status 1, as Python's). Another environment, or a path under
+    /dev or /proc (the process's own standard streams), runs in a process of its own."""
+    if env is not None or any(str(a).startswith(("/dev/", "/proc/")) for a in args):
+        return _run_process(*args, stdin=stdin, module=module, timeout=timeout, env=env)
+    import importlib
+    import signal
+    import traceback
+    from solver import atomic
+    main = importlib.import_module(f"{module}.cli").main
+    saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv, os.getcwd(), atomic._DATA_OUT,
+             {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)})
+    sys.stdin = _text_stream((stdin or "").encode("utf-8"))
+    sys.stdout, sys.stderr = out, err = _text_stream(), _text_stream()
+    sys.argv = [f"{module}", *args]
+    atomic._DATA_OUT = None
+    os.chdir(ROOT)
+    try:
+        try:
+            code = main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) or exc.code is None else (print(exc.code, file=err) or 1)
+        except Exception:
+            traceback.print_exc(file=err)
+            code = 1
+        for stream in (out, err):
+            stream.flush()
+        text = [s.buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") for s in (out, err)]
+        return subprocess.CompletedProcess([module, *args], code or 0, *text)   # read as text=True reads
+    finally:
+        sys.stdin, sys.stdout, sys.stderr, sys.argv, cwd, atomic._DATA_OUT, handlers = saved
+        os.chdir(cwd)
+        for n, h in handlers.items():
+            signal.signal(n, h)
 
 
 def _run_json(*args):
@@ -69,3 +117,47 @@ def assert_one_line_error():
 @pytest.fixture
 def deal11982_board():
     return DEAL11982_BOARD
+
+
+def build_certificate(deal, cells=4, foundation_return=False):
+    """Deal `deal`'s whole reachable set under the rules (unwinnable, so complete), as a certificate built
+    as `certgen build` builds it."""
+    from certgen import certificate
+    from solver import deals, search
+    from solver.rules import Rules
+    pos = deals.ms_deal(deal)
+    rules = {"cells": cells, "foundation_return": foundation_return}
+    res = search.explore(pos, Rules(**rules))
+    assert res.complete and not res.won
+    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(), {"max_home": res.max_home})
+
+
+@pytest.fixture(scope="session")
+def cert11982():
+    """Deal 11982's certificate under the standard rules: 84,767 positions. Shared by the whole run: a test
+    makes its mutants from it and never changes it."""
+    return build_certificate(11982)
+
+
+def _once_per_run(tmp_path_factory, name, make):
+    """``make()``'s value, computed by one process of the run: with pytest-xdist the workers share the run's
+    temporary folder, the first computes under a lock and the others read its pickle."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    path = root / f"{name}.pickle"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        value = make()
+        path.write_bytes(pickle.dumps(value))
+        return value
+
+
+@pytest.fixture(scope="session")
+def reference11982(cert11982, tmp_path_factory):
+    """The reference checker's (certgen/checker.py) verdict on `cert11982`: the default tier's one full
+    Python pass over #11982."""
+    from certgen import checker
+    return _once_per_run(tmp_path_factory, "reference11982", lambda: checker.check(cert11982))

@@ -6,7 +6,6 @@ A♠ 3♥ 6♥ 4♥ Q♠ A♣ Q♣ 6♠, the Q♣ is on top of a column in 8 pos
 import json
 import os
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from solver.report import frozen_text
 from solver.rules import Rules
 
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 FROZEN_11982 = "A♠ 3♥ 6♥ 4♥ Q♠ A♣ Q♣ 6♠"

@@ -220,6 +220,7 @@ def test_the_sampled_check_up_to_column_order(built, tmp_path):
     assert sampled.check(head, body, 100_000, 1).failure == "successor"
 
 
+@pytest.mark.slow
 def test_a_sample_covering_every_member_gives_the_full_checks_verdict(built, tmp_path):
     """#11982's last member replaced by itself with its columns rotated, so it
     is out of order and its class's successors are missing. The full check finds a missing successor first;

@@ -3,7 +3,6 @@ import hashlib
 import json
 import os
 import random
-import subprocess
 import sys
 import zlib
 
@@ -15,21 +14,8 @@ from solver import deals, packed, search, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import _run, build_certificate as build
 
-
-def build(deal, cells=4, foundation_return=False):
-    pos = deals.ms_deal(deal)
-    rules = {"cells": cells, "foundation_return": foundation_return}
-    res = search.explore(pos, Rules(**rules))
-    assert res.complete and not res.won
-    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(),
-                            {"max_home": res.max_home})
-
-
-@pytest.fixture(scope="module")
-def cert11982():
-    return build(11982)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +25,10 @@ def small_certs():
             build(7, cells=0)]
 
 
-def run(*args, **kw):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, **kw)
+def run(*args, input=None, env=None):
+    """`python -m MODULE ARGS`: conftest._run (in this process, unless another environment is given)."""
+    assert args[0] == "-m"
+    return _run(*args[2:], module=args[1], stdin=input, env=env)
 
 
 # -- the file ----------------------------------------------------------------------------------------
@@ -125,8 +113,8 @@ def test_missing_file_is_one_line(tmp_path):
 
 # -- the checker -------------------------------------------------------------------------------------
 
-def test_checker_accepts_11982(cert11982):
-    res = checker.check(cert11982)
+def test_checker_accepts_11982(reference11982):
+    res = reference11982
     assert res.ok, checker.report(res)
     assert res.states == res.checked == 84767
     assert res.successors > 84767
@@ -200,6 +188,7 @@ def test_random_single_deletions_are_all_rejected(small_certs):
     assert tried == 200
 
 
+@pytest.mark.slow
 def test_random_single_deletions_on_11982(cert11982):
     for seed in range(5):
         mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)

@@ -3,11 +3,10 @@ import json
 import subprocess
 import sys
 import types
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 
 # Seed 003's numbered FreeCell deal 1, laid out in rows of eight.
@@ -386,7 +385,7 @@ def test_make_refuses_unknown_rules():
     import shutil
     if shutil.which("make") is None:
         pytest.skip("make is not on PATH")
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     p = subprocess.run(["make", "-n", "prove", "RULES=bogus"], cwd=root, capture_output=True, text=True)
     assert p.returncode == 2 and "RULES may only be foundation-return" in p.stderr
     p = subprocess.run(["make", "-n", "prove", "RULES=foundation-return"], cwd=root, capture_output=True,

@@ -1,6 +1,7 @@
 """The Coq check (coq/FreeCell/, certgen/coq.py): the data form, the Coq spec in step with spec.py, and
 coqc on small certificates, mutants and winning lines. Tests that run coqc are skipped where it is
-missing ("no coqc"); the long ones (deal 11982 itself) are marked slow."""
+missing ("no coqc"); the default tier compiles the library and two small certificates, the other coqc runs are
+marked coq and the long ones (deal 11982 itself) slow."""
 import os
 import re
 import shutil
@@ -14,7 +15,7 @@ from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 COQC = shutil.which("coqc")
 needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
 
@@ -146,6 +147,7 @@ def sample_positions():
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_coq_moves_and_deals_agree_with_python(out):
     samples = sample_positions()
     assert any(s.home != (0, 0, 0, 0) and r.foundation_return for r, s in samples)
@@ -179,6 +181,7 @@ def test_coq_moves_and_deals_agree_with_python(out):
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_the_fence_lemmas_need_no_axiom(out):
     path = os.path.join(out, "coq", "Lemmas.v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -222,6 +225,7 @@ def statement_checks(theorems):
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_moves_commute_with_reordering_the_columns_in_coq(out):
     # Columns.v is compiled with the library; each theorem has the statement above and no axiom
     path = os.path.join(out, "coq", "ColumnsCheck.v")
@@ -311,6 +315,7 @@ AUTOPLAY_DEFINITIONS = {
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_autoplay_fence_in_coq(out):
     # Autoplay.v is compiled with the library; each theorem has the statement above and no axiom, and the
     # definitions its statements rest on are the ones written here (checked by conversion)
@@ -329,8 +334,10 @@ def test_autoplay_fence_in_coq(out):
 @needs_coqc
 @pytest.mark.parametrize("deal,cells,fr,theorem", [
     (1, 1, False, "freecell_1_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 1) s -> ~ Won s"),
-    (3, 1, True, "freecell_3_unwinnable : forall s, Reachable (rules 1 true 0) (msDeal 3) s -> ~ Won s"),
-    (11982, 2, False, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false 0) (msDeal 11982) s -> ~ Won s"),
+    pytest.param(3, 1, True, "freecell_3_unwinnable : forall s, Reachable (rules 1 true 0) (msDeal 3) s -> ~ Won s",
+                 marks=pytest.mark.coq),
+    pytest.param(11982, 2, False, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false 0) (msDeal 11982) s "
+                 "-> ~ Won s", marks=pytest.mark.coq),
 ])
 def test_small_certificates_are_proven_by_coq(out, tmp_path, deal, cells, fr, theorem):
     path = str(tmp_path / "c.cert")
@@ -344,6 +351,7 @@ def test_small_certificates_are_proven_by_coq(out, tmp_path, deal, cells, fr, th
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_a_board_start_is_written_out_and_proven(out):
     mid = deals.ms_deal(11982)
     rules = Rules(cells=1)
@@ -359,7 +367,8 @@ def test_a_board_start_is_written_out_and_proven(out):
 
 
 @needs_coqc
-@pytest.mark.parametrize("kind", ["deal", "first-successor", "last-successor", "random:1", "add-won"])
+@pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.coq) for k in ("deal", "first-successor",
+                                  "last-successor", "add-won")] + ["random:1"])
 def test_a_mutant_fails_the_coq_check(out, kind):
     cert = deal_cert(1, cells=1)
     bad, changed = mutate.mutate(cert, kind, seed=3)
@@ -378,6 +387,7 @@ def test_a_mutant_fails_the_coq_check(out, kind):
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_a_winning_line_is_proven_and_a_short_one_refused(out):
     from solver import solve
     r = solve.solve(deals.ms_deal(1))
@@ -407,6 +417,7 @@ def test_prove_coq_without_coqc_says_so(tmp_path):
 
 
 @needs_coqc
+@pytest.mark.coq
 @pytest.mark.parametrize("flags,stem,words", [
     ([], "Deal11982Cells1", "nothing back from the foundations: 83 states"),
     (["--canonical"], "Deal11982Cells1ColumnOrder", "nothing back from the foundations up to column order: 83 states"),
@@ -424,6 +435,7 @@ def test_prove_coq_command(tmp_path, flags, stem, words):
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_prove_coq_column_order_of_a_winnable_deal_proves_the_win(tmp_path):
     # a winnable start: the line on the real columns, whatever the enumeration counted
     p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "1", "--canonical",
@@ -484,6 +496,7 @@ UPTO_THEOREMS = {
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_the_column_order_check_is_sound_in_coq_and_canon_is_its_python_twin(out):
     from certgen.columns import canon
     path = os.path.join(out, "coq", "UpToCheck.v")
@@ -510,6 +523,7 @@ def test_the_column_order_check_is_sound_in_coq_and_canon_is_its_python_twin(out
 
 
 @needs_coqc
+@pytest.mark.coq
 @pytest.mark.parametrize("deal,cells,theorem", [
     (1, 1, "freecell_1_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 1) s -> ~ Won s"),
     (11982, 2, "freecell_11982_unwinnable : forall s, Reachable (rules 2 false 0) (msDeal 11982) s -> ~ Won s"),
@@ -528,6 +542,7 @@ def test_certificates_up_to_column_order_are_proven_by_coq(out, deal, cells, the
 
 
 @needs_coqc
+@pytest.mark.coq
 def test_a_board_start_up_to_column_order_is_proven(out):
     # a written-out start: the 8-column hypothesis is computed (eq_refl)
     res = search.explore(deals.ms_deal(11982), Rules(cells=1))
@@ -541,6 +556,7 @@ def test_a_board_start_up_to_column_order_is_proven(out):
 
 
 @needs_coqc
+@pytest.mark.coq
 @pytest.mark.parametrize("kind", ["delete", "start-in-deal-order", "add-won"])
 def test_a_mutant_up_to_column_order_fails_the_coq_check(out, kind):
     from certgen.columns import canon

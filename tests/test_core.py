@@ -78,13 +78,14 @@ def spec_enumeration(pos, rules):
     return {pack_p64(spec.to_position(s)) for s in seen}
 
 
+@pytest.mark.slow
 def test_11982_equals_python_spec_enumeration(r11982):
     """The whole reachable set, enumerated by the Python transliteration of the spec (~5 s)."""
     assert spec_enumeration(ms(11982), SPEC) == set(r11982.records())
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("rules", [Rules(foundation_return=True), Rules(cells=3), Rules(cells=2)])
+@pytest.mark.parametrize("rules", [Rules(cells=2), Rules(cells=1, foundation_return=True)] + [
+    pytest.param(r, marks=pytest.mark.slow) for r in (Rules(foundation_return=True), Rules(cells=3))])
 def test_11982_other_rules_equal_python_spec_enumeration(rules):
     res = search.explore(ms(11982), rules)
     assert res.complete

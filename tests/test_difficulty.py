@@ -18,6 +18,8 @@ from solver.errors import FreecellError, WorkerLost
 from solver.journal import open_journal
 from solver.rules import Rules
 
+from conftest import ROOT
+
 # k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
 # needs 3). The same with the solver before its portfolio of stages (which needed tier 2 for deals 9 and 12).
 K_1_30 = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3, 7: 1, 8: 1, 9: 2, 10: 2, 11: 1, 12: 2, 13: 2, 14: 2, 15: 2,
@@ -295,6 +297,7 @@ difficulty.survey(43, 43, tiers=((100_000, 100_000), (100_000, 1_000_000, 1 << 1
 """
 
 
+@pytest.mark.e2e
 def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
     """A survey killed (SIGKILL) inside the disk tier's enumeration leaves the journal's tier-1 row and the
     work folder d.csv.work/43-1 with its last checkpoint; the same survey again resumes that enumeration
@@ -651,7 +654,7 @@ def test_the_docs_run_agrees_with_its_summary_and_the_readme():
     """docs/difficulty-1-32000.csv (the survey's journal for deals 1..32000) is what docs/DIFFICULTY.md's table, its
     "k per deal" line and docs/difficulty-1-32000.json say: the counts per class, k per deal and the deals
     still undecided with their bounds (a fold that updates one and not the others fails here)."""
-    root = os.path.join(os.path.dirname(__file__), "..")
+    root = str(ROOT)
     needs, dropped = difficulty.read_csv(os.path.join(root, "docs", "difficulty-1-32000.csv"))
     assert dropped == set()
     assert sorted(needs) == list(range(1, 32001))

@@ -405,7 +405,8 @@ sys.stdin.read()
 
 def _read_back_folder(tmp, how):
     """A read-back search's folder in ``tmp`` from another process (READ_BACK): (its name, the process)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"),        # conftest
+                                                        os.path.dirname(os.path.abspath(__file__))])}
     p = subprocess.Popen([sys.executable, "-c", READ_BACK, str(tmp), how], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True, env=env)
     name = p.stdout.readline().strip()
@@ -415,6 +416,7 @@ def _read_back_folder(tmp, how):
     return name, p
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("work", [False, True], ids=["tmp", "work-folder"])
 def test_the_folders_of_a_killed_read_back_go_with_the_next_one_and_no_other(tmp_path, monkeypatch, work):
     """A process killed with SIGKILL cannot remove its temporary folder: one left by a killed read-back search
@@ -696,6 +698,7 @@ def test_deal_1474422072_on_disk_with_a_fifth_of_its_positions_over_the_key(tmp_
     assert (tmp_path / "d.cert").read_bytes() == (tmp_path / "m.cert").read_bytes()
 
 
+@pytest.mark.e2e
 def test_sigterm_on_disk_removes_the_files_like_ctrl_c(tmp_path):
     # `timeout`, `kill` and batch schedulers stop a job with SIGTERM: the same path as Ctrl-C, said as SIGTERM
     # (not "Ctrl-C": nobody pressed it).

@@ -15,10 +15,10 @@ import pytest
 from collections import deque
 
 from certgen import certificate, checker, fastcheck, mutate
-from solver import deals, packed, search, spec
+from solver import packed, spec
 from solver.errors import FreecellError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 EXE = fastcheck.binary()
 P64 = fastcheck.P64
 pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
@@ -78,14 +78,6 @@ def one_line(ref) -> str:
 
 STANDARD = "the standard rules (4 free cells, nothing back from the foundations)"
 TWO_CELLS = "the rules with 2 free cells and nothing back from the foundations"
-
-
-@pytest.fixture(scope="module")
-def cert11982():
-    """Deal 11982's whole reachable set (84,767 positions), enumerated by the C core."""
-    res = search.explore(deals.ms_deal(11982))
-    assert res.complete and not res.won
-    return certificate_of(11982, res.records())
 
 
 @pytest.fixture(scope="module")
@@ -162,9 +154,9 @@ def test_deal_generator_equals_the_spec():
 
 # -- verdicts: the same as the Python checker -----------------------------------------------------------
 
-def test_11982_valid_with_the_same_line_as_the_python_checker(tmp_path, cert11982):
+def test_11982_valid_with_the_same_line_as_the_python_checker(tmp_path, cert11982, reference11982):
     res = fast(tmp_path, cert11982)
-    ref = checker.check(cert11982)
+    ref = reference11982
     assert res.ok and ref.ok
     assert res.message == ref.message == (
         f"valid for deal 11982 under {STANDARD}: 84,767 states; the start position is in the set, every one of "
@@ -178,10 +170,11 @@ def test_small_certificates_and_rules_agree_with_python(tmp_path, small_certs):
         assert res.ok and ref.ok and res.message == ref.message
 
 
-def test_every_single_deletion_is_refused_on_small_certificates(tmp_path, small_certs):
-    """The reachable set is the least fence: without any one of its members it is no fence."""
+def refuse_every_single_deletion(tmp_path, certs):
+    """The reachable set is the least fence: without any one of its members it is no fence. Returns the
+    number of mutants refused."""
     tried = 0
-    for cert in small_certs:
+    for cert in certs:
         start = cert.start
         for rec in cert.records:
             mutant = certificate.Certificate(cert.source, cert.rules, cert.start,
@@ -194,9 +187,19 @@ def test_every_single_deletion_is_refused_on_small_certificates(tmp_path, small_
             else:
                 assert res.failure == "successor" and f"missing {gone} reached" in res.message
             tried += 1
-    assert tried == sum(c.states for c in small_certs) == 2379
+    return tried
 
 
+def test_every_single_deletion_is_refused_on_the_two_smallest_certificates(tmp_path, small_certs):
+    assert refuse_every_single_deletion(tmp_path, [small_certs[1], small_certs[6]]) == 83 + 85
+
+
+@pytest.mark.slow
+def test_every_single_deletion_is_refused_on_small_certificates(tmp_path, small_certs):
+    assert refuse_every_single_deletion(tmp_path, small_certs) == sum(c.states for c in small_certs) == 2379
+
+
+@pytest.mark.slow
 def test_deletions_on_11982_are_refused(tmp_path, cert11982):
     for seed in range(8):
         mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)

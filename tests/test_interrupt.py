@@ -12,6 +12,8 @@ from solver.errors import INTERRUPTED, TERMINATED
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.e2e     # Ctrl-C and SIGTERM sent to real processes
+
 WAIT = 3.0          # seconds before the signal: well inside each search (they run 20 s or more)
 
 

@@ -9,9 +9,8 @@
     must not pay for json, tqdm, hashlib, the C core, ...), each listed here with its reason.
 """
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 
 def imports(path):

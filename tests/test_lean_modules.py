@@ -16,9 +16,8 @@ from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
 
-from conftest import DEAL11982_BOARD
+from conftest import DEAL11982_BOARD, ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = "/work/shared/seeds"
 HOSTILE = ["x-/y", "/-z", 'a"b', "line\nbreak theorem bad : False := sorry", "back\\slash", "Ünïcødé ♠",
            "/tmp/x-/board.txt", "`tick`", "-/\n/- ", "end FreeCell", "--", "a" * 300]

@@ -21,7 +21,7 @@ from solver.cards import card_name, parse_card
 from solver.lines import CELL, HOME, apply_move, verify_spec
 from solver.rules import Rules
 
-from conftest import DEAL11982_BOARD
+from conftest import DEAL11982_BOARD, ROOT
 
 from play import jobs, moves
 from play.app import MAX_BODY, create_app
@@ -466,7 +466,7 @@ def test_page_and_static_files_are_local(client):
     r = client.get("/")
     assert r.status_code == 200 and "<svg id=\"board\"" in r.text
     assert r.headers["content-security-policy"].startswith("default-src 'self'")
-    static = os.path.join(os.path.dirname(__file__), "..", "play", "static")
+    static = os.path.join(ROOT, "play", "static")
     for name in os.listdir(static):
         assert client.get(f"/static/{name}").status_code == 200
         with open(os.path.join(static, name), encoding="utf-8") as f:
@@ -644,7 +644,7 @@ def test_serve_answers_on_loopback(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = ROOT
     proc = subprocess.Popen([sys.executable, "-m", "play", "serve", "--port", str(port), "--quiet",
                              "--cache-dir", str(tmp_path)], cwd=root, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

@@ -16,6 +16,8 @@ import urllib.request
 
 import pytest
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 if not CHROMIUM or not DRIVER:

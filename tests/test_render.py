@@ -15,7 +15,7 @@ from solver.lines import LineError, step_indices
 from solver.rules import STANDARD, Rules
 from solver.source import Source
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
 HAND_WRITTEN = ["Spec.lean", "Cert.lean", "Decode.lean"]
 FORBIDDEN = re.compile(r"\b(sorry|admit|axiom)\b")

@@ -137,6 +137,7 @@ def test_the_same_command_goes_on_and_json_says_from_where(tmp_path):
                                   f"--max-states goes on from its last finished layer)" in p.stdout
 
 
+@pytest.mark.e2e
 def test_sigterm_keeps_the_work_folder_and_the_command_goes_on(tmp_path):
     """SIGTERM (`timeout`, `kill`) in the middle of deal 1 on disk: exit 130, the folder kept with its state;
     the same command with a limit goes on from the last finished layer and stops where a run straight to
@@ -596,6 +597,7 @@ def test_odd_work_folders_are_one_line(tmp_path, run):
     assert obj["disk"]["work_dir"] == odd and obj["verdict"] == "unknown"
 
 
+@pytest.mark.e2e
 def test_an_interrupt_after_the_last_layer_keeps_the_folder(tmp_path):
     """A SIGTERM that lands while the search's last call ends it (status done, the answer not given yet, the
     certificate not written) keeps the work folder (it removed a finished search); the same search goes on."""

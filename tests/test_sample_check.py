@@ -4,28 +4,21 @@ sample -- and, with a sample covering every member, exactly the full reference c
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from certgen import certificate, checker, members, mutate, sampled
-from solver import deals, packed, search, spec
+from solver import packed, spec
 from solver.rules import Rules
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT, _run, build_certificate
 
-
-def build(deal, cells=4):
-    pos = deals.ms_deal(deal)
-    rules = {"cells": cells, "foundation_return": False}
-    res = search.explore(pos, Rules(**rules))
-    assert res.complete and not res.won
-    return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(), {"max_home": res.max_home})
 
 
 @pytest.fixture(scope="module")
-def cert11982():
-    return build(11982)
+def two_cells():
+    """Deal 11982 with 2 free cells: 585 positions, for the mutants the check must refuse."""
+    return build_certificate(11982, cells=2)
 
 
 def sampled_check(cert, sample, seed=0):
@@ -33,7 +26,7 @@ def sampled_check(cert, sample, seed=0):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "certgen", *args], cwd=ROOT, capture_output=True, text=True)
+    return _run(*args, module="certgen")
 
 
 def test_records_binary_search(cert11982):
@@ -46,26 +39,38 @@ def test_records_binary_search(cert11982):
     assert sampled.WON not in recs and b"\xff" * 64 not in recs
 
 
-def test_the_won_record_and_the_encoding(cert11982):
+@pytest.mark.parametrize("deal_cells", [(11982, 2), pytest.param((11982, 4), marks=pytest.mark.slow)])
+def test_the_won_record_and_the_encoding(deal_cells, two_cells, cert11982):
     # The won position is the 64 zero bytes, and the decoder reads it as won; a record with a card is not won.
     assert sampled.WON == mutate.won_record()
     d = members.Decoder()
     assert spec.won(d.state(sampled.WON))
     # Every record decodes to a spec State whose record (sampled.record_of) is itself: the successors
     # looked up are encoded as the certificate encodes its members.
-    # (the successors of every 8th member: all of them take 26 s)
-    e, r, successors = sampled.Encoder(), Rules().spec(), 0
-    for i, rec in enumerate(cert11982.records):
+    # (#11982 with 4 cells: the successors of every 8th member; all of them take 26 s)
+    cert, step = (two_cells, 1) if deal_cells == (11982, 2) else (cert11982, 8)
+    e, r, successors = sampled.Encoder(), Rules(cells=deal_cells[1]).spec(), 0
+    for i, rec in enumerate(cert.records):
         s = d.state(rec)
         assert sampled.record_of(s) == e.record(s) == rec and not spec.won(s)
-        for t in spec.moves(r, s) if i % 8 == 0 else ():
+        for t in spec.moves(r, s) if i % step == 0 else ():
             assert e.record(t) == sampled.record_of(t)
             successors += 1
-    assert successors > 10000
+    assert successors > cert.states // step
 
 
-def test_a_sample_of_every_member_is_the_full_check(cert11982):
-    full = checker.check(cert11982, jobs=1)
+def test_a_sample_of_every_member_is_the_full_check(two_cells):
+    full = checker.check(two_cells)
+    res = sampled_check(two_cells, 10 ** 6)
+    assert full.ok and res.ok
+    assert (res.checked, res.successors) == (full.checked, full.successors) == (585, full.successors)
+    assert "every one of the 585 members" in res.message
+    assert "closure checked on every member" in res.message
+
+
+@pytest.mark.slow
+def test_a_sample_of_every_member_of_11982_is_the_full_check(cert11982, reference11982):
+    full = reference11982
     res = sampled_check(cert11982, 10 ** 6)
     assert full.ok and res.ok
     assert (res.checked, res.successors) == (full.checked, full.successors) == (84767, full.successors)
@@ -126,9 +131,19 @@ def test_a_successor_of_the_start_deleted_is_always_found(cert11982, kind):
     assert res.missing == spec.from_position(packed.unpack(changed[0]))
 
 
-@pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 6)])
-def test_a_deleted_state_is_found_when_the_sample_covers_its_parents(cert11982, seed):
-    mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
+@pytest.mark.parametrize("seed", range(6))
+def test_a_deleted_state_is_found_when_the_sample_covers_its_parents(two_cells, seed):
+    deleted_state_found_with_every_member(two_cells, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_a_deleted_state_of_11982_is_found_when_the_sample_covers_its_parents(cert11982, seed):
+    deleted_state_found_with_every_member(cert11982, seed)
+
+
+def deleted_state_found_with_every_member(cert, seed):
+    mutant, changed = mutate.mutate(cert, "random:1", seed=seed)
     gone = spec.from_position(packed.unpack(changed[0]))
     full = checker.check(mutant, jobs=1)
     res = sampled_check(mutant, 10 ** 6)
@@ -137,6 +152,25 @@ def test_a_deleted_state_is_found_when_the_sample_covers_its_parents(cert11982, 
     assert (res.checked, res.successors) == (full.checked, full.successors)
 
 
+def test_a_small_sample_finds_a_deleted_state_only_when_it_draws_a_parent_of_it(two_cells):
+    """A sample of a quarter of the members (the start's closure is checked whatever the sample): the seeds
+    that draw a parent of the deleted state find it, the others do not."""
+    mutant, changed = mutate.mutate(two_cells, "random:1", seed=1)
+    gone = spec.from_position(packed.unpack(changed[0]))
+    d, r = members.Decoder(), Rules(cells=2).spec()
+    parents = {i for i, rec in enumerate(mutant.records) if gone in spec.moves(r, d.state(rec))}
+    assert parents and gone not in spec.moves(r, spec.ms_deal(11982))
+    n = mutant.states // 4
+    draws = {seed: bool(parents & set(sampled.drawn(mutant.states, n, seed))) for seed in range(20)}
+    assert 0 < sum(draws.values()) < 20
+    for seed, draws_a_parent in draws.items():
+        res = sampled_check(mutant, n, seed=seed)
+        assert res.ok != draws_a_parent
+        if draws_a_parent:
+            assert res.missing == gone and mutant.records.index(packed.pack(spec.to_position(res.parent))) in parents
+
+
+@pytest.mark.slow
 def test_a_small_sample_finds_a_deleted_state_only_when_it_draws_a_parent(cert11982):
     # Deletion seed 0 removes a state with one parent in the certificate: a sample of N of the M = 84,766
     # members finds it with probability N/M (with p parents, 1 - (1 - N/M)**p about): 20,000 (24 %) finds it
@@ -243,9 +277,9 @@ def test_the_help_says_a_sample_is_not_a_verdict():
     (["--sample", "5"], "error: --sample is a mode of the reference checker: give --reference --sample N"),
     (["--reference", "--seed", "5"], "error: --seed chooses the members of --sample"),
 ])
-def test_bad_sample_arguments(tmp_path, cert11982, args, message):
+def test_bad_sample_arguments(tmp_path, two_cells, args, message):
     good = tmp_path / "good.cert"
-    certificate.write(str(good), cert11982)
+    certificate.write(str(good), two_cells)
     proc = run("check", str(good), *args)
     assert proc.returncode == 2 and proc.stderr.startswith(message) and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stdout == ""

@@ -10,7 +10,6 @@ winnability modules replay in Python.
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +21,7 @@ from solver.rules import STANDARD, Rules
 from solver.search import CELL, HOME
 
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 GENERATED = ROOT / "lean" / "FreeCell" / "Generated"
 SHIPPED = (1, 617, 1941)
 

@@ -7,7 +7,6 @@ import csv
 import importlib.util
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from solver.report import survey_summary
 from solver.rules import STANDARD
 
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
 
 

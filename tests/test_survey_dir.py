@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from certgen import certificate, checker, survey
+from certgen import certificate, survey
 from solver import deals, packed
 from solver.journal import JOURNAL, digest, open_journal
 from solver.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT
 
 
 def cli(*args, **kw):
@@ -81,6 +81,7 @@ def killed_and_resumed(d, args, kills, min_records=1):
     return json.loads(out)
 
 
+@pytest.mark.e2e
 def test_sigkill_and_restart_give_the_same_summary(tmp_path):
     args = ("survey", "1-600", "--chunk", "6", "--max-states", "20000")
     code, out, err = run_cli(*args, "--dir", str(tmp_path / "whole"), "--json")
@@ -95,6 +96,7 @@ def test_sigkill_and_restart_give_the_same_summary(tmp_path):
     assert resumed == summary_of(str(tmp_path / "killed"))
 
 
+@pytest.mark.e2e
 def test_pool_workers_die_with_a_killed_survey(tmp_path):
     d = str(tmp_path / "s")
     p = cli("survey", "1-3000", "--jobs", "2", "--chunk", "10", "--max-states", "20000", "--dir", d)
@@ -148,9 +150,15 @@ def test_unknown_gets_a_second_pass(tmp_path):
     assert {int(r.split(",")[0]) for r in rows[1:] if r.split(",")[1] == "unknown"} == set(t["unknown"])
 
 
-def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
-    d = str(tmp_path / "s")
-    s = survey.run(11981, 11983, d, chunk=3)
+@pytest.fixture(scope="module")
+def survey11982(tmp_path_factory):
+    """A survey of deals 11981..11983: its folder and its summary."""
+    d = str(tmp_path_factory.mktemp("survey11982") / "s")
+    return d, survey.run(11981, 11983, d, chunk=3)
+
+
+def test_unwinnable_deals_come_with_checked_certificates(survey11982, cert11982, reference11982):
+    d, s = survey11982
     assert s["counts"] == {"winnable": 2, "unwinnable": 1, "unknown": 0}
     assert s["unwinnable"] == [11982] and s["certificates"] == ["Deal11982.cert"]
     cert = certificate.read(os.path.join(d, "certs", "Deal11982.cert"))
@@ -161,7 +169,12 @@ def test_unwinnable_deals_come_with_checked_certificates(tmp_path):
         rows = list(csv.DictReader(f))
     assert [(r["deal"], r["verdict"], r["searched_states"]) for r in rows] == [("11982", "unwinnable", "405246")]
     assert "states" not in rows[0]
-    assert checker.check(cert, jobs=1).ok
+    assert cert.records == cert11982.records and cert.start == cert11982.start and reference11982.ok
+
+
+@pytest.mark.slow
+def test_prove_survey_checks_and_renders_the_certificates(survey11982, tmp_path):
+    d = survey11982[0]
     # prove-survey renders the module (and says plainly that Lean did not run where lake is absent)
     # (no prover on PATH: the two runs' outputs are then the same, timings aside)
     quiet = dict(env=dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable)))
@@ -189,6 +202,7 @@ def test_three_kills_on_200000_deals(tmp_path):
     assert survey.comparable(resumed) == survey.comparable(whole)
 
 
+@pytest.mark.e2e
 def test_dask_local_cluster_with_a_worker_killed(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask not installed: pip install -e '.[cluster]'")
     import threading

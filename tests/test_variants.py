@@ -48,6 +48,7 @@ def test_foundation_return_still_unwinnable(run_json):
     assert a["frozen"] == ["AS", "3H", "6H", "4H", "QS", "AC", "QC", "6S"]
 
 
+@pytest.mark.slow
 def test_five_cells_winnable(run, run_json):
     obj = run_json("explore", "--deal", "11982", "--cells", "5")
     assert obj["verdict"] == "winnable" and obj["max_home"] == 52

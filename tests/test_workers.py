@@ -8,9 +8,8 @@ import sys
 import time
 
 import pytest
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 
 PARENT = r"""
 import multiprocessing as mp, os, sys, time
@@ -36,6 +35,7 @@ def alive(pid):
         return f.read().split(") ")[1][0] != "Z"
 
 
+@pytest.mark.e2e
 def test_a_worker_outlives_its_killed_parent_by_seconds_only(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(PARENT)
@@ -91,6 +91,7 @@ def started(tmp_path, command):
     return p, args, workers
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", SURVEYS)
 def test_sigterm_to_a_survey_stops_its_workers_in_one_line(tmp_path, command):
     # SIGTERM to the parent ended it silently (exit -15) and its workers
@@ -107,6 +108,7 @@ def test_sigterm_to_a_survey_stops_its_workers_in_one_line(tmp_path, command):
     assert not any(alive(c) for c in workers), "a worker outlived the survey"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", SURVEYS)
 def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, command):
     # a multiprocessing pool whose worker is SIGKILLed (the out-of-memory killer did it to a tier 4
@@ -159,6 +161,7 @@ except Terminated:
 """
 
 
+@pytest.mark.e2e
 def test_sigterm_in_a_child_forked_under_term_as_interrupt_is_death(tmp_path):
     # CI of 09e03a3: `survey 11982 --jobs 2` hung in pool.terminate() about once in ten runs: a worker
     # SIGTERMed before its initializer ran raised Terminated there, multiprocessing swallowed it ("Exception
@@ -192,6 +195,7 @@ print(os.WIFSIGNALED(status) and os.WTERMSIG(status), flush=True)
 """
 
 
+@pytest.mark.e2e
 def test_a_worker_started_under_signals_held_takes_sigterm_once_its_handlers_are_set(tmp_path):
     script = tmp_path / "held.py"
     script.write_text(HELD)
@@ -200,6 +204,7 @@ def test_a_worker_started_under_signals_held_takes_sigterm_once_its_handlers_are
     assert p.stdout.splitlines() == ["alive", str(int(signal.SIGTERM))], (p.stdout, p.stderr)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", SURVEYS)
 def test_sigkill_to_a_survey_leaves_no_traceback_and_no_worker(tmp_path, command):
     # `kill -9` of the parent, and a worker finishing its task wrote its result
@@ -288,6 +293,7 @@ def _below(folder, pattern):
     return sorted(folder.glob(pattern)) + sorted(folder.glob("*/" + pattern))
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("work", [False, True], ids=["temporary", "work-folders"])
 def test_a_worker_killed_mid_disk_search_leaves_no_temporary_folder(tmp_path, work):
     # solver.workers.end_pool SIGKILLs the pool's workers after a lost one: a disk search without a work folder
@@ -318,6 +324,7 @@ def test_a_worker_killed_mid_disk_search_leaves_no_temporary_folder(tmp_path, wo
         assert sorted(f.parent.name for f in seen()) == ["1-4", "2-4"]
 
 
+@pytest.mark.e2e
 def test_end_pool_returns_when_dead_workers_held_the_task_queues_lock():
     """A SIGTERM to `survey --difficulty --jobs 2` hung it for good 1 run in 8: the
     pool's terminate() first takes the task queue's lock, which an idle worker holds while it waits for a task,
