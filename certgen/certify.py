@@ -150,7 +150,7 @@ def export(j, path):
 
 def read_ledger(path, listed):
     """The rows of a ledger (CSV, or gzip-compressed CSV): {deal: (form, body)}; one line of error for a
-    row that is not one, or whose deal is not in ``listed`` (a set)."""
+    row that is not one, or whose deal is not in ``listed`` (a set; None: any deal)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -170,7 +170,7 @@ def read_ledger(path, listed):
         n, k = digits(deal, max_digits=12), digits(positions, max_digits=15)
         if n is None or k is None or form not in FORMS:
             raise bad("not a ledger row (deal, form, positions)")
-        if n not in listed:
+        if listed is not None and n not in listed:
             raise bad(f"deal {n} is not in the list")
         if n in rows:
             raise bad(f"deal {n} twice")
@@ -188,9 +188,10 @@ def read_ledger(path, listed):
 
 
 def import_ledger(j, path, listed):
-    """Take a ledger's rows into the journal: a row the journal holds already must be the same; every row is
-    read back after (nothing lost). Returns the number of rows new to the journal."""
-    rows = read_ledger(path, listed)
+    """Take a ledger's rows into the journal, but its ``unknown`` ones (this run, with its own limits, does
+    them again): a row the journal holds already must be the same; every row is read back after (nothing
+    lost). Returns the number of rows new to the journal."""
+    rows = {n: r for n, r in read_ledger(path, listed).items() if r[0] != "unknown"}
     have = {n: (form, body) for n, _l, form, body in j.rows("deal")}
     for n, (form, body) in rows.items():
         if n in have and ledger_row(n, *have[n]) != ledger_row(n, form, body):

@@ -20,7 +20,6 @@ from conftest import _one_line_error
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEDGER = os.path.join(ROOT, "docs", "data", "freecell-pro-impossible-ledger.csv.gz")
-LIST = "/work/shared/data/freecell-pro-impossible-4-cells.txt"
 SMALL = [146692, 186216, 455889, 781948, 1155215, 1495908, 1631319, 1662054, 2070322]   # listed, < 40,000 positions
 
 
@@ -170,3 +169,8 @@ def test_a_winnable_listed_deal_is_said_with_its_line_and_a_limit_gives_unknown(
         list(certify.LEDGER_FIELDS[:-1]), ["11982", "unknown", "5000", "", ""]]
     code, out, err = run_cli("certify-list", lst, "--dir", d, "--max-states", "2000")
     assert code == 2 and "other limits" in err
+    again = str(tmp_path / "again")             # an unknown row of a ledger is done again, with this run's limits
+    code, out, err = run_cli("certify-list", lst, "--dir", again, "--range", "2-20000", "--from-ledger",
+                             os.path.join(d, certify.LEDGER))
+    assert code == 0 and "0 rows taken" in err, err
+    assert ledger_rows(os.path.join(again, certify.LEDGER))[1][:3] == ["11982", "fixed", "84767"]
