@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from certgen import certify
 from solver.journal import JOURNAL, open_journal
 
@@ -174,3 +176,15 @@ def test_a_winnable_listed_deal_is_said_with_its_line_and_a_limit_gives_unknown(
                              os.path.join(d, certify.LEDGER))
     assert code == 0 and "0 rows taken" in err, err
     assert ledger_rows(os.path.join(again, certify.LEDGER))[1][:3] == ["11982", "fixed", "84767"]
+
+
+def test_the_dask_engine_gives_the_local_ledger(tmp_path):
+    pytest.importorskip("dask.distributed")
+    lst = write_list(tmp_path, SMALL[:3])
+    ledgers = []
+    for name, extra in (("local", ()), ("dask", ("--engine", "dask"))):
+        d = str(tmp_path / name)
+        code, out, err = run_cli("certify-list", lst, "--dir", d, *extra)
+        assert code == 0, err
+        ledgers.append(without_seconds(ledger_rows(os.path.join(d, certify.LEDGER))))
+    assert ledgers[0] == ledgers[1] and len(ledgers[0]) == 4
