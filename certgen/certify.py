@@ -22,6 +22,7 @@ second run, one transaction a deal, resumed after any stop by the same command);
 the end. ``from_ledger`` imports a ledger's rows into the journal first (a new machine goes on from a
 committed ledger). Engines: certgen/survey.py's (local processes, or dask.distributed); a task is one deal.
 """
+import csv
 import gzip
 import io
 import os
@@ -29,7 +30,6 @@ import shutil
 import sys
 import tempfile
 import time
-import csv
 
 from solver import deals
 from solver.errors import FreecellError

@@ -3,7 +3,6 @@ records_sha256, the same ledger after SIGKILL and a restart, a second run on the
 in one line, the import of a committed ledger, winnable and unknown rows."""
 import csv
 import gzip
-import io
 import json
 import os
 import random
