@@ -187,3 +187,16 @@ def test_the_dask_engine_gives_the_local_ledger(tmp_path):
         assert code == 0, err
         ledgers.append(without_seconds(ledger_rows(os.path.join(d, certify.LEDGER))))
     assert ledgers[0] == ledgers[1] and len(ledgers[0]) == 4
+
+
+def test_keep_certs_keeps_the_checked_certificate_of_the_row(tmp_path):
+    lst = write_list(tmp_path, SMALL[:1])
+    d = str(tmp_path / "d")
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--keep-certs")
+    assert code == 0, err
+    cert = os.path.join(d, "certs", f"Deal{SMALL[0]}.cert")
+    assert os.listdir(os.path.join(d, "certs")) == [f"Deal{SMALL[0]}.cert"]
+    code, out, err = run_cli("info", "--json", cert)
+    assert json.loads(out)["records_sha256"] == ledger_rows(os.path.join(d, certify.LEDGER))[1][4]
+    code, out, err = run_cli("check", cert)
+    assert code == 0 and out.startswith("valid"), out
