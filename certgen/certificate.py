@@ -208,22 +208,26 @@ def _pieces_of(f, offset=0, length=None):
 _BATCH = 1 << 16                # records exported from the core at a time
 
 
-def write_search(path, source, rules, start_pos, search, info=None, progress=False) -> Summary:
+def write_search(path, source, rules, start_pos, search, info=None, progress=False, level=None) -> Summary:
     """Write the certificate of a finished enumeration straight from the C core (solver.search.Search, or
     solver.disksearch.DiskSearch: anything with ``len`` and ``sorted_batches``) through
     :func:`write_sorted`. The bytes are those of ``write(path, make(...))``; no list of records is built."""
-    return write_sorted(path, source, rules, start_pos, search.sorted_batches(_BATCH), len(search), info, progress)
+    return write_sorted(path, source, rules, start_pos, search.sorted_batches(_BATCH), len(search), info, progress,
+                        level)
 
 
-def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False) -> Summary:
+def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False, level=None) -> Summary:
     """Write a certificate atomically from ``batches``: bytes of whole P64 records, ascending over all the
     batches (a record repeated at once is written once), ``total`` records in all (for the bar and the zlib
     level, :func:`body_level`). They are compressed into a temporary body file next to `path`; then the
     file is assembled around it (the body's length is known only then): version 2, or version 3 (the body in
-    pieces) when the body passes BODY_MAX (:func:`_spans`). Returns the certificate's Summary."""
+    pieces) when the body passes BODY_MAX (:func:`_spans`). ``level``: the zlib level (default
+    :func:`body_level`). Returns the certificate's Summary, with the :func:`records_sha256` of the records
+    written."""
     start = packed.pack(start_pos)
     with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
-        z, size, kept, prev = zlib.compressobj(body_level(total)), 0, 0, b""
+        z, size, kept, prev = zlib.compressobj(body_level(total) if level is None else level), 0, 0, b""
+        digest = hashlib.sha256()
         with bar(progress, total=total, unit=" records", unit_scale=True, desc="write") as b:
             for blob in batches:
                 recs = [blob[i:i + packed.SIZE] for i in range(0, len(blob), packed.SIZE)]
@@ -231,7 +235,9 @@ def write_sorted(path, source, rules, start_pos, batches, total, info=None, prog
                 if recs:
                     prev = recs[-1]
                 kept += len(recs)
-                piece = z.compress(b"".join(recs))
+                joined = b"".join(recs)
+                digest.update(joined)
+                piece = z.compress(joined)
                 body.write(piece)
                 size += len(piece)
                 b.update(len(blob) // packed.SIZE)
@@ -257,7 +263,8 @@ def write_sorted(path, source, rules, start_pos, batches, total, info=None, prog
                     f.write(chunk)
             f.write(tail)
         write_atomic_with(path, emit)
-    return Summary(source=dict(source), rules=dict(rules), start=start, states=kept, info=dict(info or {}))
+    return Summary(source=dict(source), rules=dict(rules), start=start, states=kept, info=dict(info or {}),
+                   records_sha256=digest.hexdigest())
 
 
 REBUILD = "rebuild it with this version (`python -m certgen build`)"

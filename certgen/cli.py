@@ -17,7 +17,7 @@ import sys
 
 from solver.atomic import check_not_input
 from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
-                            memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
+                            memory_arg, memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
 from solver import deals, packed
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
@@ -25,7 +25,7 @@ from solver.report import rules_words, write, write_json
 from solver.rules import Rules
 from solver.survey import parse_range
 
-from . import audit, certificate, checker, coq, fastcheck, mutate, prove, render, sampled, survey
+from . import audit, certificate, certify, checker, coq, fastcheck, mutate, prove, render, sampled, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -203,6 +203,20 @@ def cmd_survey(args):
     return 0
 
 
+def cmd_certify_list(args):
+    first, last = parse_range(args.range, max_range=None) if args.range is not None else (1, MAX_DEAL)
+    command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
+    counts, listed = certify.run(args.list, args.dir, first, last, args.max_states, args.canonical_max_states,
+                                 args.memory, args.jobs, args.engine, args.scheduler, args.keep_certs,
+                                 args.from_ledger, progress_of(args), command)
+    done = sum(counts.values())
+    say(f"listed deals {first:,}..{last:,}: {done:,} of {listed:,} in the ledger: " +
+        ", ".join(f"{counts[f]:,} {f}" for f in certify.FORMS) + f"; ledger: {os.path.join(args.dir, certify.LEDGER)}")
+    if counts["winnable"]:
+        say(f"WINNABLE: {counts['winnable']} listed deals have a winning line (the journal's rows say which)")
+    return 1 if counts["winnable"] else 0
+
+
 def cmd_prove_survey(args):
     return prove.prove_survey(args.dir, args.out_dir, args.lean_dir, progress_of(args), say, prover=args.prover)
 
@@ -354,6 +368,32 @@ def build_parser():
                     help="local processes, or dask.distributed (the `cluster` extra)")
     sv.add_argument("--scheduler", default=None, metavar="ADDR",
                     help="a dask scheduler, e.g. tcp://HOST:8786 (or DASK_SCHEDULER_ADDRESS); implies dask")
+    cl = add_command(sub, "certify-list", cmd_certify_list, "a checked certificate for each deal of a list of "
+                     "unwinnable deals, and its ledger (docs/CERTIFY.md)",
+                     "For each listed deal the first form that completes: fixed columns, then up to column order "
+                     "with safe automatic moves in memory, then (with --memory) on disk; each certificate checked by "
+                     "the fast checker before its row counts. Killed and started again with the same command, it "
+                     "continues where it stopped. Exit 1 when a listed deal is winnable.", json=False)
+    cl.add_argument("list", metavar="LIST", help="the deal numbers, one a line")
+    cl.add_argument("--range", metavar="A-B", default=None, help="only the listed deals of A..B")
+    cl.add_argument("--dir", required=True, help="the run's folder: journal.sqlite, ledger.csv.gz (created, or continued)")
+    cl.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
+    cl.add_argument("--max-states", type=whole_arg("--max-states", 1, MAX_STATES), default=certify.MAX_STATES,
+                    metavar="K", help=f"the fixed form's limit (default {certify.MAX_STATES:,})")
+    cl.add_argument("--canonical-max-states", type=whole_arg("--canonical-max-states", 1, MAX_STATES),
+                    default=certify.CANONICAL_MAX_STATES, metavar="K",
+                    help=f"the limit up to column order in memory (default {certify.CANONICAL_MAX_STATES:,})")
+    cl.add_argument("--memory", metavar="M", type=memory_arg, default=None,
+                    help="the disk search's memory, e.g. 6G: the third form (none without it)")
+    cl.add_argument("--keep-certs", action="store_true", help="keep the certificates in DIR/certs (default: "
+                    "each is a temporary file, removed once checked)")
+    cl.add_argument("--from-ledger", metavar="FILE", default=None,
+                    help="first take the rows of this ledger (.csv or .csv.gz) into the journal")
+    cl.add_argument("--engine", choices=("local", "dask"), default="local",
+                    help="local processes, or dask.distributed (the `cluster` extra)")
+    cl.add_argument("--scheduler", default=None, metavar="ADDR",
+                    help="a dask scheduler, e.g. tcp://HOST:8786 (or DASK_SCHEDULER_ADDRESS); implies dask")
+    cl.add_argument("--no-progress", action="store_true", help="no progress bar")
     ps = add_command(sub, "prove-survey", cmd_prove_survey, "prove every certificate of a survey: both checkers, "
                      "then every prover found")
     ps.add_argument("dir", metavar="DIR", help="a survey directory (certgen survey --dir)")

@@ -64,13 +64,15 @@ class Built:
 
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
-          on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out") -> Built:
+          on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out",
+          level: Optional[int] = None) -> Built:
     """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
     folder that cannot be written, or an ``out_path`` that is a folder, is refused before the search (one line
-    naming it and ``out_flag``, the option that chose it)."""
+    naming it and ``out_flag``, the option that chose it). ``level``: the certificate's zlib level (default
+    certificate.body_level)."""
     phases = {}
     check_not_input(out_path, source.path)
     rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
@@ -105,24 +107,24 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             with _timed(phases, "write"):
                 info = {"max_home": result.max_home, "verdict": verdict,
                         "search_seconds": round(float(result.seconds), 4)}
-                cert = _write(out_path, source, rules, result.search, info, progress, memory)
+                cert = _write(out_path, source, rules, result.search, info, progress, memory, level)
         kept = work_dir if getattr(result, "kept", False) and cert is None else None
         return Built(verdict, summary, result.states, cert, out_path, phases, kept)
     finally:
         result.close()
 
 
-def _write(out_path, source, rules, search, info, progress, memory=None):
+def _write(out_path, source, rules, search, info, progress, memory=None, level=None):
     """The certificate of a finished enumeration: straight from the C core (certificate.write_search), or,
     up to column order, its records put into the checkers' column order and sorted again (certgen/upto.py;
     in runs that fit ``memory``)."""
     if not rules.column_order:
         return certificate.write_search(out_path, source.to_header(), rules.header(), source.position, search,
-                                        info, progress)
+                                        info, progress, level)
     batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path), upto.run_for(memory),
                                   progress, len(search))
     return certificate.write_sorted(out_path, source.to_header(), rules.header(), source.position, batches,
-                                    len(search), info, progress)
+                                    len(search), info, progress, level)
 
 
 def built_words(b: Built) -> str:

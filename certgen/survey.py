@@ -178,23 +178,25 @@ def _windowed(tasks, submit, wait_first, window):
             yield f.result()
 
 
-def _submit_held(ex, task):
+def _submit_held(ex, task, fn=run_chunk):
     """ex.submit with SIGINT and SIGTERM held: the first one forks the pool's processes (solver.workers.
     signals_held; orphan_watch lets them through in each)."""
     with signals_held():
-        return ex.submit(run_chunk, task)
+        return ex.submit(fn, task)
 
 
-def _local(tasks, jobs):
+def _local(tasks, jobs, fn=run_chunk):
+    """``fn`` (default :func:`run_chunk`; certgen/certify.py passes its own) of each task, in ``jobs`` local
+    processes (in this one when 1), at most 2 * jobs in flight."""
     if jobs <= 1:
-        yield from map(run_chunk, tasks)
+        yield from map(fn, tasks)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=orphan_watch, initargs=(os.getpid(),))
     old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line)
     try:
         try:
-            yield from _windowed(tasks, lambda t: _submit_held(ex, t),
+            yield from _windowed(tasks, lambda t: _submit_held(ex, t, fn),
                                  lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
         except cf.process.BrokenProcessPool:
             raise WorkerLost(LOST) from None
@@ -224,14 +226,23 @@ def dask_client(scheduler=None, jobs=None):
     return Client(cluster)
 
 
-def _dask(tasks, client):
+def close_client(client):
+    """Close a Client :func:`dask_client` made, and its LocalCluster if it has one (None: nothing)."""
+    if client is not None:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _dask(tasks, client, fn=run_chunk):
     from dask.distributed import wait
 
     def wait_first(fs):
         r = wait(list(fs), return_when="FIRST_COMPLETED")
         return r.done, set(r.not_done)
     window = 2 * max(1, sum(client.nthreads().values()))
-    yield from _windowed(tasks, lambda t: client.submit(run_chunk, t, pure=False, retries=3), wait_first, window)
+    yield from _windowed(tasks, lambda t: client.submit(fn, t, pure=False, retries=3), wait_first, window)
 
 
 # -- the directory: its journal (solver/journal.py) and its certificates ----------------------------------
@@ -259,9 +270,9 @@ def _cert_ok(path, n, rules):
     try:
         if fastcheck.binary():
             fast = fastcheck.check(path)
-            return fast.ok and fast.start == packed.pack(load(deal=n).position) and fast.rules == rules.to_dict()
+            return fast.ok and fast.start == packed.pack(load(deal=n).position) and fast.rules == rules.header()
         cert = certificate.read(path)
-        return (cert.start == packed.pack(load(deal=n).position) and cert.rules == rules.to_dict()
+        return (cert.start == packed.pack(load(deal=n).position) and cert.rules == rules.header()
                 and checker.check(cert, jobs=1).ok)
     except (FreecellError, OSError):
         return False
@@ -377,12 +388,7 @@ def open_dir(out_dir, settings, command=None):
                             f"{JOURNAL}): this version does not go on with it; give a new --dir")
     j = open_journal(out_dir, "certgen survey", command)
     try:
-        old = j.meta("settings")
-        if old is None:
-            with j.transaction():
-                j.set_meta("settings", settings)
-            old = settings
-        diff = [k for k in IDENTITY if old.get(k) != settings.get(k)]
+        old, diff = j.settings(settings, IDENTITY)
         if diff:
             words = "; ".join(f"{k}: {_setting(k, old.get(k))} there, {_setting(k, settings.get(k))} asked"
                               for k in diff)
@@ -465,11 +471,7 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
                     if hasattr(b, "set_postfix"):
                         b.set_postfix(counts, refresh=False)
         finally:
-            if own is not None:
-                cluster = getattr(own, "cluster", None)
-                own.close()
-                if cluster is not None:
-                    cluster.close()
+            close_client(own)
         return finish(j, out_dir, settings, rules, progress)
 
 

@@ -22,6 +22,7 @@ folder, ``FOLDER/journal.sqlite``, written by one process.
 """
 import csv
 import fcntl
+import gzip
 import hashlib
 import io
 import json
@@ -193,6 +194,16 @@ class Journal:
     def set_meta(self, name, value):
         self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, json.dumps(value, sort_keys=True)))
 
+    def settings(self, settings, identity):
+        """(the job's settings, the keys of ``identity`` whose values differ from ``settings``'): ``settings``
+        are stored on the first run; a run with other values is for the caller to refuse."""
+        old = self.meta("settings")
+        if old is None:
+            with self.transaction():
+                self.set_meta("settings", settings)
+            old = settings
+        return old, [k for k in identity if old.get(k) != settings.get(k)]
+
     # -- records -------------------------------------------------------------------------------------
     def record(self, table, key, body, last=None, verdict=None):
         """One record (replacing the table's record of that key), in one transaction."""
@@ -287,12 +298,17 @@ class Journal:
 
 
 def export_csv(path, header, rows):
+    """CSV at ``path``, atomically; gzip-compressed when ``path`` ends in ``.gz`` (no name or time stored in
+    it: the same rows give the same bytes)."""
     buf = io.StringIO(newline="")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
     for r in rows:
         w.writerow(["" if v is None else v for v in r])
-    return write_atomic(path, buf.getvalue())
+    data = buf.getvalue().encode("utf-8")
+    if path.endswith(".gz"):
+        data = gzip.compress(data, 9, mtime=0)
+    return write_atomic(path, data)
 
 
 def open_journal(folder, kind, command=None, what="survey"):

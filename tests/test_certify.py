@@ -1,0 +1,202 @@
+"""certgen certify-list (certgen/certify.py): ledger rows rebuilt by `certgen build` with the same
+records_sha256, the same ledger after SIGKILL and a restart, a second run on the folder refused, bad input
+in one line, the import of a committed ledger, winnable and unknown rows."""
+import csv
+import gzip
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from certgen import certify
+from solver.journal import JOURNAL, open_journal
+
+from conftest import _one_line_error
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LEDGER = os.path.join(ROOT, "docs", "data", "freecell-pro-impossible-ledger.csv.gz")
+SMALL = [146692, 186216, 455889, 781948, 1155215, 1495908, 1631319, 1662054, 2070322]   # listed, < 40,000 positions
+
+
+def cli(*args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "certgen", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def run_cli(*args):
+    p = cli(*args)
+    out, err = p.communicate(timeout=600)
+    return p.returncode, out, err
+
+
+def ledger_rows(path):
+    with gzip.open(path, "rt") as f:
+        return list(csv.reader(f))
+
+
+def without_seconds(rows):
+    return [r[:-1] for r in rows]
+
+
+def write_list(tmp_path, deals, name="list.txt"):
+    path = tmp_path / name
+    path.write_text("".join(f"{n}\n" for n in deals))
+    return str(path)
+
+
+def rows_in(d):
+    if not os.path.exists(os.path.join(d, JOURNAL)):
+        return 0
+    con = sqlite3.connect(os.path.join(d, JOURNAL), timeout=30)
+    try:
+        return con.execute("SELECT count(*) FROM records WHERE tbl = 'deal'").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def test_three_random_small_ledger_rows_rebuilt_give_their_records_sha256(tmp_path):
+    rows = ledger_rows(LEDGER)
+    assert rows[0] == list(certify.LEDGER_FIELDS)
+    small = [r for r in rows[1:] if r[1] in ("fixed", "canonical-safe") and int(r[2]) <= 60_000]
+    assert len(small) >= 3
+    for deal, form, positions, max_home, sha, _s in random.Random().sample(small, 3):
+        cert = str(tmp_path / f"{deal}.cert")
+        extra = ("--canonical", "--autoplay", "safe") if form == "canonical-safe" else ()
+        code, out, err = run_cli("build", "--deal", deal, *extra, "--out", cert, "--no-progress")
+        assert code == 0, err
+        code, out, err = run_cli("info", "--json", cert)
+        info = json.loads(out)
+        assert (info["records_sha256"], info["states"], info["info"]["max_home"]) == (sha, int(positions),
+                                                                                      int(max_home)), deal
+
+
+def test_sigkill_and_restart_give_the_same_ledger(tmp_path):
+    lst = write_list(tmp_path, SMALL)
+    whole = str(tmp_path / "whole")
+    code, out, err = run_cli("certify-list", lst, "--dir", whole)
+    assert code == 0, err
+    expected = ledger_rows(os.path.join(whole, certify.LEDGER))
+    assert [int(r[0]) for r in expected[1:]] == SMALL and {r[1] for r in expected[1:]} == {"fixed"}
+    d = str(tmp_path / "killed")
+    p = cli("certify-list", lst, "--dir", d)
+    deadline = time.time() + 300
+    while time.time() < deadline and p.poll() is None and rows_in(d) < 2:
+        time.sleep(0.01)
+    assert p.poll() is None, "the run ended before it could be killed"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert 2 <= rows_in(d) < len(SMALL)
+    code, out, err = run_cli("certify-list", lst, "--dir", d)
+    assert code == 0, err
+    assert without_seconds(ledger_rows(os.path.join(d, certify.LEDGER))) == without_seconds(expected)
+    assert not os.path.exists(os.path.join(d, "tmp")) and not os.path.exists(os.path.join(d, "certs"))
+
+
+def test_a_second_run_on_the_same_folder_is_refused(tmp_path):
+    lst = write_list(tmp_path, SMALL[:1])
+    d = str(tmp_path / "d")
+    with open_journal(d, certify.KIND, "held by the test", what="certify-list"):
+        p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d], cwd=ROOT,
+                           capture_output=True, text=True)
+    _one_line_error(p, f"{d} is in use by another certify-list (process {os.getpid()}): wait for it to end, "
+                       f"or give another folder")
+
+
+def test_bad_input_is_one_line(tmp_path):
+    lst = write_list(tmp_path, SMALL[:1])
+    d = str(tmp_path / "d")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "certgen", "certify-list", *a], cwd=ROOT,  # noqa: E731
+                                    capture_output=True, text=True)
+    missing = str(tmp_path / "nope.txt")
+    _one_line_error(run(missing, "--dir", d), f"{missing}: No such file or directory")
+    assert "range must satisfy" in _one_line_error(run(lst, "--dir", d, "--range", "9-3"))
+    assert "range must be A-B" in _one_line_error(run(lst, "--dir", d, "--range", "x-3"))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("11982\n12x\n")
+    _one_line_error(run(str(bad), "--dir", d), f"{bad} line 2: '12x' is not a deal number (1..8,589,934,591)")
+    bad.write_text("0\n")
+    _one_line_error(run(str(bad), "--dir", d), f"{bad} line 1: '0' is not a deal number (1..8,589,934,591)")
+
+
+def test_a_new_folder_goes_on_from_a_ledger_and_refuses_a_deal_not_listed(tmp_path):
+    lst = write_list(tmp_path, SMALL[:4])
+    first = str(tmp_path / "first")
+    code, out, err = run_cli("certify-list", lst, "--dir", first, "--range", f"1-{SMALL[2]}")
+    assert code == 0, err
+    ledger = os.path.join(first, certify.LEDGER)
+    assert len(ledger_rows(ledger)) == 4
+    d = str(tmp_path / "next")
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--from-ledger", ledger)
+    assert code == 0, err
+    assert "3 rows taken" in err and "4 of 4 in the ledger: 4 fixed" in out
+    rows = ledger_rows(os.path.join(d, certify.LEDGER))
+    assert rows[:4] == ledger_rows(ledger)                   # the imported rows as they were, seconds too
+    assert int(rows[4][0]) == SMALL[3]
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--from-ledger", ledger)   # again: the same rows
+    assert code == 0 and "0 rows taken" in err, err
+    shorter = write_list(tmp_path, SMALL[1:4], "shorter.txt")
+    p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", shorter, "--dir", str(tmp_path / "x"),
+                        "--from-ledger", ledger], cwd=ROOT, capture_output=True, text=True)
+    _one_line_error(p, f"{ledger} line 2: deal {SMALL[0]} is not in the list")
+    edited = tmp_path / "edited.csv"
+    text = gzip.decompress(open(ledger, "rb").read()).decode().replace(f"{SMALL[1]},fixed,", f"{SMALL[1]},unknown,")
+    edited.write_text(text)
+    p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d, "--from-ledger",
+                        str(edited)], cwd=ROOT, capture_output=True, text=True)
+    assert f"line 3: unknown row with records_sha256" in _one_line_error(p)
+
+
+def test_a_winnable_listed_deal_is_said_with_its_line_and_a_limit_gives_unknown(tmp_path):
+    lst = write_list(tmp_path, [1, 11982])
+    d = str(tmp_path / "d")
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--range", "1-1")
+    assert code == 1
+    line = [x for x in err.splitlines() if x.startswith("WINNABLE: deal 1 ")]
+    assert len(line) == 1 and "replayed under the spec rules" in line[0], err
+    assert ledger_rows(os.path.join(d, certify.LEDGER))[1][:5] == ["1", "winnable", "21063", "52", ""]
+    d = str(tmp_path / "u")
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--range", "2-20000", "--max-states", "1000",
+                             "--canonical-max-states", "5000")
+    assert code == 0, err
+    assert without_seconds(ledger_rows(os.path.join(d, certify.LEDGER))) == [
+        list(certify.LEDGER_FIELDS[:-1]), ["11982", "unknown", "5000", "", ""]]
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--max-states", "2000")
+    assert code == 2 and "other limits" in err
+    again = str(tmp_path / "again")             # an unknown row of a ledger is done again, with this run's limits
+    code, out, err = run_cli("certify-list", lst, "--dir", again, "--range", "2-20000", "--from-ledger",
+                             os.path.join(d, certify.LEDGER))
+    assert code == 0 and "0 rows taken" in err, err
+    assert ledger_rows(os.path.join(again, certify.LEDGER))[1][:3] == ["11982", "fixed", "84767"]
+
+
+def test_the_dask_engine_gives_the_local_ledger(tmp_path):
+    pytest.importorskip("dask.distributed")
+    lst = write_list(tmp_path, SMALL[:3])
+    ledgers = []
+    for name, extra in (("local", ()), ("dask", ("--engine", "dask"))):
+        d = str(tmp_path / name)
+        code, out, err = run_cli("certify-list", lst, "--dir", d, *extra)
+        assert code == 0, err
+        ledgers.append(without_seconds(ledger_rows(os.path.join(d, certify.LEDGER))))
+    assert ledgers[0] == ledgers[1] and len(ledgers[0]) == 4
+
+
+def test_keep_certs_keeps_the_checked_certificate_of_the_row(tmp_path):
+    lst = write_list(tmp_path, SMALL[:1])
+    d = str(tmp_path / "d")
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--keep-certs")
+    assert code == 0, err
+    cert = os.path.join(d, "certs", f"Deal{SMALL[0]}.cert")
+    assert os.listdir(os.path.join(d, "certs")) == [f"Deal{SMALL[0]}.cert"]
+    code, out, err = run_cli("info", "--json", cert)
+    assert json.loads(out)["records_sha256"] == ledger_rows(os.path.join(d, certify.LEDGER))[1][4]
+    code, out, err = run_cli("check", cert)
+    assert code == 0 and out.startswith("valid"), out
