@@ -77,50 +77,52 @@ SOLUTION_ROW = 20
 # (Check.v.j2): the primitive 63-bit integers and arrays (declared with `Primitive` in Coq's PrimInt63
 # and PArray, implemented by the kernel), each of them and nothing else. The data is held in them; the
 # proofs (Cert.v) use none. A name is printed as the shortest suffix that names the object in the
-# driver, so two objects never print alike; the type is compared too. Every one of these types is
-# inhabited by the kernel's own implementation, so no set of assumptions of these types can prove False.
-# tests/test_coq_trust.py has coqc print them again and compares.
-_I, _A = "PrimInt63.int", "PArray.array"
-PRIMITIVE_SIGNATURES = {name: sig.format(I=_I, A=_A) for name, sig in {
-    "PArray.array": "Type -> Type",
-    "PArray.copy": "forall A : Type, {A} A -> {A} A",
-    "PArray.default": "forall A : Type, {A} A -> A",
-    "PArray.get": "forall A : Type, {A} A -> {I} -> A",
-    "PArray.length": "forall A : Type, {A} A -> {I}",
-    "PArray.make": "forall A : Type, {I} -> A -> {A} A",
-    "PArray.set": "forall A : Type, {A} A -> {I} -> A -> {A} A",
-    "PrimInt63.add": "{I} -> {I} -> {I}",
-    "PrimInt63.addc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.addcarryc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.addmuldiv": "{I} -> {I} -> {I} -> {I}",
-    "PrimInt63.asr": "{I} -> {I} -> {I}",
-    "PrimInt63.compare": "{I} -> {I} -> comparison",
-    "PrimInt63.compares": "{I} -> {I} -> comparison",
-    "PrimInt63.div": "{I} -> {I} -> {I}",
-    "PrimInt63.diveucl": "{I} -> {I} -> {I} * {I}",
-    "PrimInt63.diveucl_21": "{I} -> {I} -> {I} -> {I} * {I}",
-    "PrimInt63.divs": "{I} -> {I} -> {I}",
-    "PrimInt63.eqb": "{I} -> {I} -> bool",
-    "PrimInt63.head0": "{I} -> {I}",
-    "PrimInt63.int": "Set",
-    "PrimInt63.land": "{I} -> {I} -> {I}",
-    "PrimInt63.leb": "{I} -> {I} -> bool",
-    "PrimInt63.lesb": "{I} -> {I} -> bool",
-    "PrimInt63.lor": "{I} -> {I} -> {I}",
-    "PrimInt63.lsl": "{I} -> {I} -> {I}",
-    "PrimInt63.lsr": "{I} -> {I} -> {I}",
-    "PrimInt63.ltb": "{I} -> {I} -> bool",
-    "PrimInt63.ltsb": "{I} -> {I} -> bool",
-    "PrimInt63.lxor": "{I} -> {I} -> {I}",
-    "PrimInt63.mod": "{I} -> {I} -> {I}",
-    "PrimInt63.mods": "{I} -> {I} -> {I}",
-    "PrimInt63.mul": "{I} -> {I} -> {I}",
-    "PrimInt63.mulc": "{I} -> {I} -> {I} * {I}",
-    "PrimInt63.sub": "{I} -> {I} -> {I}",
-    "PrimInt63.subc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.subcarryc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.tail0": "{I} -> {I}",
-}.items()}
+# driver, and the driver imports PRIMITIVE_IMPORTS (Coq's own files) last, before it prints: a bare name
+# is one of theirs, while an object of any other file (a `PrimInt63.v` of <out>/coq, whose axiom would
+# print `PrimInt63.addc : PrimInt63.int -> ...` were Coq's file not imported) prints with a qualifier. The
+# type is compared too. Every one of these types is inhabited by the kernel's own implementation, so no
+# set of assumptions of these types can prove False. tests/test_coq_trust.py has coqc print them again.
+PRIMITIVE_IMPORTS = "From Coq Require Import PrimInt63 PArray CarryType."
+PRIMITIVE_SIGNATURES = {
+    "array": "Type -> Type",
+    "copy": "forall A : Type, array A -> array A",
+    "default": "forall A : Type, array A -> A",
+    "get": "forall A : Type, array A -> int -> A",
+    "length": "forall A : Type, array A -> int",
+    "make": "forall A : Type, int -> A -> array A",
+    "set": "forall A : Type, array A -> int -> A -> array A",
+    "add": "int -> int -> int",
+    "addc": "int -> int -> carry int",
+    "addcarryc": "int -> int -> carry int",
+    "addmuldiv": "int -> int -> int -> int",
+    "asr": "int -> int -> int",
+    "compare": "int -> int -> comparison",
+    "compares": "int -> int -> comparison",
+    "div": "int -> int -> int",
+    "diveucl": "int -> int -> int * int",
+    "diveucl_21": "int -> int -> int -> int * int",
+    "divs": "int -> int -> int",
+    "eqb": "int -> int -> bool",
+    "head0": "int -> int",
+    "int": "Set",
+    "land": "int -> int -> int",
+    "leb": "int -> int -> bool",
+    "lesb": "int -> int -> bool",
+    "lor": "int -> int -> int",
+    "lsl": "int -> int -> int",
+    "lsr": "int -> int -> int",
+    "ltb": "int -> int -> bool",
+    "ltsb": "int -> int -> bool",
+    "lxor": "int -> int -> int",
+    "mod": "int -> int -> int",
+    "mods": "int -> int -> int",
+    "mul": "int -> int -> int",
+    "mulc": "int -> int -> int * int",
+    "sub": "int -> int -> int",
+    "subc": "int -> int -> carry int",
+    "subcarryc": "int -> int -> carry int",
+    "tail0": "int -> int",
+}
 CLOSED = "Closed under the global context"
 
 # The SHA-256 of each file of coq/FreeCell/: prove-coq refuses to compile a file with another digest
@@ -611,7 +613,8 @@ def driver_text(module: str, theorem: str, statement: str) -> str:
     for part in module.split(".") + [theorem]:
         if not IDENT.match(part):
             raise ValueError(f"not a Coq identifier: {part!r}")
-    return render_text("Check.v.j2", module=module, theorem=theorem, statement=statement)
+    return render_text("Check.v.j2", module=module, theorem=theorem, statement=statement,
+                       primitive_imports=PRIMITIVE_IMPORTS)
 
 
 def driver_path(path: str) -> str:

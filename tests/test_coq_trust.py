@@ -150,6 +150,34 @@ def test_an_axiom_named_like_a_primitive_is_refused(out):
     assert status == 1 and "(ASSUMES AxiomAdd.add : forall P : Prop, P): NOT proven" in said, said
 
 
+
+@needs_coqc
+def test_an_axiom_in_a_library_named_like_a_primitive_s_is_refused(tmp_path):
+    # files planted in <out>/coq: Generated.CarryType (`carry A := False`) and Generated.PrimInt63 (`int := unit`,
+    # an axiom `addc : int -> int -> CarryType.carry int`, that is unit -> unit -> False); the module proves deal
+    # 1 unwinnable under the standard rules (false) from it. Named by its shortest suffix, the axiom would print
+    # as `PrimInt63.addc : PrimInt63.int -> PrimInt63.int -> CarryType.carry PrimInt63.int`, word for word a
+    # primitive's signature; in the driver, where Coq's own primitives are imported, it cannot print bare.
+    out = str(tmp_path)
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    where = coq.coq_dir(out)
+    planted = {"CarryType": "Definition carry (A : Type) : Prop := False.\n",
+               "PrimInt63": "Require Generated.CarryType.\nDefinition int : Set := unit.\n"
+                            "Axiom addc : int -> int -> Generated.CarryType.carry int.\n"}
+    assert coq.build_library(COQC, out, ["Spec"]) is None
+    for name, text in planted.items():
+        (tmp_path / "coq" / f"{name}.v").write_text(text)
+        assert coq.run_coqc(COQC, os.path.join(where, f"{name}.v"), out).ok
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\nRequire Generated.PrimInt63.\n"
+                "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
+                "Proof. intros. exact (match Generated.PrimInt63.addc tt tt with end). Qed.\n")
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and said.endswith(
+        "(ASSUMES Generated.PrimInt63.addc : Generated.PrimInt63.int -> Generated.PrimInt63.int -> "
+        "Generated.CarryType.carry Generated.PrimInt63.int): NOT proven"), said
+
+
 def shadowed(text, where):
     """The module of deal 1 with no free cell made to state `Reachable standard (msDeal 1)` (false: deal 1 is
     winnable) with `standard` meaning the rules with no free cell: defined in the data region, or left to a
@@ -265,9 +293,10 @@ def test_an_unexpected_report_is_no_report(output):
 
 
 def test_a_primitive_name_with_another_type_is_refused():
-    run = coq.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", "forall P : Prop, P"), ("PrimInt63.int", "Set")])
-    assert not run.only_primitives and run.unexpected == ["PrimInt63.add : forall P : Prop, P"]
-    assert coq.CoqRun(True, 0, 0, "", "", [("add", coq.PRIMITIVE_SIGNATURES["PrimInt63.add"])]).unexpected
+    run = coq.CoqRun(True, 0, 0, "", "", [("add", "forall P : Prop, P"), ("int", "Set")])
+    assert not run.only_primitives and run.unexpected == ["add : forall P : Prop, P"]
+    # a qualified name is an object of another file than Coq's, which the driver imports
+    assert coq.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", coq.PRIMITIVE_SIGNATURES["add"])]).unexpected
 
 
 @needs_coqc
@@ -280,8 +309,9 @@ def test_the_primitive_signatures_are_the_ones_coqc_prints(tmp_path):
         with open(os.path.join(where, "theories", rel), encoding="utf-8") as f:
             names += [f"@{lib}.{n}" for n in re.findall(r"^Primitive (\w+)", f.read(), re.M) if n != "max_length"]
     path = tmp_path / "Prims.v"
-    path.write_text("Require Coq.Numbers.Cyclic.Int63.PrimInt63 Coq.Array.PArray.\nSet Printing Width 1000.\n"
-                    f"Definition all := ({', '.join(names)}).\nPrint Assumptions all.\n")
+    path.write_text("Require Coq.Numbers.Cyclic.Int63.PrimInt63 Coq.Array.PArray.\n"
+                    f"Definition all := ({', '.join(names)}).\n{coq.PRIMITIVE_IMPORTS}\nSet Printing Width 1000.\n"
+                    "Print Assumptions all.\n")
     p = subprocess.run([COQC, "-q", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert dict(coq.parse_assumptions(p.stdout)) == coq.PRIMITIVE_SIGNATURES and len(names) == 38
