@@ -633,8 +633,12 @@ def check_statement(coqc: str, path: str, ctx: Dict, statement: str, out_dir: st
     os.makedirs(os.path.dirname(drv), exist_ok=True)
     write_atomic(drv, driver_text(f"{GENERATED_PREFIX}.{stem}", ctx["theorem_name"], full_statement(statement, ctx)))
     t0 = time.perf_counter()
-    p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=os.path.dirname(drv),
-                       capture_output=True, text=True, errors="replace")
+    # run in an empty folder of its own: coqc looks for a plugin (`Declare ML Module "x:y.plugin"`, recorded
+    # in a compiled module and loaded by Require) in its working folder, and a plugin runs any code in coqc,
+    # printing any report; from here only Coq's installed plugins can be found
+    with tempfile.TemporaryDirectory(prefix="coq-driver-") as cwd:
+        p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=cwd,
+                           capture_output=True, text=True, errors="replace")
     log = os.path.splitext(drv)[0] + ".log"
     write_atomic(log, p.stdout + p.stderr)
     return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=0, output=p.stdout + p.stderr,
@@ -667,16 +671,27 @@ COQCHK_CLEAN = ("* Theory: Set is predicative", "* Constants/Inductives relying 
                 "* Inductives whose positivity is assumed: <none>")
 
 
+def coqchk_axioms(output: str) -> List[str]:
+    """The names coqchk's summary lists under `* Axioms:` (every axiom of the libraries it loaded)."""
+    m = re.search(r"^\* Axioms:\n((?:[ \t]+\S+\n)*)", output, re.M)
+    return m.group(1).split() if m else []
+
+
 def run_coqchk(coqchk: str, path: str, out_dir: str, names: Sequence[str]) -> CoqRun:
     """coqchk on the library files ``names``, the module at ``path`` and its driver (each checked, Coq's
     standard library loaded unchecked); ok when coqchk accepts them and its summary names no unsafe fixpoint,
-    no assumed positivity and no collapsed universe hierarchy."""
+    no assumed positivity, no collapsed universe hierarchy and no axiom outside Coq's standard library
+    (coqchk loads no plugin: its summary holds even if a plugin had coqc print a false report)."""
     stem = os.path.splitext(os.path.basename(path))[0]
     cmd = [coqchk, "-silent", "-o"] + _load_path(out_dir)
     for lib in [f"FreeCell.{n}" for n in names] + [f"{GENERATED_PREFIX}.{stem}", f"{GENERATED_PREFIX}.check.{stem}"]:
         cmd += ["-norec", lib]
     run = _run(cmd, os.path.splitext(driver_path(path))[0] + ".coqchk.log", coq_dir(out_dir))
-    run.ok = run.ok and all(line in run.output for line in COQCHK_CLEAN) and "inconsistent" not in run.output
+    foreign = [a for a in coqchk_axioms(run.output) if not a.startswith("Coq.")]
+    run.ok = run.ok and all(line in run.output for line in COQCHK_CLEAN) and "inconsistent" not in run.output \
+        and "* Axioms:" in run.output and not foreign
+    if foreign:
+        run.output += f"\nError: axioms outside Coq's standard library: {', '.join(foreign)}\n"
     return run
 
 

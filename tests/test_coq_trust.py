@@ -178,6 +178,57 @@ def test_an_axiom_in_a_library_named_like_a_primitive_s_is_refused(tmp_path):
         "Generated.CarryType.carry Generated.PrimInt63.int): NOT proven"), said
 
 
+
+# an OCaml plugin that, loaded into the driver's coqc (its folder is `check`), sends what Coq prints to
+# /dev/null and prints a clean report as coqc exits
+FORGER = """let () =
+  if Array.exists (fun a -> Filename.basename (Filename.dirname a) = "check") Sys.argv then begin
+    flush stdout;
+    let saved = Unix.dup Unix.stdout in
+    Unix.dup2 (Unix.openfile "/dev/null" [Unix.O_WRONLY] 0) Unix.stdout;
+    at_exit (fun () -> flush stdout; Unix.dup2 saved Unix.stdout;
+                       print_string "Closed under the global context\\n"; flush stdout)
+  end
+"""
+AXIOM_MODULE = ("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\n{load}Axiom evil : False.\n"
+                "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
+                "Proof. destruct evil. Qed.\n")
+
+
+@needs_coqc
+@pytest.mark.skipif(shutil.which("ocamlfind") is None, reason="no ocamlfind to build a plugin")
+def test_a_plugin_planted_in_the_output_folder_is_not_loaded_by_the_driver(tmp_path):
+    # the module (deal 1 unwinnable under the standard rules, from `Axiom evil : False`) loads forger.cmxs,
+    # planted in <out>/coq and <out>/coq/check, where coqc looks for plugins when run there
+    (tmp_path / "forger.ml").write_text(FORGER)
+    subprocess.run(["ocamlfind", "ocamlopt", "-package", "unix", "-shared", "-o", "forger.cmxs", "forger.ml"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    out = str(tmp_path / "o")
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    os.makedirs(os.path.join(coq.coq_dir(out), "check"))
+    for where in ("", "check"):
+        shutil.copy(tmp_path / "forger.cmxs", os.path.join(coq.coq_dir(out), where))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(AXIOM_MODULE.format(load='Declare ML Module "forger:forger.plugin".\n'))
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "Can't find file forger.cmxs on loadpath" in said and said.endswith("NOT proven"), said
+
+
+@needs_coqc
+@pytest.mark.skipif(shutil.which("coqchk") is None, reason="no coqchk")
+def test_coqchk_refuses_an_axiom_outside_coq_s_library(tmp_path):
+    # what coqchk reads does not depend on what coqc printed: the module's axiom is in its summary
+    out = str(tmp_path)
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(AXIOM_MODULE.format(load=""))
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "ASSUMES Deal1Cells0.evil : False" in said, said      # the driver's report
+    chk = coq.run_coqchk(shutil.which("coqchk"), path, out, ["Spec"])
+    assert "Generated.Deal1Cells0.evil" in coq.coqchk_axioms(chk.output) and not chk.ok, chk.output[-2000:]
+    assert chk.output.endswith("Error: axioms outside Coq's standard library: Generated.Deal1Cells0.evil\n")
+
+
 def shadowed(text, where):
     """The module of deal 1 with no free cell made to state `Reachable standard (msDeal 1)` (false: deal 1 is
     winnable) with `standard` meaning the rules with no free cell: defined in the data region, or left to a
