@@ -489,6 +489,11 @@ def prove_survey(folder: str, out_dir: str, lean_dir: Optional[str], progress: b
             say(f"{name}: not deal {n}'s certificate (its start is not deal {n}'s, which its name and the "
                 f"survey's journal say)")
             failed.append(n)
+        elif load(deal=n).stem(Rules.from_dict(p.cert.rules)) + ".cert" != name:
+            words = report.rules_words(Rules.from_dict(p.cert.rules)) or " (the standard rules)"
+            say(f"{name}: not a certificate under the survey's rules, which its name and the survey's journal "
+                f"say: its rules are other{words}")
+            failed.append(n)
         elif p.ok:
             done.append((n, p))
         else:

@@ -434,3 +434,23 @@ def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
                                                 "the play cache"]
     assert all(r.count(" | ") == 2 and r.endswith(" |") for r in rows)
     assert "audit-coq" in text and "--coqchk" in text and "PRIMITIVE_SIGNATURES" in text
+
+
+# -- 6. prove-survey ----------------------------------------------------------------------------------------------
+
+@needs_coqc
+def test_prove_survey_refuses_a_certificate_under_other_rules_than_the_survey_s(tmp_path):
+    # a survey of deals 1-2 with no free cell; certs/Deal1Cells0.cert replaced by deal 1's certificate with
+    # foundation returns (valid, and its theorem true, but not about the rules the survey and "proven: 1" name)
+    from certgen import prove, survey
+    d = str(tmp_path / "s")
+    assert survey.run(1, 2, d, rules=Rules(cells=0))["certificates"] == ["Deal1Cells0.cert", "Deal2Cells0.cert"]
+    other = Rules(cells=0, foundation_return=True)
+    res = search.explore(deals.ms_deal(1), other)
+    certificate.write(os.path.join(d, "certs", "Deal1Cells0.cert"), certificate.make(
+        {"kind": "ms", "deal": 1}, other.to_dict(), deals.ms_deal(1), res.records()))
+    said = []
+    assert prove.prove_survey(d, str(tmp_path / "o"), None, say=said.append, prover="coq") == prove.REFUSED
+    assert "Deal1Cells0.cert: not a certificate under the survey's rules, which its name and the survey's journal " \
+           "say: its rules are other (0 free cells, foundation returns allowed)" in said
+    assert said[-1] == "proven: 2; could not prove: 1" and not os.path.exists(tmp_path / "o" / "coq" / "Deal1Cells0FoundationReturn.v")
