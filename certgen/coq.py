@@ -9,7 +9,8 @@ twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay
 `unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
 fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
 certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq-lib/` (never
-into the source tree), each file reused while it, the files it imports and `coqc` are unchanged. `Spec.v`
+into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
+compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
 must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
 its pinned digest.
 
@@ -472,6 +473,13 @@ def parse_assumptions(output: str) -> Optional[List[Tuple[str, str]]]:
     return out or None
 
 
+def empty_folder():
+    """coqc's working folder, empty and its own: coqc looks for a plugin (`Declare ML Module "x:y.plugin"`,
+    recorded in a compiled module and loaded by Require) in its working folder, and a plugin runs any code
+    in coqc, printing any report; so only Coq's installed plugins can be found, none put in <out>."""
+    return tempfile.TemporaryDirectory(prefix="coqc-")
+
+
 def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] = None) -> CoqRun:
     """Run `cmd` with its output in `log_path`; wall time and the peak memory of that one process."""
     t0 = time.perf_counter()
@@ -553,15 +561,22 @@ def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Op
             digest.update(stamps[dep].encode())
         stamps[name] = want = digest.hexdigest()
         stamp, vo = os.path.join(lib, name + ".stamp"), os.path.join(lib, name + ".vo")
-        if os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
+        # Spec.vo (what the statement means) is compiled every time, never taken from the folder: whoever
+        # writes <out> could put there a Spec.vo compiled from another Spec.v, with its stamp. coqc writes
+        # the same bytes for the same file, so the files compiled against it stay current.
+        if name != "Spec" and os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
             continue
         if os.path.exists(stamp):
             os.remove(stamp)
         cmd = [coqc, "-q", "-Q", lib, "FreeCell", "-o", vo, os.path.join(COQ_SRC, name + ".v")]
-        p = subprocess.run(cmd, cwd=lib, capture_output=True, text=True)
+        with empty_folder() as cwd:
+            p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         if p.returncode != 0:
             refuse_if_disk_full(lib)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
+        if name == "Spec":
+            with open(vo, "rb") as f:
+                stamps[name] = want = hashlib.sha256(want.encode() + f.read()).hexdigest()
         write_atomic(stamp, want + "\n")
     return None
 
@@ -591,7 +606,8 @@ def run_coqc(coqc: str, path: str, out_dir: str, progress: bool = False) -> CoqR
     path = os.path.abspath(path)
     log = os.path.splitext(path)[0] + ".log"
     cmd = [coqc, "-q", "-noglob"] + _load_path(out_dir) + [path]
-    return _run(cmd, log, os.path.dirname(path), progress_label=f"coqc {os.path.basename(path)}" if progress else None)
+    with empty_folder() as cwd:
+        return _run(cmd, log, cwd, progress_label=f"coqc {os.path.basename(path)}" if progress else None)
 
 
 # -- The driver: the statement, checked apart from the file that proves it ----------------------------
@@ -633,10 +649,7 @@ def check_statement(coqc: str, path: str, ctx: Dict, statement: str, out_dir: st
     os.makedirs(os.path.dirname(drv), exist_ok=True)
     write_atomic(drv, driver_text(f"{GENERATED_PREFIX}.{stem}", ctx["theorem_name"], full_statement(statement, ctx)))
     t0 = time.perf_counter()
-    # run in an empty folder of its own: coqc looks for a plugin (`Declare ML Module "x:y.plugin"`, recorded
-    # in a compiled module and loaded by Require) in its working folder, and a plugin runs any code in coqc,
-    # printing any report; from here only Coq's installed plugins can be found
-    with tempfile.TemporaryDirectory(prefix="coq-driver-") as cwd:
+    with empty_folder() as cwd:
         p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=cwd,
                            capture_output=True, text=True, errors="replace")
     log = os.path.splitext(drv)[0] + ".log"

@@ -182,6 +182,7 @@ def test_an_axiom_in_a_library_named_like_a_primitive_s_is_refused(tmp_path):
 # an OCaml plugin that, loaded into the driver's coqc (its folder is `check`), sends what Coq prints to
 # /dev/null and prints a clean report as coqc exits
 FORGER = """let () =
+  (match Sys.getenv_opt "FORGER_MARK" with Some f -> close_out (open_out f) | None -> ());
   if Array.exists (fun a -> Filename.basename (Filename.dirname a) = "check") Sys.argv then begin
     flush stdout;
     let saved = Unix.dup Unix.stdout in
@@ -197,9 +198,11 @@ AXIOM_MODULE = ("From Coq Require Import List NArith.\nFrom FreeCell Require Imp
 
 @needs_coqc
 @pytest.mark.skipif(shutil.which("ocamlfind") is None, reason="no ocamlfind to build a plugin")
-def test_a_plugin_planted_in_the_output_folder_is_not_loaded_by_the_driver(tmp_path):
+def test_a_plugin_planted_in_the_output_folder_is_never_loaded(tmp_path, monkeypatch):
     # the module (deal 1 unwinnable under the standard rules, from `Axiom evil : False`) loads forger.cmxs,
-    # planted in <out>/coq and <out>/coq/check, where coqc looks for plugins when run there
+    # planted in <out>/coq and <out>/coq/check, where coqc looks for plugins when run there; loaded, it would
+    # make the file FORGER_MARK (any code could run) and, in the driver, print a clean report
+    monkeypatch.setenv("FORGER_MARK", str(tmp_path / "ran"))
     (tmp_path / "forger.ml").write_text(FORGER)
     subprocess.run(["ocamlfind", "ocamlopt", "-package", "unix", "-shared", "-o", "forger.cmxs", "forger.ml"],
                    cwd=tmp_path, check=True, capture_output=True)
@@ -211,7 +214,8 @@ def test_a_plugin_planted_in_the_output_folder_is_not_loaded_by_the_driver(tmp_p
     with open(path, "w", encoding="utf-8") as f:
         f.write(AXIOM_MODULE.format(load='Declare ML Module "forger:forger.plugin".\n'))
     status, run, said = check(path, standard_ctx(ctx), out)
-    assert status == 1 and "Can't find file forger.cmxs on loadpath" in said and said.endswith("NOT proven"), said
+    assert status == 1 and "Can't find file forger.cmxs on loadpath" in run.output and said.endswith("NOT proven"), said
+    assert not os.path.exists(tmp_path / "ran")
 
 
 @needs_coqc
@@ -454,3 +458,23 @@ def test_prove_survey_refuses_a_certificate_under_other_rules_than_the_survey_s(
     assert "Deal1Cells0.cert: not a certificate under the survey's rules, which its name and the survey's journal " \
            "say: its rules are other (0 free cells, foundation returns allowed)" in said
     assert said[-1] == "proven: 2; could not prove: 1" and not os.path.exists(tmp_path / "o" / "coq" / "Deal1Cells0FoundationReturn.v")
+
+
+@needs_coqc
+def test_a_spec_vo_put_in_the_library_cache_is_not_used(tmp_path):
+    # <out>/coq-lib/Spec.vo replaced by one compiled from a Spec.v where `Won s := False`, its stamp kept; the
+    # module claims deal 1 unwinnable under the standard rules (false) by `~ False`
+    out = str(tmp_path / "o")
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    lib = coq.library_dir(out)
+    assert coq.build_library(COQC, out, ["Spec"]) is None
+    evil = tmp_path / "Spec.v"
+    won = "Definition Won (s : State) : Prop := home s = [13; 13; 13; 13]."
+    evil.write_text(open(os.path.join(COQ_SRC, "Spec.v"), encoding="utf-8").read().replace(won, "Definition Won (s : State) : Prop := False."))
+    subprocess.run([COQC, "-q", "-Q", lib, "FreeCell", "-o", os.path.join(lib, "Spec.vo"), str(evil)], check=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\n"
+                "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
+                "Proof. intros s _ h; exact h. Qed.\n")
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "coqc failed" in said and "NOT proven" in said, said
