@@ -9,7 +9,8 @@ twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay
 `unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
 fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
 certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq-lib/` (never
-into the source tree), each file reused while it, the files it imports and `coqc` are unchanged. `Spec.v`
+into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
+compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
 must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
 its pinned digest.
 
@@ -77,50 +78,52 @@ SOLUTION_ROW = 20
 # (Check.v.j2): the primitive 63-bit integers and arrays (declared with `Primitive` in Coq's PrimInt63
 # and PArray, implemented by the kernel), each of them and nothing else. The data is held in them; the
 # proofs (Cert.v) use none. A name is printed as the shortest suffix that names the object in the
-# driver, so two objects never print alike; the type is compared too. Every one of these types is
-# inhabited by the kernel's own implementation, so no set of assumptions of these types can prove False.
-# tests/test_coq_trust.py has coqc print them again and compares.
-_I, _A = "PrimInt63.int", "PArray.array"
-PRIMITIVE_SIGNATURES = {name: sig.format(I=_I, A=_A) for name, sig in {
-    "PArray.array": "Type -> Type",
-    "PArray.copy": "forall A : Type, {A} A -> {A} A",
-    "PArray.default": "forall A : Type, {A} A -> A",
-    "PArray.get": "forall A : Type, {A} A -> {I} -> A",
-    "PArray.length": "forall A : Type, {A} A -> {I}",
-    "PArray.make": "forall A : Type, {I} -> A -> {A} A",
-    "PArray.set": "forall A : Type, {A} A -> {I} -> A -> {A} A",
-    "PrimInt63.add": "{I} -> {I} -> {I}",
-    "PrimInt63.addc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.addcarryc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.addmuldiv": "{I} -> {I} -> {I} -> {I}",
-    "PrimInt63.asr": "{I} -> {I} -> {I}",
-    "PrimInt63.compare": "{I} -> {I} -> comparison",
-    "PrimInt63.compares": "{I} -> {I} -> comparison",
-    "PrimInt63.div": "{I} -> {I} -> {I}",
-    "PrimInt63.diveucl": "{I} -> {I} -> {I} * {I}",
-    "PrimInt63.diveucl_21": "{I} -> {I} -> {I} -> {I} * {I}",
-    "PrimInt63.divs": "{I} -> {I} -> {I}",
-    "PrimInt63.eqb": "{I} -> {I} -> bool",
-    "PrimInt63.head0": "{I} -> {I}",
-    "PrimInt63.int": "Set",
-    "PrimInt63.land": "{I} -> {I} -> {I}",
-    "PrimInt63.leb": "{I} -> {I} -> bool",
-    "PrimInt63.lesb": "{I} -> {I} -> bool",
-    "PrimInt63.lor": "{I} -> {I} -> {I}",
-    "PrimInt63.lsl": "{I} -> {I} -> {I}",
-    "PrimInt63.lsr": "{I} -> {I} -> {I}",
-    "PrimInt63.ltb": "{I} -> {I} -> bool",
-    "PrimInt63.ltsb": "{I} -> {I} -> bool",
-    "PrimInt63.lxor": "{I} -> {I} -> {I}",
-    "PrimInt63.mod": "{I} -> {I} -> {I}",
-    "PrimInt63.mods": "{I} -> {I} -> {I}",
-    "PrimInt63.mul": "{I} -> {I} -> {I}",
-    "PrimInt63.mulc": "{I} -> {I} -> {I} * {I}",
-    "PrimInt63.sub": "{I} -> {I} -> {I}",
-    "PrimInt63.subc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.subcarryc": "{I} -> {I} -> CarryType.carry {I}",
-    "PrimInt63.tail0": "{I} -> {I}",
-}.items()}
+# driver, and the driver imports PRIMITIVE_IMPORTS (Coq's own files) last, before it prints: a bare name
+# is one of theirs, while an object of any other file (a `PrimInt63.v` of <out>/coq, whose axiom would
+# print `PrimInt63.addc : PrimInt63.int -> ...` were Coq's file not imported) prints with a qualifier. The
+# type is compared too. Every one of these types is inhabited by the kernel's own implementation, so no
+# set of assumptions of these types can prove False. tests/test_coq_trust.py has coqc print them again.
+PRIMITIVE_IMPORTS = "From Coq Require Import PrimInt63 PArray CarryType."
+PRIMITIVE_SIGNATURES = {
+    "array": "Type -> Type",
+    "copy": "forall A : Type, array A -> array A",
+    "default": "forall A : Type, array A -> A",
+    "get": "forall A : Type, array A -> int -> A",
+    "length": "forall A : Type, array A -> int",
+    "make": "forall A : Type, int -> A -> array A",
+    "set": "forall A : Type, array A -> int -> A -> array A",
+    "add": "int -> int -> int",
+    "addc": "int -> int -> carry int",
+    "addcarryc": "int -> int -> carry int",
+    "addmuldiv": "int -> int -> int -> int",
+    "asr": "int -> int -> int",
+    "compare": "int -> int -> comparison",
+    "compares": "int -> int -> comparison",
+    "div": "int -> int -> int",
+    "diveucl": "int -> int -> int * int",
+    "diveucl_21": "int -> int -> int -> int * int",
+    "divs": "int -> int -> int",
+    "eqb": "int -> int -> bool",
+    "head0": "int -> int",
+    "int": "Set",
+    "land": "int -> int -> int",
+    "leb": "int -> int -> bool",
+    "lesb": "int -> int -> bool",
+    "lor": "int -> int -> int",
+    "lsl": "int -> int -> int",
+    "lsr": "int -> int -> int",
+    "ltb": "int -> int -> bool",
+    "ltsb": "int -> int -> bool",
+    "lxor": "int -> int -> int",
+    "mod": "int -> int -> int",
+    "mods": "int -> int -> int",
+    "mul": "int -> int -> int",
+    "mulc": "int -> int -> int * int",
+    "sub": "int -> int -> int",
+    "subc": "int -> int -> carry int",
+    "subcarryc": "int -> int -> carry int",
+    "tail0": "int -> int",
+}
 CLOSED = "Closed under the global context"
 
 # The SHA-256 of each file of coq/FreeCell/: prove-coq refuses to compile a file with another digest
@@ -470,6 +473,13 @@ def parse_assumptions(output: str) -> Optional[List[Tuple[str, str]]]:
     return out or None
 
 
+def empty_folder():
+    """coqc's working folder, empty and its own: coqc looks for a plugin (`Declare ML Module "x:y.plugin"`,
+    recorded in a compiled module and loaded by Require) in its working folder, and a plugin runs any code
+    in coqc, printing any report; so only Coq's installed plugins can be found, none put in <out>."""
+    return tempfile.TemporaryDirectory(prefix="coqc-")
+
+
 def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] = None) -> CoqRun:
     """Run `cmd` with its output in `log_path`; wall time and the peak memory of that one process."""
     t0 = time.perf_counter()
@@ -551,15 +561,22 @@ def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Op
             digest.update(stamps[dep].encode())
         stamps[name] = want = digest.hexdigest()
         stamp, vo = os.path.join(lib, name + ".stamp"), os.path.join(lib, name + ".vo")
-        if os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
+        # Spec.vo (what the statement means) is compiled every time, never taken from the folder: whoever
+        # writes <out> could put there a Spec.vo compiled from another Spec.v, with its stamp. coqc writes
+        # the same bytes for the same file, so the files compiled against it stay current.
+        if name != "Spec" and os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
             continue
         if os.path.exists(stamp):
             os.remove(stamp)
         cmd = [coqc, "-q", "-Q", lib, "FreeCell", "-o", vo, os.path.join(COQ_SRC, name + ".v")]
-        p = subprocess.run(cmd, cwd=lib, capture_output=True, text=True)
+        with empty_folder() as cwd:
+            p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         if p.returncode != 0:
             refuse_if_disk_full(lib)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
+        if name == "Spec":
+            with open(vo, "rb") as f:
+                stamps[name] = want = hashlib.sha256(want.encode() + f.read()).hexdigest()
         write_atomic(stamp, want + "\n")
     return None
 
@@ -589,7 +606,8 @@ def run_coqc(coqc: str, path: str, out_dir: str, progress: bool = False) -> CoqR
     path = os.path.abspath(path)
     log = os.path.splitext(path)[0] + ".log"
     cmd = [coqc, "-q", "-noglob"] + _load_path(out_dir) + [path]
-    return _run(cmd, log, os.path.dirname(path), progress_label=f"coqc {os.path.basename(path)}" if progress else None)
+    with empty_folder() as cwd:
+        return _run(cmd, log, cwd, progress_label=f"coqc {os.path.basename(path)}" if progress else None)
 
 
 # -- The driver: the statement, checked apart from the file that proves it ----------------------------
@@ -611,7 +629,8 @@ def driver_text(module: str, theorem: str, statement: str) -> str:
     for part in module.split(".") + [theorem]:
         if not IDENT.match(part):
             raise ValueError(f"not a Coq identifier: {part!r}")
-    return render_text("Check.v.j2", module=module, theorem=theorem, statement=statement)
+    return render_text("Check.v.j2", module=module, theorem=theorem, statement=statement,
+                       primitive_imports=PRIMITIVE_IMPORTS)
 
 
 def driver_path(path: str) -> str:
@@ -630,8 +649,9 @@ def check_statement(coqc: str, path: str, ctx: Dict, statement: str, out_dir: st
     os.makedirs(os.path.dirname(drv), exist_ok=True)
     write_atomic(drv, driver_text(f"{GENERATED_PREFIX}.{stem}", ctx["theorem_name"], full_statement(statement, ctx)))
     t0 = time.perf_counter()
-    p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=os.path.dirname(drv),
-                       capture_output=True, text=True, errors="replace")
+    with empty_folder() as cwd:
+        p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=cwd,
+                           capture_output=True, text=True, errors="replace")
     log = os.path.splitext(drv)[0] + ".log"
     write_atomic(log, p.stdout + p.stderr)
     return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=0, output=p.stdout + p.stderr,
@@ -664,16 +684,27 @@ COQCHK_CLEAN = ("* Theory: Set is predicative", "* Constants/Inductives relying 
                 "* Inductives whose positivity is assumed: <none>")
 
 
+def coqchk_axioms(output: str) -> List[str]:
+    """The names coqchk's summary lists under `* Axioms:` (every axiom of the libraries it loaded)."""
+    m = re.search(r"^\* Axioms:\n((?:[ \t]+\S+\n)*)", output, re.M)
+    return m.group(1).split() if m else []
+
+
 def run_coqchk(coqchk: str, path: str, out_dir: str, names: Sequence[str]) -> CoqRun:
     """coqchk on the library files ``names``, the module at ``path`` and its driver (each checked, Coq's
     standard library loaded unchecked); ok when coqchk accepts them and its summary names no unsafe fixpoint,
-    no assumed positivity and no collapsed universe hierarchy."""
+    no assumed positivity, no collapsed universe hierarchy and no axiom outside Coq's standard library
+    (coqchk loads no plugin: its summary holds even if a plugin had coqc print a false report)."""
     stem = os.path.splitext(os.path.basename(path))[0]
     cmd = [coqchk, "-silent", "-o"] + _load_path(out_dir)
     for lib in [f"FreeCell.{n}" for n in names] + [f"{GENERATED_PREFIX}.{stem}", f"{GENERATED_PREFIX}.check.{stem}"]:
         cmd += ["-norec", lib]
     run = _run(cmd, os.path.splitext(driver_path(path))[0] + ".coqchk.log", coq_dir(out_dir))
-    run.ok = run.ok and all(line in run.output for line in COQCHK_CLEAN) and "inconsistent" not in run.output
+    foreign = [a for a in coqchk_axioms(run.output) if not a.startswith("Coq.")]
+    run.ok = run.ok and all(line in run.output for line in COQCHK_CLEAN) and "inconsistent" not in run.output \
+        and "* Axioms:" in run.output and not foreign
+    if foreign:
+        run.output += f"\nError: axioms outside Coq's standard library: {', '.join(foreign)}\n"
     return run
 
 

@@ -36,7 +36,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import certificate, checker, coq, fastcheck, known, lake, members, render, survey, upto
+from . import audit, certificate, checker, coq, fastcheck, known, lake, members, render, survey, upto
 from .paths import GENERATED, OUT, shown
 
 
@@ -308,6 +308,10 @@ def lean_build(prover: Prover, targets: List[str], theorems: List[str], lean_dir
     if prover.tool is None or os.path.abspath(lean_dir) != GENERATED:
         return Outcome(NOT_AVAILABLE, f"Lean: not run — {where}, outside the library's folder (--lean-dir "
                                       f"{shown(GENERATED)} builds them) — nothing checked by Lean")
+    problems = audit.scan_library()     # `certgen audit`'s scan and pins: what lake build cannot see
+    if problems:
+        return Outcome(REFUSED, f"Lean: {problems[0]}{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}"
+                                f": NOT proven")
     say(f"{step} lean: lake build " + " ".join(targets))
     status, words = lake.build(targets, say)
     if status != 0:

@@ -80,11 +80,11 @@ def test_print_assumptions_is_read():
     # the whole output must be one report; entries are `name : type`, a long one over several lines
     assert coq.parse_assumptions("Closed under the global context\n") == []
     assert coq.parse_assumptions("foo\nClosed under the global context\n") is None
-    out = "Axioms:\nPrimInt63.sub : PrimInt63.int -> PrimInt63.int -> PrimInt63.int\nPArray.set\n  : forall A : Type," \
-          "\n    PArray.array A -> PrimInt63.int -> A -> PArray.array A\nclassic : forall P : Prop, P \\/ ~ P\n"
+    out = "Axioms:\nsub : int -> int -> int\nset\n  : forall A : Type," \
+          "\n    array A -> int -> A -> array A\nclassic : forall P : Prop, P \\/ ~ P\n"
     assert coq.parse_assumptions(out) == [
-        ("PrimInt63.sub", "PrimInt63.int -> PrimInt63.int -> PrimInt63.int"),
-        ("PArray.set", "forall A : Type, PArray.array A -> PrimInt63.int -> A -> PArray.array A"),
+        ("sub", "int -> int -> int"),
+        ("set", "forall A : Type, array A -> int -> A -> array A"),
         ("classic", "forall P : Prop, P \\/ ~ P")]
     run = coq.CoqRun(True, 0, 0, out, "", coq.parse_assumptions(out))
     assert not run.only_primitives and coq.assumptions_words(run) == "ASSUMES classic : forall P : Prop, P \\/ ~ P"
@@ -347,7 +347,7 @@ def test_small_certificates_are_proven_by_coq(out, tmp_path, deal, cells, fr, th
     assert "Theorem " + theorem + "." in open(run.log[:-len(".log")] + ".v", encoding="utf-8").read()
     assert run.assumptions and run.only_primitives     # the data are primitive arrays; no axiom
     names = [n for n, _ in run.assumptions]
-    assert "PrimInt63.int" in names and "PArray.array" in names
+    assert "int" in names and "array" in names
 
 
 @needs_coqc

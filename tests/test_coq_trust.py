@@ -150,6 +150,89 @@ def test_an_axiom_named_like_a_primitive_is_refused(out):
     assert status == 1 and "(ASSUMES AxiomAdd.add : forall P : Prop, P): NOT proven" in said, said
 
 
+
+@needs_coqc
+def test_an_axiom_in_a_library_named_like_a_primitive_s_is_refused(tmp_path):
+    # files planted in <out>/coq: Generated.CarryType (`carry A := False`) and Generated.PrimInt63 (`int := unit`,
+    # an axiom `addc : int -> int -> CarryType.carry int`, that is unit -> unit -> False); the module proves deal
+    # 1 unwinnable under the standard rules (false) from it. Named by its shortest suffix, the axiom would print
+    # as `PrimInt63.addc : PrimInt63.int -> PrimInt63.int -> CarryType.carry PrimInt63.int`, word for word a
+    # primitive's signature; in the driver, where Coq's own primitives are imported, it cannot print bare.
+    out = str(tmp_path)
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    where = coq.coq_dir(out)
+    planted = {"CarryType": "Definition carry (A : Type) : Prop := False.\n",
+               "PrimInt63": "Require Generated.CarryType.\nDefinition int : Set := unit.\n"
+                            "Axiom addc : int -> int -> Generated.CarryType.carry int.\n"}
+    assert coq.build_library(COQC, out, ["Spec"]) is None
+    for name, text in planted.items():
+        (tmp_path / "coq" / f"{name}.v").write_text(text)
+        assert coq.run_coqc(COQC, os.path.join(where, f"{name}.v"), out).ok
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\nRequire Generated.PrimInt63.\n"
+                "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
+                "Proof. intros. exact (match Generated.PrimInt63.addc tt tt with end). Qed.\n")
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and said.endswith(
+        "(ASSUMES Generated.PrimInt63.addc : Generated.PrimInt63.int -> Generated.PrimInt63.int -> "
+        "Generated.CarryType.carry Generated.PrimInt63.int): NOT proven"), said
+
+
+
+# an OCaml plugin that, loaded into the driver's coqc (its folder is `check`), sends what Coq prints to
+# /dev/null and prints a clean report as coqc exits
+FORGER = """let () =
+  (match Sys.getenv_opt "FORGER_MARK" with Some f -> close_out (open_out f) | None -> ());
+  if Array.exists (fun a -> Filename.basename (Filename.dirname a) = "check") Sys.argv then begin
+    flush stdout;
+    let saved = Unix.dup Unix.stdout in
+    Unix.dup2 (Unix.openfile "/dev/null" [Unix.O_WRONLY] 0) Unix.stdout;
+    at_exit (fun () -> flush stdout; Unix.dup2 saved Unix.stdout;
+                       print_string "Closed under the global context\\n"; flush stdout)
+  end
+"""
+AXIOM_MODULE = ("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\n{load}Axiom evil : False.\n"
+                "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
+                "Proof. destruct evil. Qed.\n")
+
+
+@needs_coqc
+@pytest.mark.skipif(shutil.which("ocamlfind") is None, reason="no ocamlfind to build a plugin")
+def test_a_plugin_planted_in_the_output_folder_is_never_loaded(tmp_path, monkeypatch):
+    # the module (deal 1 unwinnable under the standard rules, from `Axiom evil : False`) loads forger.cmxs,
+    # planted in <out>/coq and <out>/coq/check, where coqc looks for plugins when run there; loaded, it would
+    # make the file FORGER_MARK (any code could run) and, in the driver, print a clean report
+    monkeypatch.setenv("FORGER_MARK", str(tmp_path / "ran"))
+    (tmp_path / "forger.ml").write_text(FORGER)
+    subprocess.run(["ocamlfind", "ocamlopt", "-package", "unix", "-shared", "-o", "forger.cmxs", "forger.ml"],
+                   cwd=tmp_path, check=True, capture_output=True)
+    out = str(tmp_path / "o")
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    os.makedirs(os.path.join(coq.coq_dir(out), "check"))
+    for where in ("", "check"):
+        shutil.copy(tmp_path / "forger.cmxs", os.path.join(coq.coq_dir(out), where))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(AXIOM_MODULE.format(load='Declare ML Module "forger:forger.plugin".\n'))
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "Can't find file forger.cmxs on loadpath" in run.output and said.endswith("NOT proven"), said
+    assert not os.path.exists(tmp_path / "ran")
+
+
+@needs_coqc
+@pytest.mark.skipif(shutil.which("coqchk") is None, reason="no coqchk")
+def test_coqchk_refuses_an_axiom_outside_coq_s_library(tmp_path):
+    # what coqchk reads does not depend on what coqc printed: the module's axiom is in its summary
+    out = str(tmp_path)
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(AXIOM_MODULE.format(load=""))
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "ASSUMES Deal1Cells0.evil : False" in said, said      # the driver's report
+    chk = coq.run_coqchk(shutil.which("coqchk"), path, out, ["Spec"])
+    assert "Generated.Deal1Cells0.evil" in coq.coqchk_axioms(chk.output) and not chk.ok, chk.output[-2000:]
+    assert chk.output.endswith("Error: axioms outside Coq's standard library: Generated.Deal1Cells0.evil\n")
+
+
 def shadowed(text, where):
     """The module of deal 1 with no free cell made to state `Reachable standard (msDeal 1)` (false: deal 1 is
     winnable) with `standard` meaning the rules with no free cell: defined in the data region, or left to a
@@ -265,9 +348,10 @@ def test_an_unexpected_report_is_no_report(output):
 
 
 def test_a_primitive_name_with_another_type_is_refused():
-    run = coq.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", "forall P : Prop, P"), ("PrimInt63.int", "Set")])
-    assert not run.only_primitives and run.unexpected == ["PrimInt63.add : forall P : Prop, P"]
-    assert coq.CoqRun(True, 0, 0, "", "", [("add", coq.PRIMITIVE_SIGNATURES["PrimInt63.add"])]).unexpected
+    run = coq.CoqRun(True, 0, 0, "", "", [("add", "forall P : Prop, P"), ("int", "Set")])
+    assert not run.only_primitives and run.unexpected == ["add : forall P : Prop, P"]
+    # a qualified name is an object of another file than Coq's, which the driver imports
+    assert coq.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", coq.PRIMITIVE_SIGNATURES["add"])]).unexpected
 
 
 @needs_coqc
@@ -280,8 +364,9 @@ def test_the_primitive_signatures_are_the_ones_coqc_prints(tmp_path):
         with open(os.path.join(where, "theories", rel), encoding="utf-8") as f:
             names += [f"@{lib}.{n}" for n in re.findall(r"^Primitive (\w+)", f.read(), re.M) if n != "max_length"]
     path = tmp_path / "Prims.v"
-    path.write_text("Require Coq.Numbers.Cyclic.Int63.PrimInt63 Coq.Array.PArray.\nSet Printing Width 1000.\n"
-                    f"Definition all := ({', '.join(names)}).\nPrint Assumptions all.\n")
+    path.write_text("Require Coq.Numbers.Cyclic.Int63.PrimInt63 Coq.Array.PArray.\n"
+                    f"Definition all := ({', '.join(names)}).\n{coq.PRIMITIVE_IMPORTS}\nSet Printing Width 1000.\n"
+                    "Print Assumptions all.\n")
     p = subprocess.run([COQC, "-q", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert dict(coq.parse_assumptions(p.stdout)) == coq.PRIMITIVE_SIGNATURES and len(names) == 38
@@ -353,3 +438,43 @@ def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
                                                 "the play cache"]
     assert all(r.count(" | ") == 2 and r.endswith(" |") for r in rows)
     assert "audit-coq" in text and "--coqchk" in text and "PRIMITIVE_SIGNATURES" in text
+
+
+# -- 6. prove-survey ----------------------------------------------------------------------------------------------
+
+@needs_coqc
+def test_prove_survey_refuses_a_certificate_under_other_rules_than_the_survey_s(tmp_path):
+    # a survey of deals 1-2 with no free cell; certs/Deal1Cells0.cert replaced by deal 1's certificate with
+    # foundation returns (valid, and its theorem true, but not about the rules the survey and "proven: 1" name)
+    from certgen import prove, survey
+    d = str(tmp_path / "s")
+    assert survey.run(1, 2, d, rules=Rules(cells=0))["certificates"] == ["Deal1Cells0.cert", "Deal2Cells0.cert"]
+    other = Rules(cells=0, foundation_return=True)
+    res = search.explore(deals.ms_deal(1), other)
+    certificate.write(os.path.join(d, "certs", "Deal1Cells0.cert"), certificate.make(
+        {"kind": "ms", "deal": 1}, other.to_dict(), deals.ms_deal(1), res.records()))
+    said = []
+    assert prove.prove_survey(d, str(tmp_path / "o"), None, say=said.append, prover="coq") == prove.REFUSED
+    assert "Deal1Cells0.cert: a certificate under other rules than the survey's (0 free cells): it proves nothing " \
+           "about deal 1 here" in said
+    assert said[-1] == "proven: 2; could not prove: 1" and not os.path.exists(tmp_path / "o" / "coq" / "Deal1Cells0FoundationReturn.v")
+
+
+@needs_coqc
+def test_a_spec_vo_put_in_the_library_cache_is_not_used(tmp_path):
+    # <out>/coq-lib/Spec.vo replaced by one compiled from a Spec.v where `Won s := False`, its stamp kept; the
+    # module claims deal 1 unwinnable under the standard rules (false) by `~ False`
+    out = str(tmp_path / "o")
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    lib = coq.library_dir(out)
+    assert coq.build_library(COQC, out, ["Spec"]) is None
+    evil = tmp_path / "Spec.v"
+    won = "Definition Won (s : State) : Prop := home s = [13; 13; 13; 13]."
+    evil.write_text(open(os.path.join(COQ_SRC, "Spec.v"), encoding="utf-8").read().replace(won, "Definition Won (s : State) : Prop := False."))
+    subprocess.run([COQC, "-q", "-Q", lib, "FreeCell", "-o", os.path.join(lib, "Spec.vo"), str(evil)], check=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\n"
+                "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
+                "Proof. intros s _ h; exact h. Qed.\n")
+    status, run, said = check(path, standard_ctx(ctx), out)
+    assert status == 1 and "coqc failed" in said and "NOT proven" in said, said

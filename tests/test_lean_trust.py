@@ -235,3 +235,22 @@ def test_every_lean_file_belongs_to_one_lake_library():
     assert library_of("FreeCell.Evil", libs) == [] and library_of("FreeCell.Spec.Sub", libs) == ["FreeCell"]
     text = open(os.path.join(ROOT, "lakefile.lean"), encoding="utf-8").read()
     assert text.count("@[default_target]") == len(libs)      # a bare `lake build` builds every one of them
+
+
+def test_prove_runs_the_audit_s_scan_before_it_says_proven_by_lean(tmp_path, monkeypatch):
+    # Lean is not here: lake build is replaced by one that accepts everything, as Lean would accept a
+    # Decode.lean with an axiom (or an `@[implemented_by]` that native_decide would run); the prove pipeline
+    # must refuse the library as `certgen audit` does, before it builds
+    from certgen import lake, prove
+    src = tmp_path / "lean"
+    shutil.copytree(LEAN, src)
+    with open(src / "FreeCell" / "Decode.lean", "a", encoding="utf-8") as f:
+        f.write("\naxiom cheat : False\n")
+    built = []
+    monkeypatch.setattr(lake, "build", lambda targets, say: built.append(targets) or (0, "lake build succeeded"))
+    lean = prove.Prover("lean", "lake")
+    assert prove.lean_build(lean, ["M"], ["thm"], prove.GENERATED, print) == prove.Outcome(prove.PROVED, "proven by Lean: thm")
+    monkeypatch.setattr(audit, "LEAN_SRC", str(src))
+    outcome = prove.lean_build(lean, ["M"], ["thm"], prove.GENERATED, print)
+    assert outcome.status == prove.REFUSED and len(built) == 1, outcome
+    assert outcome.line == "Lean: lean/FreeCell/Decode.lean: `axiom`: NOT proven"
