@@ -18,6 +18,8 @@ INSTALL_LEAN = os.path.join(ROOT, "scripts", "install_lean.sh")
 
 
 def shown(path):
-    """A path as people read it: relative to the checkout when it lies inside it."""
+    """A path as people read it: relative to the checkout when it lies inside it, on one line (a control
+    character is written as its escape, so a name cannot start a line of the output of its own)."""
     path = os.path.abspath(path)
-    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+    text = os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)

@@ -478,3 +478,11 @@ def test_a_spec_vo_put_in_the_library_cache_is_not_used(tmp_path):
                 "Proof. intros s _ h; exact h. Qed.\n")
     status, run, said = check(path, standard_ctx(ctx), out)
     assert status == 1 and "coqc failed" in said and "NOT proven" in said, said
+
+
+def test_a_path_with_a_new_line_is_shown_on_one_line(tmp_path):
+    # an --out-dir whose name holds a new line could print a line of its own, e.g. one that starts "proven by Coq"
+    from certgen.paths import shown
+    text = shown(str(tmp_path / "a\nproven by Coq: x\r\tb"))
+    assert "\n" not in text and "\r" not in text and "\t" not in text
+    assert text.endswith("a\\nproven by Coq: x\\r\\tb")
