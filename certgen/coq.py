@@ -64,6 +64,7 @@ from solver.lines import check_win
 from solver.progress import bar
 from solver.rules import Rules
 
+from . import certificate
 from .columns import canon
 from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, checked_stem, default_stem, mutation_text, rules_text, theorem_short_name
@@ -805,7 +806,6 @@ def audit_file(path: str, cert_path: Optional[str], coqc: Optional[str], say: Ca
     <folder above>/<Stem>.cert), byte for byte, and coq/FreeCell/ to its pinned digests; then compile the
     rendering in a fresh folder, its library from coq/FreeCell/, and check it through the driver.
     0 audited and proven, 1 refused, 3 no coqc."""
-    from . import certificate
     stem = os.path.splitext(os.path.basename(path))[0]
     if not path.endswith(".v") or not IDENT.match(stem):
         raise FreecellError(f"{path}: not a generated Coq module (<Stem>.v, a letter then letters and digits)")

@@ -268,14 +268,15 @@ def test_lean_refuses_it_in_one_line(built, tmp_path, run, assert_one_line_error
     line = assert_one_line_error(run("render", str(built[0]), "--lean-dir", str(lean), module="certgen"))
     assert "up to column order: Lean has no proof of the column lemma here" in line
     assert "prove-coq --canonical" in line and not lean.exists()
-    survey = tmp_path / "survey"
-    (survey / "certs").mkdir(parents=True)
-    (survey / "summary.json").write_text("{}")
-    (survey / "certs" / "11982.cert").write_bytes(built[0].read_bytes())
-    # prove-survey: not Lean's (Coq proves it, as prove-coq --canonical does; no coqc on PATH here)
-    p = run("prove-survey", str(survey), "--lean-dir", str(lean), "--out-dir", str(tmp_path / "o"), module="certgen",
-            env=dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable)))
-    assert p.returncode == 3 and "Lean: a certificate up to column order is not Lean's" in p.stdout, p.stdout
+    # the prove pipeline's Lean backend: not Lean's (Coq proves it, as prove-coq --canonical does)
+    from certgen import prove
+    p = prove.Prepared(None, None, str(built[0]))
+    said = []
+    prove.check_both(p, False, said.append)
+    assert p.ok, said
+    lean_only = [prove.Prover("lean", "/nonexistent/lake")]
+    assert prove.prove_prepared([p], lean_only, str(tmp_path / "o"), str(lean), False, said.append) == 3
+    assert said[-1].startswith("Lean: a certificate up to column order is not Lean's"), said
     assert not lean.exists()
     from certgen import audit, render
     assert audit.certificates_by_stem([str(built[0].parent)]) == {}       # audit leaves it out

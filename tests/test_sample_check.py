@@ -256,12 +256,12 @@ def test_the_command(tmp_path, cert11982):
 def test_a_sample_covering_every_member_is_a_verdict(tmp_path):
     """Deal 1 with no free cell has one position: any sample covers it, and the answer is the full check's."""
     one = tmp_path / "one.cert"
-    certificate.write(str(one), build(1, cells=0))
+    certificate.write(str(one), build_certificate(1, cells=0))
     proc = run("check", str(one), "--reference", "--sample", "5", "--json")
     obj = json.loads(proc.stdout)
     assert proc.returncode == 0 and obj["valid"] is True and obj["sample_valid"] is True, proc.stdout
     assert (obj["states"], obj["checked"]) == (1, 1)
-    assert sampled.verdict(checker.check(build(1, cells=0))) == (0, True)
+    assert sampled.verdict(checker.check(build_certificate(1, cells=0))) == (0, True)
 
 
 def test_the_help_says_a_sample_is_not_a_verdict():

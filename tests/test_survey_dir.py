@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from certgen import certificate, survey
+from certgen import certificate, checker, survey
 from solver import deals, packed
 from solver.journal import JOURNAL, digest, open_journal
 from solver.rules import Rules
