@@ -123,6 +123,24 @@ def deal11982_board():
     return DEAL11982_BOARD
 
 
+def journal_records(folder, table=None):
+    """How many records (of ``table``, or of every table) the journal in ``folder`` holds: 0 before it or its
+    tables exist (a run started in another process may not have made them yet)."""
+    import sqlite3
+    path = os.path.join(folder, "journal.sqlite")
+    if not os.path.exists(path):
+        return 0
+    con = sqlite3.connect(path, timeout=30)
+    try:
+        if table is None:
+            return con.execute("SELECT count(*) FROM records").fetchone()[0]
+        return con.execute("SELECT count(*) FROM records WHERE tbl = ?", (table,)).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
 def build_certificate(deal, cells=4, foundation_return=False):
     """Deal `deal`'s whole reachable set under the rules (unwinnable, so complete), as a certificate built
     as `certgen build` builds it."""

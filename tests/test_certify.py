@@ -7,7 +7,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,24 +14,17 @@ import time
 import pytest
 
 from certgen import certify
-from solver.journal import JOURNAL, open_journal
+from solver.journal import open_journal
 
-from conftest import _one_line_error
+from conftest import ROOT, _one_line_error, journal_records
+from test_survey_dir import cli, run_cli as survey_run_cli
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LEDGER = os.path.join(ROOT, "docs", "data", "freecell-pro-impossible-ledger.csv.gz")
 SMALL = [146692, 186216, 455889, 781948, 1155215, 1495908, 1631319, 1662054, 2070322]   # listed, < 40,000 positions
 
 
-def cli(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "certgen", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
-
-
 def run_cli(*args):
-    p = cli(*args)
-    out, err = p.communicate(timeout=600)
-    return p.returncode, out, err
+    return survey_run_cli(*args, timeout=600)
 
 
 def ledger_rows(path):
@@ -51,15 +43,7 @@ def write_list(tmp_path, deals, name="list.txt"):
 
 
 def rows_in(d):
-    if not os.path.exists(os.path.join(d, JOURNAL)):
-        return 0
-    con = sqlite3.connect(os.path.join(d, JOURNAL), timeout=30)
-    try:
-        return con.execute("SELECT count(*) FROM records WHERE tbl = 'deal'").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
+    return journal_records(d, "deal")
 
 
 def test_three_random_small_ledger_rows_rebuilt_give_their_records_sha256(tmp_path):

@@ -16,7 +16,7 @@ from solver.report import survey_summary
 from solver.rules import STANDARD
 
 
-from conftest import ROOT
+from conftest import ROOT, journal_records
 KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
 
 
@@ -195,20 +195,6 @@ def test_survey_and_solve_give_the_same_line(run, tmp_path):
     assert (tmp_path / "one.csv").read_text().splitlines()[1].split(",")[:4] == ["1", "winnable", str(solved[1].states), "143"]
 
 
-def _journal_records(folder):
-    import sqlite3
-    path = os.path.join(folder, "journal.sqlite")
-    if not os.path.exists(path):
-        return 0
-    con = sqlite3.connect(path, timeout=30)
-    try:
-        return con.execute("SELECT count(*) FROM records").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        con.close()
-
-
 def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
     """`survey --out F.csv` keeps its journal in F.csv.work: killed with SIGKILL mid-run and started again with
     the same command, it does only the deals the journal lacks and writes the CSV an uninterrupted run writes
@@ -224,7 +210,7 @@ def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
     p = subprocess.Popen(cmd + ["--out", str(killed)], cwd=ROOT, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
-    while time.time() < deadline and _journal_records(str(killed) + ".work") < 20:
+    while time.time() < deadline and journal_records(str(killed) + ".work") < 20:
         time.sleep(0.01)
     assert p.poll() is None, "the survey ended before it could be stopped: use a bigger range"
     p.send_signal(signal.SIGSTOP)          # held mid-run (its lock too) while the second one tries
@@ -233,7 +219,7 @@ def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
                                                        f"{p.pid}): wait for it to end, or give another folder\n"
     p.send_signal(signal.SIGKILL)
     p.wait()
-    done = _journal_records(str(killed) + ".work")
+    done = journal_records(str(killed) + ".work")
     assert 20 <= done < 500 and not killed.exists()
     subprocess.run(cmd + ["--out", str(killed)], check=True, cwd=ROOT, capture_output=True)
 

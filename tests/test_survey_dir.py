@@ -18,7 +18,7 @@ from solver import deals, packed
 from solver.journal import JOURNAL, digest, open_journal
 from solver.rules import Rules
 
-from conftest import ROOT
+from conftest import ROOT, journal_records
 
 
 def cli(*args, **kw):
@@ -26,9 +26,9 @@ def cli(*args, **kw):
                             stderr=subprocess.PIPE, text=True, **kw)
 
 
-def run_cli(*args):
+def run_cli(*args, timeout=900):
     p = cli(*args)
-    out, err = p.communicate(timeout=900)
+    out, err = p.communicate(timeout=timeout)
     return p.returncode, out, err
 
 
@@ -39,16 +39,7 @@ def summary_of(d):
 
 def records(d, table="chunk"):
     """How many records of ``table`` the journal of survey folder ``d`` holds (0 before it exists)."""
-    path = os.path.join(d, JOURNAL)
-    if not os.path.exists(path):
-        return 0
-    con = sqlite3.connect(path, timeout=30)
-    try:
-        return con.execute("SELECT count(*) FROM records WHERE tbl = ?", (table,)).fetchone()[0]
-    except sqlite3.OperationalError:        # the tables are not made yet
-        return 0
-    finally:
-        con.close()
+    return journal_records(d, table)
 
 
 def sql(d, statement, *args):
