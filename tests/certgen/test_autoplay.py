@@ -19,12 +19,11 @@ import pytest
 
 from certgen import autoplay, certificate, checker, columns, coq, fastcheck, members, mutate, sampled
 from solver import deals, packed, search, spec
-from solver.errors import FreecellError
 from solver.rules import Rules
 
-from test_canoncert import checks, mutated, refused_by_both
-from test_coq import COQC, coq_refuses, coqc_file, needs_coqc, state_term, statement_checks
-from test_fastcheck import random_state, walk
+from helpers.checkers import checks, mutated, refused_by_both
+from helpers.coq import COQC, coq_refuses, coqc_file, needs_coqc, state_term, statement_checks
+from helpers.positions import coq_low, random_state, walk
 
 EXE = fastcheck.binary()
 needs_fast = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
@@ -112,11 +111,10 @@ def test_the_automatic_moves_agree_with_the_core_on_random_positions():
 def test_the_rule_is_autoplay_v_s_low_safe():
     """low_safe against Autoplay.v's lowSafe as tests/test_core.py transliterates it from its Coq text, for
     every card and the other foundations at every height."""
-    from test_core import _coq_low
     for x in range(52):
         c = spec.CARDS[x]
         for h in ((a, b, d, e) for a in range(14) for b in range(14) for d in range(0, 14, 3) for e in range(14)):
-            assert autoplay.low_safe(h, c) == _coq_low("safe", h, c.rank, c.suit)
+            assert autoplay.low_safe(h, c) == coq_low("safe", h, c.rank, c.suit)
 
 
 @needs_fast

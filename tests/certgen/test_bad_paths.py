@@ -12,7 +12,7 @@ from solver import deals, search
 from solver.atomic import file_in_the_way
 from solver.rules import Rules
 
-from conftest import ROOT, _one_line_error as assert_one_line_error
+from helpers import ROOT, one_line_error as assert_one_line_error
 
 
 def run_in(cwd, *args, module="certgen"):

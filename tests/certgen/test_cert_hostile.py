@@ -17,7 +17,7 @@ from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import Rules
 
-from conftest import _one_line_error as assert_one_line_error, _run as run
+from helpers import one_line_error as assert_one_line_error, run
 
 
 def build(deal, cells, source=None):

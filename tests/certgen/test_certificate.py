@@ -14,8 +14,7 @@ from solver import deals, packed, search, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-from conftest import _run, build_certificate as build
-
+from helpers import build_certificate as build, run as _run
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,7 @@ def small_certs():
 
 
 def run(*args, input=None, env=None):
-    """`python -m MODULE ARGS`: conftest._run (in this process, unless another environment is given)."""
+    """`python -m MODULE ARGS`: helpers.run (in this process, unless another environment is given)."""
     assert args[0] == "-m"
     return _run(*args[2:], module=args[1], stdin=input, env=env)
 

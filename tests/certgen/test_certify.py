@@ -16,8 +16,8 @@ import pytest
 from certgen import certify
 from solver.journal import open_journal
 
-from conftest import ROOT, _one_line_error, journal_records
-from test_survey_dir import cli, run_cli as survey_run_cli
+from helpers import ROOT, journal_records, one_line_error as _one_line_error
+from helpers.survey import cli, run_cli as survey_run_cli
 
 LEDGER = os.path.join(ROOT, "docs", "data", "freecell-pro-impossible-ledger.csv.gz")
 SMALL = [146692, 186216, 455889, 781948, 1155215, 1495908, 1631319, 1662054, 2070322]   # listed, < 40,000 positions

@@ -5,7 +5,6 @@ fixed-column certificate of #11982 unchanged; the three copies of the order (col
 column_order, the builder's fc_p64_column_order) against a brute force on random positions."""
 import hashlib
 import json
-import os
 import random
 import subprocess
 import sys
@@ -18,7 +17,8 @@ from solver import packed, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-from test_fastcheck import random_state
+from helpers.checkers import checks, mutated, refused_by_both
+from helpers.positions import random_state
 
 EXE = fastcheck.binary()
 needs_fast = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
@@ -44,14 +44,6 @@ def built(tmp_path_factory):
                         str(path)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     return path, certificate.read(str(path)), p.stdout
-
-
-def checks(path, run):
-    """Both checkers' JSON verdicts on the certificate at ``path``: (reference, fast or None)."""
-    ref = run("check", "--reference", "--json", str(path), module="certgen")
-    fast = run("check", "--json", str(path), module="certgen") if EXE else None
-    return json.loads(ref.stdout), (json.loads(fast.stdout) if fast else None), ref.returncode, \
-        (fast.returncode if fast else None)
 
 
 def written(tmp_path, name, cert):
@@ -137,24 +129,6 @@ def test_other_counting_modes_have_no_certificate(run, assert_one_line_error, tm
 
 
 # -- the mutants -------------------------------------------------------------------------------------
-
-def refused_by_both(path, run, failure):
-    ref, fast, rc_ref, rc_fast = checks(path, run)
-    assert rc_ref == 1 and not ref["valid"] and ref["failure"] == failure, ref
-    if fast is not None:
-        assert rc_fast == 1 and fast["failure"] == failure
-        assert fast["message"] == ref["message"].replace("\n  reached", " reached")
-    return ref
-
-
-def mutated(path, tmp_path, run, kind):
-    """`certgen mutate` of the certificate at ``path``: ``kind`` is add-won or a --delete KIND (seed 5)."""
-    out = tmp_path / "m.cert"
-    flags = ["--add-won"] if kind == "add-won" else ["--delete", kind]
-    p = run("mutate", str(path), *flags, "--seed", "5", "--out", str(out), module="certgen")
-    assert p.returncode == 0, p.stderr
-    return out
-
 
 @pytest.mark.parametrize("kind,failure", [("deal", "start"), ("first-successor", "successor"),
                                           ("last-successor", "successor"),

@@ -4,21 +4,18 @@ missing ("no coqc"); the default tier compiles the library and two small certifi
 marked coq and the long ones (deal 11982 itself) slow."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from certgen import certificate, checker, coq, mutate, specdoc
+from certgen import certificate, coq, mutate, specdoc
 from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import Rules
 
-from conftest import ROOT
-COQC = shutil.which("coqc")
-needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
-
+from helpers import ROOT
+from helpers.coq import COQC, coq_refuses, coqc_file, needs_coqc, state_term, statement_checks
 
 def cert_of(position, cells=4, foundation_return=False, source=None, deal=None):
     rules = {"cells": cells, "foundation_return": foundation_return}
@@ -35,11 +32,6 @@ def deal_cert(deal, cells=4, foundation_return=False):
 def out(tmp_path_factory):
     """One output folder for the module, so the Coq library is compiled once."""
     return str(tmp_path_factory.mktemp("coq-out"))
-
-
-def coqc_file(path, out_dir):
-    assert coq.build_library(COQC, out_dir) is None
-    return coq.run_coqc(COQC, path, out_dir)
 
 
 def proven(path, ctx, out_dir, statement=coq.UNWINNABLE):
@@ -118,12 +110,6 @@ def test_no_axiom_and_no_admitted_in_the_coq_sources():
 
 
 # -- coqc ------------------------------------------------------------------------------------------------
-
-def state_term(s):
-    cols = "; ".join("[" + "; ".join(f"card {c.rank} {c.suit}" for c in col) + "]" for col in s.cols)
-    cells = "; ".join(f"card {c.rank} {c.suit}" for c in s.cells)
-    return f"state [{cols}] [{cells}] [{'; '.join(map(str, s.home))}]"
-
 
 def sample_positions():
     """Positions along winning lines and random walks, under several rules: cards home, foundation
@@ -216,12 +202,6 @@ COLUMN_THEOREMS = {
         "(forall s t, C s -> In t (moves r s) -> exists c, C c /\\ SameUpToOrder t c) -> "
         "(forall s, C s -> ~ Won s) -> forall s, Reachable r s0 s -> ~ Won s",
 }
-
-
-def statement_checks(theorems):
-    """Coq text: each theorem given the statement written here (a changed statement fails to type), then its
-    assumptions printed."""
-    return "".join(f"Definition check_{n} : {st} := {n}.\nPrint Assumptions {n}.\n" for n, st in theorems.items())
 
 
 @needs_coqc
@@ -574,18 +554,6 @@ def test_a_mutant_up_to_column_order_fails_the_coq_check(out, kind):
     bad = certificate.make(good.source, good.rules, deals.ms_deal(1), recs, info={"mutation": {"kind": kind}})
     coq_refuses(bad, out, "RefusedUpTo" + re.sub(r"\W", "", kind.title()),
                 "checkCertUpTo hashKey (rules 1 false 0) (msDeal 1) cert")
-
-
-def coq_refuses(bad, out, stem, check):
-    """The mutant ``bad`` rendered as a certificate fails coqc (``certificate_ok`` does not type); rendered as a
-    mutant, ``Lemma mutant_rejected : CHECK = false`` is proved."""
-    path, _ = coq.render_cert(bad, out, stem=stem)
-    run = coqc_file(path, out)
-    assert not run.ok and "while it is expected to have type" in run.output, run.output[-2000:]
-    path, ctx = coq.render_cert(bad, out, mutant=True, stem=stem + "Mutant")
-    assert f"Lemma mutant_rejected : {check} = false." in open(path, encoding="utf-8").read()
-    run = coqc_file(path, out)
-    assert run.ok, run.output[-2000:]
 
 
 @needs_coqc

@@ -6,7 +6,6 @@ import hashlib
 import os
 import random
 import subprocess
-import sys
 import zlib
 
 import msgpack
@@ -18,7 +17,9 @@ from certgen import certificate, checker, fastcheck, mutate
 from solver import packed, spec
 from solver.errors import FreecellError
 
-from conftest import ROOT
+from helpers import ROOT
+from helpers.positions import dead_positions, p64, random_state, walk
+
 EXE = fastcheck.binary()
 P64 = fastcheck.P64
 pytestmark = pytest.mark.skipif(EXE is None, reason=f"no fast checker: {fastcheck.why_not()}")
@@ -30,10 +31,6 @@ def v2_file(header: bytes, body: bytes, **top) -> bytes:
            "sha256": hashlib.sha256(header + body).hexdigest()}
     obj.update(top)
     return msgpack.packb(obj, use_bin_type=True)
-
-
-def p64(state) -> bytes:
-    return packed.pack(spec.to_position(state))
 
 
 def state_of(rec: bytes) -> spec.State:
@@ -91,33 +88,6 @@ def small_certs():
 
 
 # -- the rules: successors and the deal, against solver/spec.py ----------------------------------------
-
-def walk(rules, start, rng, steps):
-    """A random walk from `start`."""
-    s, out = start, []
-    for _ in range(steps):
-        out.append(s)
-        nxt = spec.moves(rules, s)
-        if not nxt:
-            break
-        s = rng.choice(nxt)
-    return out
-
-
-def random_state(rng, rules):
-    """Any position at all (not necessarily reachable): random foundation heights, the other cards dealt
-    at random to the free cells (sometimes more than the rules have) and to the columns (some empty)."""
-    home = tuple(rng.choice([0, 0, 1, 2, 5, 9, 12, 13, 13]) for _ in range(4))
-    rest = [spec.Card(rank, suit) for suit in range(4) for rank in range(home[suit] + 1, 14)]
-    rng.shuffle(rest)
-    ncells = min(len(rest), 8, rng.choice([0, 1, rules.cells, rules.cells, rules.cells + 1]))
-    cells = tuple(sorted(rest[:ncells], key=spec.key))
-    cols = [[] for _ in range(8)]
-    for c in rest[ncells:]:
-        cols[rng.randrange(rng.randint(1, 8))].append(c)
-    rng.shuffle(cols)
-    return spec.State(tuple(tuple(col) for col in cols), cells, home)
-
 
 def test_successors_equal_the_spec_on_thousands_of_positions(cert11982):
     """Positions near the deal (a sample of 11982's reachable set, random walks under many rules) and any
@@ -282,25 +252,6 @@ def _block_size():
 
 
 BLOCK = _block_size()
-
-
-def dead_positions(n, seed):
-    """n distinct positions without a move under 0 free cells: eight red tops (the tens to the kings of
-    diamonds and hearts) that take no card and go nowhere, no empty column, nothing home; the 44 other
-    cards dealt at random under them. Any set of them is closed under the moves: a valid certificate of
-    exactly n records."""
-    rng = random.Random(seed)
-    tops = [spec.Card(rank, suit) for rank in (13, 12, 11, 10) for suit in (1, 2)]
-    rest = [spec.Card(rank, suit) for suit in range(4) for rank in range(1, 14) if spec.Card(rank, suit) not in tops]
-    out = set()
-    while len(out) < n:
-        rng.shuffle(rest)
-        cuts = sorted(rng.sample(range(45), 7))
-        piles = [rest[a:b] for a, b in zip([0] + cuts, cuts + [44])]
-        s = spec.State(tuple((top,) + tuple(pile) for top, pile in zip(tops, piles)), (), (0, 0, 0, 0))
-        assert spec.moves(spec.Rules(cells=0), s) == [] and not spec.won(s)
-        out.add(p64(s))
-    return sorted(out)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, 2 * BLOCK + 1])
@@ -500,3 +451,22 @@ def test_a_stream_is_read_up_to_the_end_of_its_certificate(small_certs):
                                  (good[:-5], 2, "corrupt or truncated")):
         p = subprocess.run([EXE, "/dev/stdin"], input=data, capture_output=True, timeout=60)
         assert p.returncode == code and expected.encode() in p.stdout + p.stderr, p
+
+
+def test_the_python_reader_says_what_the_fast_checker_says(tmp_path):
+    """Each damaged certificate of ``damaged`` is refused by the Python reader in the fast
+    checker's words (the reader added msgpack's exception names, "msgpack: ValueError", wrote key lists and
+    rules as Python reprs, and refused a count no body of that size can hold only after inflating it)."""
+    if not fastcheck.binary():
+        pytest.skip("build/fccheck is not built")
+    cert = spec_reachable(3, 1, False)
+    path = tmp_path / "c.cert"
+    differ = []
+    for case, (data, _) in damaged(cert).items():
+        path.write_bytes(data)
+        c = subprocess.run([fastcheck.binary(), str(path)], capture_output=True, text=True).stderr.strip()
+        with pytest.raises(FreecellError) as e:
+            certificate.read(str(path))
+        if c != f"error: {e.value}":
+            differ.append(case)
+    assert differ == []

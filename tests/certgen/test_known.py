@@ -11,7 +11,7 @@ from solver import deals, search, siggysoft, spec
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
-from conftest import ROOT
+from helpers import ROOT
 TABLE = known.read_table(os.path.join(ROOT, "docs", "KNOWN.md"))
 
 

@@ -16,7 +16,7 @@ from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
 
-from conftest import DEAL11982_BOARD, ROOT
+from helpers import DEAL11982_BOARD, ROOT
 
 SEEDS = "/work/shared/seeds"
 HOSTILE = ["x-/y", "/-z", 'a"b', "line\nbreak theorem bad : False := sorry", "back\\slash", "Ünïcødé ♠",

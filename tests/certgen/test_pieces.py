@@ -15,7 +15,7 @@ from certgen import certificate, checker, fastcheck
 from solver import packed
 from solver.errors import FreecellError
 
-from conftest import _run
+from helpers import run as _run
 EXE = fastcheck.binary()
 PIECE = 1024
 

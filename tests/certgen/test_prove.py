@@ -14,7 +14,7 @@ from certgen.paths import GENERATED, INSTALL_LEAN, ROOT
 from solver.rules import Rules
 from solver.source import load
 
-from conftest import _run
+from helpers import run as _run
 
 
 def run(*args, env=None):

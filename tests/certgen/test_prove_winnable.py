@@ -11,7 +11,7 @@ from certgen import cli as certgen_cli, prove
 from solver import cliargs, search
 from solver.rules import Rules
 
-from conftest import _run as run
+from helpers import run
 
 
 @pytest.mark.parametrize("args,words,command", [

@@ -15,7 +15,7 @@ from solver.lines import LineError, step_indices
 from solver.rules import STANDARD, Rules
 from solver.source import Source
 
-from conftest import ROOT
+from helpers import ROOT
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
 HAND_WRITTEN = ["Spec.lean", "Cert.lean", "Decode.lean"]
 FORBIDDEN = re.compile(r"\b(sorry|admit|axiom)\b")

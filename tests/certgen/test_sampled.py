@@ -11,8 +11,8 @@ from certgen import certificate, checker, members, mutate, sampled
 from solver import packed, spec
 from solver.rules import Rules
 
-from conftest import ROOT, _run, build_certificate
-
+from helpers import ROOT, build_certificate, run as _run
+from helpers.positions import dead_positions
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,6 @@ def test_one_member_is_said_in_the_singular(cert11982):
     """A certificate of one position without a move (a dead board: test_fastcheck.dead_positions) and a
     sample of one: the counts are said in the singular ("every one of the 1 members" was the hostile pass's
     find), the full check's verdict and figures unchanged."""
-    from test_fastcheck import dead_positions
     (rec,) = dead_positions(1, seed=3)
     one = certificate.Certificate({"kind": "board", "name": "dead"}, {"cells": 0, "foundation_return": False},
                                   rec, [rec], {})

@@ -7,7 +7,6 @@ import random
 import shutil
 import signal
 import sqlite3
-import subprocess
 import sys
 import time
 
@@ -18,18 +17,8 @@ from solver import deals, packed
 from solver.journal import JOURNAL, digest, open_journal
 from solver.rules import Rules
 
-from conftest import ROOT, journal_records
-
-
-def cli(*args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "certgen", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
-
-
-def run_cli(*args, timeout=900):
-    p = cli(*args)
-    out, err = p.communicate(timeout=timeout)
-    return p.returncode, out, err
+from helpers import ROOT, journal_records
+from helpers.survey import cli, run_cli
 
 
 def summary_of(d):

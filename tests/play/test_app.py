@@ -21,7 +21,7 @@ from solver.cards import card_name, parse_card
 from solver.lines import CELL, HOME, apply_move, verify_spec
 from solver.rules import Rules
 
-from conftest import DEAL11982_BOARD, ROOT
+from helpers import DEAL11982_BOARD, ROOT
 
 from play import jobs, moves
 from play.app import MAX_BODY, create_app

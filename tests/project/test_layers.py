@@ -10,7 +10,7 @@
 """
 import ast
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 def imports(path):

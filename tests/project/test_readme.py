@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
 ACTIVATE = ". .venv/bin/activate"

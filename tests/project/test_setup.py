@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 sys.path.insert(0, os.path.join(str(ROOT), "scripts"))
 import check_setup  # noqa: E402

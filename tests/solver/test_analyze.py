@@ -16,7 +16,7 @@ from solver.report import frozen_text
 from solver.rules import Rules
 
 
-from conftest import ROOT
+from helpers import ROOT
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 FROZEN_11982 = "A♠ 3♥ 6♥ 4♥ Q♠ A♣ Q♣ 6♠"

@@ -11,7 +11,7 @@ import pytest
 from solver import atomic
 from solver.errors import FreecellError
 
-from conftest import DEAL11982_BOARD, ROOT, _one_line_error as assert_one_line_error, _run as run
+from helpers import DEAL11982_BOARD, one_line_error as assert_one_line_error, run
 
 
 def _fifo_reader(path):

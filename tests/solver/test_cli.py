@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 # Seed 003's numbered FreeCell deal 1, laid out in rows of eight.

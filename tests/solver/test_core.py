@@ -16,6 +16,8 @@ from solver.lines import judge
 from solver.packed import pack as pack_p64, unpack as unpack_p64
 from solver.rules import Rules
 
+from helpers.positions import coq_low
+
 SPEC = Rules()
 
 
@@ -403,18 +405,6 @@ def test_autoplay_modes():
     assert search.autoplay(pos, Rules(autoplay="safe"))[2] == (3, 1, 1, 0)
 
 
-# coq/FreeCell/Autoplay.v's rules, transliterated from their Coq text (h: the four foundations, r, s: the card's
-# rank and suit, the card being the next of its suit): the theorems speak of these, the C core runs safe_home
-def _coq_low(mode, h, r, s):
-    o1, o2 = (0, 3) if s in (1, 2) else (1, 2)          # the suits of the other colour
-    horne = r - 1 <= h[o1] and r - 1 <= h[o2]
-    if mode == "horne":                                 # lowOthers
-        return r == 1 or horne
-    if mode == "safe":                                  # lowSafe
-        return r <= 2 or horne or (r - 2 <= h[o1] and r - 2 <= h[o2] and r - 3 <= h[3 - s])
-    return r <= 2                                       # lowTwos
-
-
 def _c_sends_home(x, h, rules):
     """fc_internal.h's safe_home on card x with foundations h: x alone on column 1, the other cards above their
     foundations on column 0 with a card that cannot go home on top (when there is one: else x is a king
@@ -440,7 +430,7 @@ def test_safe_home_is_the_coq_rule(mode):
         for hs in itertools.product(heights, repeat=3):
             h = list(hs)
             h.insert(s, r - 1)
-            assert _c_sends_home(x, h, rules) == _coq_low(mode, h, r, s), (mode, x, h)
+            assert _c_sends_home(x, h, rules) == coq_low(mode, h, r, s), (mode, x, h)
             checked += 1
     assert checked > 10000
 
@@ -449,7 +439,7 @@ def test_safe_home_is_the_coq_rule(mode):
 
 def _py_safe(c, home):
     r, s = c // 4 + 1, c % 4
-    return home[s] == r - 1 and _coq_low("safe", home, r, s)
+    return home[s] == r - 1 and coq_low("safe", home, r, s)
 
 
 def _py_autoplay(pos):

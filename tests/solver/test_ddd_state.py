@@ -19,7 +19,7 @@ from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
-from conftest import ROOT, _one_line_error
+from helpers import ROOT, one_line_error as _one_line_error
 
 SMALL = 1 << 16
 TINY = 512 * 24             # the C core's smallest buffer (512 keys): 639 runs for #11982, and its 39 layers pass DDD_MAXF = 32: old layers merged into V

@@ -18,7 +18,7 @@ from solver.errors import FreecellError, WorkerLost
 from solver.journal import open_journal
 from solver.rules import Rules
 
-from conftest import ROOT
+from helpers import ROOT
 
 # k for deals 1..30, each proven both ways (deal 9: a win with 2 cells, the 1-cell set enumerated; deal 1
 # needs 3). The same with the solver before its portfolio of stages (which needed tier 2 for deals 9 and 12).
@@ -358,7 +358,7 @@ def test_a_win_on_disk_deeper_than_the_kept_layers_counts(tmp_path, monkeypatch)
     columns and replayed: "winnable" without the solver (which had failed on such deals); nothing is left
     in the survey's folder."""
     from solver import disksearch, solve
-    from test_disksearch import DEEP
+    from helpers.disk import DEEP
 
     def refuse(*args, **kwargs):
         raise AssertionError("the solver was called")
@@ -722,7 +722,6 @@ def test_automatic_moves_keep_every_verdict(autoplay):
                 a.close()
                 b.close()
     assert seen == {"won": 12, "none": 104}     # and 4 cases where neither ended within 200,000
-
 
 
 def _stopped_at(deal, k_stop, real):

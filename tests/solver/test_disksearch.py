@@ -16,9 +16,9 @@ from solver.errors import FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
-from conftest import ROOT, _one_line_error
+from helpers import ROOT, one_line_error as _one_line_error
+from helpers.disk import DEEP, SMALL
 
-SMALL = 1 << 16             # the smallest --memory: 2,730 keys of 24 bytes, so a wide layer is many runs
 TINY = 512 * 24             # the C core's smallest buffer: 512 keys, so #11982's widest layers give more than
                             # 32 runs (merged 32 at a time first), and so do the P64-order runs of the certificate
 
@@ -212,11 +212,6 @@ def test_a_won_position_gives_a_line_read_back_through_the_layers(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-# The black cards alone (the red ones home), 0 free cells: no card goes on another, so a shortest win digs the
-# low cards out into the empty columns -- 34 moves, past DDD_MAXF = 32 layers (the oldest merged into one file
-# at layer 32). 76,783 positions (198 up to column order); found by a random search over such layouts.
-DEEP = (((39, 19, 28, 16), (35, 8, 7), (51, 44, 40), (23, 15, 27, 3, 43, 36, 20, 0), (11, 31, 32, 47, 48, 4, 24, 12),
-         (), (), ()), (), (0, 13, 13, 0))
 NO_CELLS = Rules(cells=0)
 
 
@@ -392,7 +387,7 @@ READ_BACK = """
 import os, signal, sys
 from solver import disksearch, packed
 from solver.rules import Rules
-from test_disksearch import DEEP, SMALL
+from helpers.disk import DEEP, SMALL
 won = packed.pack((((),) * 8, (), (13,) * 4))
 s = disksearch.DiskSearch(DEEP, Rules(cells=0), SMALL, tmp=sys.argv[1], target=won)
 disksearch.lib.fc_ddd_run(s._d, 1000)
@@ -405,8 +400,7 @@ sys.stdin.read()
 
 def _read_back_folder(tmp, how):
     """A read-back search's folder in ``tmp`` from another process (READ_BACK): (its name, the process)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"),        # conftest
-                                                        os.path.dirname(os.path.abspath(__file__))])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}     # helpers
     p = subprocess.Popen([sys.executable, "-c", READ_BACK, str(tmp), how], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True, env=env)
     name = p.stdout.readline().strip()
@@ -703,7 +697,8 @@ def test_sigterm_on_disk_removes_the_files_like_ctrl_c(tmp_path):
     # `timeout`, `kill` and batch schedulers stop a job with SIGTERM: the same path as Ctrl-C, said as SIGTERM
     # (not "Ctrl-C": nobody pressed it).
     import signal
-    from test_interrupt import TERMINATED, assert_interrupted, ctrl_c
+    from helpers.signals import assert_interrupted, ctrl_c
+    from solver.errors import TERMINATED
     work = tmp_path / "work"
     work.mkdir()
     assert_interrupted(*ctrl_c("solver", "explore", "--deal", "1", "--memory", "64K", "--on-disk", "--tmp",
@@ -712,7 +707,7 @@ def test_sigterm_on_disk_removes_the_files_like_ctrl_c(tmp_path):
 
 
 def test_ctrl_c_on_disk_is_one_line_and_removes_the_files(tmp_path):
-    from test_interrupt import assert_interrupted, ctrl_c
+    from helpers.signals import assert_interrupted, ctrl_c
     work = tmp_path / "work"
     work.mkdir()
     assert_interrupted(*ctrl_c("certgen", "build", "--deal", "5", "--memory", "64K", "--tmp", str(work), "--out",

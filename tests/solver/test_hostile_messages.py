@@ -3,18 +3,16 @@ size and a damaged certificate are told in one line -- naming the file and what 
 fast checker uses for the same certificate."""
 import errno
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from certgen import certificate
 from solver import deals, disksearch
 from solver.errors import FreecellError
 from solver.rules import STANDARD
 
-from conftest import ROOT, _one_line_error
+from helpers import ROOT, one_line_error as _one_line_error
 
 SMALL = 1 << 16
 
@@ -157,22 +155,3 @@ def test_a_full_tmpfs(tmp_path):
         subprocess.run(["umount", str(mnt)], capture_output=True)
 
 
-def test_the_python_reader_says_what_the_fast_checker_says(tmp_path):
-    """Each damaged certificate of test_fastcheck.damaged is refused by the Python reader in the fast
-    checker's words (the reader added msgpack's exception names, "msgpack: ValueError", wrote key lists and
-    rules as Python reprs, and refused a count no body of that size can hold only after inflating it)."""
-    from certgen import fastcheck
-    import test_fastcheck
-    if not fastcheck.binary():
-        pytest.skip("build/fccheck is not built")
-    cert = test_fastcheck.spec_reachable(3, 1, False)
-    path = tmp_path / "c.cert"
-    differ = []
-    for case, (data, _) in test_fastcheck.damaged(cert).items():
-        path.write_bytes(data)
-        c = subprocess.run([fastcheck.binary(), str(path)], capture_output=True, text=True).stderr.strip()
-        with pytest.raises(FreecellError) as e:
-            certificate.read(str(path))
-        if c != f"error: {e.value}":
-            differ.append(case)
-    assert differ == []

@@ -9,7 +9,7 @@ from solver.cliargs import MAX_STATES
 from solver.errors import FreecellError
 from solver.numbers import whole_number
 
-from conftest import ROOT, _one_line_error as assert_one_line_error, _run as run
+from helpers import ROOT, one_line_error as assert_one_line_error, run
 
 DIGITS_ONLY = "must be a whole number written with digits only (no '_' or ',')"
 

@@ -7,7 +7,7 @@ import pytest
 from solver import board, deals, survey
 from solver.errors import FreecellError
 
-from conftest import DEAL11982_BOARD, ROOT, _one_line_error as assert_one_line_error, _run as run
+from helpers import DEAL11982_BOARD, ROOT, one_line_error as assert_one_line_error, run
 
 
 def test_a_board_with_a_utf8_byte_order_mark_is_read(tmp_path):

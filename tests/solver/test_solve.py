@@ -21,7 +21,7 @@ from solver.rules import STANDARD, Rules
 from solver.search import CELL, HOME
 
 
-from conftest import ROOT
+from helpers import ROOT
 GENERATED = ROOT / "lean" / "FreeCell" / "Generated"
 SHIPPED = (1, 617, 1941)
 

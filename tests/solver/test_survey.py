@@ -16,7 +16,7 @@ from solver.report import survey_summary
 from solver.rules import STANDARD
 
 
-from conftest import ROOT, journal_records
+from helpers import ROOT, journal_records
 KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 PARENT = r"""
 import multiprocessing as mp, os, sys, time
