@@ -109,7 +109,7 @@ def test_the_automatic_moves_agree_with_the_core_on_random_positions():
 
 
 def test_the_rule_is_autoplay_v_s_low_safe():
-    """low_safe against Autoplay.v's lowSafe as tests/test_core.py transliterates it from its Coq text, for
+    """low_safe against Autoplay.v's lowSafe as tests/solver/test_core.py transliterates it from its Coq text, for
     every card and the other foundations at every height."""
     for x in range(52):
         c = spec.CARDS[x]

@@ -1,27 +1,25 @@
-"""Certificates: round trip, clean refusals of damaged files, the independent checker, and mutations."""
+"""Certificate files (certgen/certificate.py): round trip and size, clean refusals of damaged and hostile files
+(each in one line, the checksum covering the header), format version 3 (the body in pieces), the commands that
+read a certificate (check, info, mutate, render), and certificates at size."""
 import hashlib
 import json
 import os
 import random
+import re
+import subprocess
 import sys
+import tracemalloc
 import zlib
 
 import msgpack
 import pytest
 
-from certgen import certificate, checker, mutate
-from solver import deals, packed, search, spec
+from certgen import certificate, checker, fastcheck, mutate, render
+from solver import deals, packed, search
 from solver.errors import FreecellError
 from solver.rules import Rules
 
-from helpers import build_certificate as build, run as _run
-
-
-@pytest.fixture(scope="module")
-def small_certs():
-    # Unwinnable with fewer free cells, and small: good for many random deletions.
-    return [build(11982, cells=2), build(11982, cells=1), build(3, cells=1), build(4, cells=1),
-            build(7, cells=0)]
+from helpers import build_certificate as build, one_line_error as assert_one_line_error, run as _run
 
 
 def run(*args, input=None, env=None):
@@ -111,97 +109,6 @@ def test_missing_file_is_one_line(tmp_path):
 
 
 # -- the checker -------------------------------------------------------------------------------------
-
-def test_checker_accepts_11982(reference11982):
-    res = reference11982
-    assert res.ok, checker.report(res)
-    assert res.states == res.checked == 84767
-    assert res.successors > 84767
-    assert checker.report(res).startswith(
-        "valid for deal 11982 under the standard rules (4 free cells, nothing back from the foundations): "
-        "84,767 states")
-
-
-def test_decoded_states_are_spec_states(cert11982):
-    """members.State only spells out the structure update: spec.moves gives the same positions."""
-    from certgen import members
-    m = members.decode(cert11982)
-    assert len(m.states) == 84767 and all(type(s) is members.State for s in m.states[:100])
-    r = members.rules_of(cert11982).spec()
-    for s in m.states[::997]:
-        plain = spec.State(*s)
-        assert s == plain and hash(s) == hash(plain) and packed.pack(spec.to_position(s)) in cert11982.records
-        assert spec.moves(r, s) == spec.moves(r, plain)
-        assert s._replace(home=(1, 2, 3, 4)) == plain._replace(home=(1, 2, 3, 4))
-        assert s._replace(cols=(), cells=(spec.CARDS[0],)) == plain._replace(cols=(), cells=(spec.CARDS[0],))
-
-
-def test_checker_refuses_a_start_that_is_not_the_deal(small_certs):
-    c = small_certs[0]
-    forged = certificate.Certificate(c.source, c.rules, packed.pack(deals.ms_deal(1)), c.records, {})
-    res = checker.check(forged)
-    assert not res.ok and res.failure == "start-mismatch"
-
-
-def test_checker_uses_the_rules_in_the_header(small_certs):
-    # The 2-cell fence of 11982 is not closed under the 4-cell rules.
-    c = small_certs[0]
-    res = checker.check(certificate.Certificate(c.source, {"cells": 4, "foundation_return": False},
-                                                c.start, c.records, {}))
-    assert not res.ok and res.failure == "successor"
-    assert len(res.missing.cells) == 3
-
-
-@pytest.mark.parametrize("kind", ["deal", "first-successor", "last-successor"])
-def test_named_mutations_are_rejected(cert11982, kind):
-    mutant, changed = mutate.mutate(cert11982, kind)
-    assert mutant.states == 84766 and len(changed) == 1
-    res = checker.check(mutant)
-    assert not res.ok
-    gone = spec.from_position(packed.unpack(changed[0]))
-    if kind == "deal":
-        assert res.failure == "start"
-    else:
-        assert res.failure == "successor" and res.missing == gone
-        assert res.parent == spec.ms_deal(11982)  # met first while expanding the start
-
-
-def test_adding_a_won_state_is_rejected(small_certs):
-    mutant, _ = mutate.mutate(small_certs[0], "add-won")
-    res = checker.check(mutant)
-    assert not res.ok and res.failure == "won" and spec.won(res.won_state)
-
-
-def test_random_single_deletions_are_all_rejected(small_certs):
-    """The reachable set is the least fence: deleting any one of its members must break the check."""
-    rng = random.Random(11982)
-    tried = 0
-    for cert in small_certs:
-        for _ in range(40):
-            mutant, changed = mutate.mutate(cert, "random:1", seed=rng.randrange(1 << 30))
-            res = checker.check(mutant)
-            assert not res.ok
-            gone = spec.from_position(packed.unpack(changed[0]))
-            assert res.missing == gone
-            tried += 1
-    assert tried == 200
-
-
-@pytest.mark.slow
-def test_random_single_deletions_on_11982(cert11982):
-    for seed in range(5):
-        mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
-        res = checker.check(mutant)
-        assert not res.ok and res.missing == spec.from_position(packed.unpack(changed[0]))
-
-
-@pytest.mark.slow
-def test_many_random_single_deletions_on_11982(cert11982):
-    for seed in range(100, 200):
-        mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
-        res = checker.check(mutant)
-        assert not res.ok and res.missing == spec.from_position(packed.unpack(changed[0]))
-
 
 def test_mutate_and_check_commands(tmp_path, small_certs):
     good = tmp_path / "good.cert"
@@ -434,3 +341,558 @@ def test_a_big_body_is_compressed_at_level_6_and_a_small_one_as_always(tmp_path,
         assert data == certificate.encode(cert)
         assert certificate.read(str(path)).records == cert.records
         assert certificate.summarize(str(path)).states == cert.states
+
+
+# -- hostile certificates: each refused in one line or named for what it is ----------------------------------
+
+def forged(cert, body_records=None, **header):
+    """`cert` encoded with some header fields replaced and the checksum recomputed (a forger can)."""
+    top = msgpack.unpackb(certificate.encode(cert), raw=False)
+    h = msgpack.unpackb(top["header"], raw=False)
+    h.update(header)
+    top["header"] = msgpack.packb(h, use_bin_type=True)
+    if body_records is not None:
+        top["body"] = zlib.compress(b"".join(body_records), 9)
+    top["sha256"] = hashlib.sha256(top["header"] + top["body"]).hexdigest()
+    return msgpack.packb(top, use_bin_type=True)
+
+
+COMMANDS = (["check"], ["info"], ["mutate", "--delete", "random:1", "--out", "{tmp}/m.cert"],
+            ["render", "--lean-dir", "{tmp}/lean"])
+
+
+def refused_everywhere(tmp_path, data, expected):
+    path = tmp_path / "bad.cert"
+    path.write_bytes(data)
+    with pytest.raises(FreecellError, match=re.escape(expected)):
+        certificate.read(str(path))
+    for cmd in COMMANDS:
+        p = _run(cmd[0], str(path), *[a.format(tmp=tmp_path) for a in cmd[1:]], module="certgen")
+        line = assert_one_line_error(p)
+        assert expected in line, line
+    assert not (tmp_path / "m.cert").exists() and not (tmp_path / "lean").exists()
+
+
+# -- the checksum covers the header; the verdict names what was proven -------------------------
+
+def test_one_header_byte_changing_the_rules_is_refused(tmp_path, deal7):
+    good = certificate.encode(deal7)
+    data = good.replace(b"\xa5cells\x00", b"\xa5cells\x04")
+    assert data != good and data.count(b"\xa5cells\x04") == 1
+    refused_everywhere(tmp_path, data, "checksum mismatch")
+
+
+def test_the_verdict_names_the_deal_and_the_rules_not_the_file_name(tmp_path, deal7):
+    path = tmp_path / "Deal11982.cert"
+    certificate.write(str(path), deal7)
+    p = _run("check", str(path), module="certgen")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("valid for deal 7 under the rules with 0 free cells and nothing back from the "
+                               "foundations: ")
+    p = _run("check", str(path), "--json", module="certgen")
+    obj = json.loads(p.stdout)
+    assert obj["valid"] is True
+    assert obj["start"] == {"deal": 7, "digest": hashlib.sha256(packed.pack(deals.ms_deal(7))).hexdigest()[:12]}
+    assert obj["rules"] == {"cells": 0, "foundation_return": False}
+    p = _run("info", str(path), module="certgen")
+    assert p.stdout.startswith("deal 7 under the rules with 0 free cells")
+    assert json.loads(_run("info", str(path), "--json", module="certgen").stdout)["start"]["deal"] == 7
+
+
+def test_a_board_is_named_by_the_digest_of_its_position(deal7):
+    c = certificate.Certificate({"kind": "board", "name": "pos.txt"}, deal7.rules, deal7.start, deal7.records)
+    res = checker.check(c)
+    assert res.ok
+    digest = hashlib.sha256(deal7.start).hexdigest()[:12]
+    assert checker.report(res).startswith(f"valid for the board pos.txt (start position {digest}) under ")
+    assert res.start == {"board": "pos.txt", "digest": digest}
+
+
+@pytest.mark.parametrize("source,expected", [
+    ({"kind": "code", "code": "SOL1-freecell-cells=0-C8"}, "not the one of the deal code SOL1-freecell-cells=0-C8"),
+    ({"kind": "code", "code": "SOL1-freecell-cells=0-N1"}, "not the one of the deal code"),
+    ({"kind": "ms", "deal": 7, "code": "SOL1-freecell-cells=0-C8"}, "not the one of the deal code"),
+    ({"kind": "code", "code": "SOL9-x"}, "deal code is not one"),
+    ({"kind": "ms", "deal": 7, "code": "SOL1-freecell-cells=4-C7"}, "rules have 0 free cells, its deal code"),
+])
+def test_a_source_that_does_not_generate_the_start_is_refused(tmp_path, deal7, source, expected):
+    c = certificate.Certificate(source, deal7.rules, deal7.start, deal7.records)
+    res = checker.check(c)
+    assert not res.ok and res.failure == "start-mismatch" and expected in res.message
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), c)
+    p = _run("check", str(path), module="certgen")
+    assert p.returncode == 1 and expected in p.stdout
+    p = _run("render", str(path), "--lean-dir", str(tmp_path / "lean"), module="certgen")
+    assert expected in assert_one_line_error(p)
+    assert not (tmp_path / "lean").exists()           # the claimed code is never written as a label
+
+
+def test_a_code_that_generates_the_start_is_accepted(deal7):
+    c = certificate.Certificate({"kind": "ms", "deal": 7, "code": "SOL1-freecell-cells=0-C7"}, deal7.rules,
+                                deal7.start, deal7.records)
+    assert checker.check(c).ok
+
+
+@pytest.mark.parametrize("name", ["a\nimport Evil", "x\x00y", ""])
+def test_a_board_name_must_be_one_printable_line(tmp_path, deal7, name):
+    refused_everywhere(tmp_path, forged(deal7, source={"kind": "board", "name": name}), "board name")
+
+
+def test_header_text_cannot_open_or_close_a_lean_comment(tmp_path, deal7):
+    c = certificate.Certificate({"kind": "board", "name": "x -/ axiom bad : False /-"}, deal7.rules, deal7.start,
+                                deal7.records, {"mutation": {"kind": "y -/ theorem t : False := sorry /-"}})
+    for path in (render.render_deal(c, str(tmp_path)), render.render_mutant(c, str(tmp_path))):
+        text = open(path, encoding="utf-8").read()
+        assert "axiom bad" in text and "-/ axiom" not in text and "False /-" not in text
+        assert "-/ theorem" not in text
+
+
+# -- records and starts that are no position ---------------------------------------------------
+
+def test_a_start_of_0xff_bytes_is_one_line(tmp_path, deal7):
+    refused_everywhere(tmp_path, forged(deal7, start=b"\xff" * 64), "bad start position in header")
+
+
+@pytest.mark.parametrize("record,why", [
+    (b"\xff" * 64, "fewer than 8 column ends"),
+    (b"\x35" + b"\0" * 63, "a byte that is no card, or a card twice"),
+    (b"\x05" + b"\0" * 63, "a card in play above a card of its suit on the foundation"),
+], ids=["0xff", "byte 53", "2C above AC home"])
+def test_a_record_that_is_no_position_is_one_line(tmp_path, deal7, record, why):
+    recs = sorted(deal7.records + [record])
+    n = recs.index(record) + 1
+    refused_everywhere(tmp_path, forged(deal7, body_records=recs, states=len(recs)),
+                       f"record {n} is not a position ({why})")
+
+
+def test_the_record_check_agrees_with_the_c_core():
+    base = search.explore(deals.ms_deal(5), max_states=5000).records()
+    rng = random.Random(10)
+    valid = 0
+    for _ in range(20000):
+        rec = bytearray(rng.choice(base))
+        for _ in range(rng.randint(1, 3)):
+            i, j = rng.randrange(64), rng.randrange(64)
+            r = rng.random()
+            if r < 0.4:
+                rec[i] = rng.randrange(54)
+            elif r < 0.7:
+                rec[i], rec[j] = rec[j], rec[i]
+            else:
+                rec[i] = 0
+        rec = bytes(rec)
+        ok = packed.problem(rec) is None
+        assert ok == search.p64_check(rec), rec.hex()
+        valid += ok
+    assert 1000 < valid < 19000      # both kinds were tried
+
+
+# -- a seed msgpack cannot hold ----------------------------------------------------------------
+
+def test_a_huge_seed_is_one_line(tmp_path, deal7):
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), deal7)
+    p = _run("mutate", str(path), "--delete", "random:1", "--seed", "1180591620717411303424",
+            "--out", str(tmp_path / "m.cert"), module="certgen")
+    assert "--seed must be a whole number from 0 to 18446744073709551615" in assert_one_line_error(p)
+    assert not (tmp_path / "m.cert").exists()
+    with pytest.raises(FreecellError):
+        mutate.mutate(deal7, "random:1", seed=-1)
+    assert mutate.mutate(deal7, "random:1", seed=2 ** 64 - 1)[0].states == deal7.states - 1
+
+
+# -- a zip bomb --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bomb():
+    """zlib of 256 MiB of zero bytes (about 256 KB)."""
+    z = zlib.compressobj(9)
+    zero = bytes(1 << 20)
+    return b"".join([z.compress(zero) for _ in range(256)] + [z.flush()])
+
+
+@pytest.mark.parametrize("states,expected", [(4 << 20, "not sorted and distinct"),
+                                             (10, "holds more than 640 bytes")])
+def test_a_zip_bomb_is_refused_without_inflating_it(deal7, bomb, states, expected):
+    top = msgpack.unpackb(forged(deal7, states=states), raw=False)
+    top["body"] = bomb
+    top["sha256"] = hashlib.sha256(top["header"] + bomb).hexdigest()
+    data = msgpack.packb(top, use_bin_type=True)
+    tracemalloc.start()
+    try:
+        with pytest.raises(FreecellError, match=expected):
+            certificate.decode(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak        # a few MiB at most, never the 256 MiB the body inflates to
+
+
+def test_a_body_with_bytes_after_its_end_is_refused(deal7):
+    top = msgpack.unpackb(certificate.encode(deal7), raw=False)
+    top["body"] += b"junk"
+    top["sha256"] = hashlib.sha256(top["header"] + top["body"]).hexdigest()
+    with pytest.raises(FreecellError, match="bytes after the end"):
+        certificate.decode(msgpack.packb(top, use_bin_type=True))
+
+
+def test_a_truncated_body_is_refused(deal7):
+    top = msgpack.unpackb(certificate.encode(deal7), raw=False)
+    top["body"] = top["body"][:-10]
+    top["sha256"] = hashlib.sha256(top["header"] + top["body"]).hexdigest()
+    with pytest.raises(FreecellError, match="truncated|does not decompress|expected"):
+        certificate.decode(msgpack.packb(top, use_bin_type=True))
+
+
+# -- the words of mutate -----------------------------------------------------------------------
+
+def test_add_won_says_added_one_won_state(tmp_path, deal7):
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), deal7)
+    out = tmp_path / "w.cert"
+    p = _run("mutate", str(path), "--add-won", "--out", str(out), module="certgen")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == f"{out}: add-won: added 1 won state; {deal7.states + 1:,} states\n"
+    p = _run("mutate", str(path), "--delete", "random:2", "--out", str(out), module="certgen")
+    assert p.stdout == f"{out}: random:2: deleted 2 states; {deal7.states - 2:,} states\n"
+    p = _run("mutate", str(path), "--delete", "add-won", "--out", str(tmp_path / "x.cert"), module="certgen")
+    assert "use --add-won" in assert_one_line_error(p)
+
+
+def test_the_file_is_the_format_the_brief_fixes(deal7):
+    top = msgpack.unpackb(certificate.encode(deal7), raw=False)
+    assert list(top) == ["format", "version", "header", "body", "sha256"]
+    assert (top["format"], top["version"]) == ("freecell-proof-certificate", 2)
+    assert top["sha256"] == hashlib.sha256(top["header"] + top["body"]).hexdigest()
+    h = msgpack.unpackb(top["header"], raw=False)
+    assert sorted(h) == sorted(["source", "rules", "start", "states", "encoding", "info"])
+    assert h["encoding"] == "p64-sorted-zlib" and h["states"] == deal7.states
+    assert zlib.decompress(top["body"]) == b"".join(deal7.records)
+
+
+# -- reading from a pipe or a device ---------------------------------------------------------------------
+
+def test_a_certificate_is_read_from_a_pipe(tmp_path, deal7):
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", "/dev/stdin"], input=certificate.encode(deal7),
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith(b"valid for deal 7 "), p.stderr
+
+
+def test_an_endless_stream_is_refused_at_its_first_object(tmp_path):
+    # Like `certgen info /dev/zero` (which read forever): a FIFO fed 64 MiB of zero bytes.
+    import threading
+    fifo = tmp_path / "zeros"
+    os.mkfifo(fifo)
+
+    def feed():
+        try:
+            with open(fifo, "wb") as f:
+                for _ in range(64):
+                    f.write(bytes(1 << 20))
+        except BrokenPipeError:
+            pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    p = _run("info", str(fifo), module="certgen", timeout=120)
+    t.join(30)
+    assert assert_one_line_error(p) == f"error: {fifo}: not a freecell-proof certificate (not a map)"
+
+
+# -- format version 3: the body as a list of pieces, past the 2**32 - 1 bytes one bin holds ------------------
+
+# Certificate format version 3: the body as a list of pieces (msgpack bins), written only when the compressed
+# body passes the 2**32 - 1 bytes one bin holds (about 980 M records). Tested on deal #11982's real
+# certificate (84,767 records, a body of 388,597 bytes) written through the streamed writer with the bound and
+# the piece size made small (1 KiB pieces), read by both readers: the Python one (certgen/certificate.py,
+# whole or with the body left on disk) and the fast checker (checker/fccheck.c).
+
+EXE = fastcheck.binary()
+PIECE = 1024
+
+
+def write_sorted(path, cert):
+    certificate.write_sorted(str(path), cert.source, cert.rules, packed.unpack(cert.start),
+                             [b"".join(cert.records)], cert.states, cert.info)
+
+
+@pytest.fixture(scope="module")
+def files(cert11982, tmp_path_factory):
+    """#11982's certificate as version 2 (as always) and as version 3 (BODY_MAX lowered to 100 KB, pieces of
+    1 KiB), both written by write_sorted; and encode's bytes under the same bounds."""
+    folder = tmp_path_factory.mktemp("pieces")
+    write_sorted(folder / "v2.cert", cert11982)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(certificate, "BODY_MAX", 100_000)
+        mp.setattr(certificate, "PIECE", PIECE)
+        write_sorted(folder / "v3.cert", cert11982)
+        encoded = certificate.encode(cert11982)
+    return folder / "v2.cert", folder / "v3.cert", encoded
+
+
+def test_a_body_past_one_bin_is_written_as_version_3_in_pieces(files, cert11982):
+    """Version 3 differs from version 2 in the body only: the same zlib stream cut into 1 KiB pieces (the last
+    one shorter), the same header and the same SHA-256. encode lays it out byte for byte as write_sorted does."""
+    v2, v3, encoded = files
+    two, three = (msgpack.unpackb(p.read_bytes()) for p in (v2, v3))
+    assert (two["version"], three["version"]) == (2, 3) and list(three) == list(two)
+    body = two["body"]
+    assert len(body) == 388_597 and isinstance(three["body"], list)
+    assert len(three["body"]) == 380 == -(-len(body) // PIECE)
+    assert {len(p) for p in three["body"][:-1]} == {PIECE} and len(three["body"][-1]) == len(body) % PIECE
+    assert b"".join(three["body"]) == body
+    assert three["header"] == two["header"] and three["sha256"] == two["sha256"]
+    assert three["sha256"] == hashlib.sha256(two["header"] + body).hexdigest()
+    assert v3.read_bytes() == encoded
+    assert v2.read_bytes() == certificate.encode(cert11982)     # under the real bound: version 2, as always
+
+
+def test_both_readers_accept_version_3_with_the_same_records(files, cert11982, monkeypatch):
+    v2, v3, _ = files
+    assert certificate.read(str(v3)).records == certificate.read(str(v2)).records == cert11982.records
+    assert certificate.read_header(str(v3)) == certificate.read_header(str(v2))
+    for small in (certificate._SMALL, 100):             # pieces read, or left on disk (none over 100 bytes is read)
+        monkeypatch.setattr(certificate, "_SMALL", small)
+        monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
+        assert certificate.summarize(str(v3)).states == 84767
+        assert certificate.read_header(str(v3))["states"] == 84767
+    if EXE is not None:
+        got = [subprocess.run([EXE, "--json", str(p)], capture_output=True, text=True) for p in (v2, v3)]
+        assert [g.returncode for g in got] == [0, 0], got
+        assert untimed(got[0].stdout) == untimed(got[1].stdout)
+        assert untimed(got[1].stdout)["valid"] is True
+
+
+def untimed(text):
+    """A --json verdict without its times and the file's name."""
+    return {k: v for k, v in json.loads(text).items() if not k.endswith("seconds") and k != "certificate"}
+
+
+def cli(*args):
+    return _run(*args, module="certgen")
+
+
+@pytest.mark.parametrize("commands", [
+    (["info", "--json"], ["check", "--json"]),
+    pytest.param((["check", "--reference"],), marks=pytest.mark.slow, id="reference"),
+])
+def test_certgen_info_and_both_checks_on_version_3(files, request, commands):
+    """`certgen info`, `certgen check` (the fast checker when built) and `certgen check --reference` (a pass of
+    the Python checker over #11982: slow) say the same of the version 3 file as of the version 2 file (the
+    reference checker's verdict on the version 2 file: the run's one, conftest.reference11982)."""
+    v2, v3, _ = files
+    for args in commands:
+        out = [cli(*args, str(p)) for p in (v2, v3)] if "--reference" not in args else \
+            [subprocess.CompletedProcess(args, 0, checker.report(request.getfixturevalue("reference11982")) + "\n", ""),
+             cli(*args, str(v3))]
+        assert [o.returncode for o in out] == [0, 0], out
+        if args[0] == "info":           # all the same but the file's name and size (a bin's head a piece)
+            a, b = (json.loads(o.stdout) for o in out)
+            assert (b["states"], b["bytes"], a["bytes"]) == (84767, os.path.getsize(v3), os.path.getsize(v2))
+            assert b["bytes"] - a["bytes"] == 380 * 3 - 2
+            for k in ("certificate", "bytes", "bytes_per_state"):
+                del a[k], b[k]
+        elif "--json" in args:
+            a, b = untimed(out[0].stdout), untimed(out[1].stdout)
+        else:
+            a, b = out[0].stdout, out[1].stdout
+        assert a == b
+        if args[0] == "check" and "--json" in args:
+            verdict = json.loads(out[1].stdout)
+            assert verdict["valid"] is True and verdict["states"] == 84767
+            assert verdict.get("checker") == ("fast" if EXE else None)
+        if "--reference" in args:
+            assert out[1].stdout.startswith("valid for deal 11982 under the standard rules")
+
+
+def other_split(pieces):
+    """The same stream cut elsewhere: pieces of 1, 2047, 1000, 1024, ... bytes."""
+    body, out, sizes, i = b"".join(pieces), [], [1, 2047, 1000], 0
+    while body:
+        n = sizes[i] if i < len(sizes) else PIECE
+        out.append(body[:n])
+        body, i = body[n:], i + 1
+    return out
+
+
+def test_pieces_of_any_length_up_to_the_bound_are_read(files, tmp_path, cert11982):
+    """A reader takes pieces of 1 .. 2**30 bytes (the writer's are all 2**30 but the last)."""
+    top = msgpack.unpackb(files[1].read_bytes())
+    path = tmp_path / "split.cert"
+    path.write_bytes(msgpack.packb(dict(top, body=other_split(top["body"])), use_bin_type=True))
+    assert certificate.read(str(path)).records == cert11982.records
+    if EXE is not None:
+        assert subprocess.run([EXE, str(path)], capture_output=True, text=True).returncode == 0
+
+
+def damaged(v3: bytes):
+    """Version 3 files damaged in their body's pieces: (bytes, the words both readers say)."""
+    top = msgpack.unpackb(v3)
+    pieces, body = top["body"], b"".join(top["body"])
+
+    def file(version=3, checksum=True, **change):
+        t = dict(top, version=version, **change)
+        if checksum:
+            b = t["body"]
+            t["sha256"] = hashlib.sha256(t["header"] + (b"".join(b) if isinstance(b, list) else b)).hexdigest()
+        return msgpack.packb(t, use_bin_type=True)
+
+    changed = list(pieces)
+    changed[100] = changed[100][:10] + bytes([changed[100][10] ^ 1]) + changed[100][11:]
+    across = list(pieces)           # the stream damaged across the boundary of pieces 200 and 201
+    across[200] = across[200][:-6] + b"\xff" * 6
+    across[201] = b"\xff" * 6 + across[201][6:]
+    return {
+        "a piece changed": (file(body=changed, checksum=False), "checksum mismatch"),
+        "a piece empty": (file(body=pieces[:5] + [b""] + pieces[5:]), "body piece 6 is empty"),
+        "no pieces": (file(body=[]), "the body of a version 3 certificate has no pieces"),
+        "a piece not bytes": (file(body=pieces[:2] + ["text"] + pieces[2:], checksum=False),
+                              "body piece 3 is not bytes"),
+        "a piece a number": (file(body=pieces[:2] + [7] + pieces[2:], checksum=False), "body piece 3 is not bytes"),
+        "a piece missing": (file(body=pieces[:50] + pieces[51:], checksum=False), "checksum mismatch"),
+        "the last piece missing, checksum redone": (file(body=pieces[:-1]), "body is truncated"),
+        "a piece after the stream": (file(body=pieces + [b"more"]), "bytes after the end of the compressed body"),
+        "damaged across two pieces": (file(body=across), "body does not decompress"),
+        "version 2 with pieces": (file(version=2, checksum=False), "the body of a version 2 certificate must be bytes"),
+        "version 3 with one bin": (file(body=body), "the body of a version 3 certificate must be a list of pieces"),
+        "version 4": (file(version=4), "certificate format version 4; this tool reads versions 2 and 3"),
+    }
+
+
+CASES = ["a piece changed", "a piece empty", "no pieces", "a piece not bytes", "a piece a number", "a piece missing",
+         "the last piece missing, checksum redone", "a piece after the stream", "damaged across two pieces",
+         "version 2 with pieces", "version 3 with one bin", "version 4"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_damaged_pieces_are_refused_by_both_readers(files, tmp_path, case, monkeypatch):
+    data, expected = damaged(files[1].read_bytes())[case]
+    path = tmp_path / "bad.cert"
+    path.write_bytes(data)
+    with pytest.raises(FreecellError, match=f"^{path}: {expected}"):
+        certificate.read(str(path))
+    monkeypatch.setattr(certificate, "_SMALL", 100)       # certgen info's reader, the pieces left on disk
+    with pytest.raises(FreecellError, match=f"^{path}: {expected}"):
+        certificate.summarize(str(path))
+    if EXE is not None:
+        p = subprocess.run([EXE, str(path)], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+        assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {path}: {expected}"), p.stderr
+
+
+def test_a_piece_past_the_bound_is_refused(files, monkeypatch):
+    """A piece longer than 2**30 bytes is refused (here with the Python reader's bound lowered to 1000)."""
+    monkeypatch.setattr(certificate, "PIECE_MAX", 1000)
+    with pytest.raises(FreecellError, match=r"body piece 1 holds 1,024 bytes, more than the 1,000 a piece holds$"):
+        certificate.read(str(files[1]))
+
+
+def test_a_damaged_file_on_the_command_line_is_one_line(files, tmp_path):
+    data, expected = damaged(files[1].read_bytes())["a piece empty"]
+    path = tmp_path / "bad.cert"
+    path.write_bytes(data)
+    for args in (["info"], ["check"], ["check", "--reference"]):
+        p = cli(*args, str(path))
+        assert p.returncode == 2 and p.stderr == f"error: {path}: {expected}\n", (args, p.stderr)
+
+
+def test_a_stream_of_version_3_is_read_up_to_its_end(files):
+    """Read from a pipe (not mapped, not left on disk), a version 3 file is accepted by both readers, and a
+    byte after it is refused."""
+    import io
+    data = files[1].read_bytes()
+    assert certificate._read_stream(io.BytesIO(data), "pipe").states == 84767
+    with pytest.raises(FreecellError, match="bytes after the end of the certificate"):
+        certificate._read_stream(io.BytesIO(data + b"x"), "pipe")
+    if EXE is not None:
+        for extra, code, words in ((b"", 0, "valid for deal 11982"), (b"x", 2, "bytes after the end")):
+            p = subprocess.run([EXE, "/dev/stdin"], input=data + extra, capture_output=True, timeout=120)
+            assert p.returncode == code and words.encode() in p.stdout + p.stderr, p
+
+
+def test_a_piece_over_2_to_the_30_bytes_is_refused_by_both_readers(files, tmp_path):
+    """A piece of 2**30 + 1 bytes (a sparse file: nothing is written but its ends) is refused from its length,
+    before its bytes are read, by the fast checker and by certgen info's reader."""
+    top = msgpack.unpackb(files[1].read_bytes())
+    n = certificate.PIECE_MAX + 1
+    pack = lambda v: msgpack.packb(v, use_bin_type=True)   # noqa: E731
+    path = tmp_path / "long.cert"
+    with open(path, "wb") as f:
+        f.write(b"\x85" + pack("format") + pack(top["format"]) + pack("version") + pack(3) + pack("header")
+                + pack(top["header"]) + pack("body") + b"\x91\xc6" + n.to_bytes(4, "big"))
+        f.seek(n, 1)
+        f.write(pack("sha256") + pack(top["sha256"]))
+    expected = "body piece 1 holds 1,073,741,825 bytes, more than the 1,073,741,824 a piece holds"
+    with pytest.raises(FreecellError, match=f"^{path}: {expected}$"):
+        certificate.summarize(str(path))
+    if EXE is not None:
+        p = subprocess.run([EXE, str(path)], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr == f"error: {path}: {expected}\n", p.stderr
+
+
+def _map(pairs):
+    """A msgpack map (at most 15 pairs) from (key, raw value bytes or a value to pack), keys in order and
+    repeated as given: msgpack.packb of a dict cannot repeat a key."""
+    out = bytes([0x80 | len(pairs)])
+    for k, v in pairs:
+        out += msgpack.packb(k) + (v if isinstance(v, (bytearray, _Raw)) else msgpack.packb(v, use_bin_type=True))
+    return out
+
+
+class _Raw(bytes):
+    """Bytes to put into _map as they are (an already packed value)."""
+
+
+@pytest.mark.parametrize("case", ["top header", "top sha256", "top version", "header states", "rules cells",
+                                  "source deal"])
+def test_a_key_twice_is_refused_by_both_readers(files, tmp_path, case):
+    """A map with a key twice: a decoder keeping the first value and one keeping the last would read two
+    different certificates from the same bytes (both readers kept the last one and accepted the file)."""
+    v2, _, _ = files
+    top = msgpack.unpackb(v2.read_bytes())
+    h = msgpack.unpackb(top["header"])
+    where, key = case.split()
+
+    def header_bytes(source_pairs, rules_pairs, extra=()):
+        pairs = [("source", _Raw(_map(source_pairs))), ("rules", _Raw(_map(rules_pairs))), ("start", h["start"]),
+                 ("states", h["states"]), ("encoding", h["encoding"]), ("info", h["info"]), *extra]
+        return _map(pairs)
+
+    src = list(h["source"].items())
+    rules = list(h["rules"].items())
+    if where == "source":
+        src = [("deal", 1)] + src                                   # deal 1 first, then the real 11982
+    if where == "rules":
+        rules = [("cells", 8)] + rules
+    hbytes = header_bytes(src, rules, [("states", 5)] if where == "header" else [])
+    sha = hashlib.sha256(hbytes + top["body"]).hexdigest()
+    pairs = [("format", top["format"]), ("version", 2), ("header", hbytes), ("body", top["body"]), ("sha256", sha)]
+    if where == "top":
+        fake = {"header": b"not this one", "sha256": "0" * 64, "version": 3}[key]
+        pairs = [(key, fake)] + pairs
+    path = tmp_path / "twice.cert"
+    path.write_bytes(_map(pairs))
+    expected = {"top": "the file's map", "header": "the header must have exactly the keys",
+                "rules": "bad rules in header", "source": "bad source in header: a key twice"}[where]
+    for reader in (certificate.read, certificate.summarize, certificate.read_header):
+        with pytest.raises(FreecellError) as e:
+            reader(str(path))
+        assert expected in str(e.value), (reader, str(e.value))
+    if EXE is not None:
+        p = subprocess.run([EXE, str(path)], capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and expected in p.stderr, p.stderr
+
+
+def test_a_big_file_in_another_layout_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
+    """A regular file the on-disk reader cannot follow is read whole to name its fault, except above
+    WHOLE_MAX: then it is refused at once (an 8 GiB file of zeros got `certgen info` killed for memory)."""
+    path = tmp_path / "zeros.cert"
+    with open(path, "wb") as f:
+        f.truncate(certificate.WHOLE_MAX + 1)                     # sparse: no disk used
+    monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
+    for reader in (certificate.summarize, certificate.read_header):
+        with pytest.raises(FreecellError, match="are not laid out as a certificate is written"):
+            reader(str(path))

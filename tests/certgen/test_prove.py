@@ -3,14 +3,16 @@ as backends), one closing line per prover and the exit status from them; --prove
 when it is missing; without Lean the Lean modules stay out of the library folder; the elan bootstrap says
 what it downloads before it starts and gives up in one line without a network."""
 import os
+import re
 import subprocess
 import sys
 import time
 
 import pytest
 
-from certgen import fastcheck, prove
+from certgen import cli as certgen_cli, fastcheck, prove
 from certgen.paths import GENERATED, INSTALL_LEAN, ROOT
+from solver import cliargs, search
 from solver.rules import Rules
 from solver.source import load
 
@@ -134,3 +136,68 @@ def test_a_coq_refusal_is_the_closing_line():
     assert (o.status, o.line) == (1, "Coq: coqc failed (coqc 1.0 s, peak 1 MiB; Error: ...; log out/coq/X.log): "
                                      "NOT proven")
     assert prove.closing([o, prove.Outcome(0, "proven by Lean: T")], said.append) == 1
+
+
+# -- prove on a winnable start -------------------------------------------------------------------------------
+
+# `certgen prove` on a winnable start : the solver tries first, with a cheap limit; a replay-verified line
+# ends prove in one line naming the prove-win command, exit status 4, without the enumeration (deal 5's took
+# 3.6 GB and 23 s, then said "nothing to prove: the verdict is unknown"). And the default limits fit in a few
+# GB, their memory stated in --help.
+
+
+@pytest.mark.parametrize("args,words,command", [
+    (["--deal", "5"], "deal 5 is winnable (a line of ",
+     "python -m certgen prove-win --deal 5 (or make prove-win DEAL=5)"),
+    (["--deal", "5", "--cells", "2"], "deal 5 (2 free cells) is winnable",
+     "python -m certgen prove-win --deal 5 --cells 2 (or make prove-win DEAL=5 CELLS=2)"),
+    (["--code", "SOL1-freecell-cells=4-N1"], "SOL1-freecell-cells=4-N1 is winnable",
+     "python -m certgen prove-win --code SOL1-freecell-cells=4-N1"),
+])
+def test_prove_on_a_winnable_start_points_to_prove_win(tmp_path, monkeypatch, args, words, command):
+    out = tmp_path / "out"
+    p = _run("prove", *args, "--out-dir", str(out), "--lean-dir", str(tmp_path / "lean"), module="certgen")
+    assert p.returncode == prove.WINNABLE == 4, (p.stdout, p.stderr)
+    lines = p.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(words) and lines[0].endswith(command), lines
+    assert "replayed against the spec rules" in lines[0]
+    assert not out.exists()             # nothing enumerated, nothing written
+
+
+def test_prove_does_not_enumerate_a_winnable_start(monkeypatch, tmp_path):
+    def no_explore(*a, **k):
+        raise AssertionError("prove enumerated a start the solver had won")
+    monkeypatch.setattr(prove.search, "explore", no_explore)
+    said = []
+    assert prove.prove(prove.load(deal=5), prove.STANDARD, str(tmp_path), str(tmp_path), say=said.append) == 4
+    assert len(said) == 1
+
+
+def test_an_unwinnable_deal_is_still_proven(tmp_path, monkeypatch):
+    # deal 7 with no free cell is unwinnable: the solver's try says so (or nothing), and prove goes on
+    if prove.coq.find_coqc() is None:
+        pytest.skip("no coqc: install Debian's coq (apt-get install -y coq)")
+    said = []
+    monkeypatch.setenv("LEAN_BOOTSTRAP", "0")
+    monkeypatch.setattr(prove.lake, "find_lake", lambda: None)
+    status = prove.prove(prove.load(deal=7), Rules(cells=0), str(tmp_path / "o"), str(tmp_path / "l"),
+                         say=said.append)
+    assert "2/4 check: the independent Python checker (the transliterated Lean spec)" in said
+    assert os.path.exists(tmp_path / "o" / "Deal7Cells0.cert")
+    assert said[-2] == "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in " \
+        + str(tmp_path / "l")
+    assert status == 0 and said[-1].startswith("proven by Coq: freecell_7_unwinnable : forall s, Reachable "
+                                               "(rules 0 false 0) (msDeal 7) s -> ~ Won s (coqc ")
+
+
+def test_exit_status_4_is_documented():
+    text = certgen_cli.__doc__ + certgen_cli.build_parser().description
+    assert re.search(r"\b4 \(prove\) the start is winnable", " ".join(text.split()))
+
+
+def test_default_limits_fit_in_a_few_gigabytes():
+    assert cliargs.EXPLORE_LIMIT == search.EXPLORE_LIMIT
+    assert search.EXPLORE_LIMIT * cliargs.BYTES_PER_STATE <= 2e9
+    for module, command in (("solver", "explore"), ("certgen", "prove"), ("certgen", "build")):
+        p = _run(command, "--help", module=module, env=dict(os.environ, COLUMNS="400"))
+        assert "default 20,000,000: at most 1.8 GB; a bigger K needs about 90 bytes a position" in p.stdout, p.stdout

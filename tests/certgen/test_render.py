@@ -9,13 +9,14 @@ import subprocess
 
 import pytest
 
-from certgen import render
+from certgen import certificate, render
 from solver import lines, spec
 from solver.lines import LineError, step_indices
 from solver.rules import STANDARD, Rules
 from solver.source import Source
 
-from helpers import ROOT
+from helpers import ROOT, one_line_error as assert_one_line_error, run as _run
+
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
 HAND_WRITTEN = ["Spec.lean", "Cert.lean", "Decode.lean"]
 FORBIDDEN = re.compile(r"\b(sorry|admit|axiom)\b")
@@ -321,3 +322,14 @@ def test_spec_md_is_current():
     from certgen import specdoc
     with open(os.path.join(ROOT, "docs", "SPEC.md"), encoding="utf-8") as f:
         assert f.read() == specdoc.build(), "docs/SPEC.md is stale: python -m certgen.specdoc > docs/SPEC.md"
+
+
+def test_render_refuses_a_certificate_that_fails_the_check(tmp_path, deal7):
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), deal7)
+    out = tmp_path / "w.cert"
+    assert _run("mutate", str(path), "--add-won", "--out", str(out), module="certgen").returncode == 0
+    lean = tmp_path / "lean"
+    p = _run("render", str(out), "--lean-dir", str(lean), module="certgen")
+    assert "fails the check" in assert_one_line_error(p)
+    assert not lean.exists() or os.listdir(lean) == []

@@ -130,3 +130,9 @@ def build_certificate(deal, cells=4, foundation_return=False):
     res = search.explore(pos, Rules(**rules))
     assert res.complete and not res.won
     return certificate.make({"kind": "ms", "deal": deal}, rules, pos, res.records(), {"max_home": res.max_home})
+
+
+def run_in(cwd, *args, module="certgen"):
+    """`python -m MODULE ARGS` in a process of its own in the folder ``cwd`` (relative paths are the test's)."""
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8"), timeout=300)

@@ -88,3 +88,11 @@ def test_the_coq_tables_winning_lines_are_the_solvers():
     for row in rows:
         deal, moves = re.match(r"\| (\d+) \| winnable \| (\d+) moves", row).groups()
         assert solve(load(deal=int(deal)).position, STANDARD).length == int(moves), row
+
+
+def test_readme_says_a_damaged_certificate_exits_2():
+    for doc in ("README.md", "docs/COMMANDS.md"):
+        text = (ROOT / doc).read_text(encoding="utf-8").replace("\n  ", " ")    # a list item's lines joined
+        row = next(line for line in text.splitlines() if line.startswith(("| `python -m certgen check",
+                                                                            "- `python -m certgen check")))
+        assert re.search(r"exit 2\b.*damaged", row), row

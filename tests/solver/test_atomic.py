@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from solver import atomic
+from solver.atomic import file_in_the_way
 from solver.errors import FreecellError
 
 from helpers import DEAL11982_BOARD, one_line_error as assert_one_line_error, run
@@ -218,3 +219,10 @@ def test_a_very_deep_output_path_is_created(tmp_path):
 def test_check_of_dash_is_one_line(extra):
     p = run("check", "-", *extra, module="certgen", stdin="")
     assert_one_line_error(p, "check reads a certificate file, not standard input (`-`): give its path")
+
+
+def test_file_in_the_way(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "f").write_text("")
+    assert file_in_the_way(str(tmp_path / "a" / "f" / "g" / "h")) == str(tmp_path / "a" / "f")
+    assert file_in_the_way(str(tmp_path / "a" / "new" / "h")) is None

@@ -1,13 +1,16 @@
-"""Freecell Solver's board and full-position text formats."""
+"""Freecell Solver's board and full-position text formats, and reading a board (a byte order mark, a standard
+input that cannot be read)."""
 import io
 
 import pytest
 
+from solver import board, deals
 from solver.board import format_board, format_position, parse_board, read_board_arg, validate_position
 from solver.cards import parse_card
 from solver.deals import ms_deal
 from solver.errors import FreecellError
 
+from helpers import DEAL11982_BOARD, run
 
 # Freecell Solver's printout of deal 24 after three moves (AS home, JD and 8H to the free cells), from its
 # own test data (web-fc-solve-tests.js).
@@ -225,3 +228,36 @@ def test_read_board_arg(deal11982_board, tmp_path, monkeypatch):
     with pytest.raises(FreecellError) as ei:
         read_board_arg(str(g))
     assert str(ei.value) == f"board: {g} is not UTF-8 text"
+
+
+def test_a_board_with_a_utf8_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + DEAL11982_BOARD.encode())
+    assert board.read_board_arg(str(path)) == deals.ms_deal(11982)
+    p = run("deal", "--board", "-", stdin="\ufeff" + DEAL11982_BOARD)
+    assert p.returncode == 0 and p.stdout == DEAL11982_BOARD, p.stderr
+    p = run("deal", "--board", str(path))
+    assert p.returncode == 0 and p.stdout == DEAL11982_BOARD, p.stderr
+
+
+class _Unreadable(io.StringIO):
+    def __init__(self, exc):
+        super().__init__()
+        self.exc = exc
+
+    def read(self, *args):
+        raise self.exc
+
+
+@pytest.mark.parametrize("stdin,expected", [
+    (_Unreadable(IsADirectoryError(21, "Is a directory")), "board: cannot read standard input: it is a directory"),
+    (_Unreadable(OSError(5, "Input/output error")), "board: cannot read standard input: Input/output error"),
+    (None, "board: there is no standard input to read"),
+], ids=["directory", "io error", "closed"])
+def test_an_unreadable_stdin_is_one_line(monkeypatch, stdin, expected):
+    # (`python -m solver … < somedir` itself never gets this far: the interpreter refuses a directory on
+    # stdin before any of this code runs.)
+    monkeypatch.setattr("sys.stdin", stdin)
+    with pytest.raises(FreecellError) as e:
+        board.read_board_arg("-")
+    assert str(e.value) == expected

@@ -6,8 +6,7 @@ import types
 
 import pytest
 
-from helpers import ROOT
-
+from helpers import ROOT, one_line_error as assert_one_line_error, run_in
 
 # Seed 003's numbered FreeCell deal 1, laid out in rows of eight.
 SIGGY_N1_BOARD = """\
@@ -501,3 +500,8 @@ def test_options_meant_to_repeat_still_do(run, tmp_path):
     assert p.stderr.splitlines()[-1] == f"error: --certs {tmp_path / 'missing'}: no such directory"
     p = run("deal", "1", "--json", "--json")
     assert p.returncode == 0 and json.loads(p.stdout)["deal"] == 1
+
+
+def test_solver_out_empty_path(tmp_path):
+    assert assert_one_line_error(run_in(tmp_path, "survey", "1-2", "--out", "", module="solver")) == \
+        "error: --out: empty path"

@@ -1,7 +1,9 @@
 """A resumable disk search (issue 15): the state file written at the end of every layer (fc_ddd_keep /
 fc_ddd_resume in solver/ddd_state.c), the --work-dir folder kept when the search stops before its end and gone on
 with by the same command. A search stopped (by a limit, by SIGTERM) and resumed finds the same set and the
-same certificate bytes as one run straight through; a folder it cannot go on with is one line."""
+same certificate bytes as one run straight through; a folder it cannot go on with, a damaged layer file and a
+full disk are each one line naming the file and what to do."""
+import errno
 import json
 import os
 import signal
@@ -14,8 +16,7 @@ import pytest
 
 from certgen import certificate
 from solver import deals, disksearch, spec
-from solver.errors import TERMINATED
-from solver.errors import FreecellError
+from solver.errors import TERMINATED, FreecellError
 from solver.lines import judge
 from solver.rules import STANDARD, Rules
 
@@ -647,3 +648,107 @@ def test_the_parent_folders_a_work_dir_made_go_with_it(tmp_path):
     (tmp_path / "old" / "p" / "mine.txt").write_text("mine")
     r.close()
     assert os.listdir(tmp_path / "old" / "p") == ["mine.txt"]
+
+
+def explore(*args):
+    return subprocess.run([sys.executable, "-m", "solver", "explore", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+def stopped(tmp_path):
+    """#11982 on disk in a work folder, stopped at 30,000 positions: its layer files L000000..L000012."""
+    work = tmp_path / "w"
+    p = explore("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--max-states", "30000",
+                "--no-progress")
+    assert p.returncode == 0 and (work / "search.state").exists(), p.stderr
+    return work
+
+
+def test_a_flipped_byte_in_a_layer_file_is_named(tmp_path):
+    """The search goes on from its last layer, L000012.keys, which has one bit flipped inside a block: the
+    error names the file, says its checksum does not match and what to do. (It said "Input/output error …
+    the same command goes on once the cause is gone", which it never would.)"""
+    work = stopped(tmp_path)
+    layer = work / "L000012.keys"
+    assert layer.stat().st_size > 1000
+    with open(layer, "r+b") as f:
+        f.seek(100)
+        b = f.read(1)[0]
+        f.seek(100)
+        f.write(bytes([b ^ 4]))
+    p = explore("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(work), "--no-progress")
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.splitlines()[-1] == (
+        f"error: the disk search stopped after 29,235 positions: {layer}: damaged (its checksum does not match): "
+        f"the positions it holds are lost (nothing is claimed: the verdict is unknown; the same command would stop "
+        f"here again: remove the folder {work} to start again)")
+    assert disksearch.damaged_file(str(work)) == "L000012.keys"
+
+
+def test_which_file_is_damaged(tmp_path):
+    """damaged_file: none in a sound folder; a block's CRC-32, a block's length past its bound and a head
+    without its magic are named; a file that only ends early is not (the layer being written)."""
+    work = stopped(tmp_path)
+    assert disksearch.damaged_file(str(work)) is None
+    assert disksearch.damaged_file(str(tmp_path / "nowhere")) is None
+    good = (work / "L000011.keys").read_bytes()
+    for at, why in ((32 + 12 + 7, "deflated bytes"), (32 + 8, "the CRC-32 itself"), (32 + 2, "a length"),
+                    (1, "the magic")):
+        bad = bytearray(good)
+        bad[at] ^= 0x80
+        (work / "L000011.keys").write_bytes(bytes(bad))
+        assert disksearch.damaged_file(str(work)) == "L000011.keys", why
+    (work / "L000011.keys").write_bytes(good[:len(good) // 2])
+    assert disksearch.damaged_file(str(work)) is None
+
+
+def _disk_full(monkeypatch):
+    """The C core as on a full disk: its first checkpoint fails with ENOSPC."""
+    real = disksearch.lib
+
+    class Full:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        @staticmethod
+        def fc_ddd_keep(d, on):
+            return real.FC_EIO if on else real.fc_ddd_keep(d, on)
+
+        @staticmethod
+        def fc_ddd_stats(d, st):
+            real.fc_ddd_stats(d, st)
+            st.sys_errno = errno.ENOSPC
+    monkeypatch.setattr(disksearch, "lib", Full())
+
+
+def test_a_full_disk_says_so_and_leaves_no_folder(tmp_path, monkeypatch):
+    """A work folder on a full disk said "cannot write the search's files there" and left the (empty) folder
+    it had made; now "no space left on the device (disk full)", and the folder and the parent it made are
+    gone. (Simulated: the first checkpoint fails with ENOSPC; the next test does it on a real full tmpfs.)"""
+    _disk_full(monkeypatch)
+    work = tmp_path / "made" / "w"
+    with pytest.raises(FreecellError) as e:
+        disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, work_dir=str(work))
+    assert str(e.value) == (f"--work-dir {work}: cannot write the search's files there: no space left on the "
+                            f"device (disk full)")
+    assert os.listdir(tmp_path) == []
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with pytest.raises(FreecellError):
+        disksearch.explore_disk(deals.ms_deal(11982), STANDARD, SMALL, work_dir=str(kept))
+    assert os.listdir(kept) == []           # a folder the user made stays, as it was
+
+
+def test_a_full_tmpfs(tmp_path):
+    """The same on an 8 KB tmpfs (root only: skipped where mount is refused)."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(mnt)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        p = explore("--deal", "11982", "--memory", "64K", "--on-disk", "--work-dir", str(mnt / "w"), "--no-progress")
+        _one_line_error(p, f"--work-dir {mnt / 'w'}: cannot write the search's files there: no space left on the "
+                           f"device (disk full)")
+        assert os.listdir(mnt) == []
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)

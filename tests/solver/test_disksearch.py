@@ -791,3 +791,12 @@ def test_the_resume_line_stands_on_a_line_of_its_own_on_a_terminal(monkeypatch):
         monkeypatch.setattr(sys, "stderr", err)
         disksearch.say_resume("deal 982 with 2 cells")(105, 2_404_353_792)
         assert err.getvalue() == start + disksearch.resume_words("deal 982 with 2 cells", 105, 2_404_353_792) + "\n"
+
+
+@pytest.mark.parametrize("flag", ["--work-dir", "--tmp"])
+def test_an_empty_folder_name(flag, tmp_path):
+    """`--work-dir ""` said "--work-dir : No such file or directory"."""
+    p = subprocess.run([sys.executable, "-m", "solver", "explore", "--deal", "1", "--memory", "1M", flag, ""],
+                       cwd=tmp_path, capture_output=True, text=True)
+    _one_line_error(p, f"{flag} is empty: give a folder's name")
+    assert os.listdir(tmp_path) == []

@@ -1,7 +1,10 @@
 """Whole numbers on the command line (issue 10): one reading for every option and every command, digits
 only (``_`` and ``,`` refused everywhere), the message naming the option the user typed, the value and,
-past the top, the maximum."""
+past the top, the maximum; a negative size is a bad value, not an option."""
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -95,3 +98,24 @@ def test_whole_number_reads_ints_and_text_alike():
         whole_number("9" * 100, "x", 0, 100)
     with pytest.raises(FreecellError):
         whole_number(True, "x", 0, 100)
+
+
+@pytest.mark.parametrize("module, args", [
+    ("solver", ["explore", "--deal", "1", "--memory", "-5M"]),
+    ("solver", ["explore", "--deal", "1", "--max-states", "-1,000"]),
+    ("certgen", ["build", "--deal", "1", "--memory", "-.5G", "--out", "x.cert"]),
+])
+def test_a_negative_size_is_told_as_a_bad_value(module, args, tmp_path):
+    """argparse read `-5M` as an option: "argument --memory: expected one argument"."""
+    p = subprocess.run([sys.executable, "-m", module, *args], cwd=tmp_path, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    flag = next(a for a in args if a in ("--memory", "--max-states"))
+    value = args[args.index(flag) + 1]
+    line = assert_one_line_error(p)
+    assert line.startswith(f"error: {flag} must be ") and line.endswith(f", got '{value}'"), line
+
+
+def test_a_value_that_is_a_file_name_is_not_glued():
+    from solver.cliargs import _negative_number
+    assert [t for t in ("-5", "-5M", "-.5G", "-1,000", "-1.cert", "-x", "-", "--5", "-5MB") if _negative_number(t)] \
+        == ["-5", "-5M", "-.5G", "-1,000"]

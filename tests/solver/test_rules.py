@@ -60,7 +60,7 @@ def test_five_cells_winnable(run, run_json):
 
 def test_certificates_refuse_counting_modes(run, assert_one_line_error, tmp_path):
     """No certificate with automatic moves or supermoves (up to column order there is one:
-    tests/test_canoncert.py)."""
+    tests/certgen/test_columns.py)."""
     out = tmp_path / "c.cert"
     line = assert_one_line_error(run("build", "--deal", "11982", "--autoplay", "safe", "--out", str(out),
                                      module="certgen"))

@@ -15,8 +15,8 @@ from solver.errors import FreecellError
 from solver.report import survey_summary
 from solver.rules import STANDARD
 
+from helpers import ROOT, journal_records, one_line_error as assert_one_line_error, run
 
-from helpers import ROOT, journal_records
 KNOWN = {11980: "winnable", 11981: "winnable", 11982: "unwinnable", 11983: "winnable", 11984: "winnable"}
 
 
@@ -251,3 +251,10 @@ def test_a_forged_record_of_another_shape_is_done_again(tmp_path):
     again = survey.survey(1, 3, folder=folder)
     assert [r[:4] for r in again.rows] == [r[:4] for r in first.rows] and again.counts == {"winnable": 3,
                                                                                          "unwinnable": 0, "unknown": 0}
+
+
+@pytest.mark.parametrize("text", ["1,000", "1_0", "1-2,000", "1_000-2000"])
+def test_survey_ranges_are_plain_digits(text):
+    with pytest.raises(FreecellError, match="digits only"):
+        survey.parse_range(text)
+    assert_one_line_error(run("survey", text))

@@ -1,6 +1,6 @@
-"""Paths a hostile tester gave (issue 10): a folder where a certificate should be, a folder that does not
+"""certgen's command line given bad paths: a folder where a certificate should be, a folder that does not
 exist, an empty path, a file where a folder of an output path should be, a file whose name starts with
-'-'. Each is one line naming the path, exit 2, nothing written."""
+'-', a folder that cannot be written. Each is one line naming the path, exit 2, nothing written."""
 import os
 import subprocess
 import sys
@@ -9,15 +9,9 @@ import pytest
 
 from certgen import certificate
 from solver import deals, search
-from solver.atomic import file_in_the_way
 from solver.rules import Rules
 
-from helpers import ROOT, one_line_error as assert_one_line_error
-
-
-def run_in(cwd, *args, module="certgen"):
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8"), timeout=300)
+from helpers import ROOT, one_line_error as assert_one_line_error, run_in
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +50,6 @@ def test_an_empty_path_is_one_line(tmp_path, args, flag):
     assert os.listdir(tmp_path) == []
 
 
-def test_solver_out_empty_path(tmp_path):
-    assert assert_one_line_error(run_in(tmp_path, "survey", "1-2", "--out", "", module="solver")) == \
-        "error: --out: empty path"
-
-
 @pytest.mark.parametrize("args,message", [
     (("build", "--deal", "7", "--cells", "0", "--out", "somefile/x.cert"),
      "cannot write somefile/x.cert: somefile is a file, not a folder"),
@@ -71,13 +60,6 @@ def test_a_file_in_place_of_a_folder_is_named(tmp_path, args, message):
     (tmp_path / "somefile").write_text("keep me")
     assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {message}"
     assert (tmp_path / "somefile").read_text() == "keep me"
-
-
-def test_file_in_the_way(tmp_path):
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "f").write_text("")
-    assert file_in_the_way(str(tmp_path / "a" / "f" / "g" / "h")) == str(tmp_path / "a" / "f")
-    assert file_in_the_way(str(tmp_path / "a" / "new" / "h")) is None
 
 
 @pytest.mark.parametrize("reference", [False, True])
