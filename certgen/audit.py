@@ -148,7 +148,7 @@ DECLARATION = re.compile(r"\b(?:def|abbrev|theorem|lemma|structure|inductive|cla
 # any hash is lawful, no theorem's meaning depends on it).
 ALLOWED_INSTANCES = {"FreeCell/Cert.lean": ("instance : Hashable State := ⟨hashState⟩",)}
 # SHA-256 of the hand-written Lean files. An edit of any of them is refused until it has been read and its
-# digest written here (tests/test_lean_trust.py checks that these are the shipped files).
+# digest written here (tests/certgen/test_lean_trust.py checks that these are the shipped files).
 LIBRARY_DIGESTS = {
     "FreeCell/Spec.lean": "49f8cdb12bafbab522a1ccd701c6298984dffc6811741ad3527806fbe68c2bed",
     "FreeCell/Cert.lean": "65aba564dba419de009686cffc47527fc6c19d611e1ab4e7aff6d945a92b0d13",

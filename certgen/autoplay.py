@@ -4,7 +4,7 @@
 Each position is looked up after its safe automatic moves: while a card on top of a column or in a free cell
 may go home by the "safe" rule, it goes home. The rule (``low_safe``) is coq/FreeCell/Autoplay.v's
 ``lowSafe`` (the C core's FC_AUTOPLAY_SAFE, solver/fc_internal.h's ``safe_home``, was read beside it and is tested
-against it in tests/test_core.py): the card is the next of its suit, and its rank is at most 2, or both
+against it in tests/solver/test_core.py): the card is the next of its suit, and its rank is at most 2, or both
 foundations of the other colour reach rank − 1, or both reach rank − 2 and the other suit of its colour
 (``3 - suit``) reaches rank − 3.
 
@@ -73,7 +73,7 @@ _SUIT_OF_BYTE = bytes.maketrans(bytes(range(1, 53)), bytes((i % 4) + 1 for i in 
 def settled_record(rec: bytes) -> bool:
     """``settled`` of the position whose P64 record (a position: packed.validator) is ``rec``, read off its bytes
     without decoding it: the top cards of its columns (each column's last byte) and its free cells, against
-    the foundations derived from the cards in play (tests/test_autoplay.py compares it with ``settled``)."""
+    the foundations derived from the cards in play (tests/certgen/test_autoplay.py compares it with ``settled``)."""
     parts = rec.split(b"\0", 8)
     suits = rec.translate(_SUIT_OF_BYTE)
     home = (13 - suits.count(1), 13 - suits.count(2), 13 - suits.count(3), 13 - suits.count(4))

@@ -83,7 +83,7 @@ SOLUTION_ROW = 20
 # is one of theirs, while an object of any other file (a `PrimInt63.v` of <out>/coq, whose axiom would
 # print `PrimInt63.addc : PrimInt63.int -> ...` were Coq's file not imported) prints with a qualifier. The
 # type is compared too. Every one of these types is inhabited by the kernel's own implementation, so no
-# set of assumptions of these types can prove False. tests/test_coq_trust.py has coqc print them again.
+# set of assumptions of these types can prove False. tests/certgen/test_coq_trust.py has coqc print them again.
 PRIMITIVE_IMPORTS = "From Coq Require Import PrimInt63 PArray CarryType."
 PRIMITIVE_SIGNATURES = {
     "array": "Type -> Type",
@@ -129,7 +129,7 @@ CLOSED = "Closed under the global context"
 
 # The SHA-256 of each file of coq/FreeCell/: prove-coq refuses to compile a file with another digest
 # (`Spec.v` is what the theorems mean; the others could load a plugin into coqc), `audit-coq` names it. A
-# change to a file of the library changes its line here in the same commit (tests/test_coq_trust.py).
+# change to a file of the library changes its line here in the same commit (tests/certgen/test_coq_trust.py).
 PINNED = {
     "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",

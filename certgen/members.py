@@ -9,7 +9,7 @@ The decoded positions are :class:`State` values: spec States in every respect (a
 hashing are the tuple's, so a State equals the spec.State of the same position) but for one thing, the
 structure update ``_replace`` (what spec.moves uses for Lean's ``{ s with … }``), written out here for
 the three fields, since the generic one of ``typing.NamedTuple`` is a fifth of the checker's time.
-tests/test_certgen.py compares ``spec.moves`` on both kinds.
+tests/certgen/test_checker.py compares ``spec.moves`` on both kinds.
 """
 from dataclasses import dataclass
 from typing import List, Optional

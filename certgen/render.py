@@ -521,7 +521,7 @@ def _empty_with(cols=(), cells=(), home=(13, 13, 13, 13)) -> spec.State:
 
 
 C = spec.Card
-# Hand-made positions, and how many moves `moves` has from each, counted by hand (tests/test_lean_modules.py
+# Hand-made positions, and how many moves `moves` has from each, counted by hand (tests/certgen/test_lean_modules.py
 # checks the counts against solver/spec.py too):
 GUARD_POSITIONS = (
     # name, rules, position, moves, why

@@ -21,7 +21,7 @@ Up to column order (header rules ``"column_order": true``), as the full referenc
 the start and every successor are put into the checkers' column order (certgen/columns.py's ``canon``)
 before they are looked up, and a member stored in another order is refused ("column-order"). That is checked
 on every member, on its bytes (:func:`in_column_order`: a P64 record lists each column bottom card first, so
-the bottom cards' keys are the first bytes of the eight columns; tests/test_canoncert.py compares it with
+the bottom cards' keys are the first bytes of the eight columns; tests/certgen/test_columns.py compares it with
 ``canon`` on every member of #11982's certificate up to column order and on reordered ones), not only on the
 drawn ones. A sample that covers every member checks the order member by
 member with the closure, in the records' order, as the full check does (the same verdict and counts). With
@@ -96,7 +96,7 @@ def _cells(cells) -> bytes:
 
 
 class Encoder:
-    """spec States -> P64 records, the bytes of :func:`record_of` (tests/test_sample_check.py compares them on
+    """spec States -> P64 records, the bytes of :func:`record_of` (tests/certgen/test_sampled.py compares them on
     every member of #11982 and its successors), with each distinct column and set of free cells encoded once:
     successors share all their columns but one or two with their parent (two fifths of the time of
     ``record_of``)."""

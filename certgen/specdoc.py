@@ -4,8 +4,8 @@ Python twins.
 
     python -m certgen.specdoc > docs/SPEC.md
 
-tests/test_render.py checks that docs/SPEC.md is what this prints, so the page cannot drift from the
-three files it quotes (all quoted verbatim, piece by piece); tests/test_coq.py checks that every Lean
+tests/certgen/test_render.py checks that docs/SPEC.md is what this prints, so the page cannot drift from the
+three files it quotes (all quoted verbatim, piece by piece); tests/certgen/test_coq.py checks that every Lean
 definition has its Coq twin.
 """
 import ast
@@ -128,7 +128,7 @@ def build() -> str:
         "lines (move indices into `moves`). Below, every Lean definition, in file order, is followed by "
         "its Coq and Python twins, all quoted verbatim. Things to compare: the same definitions in the "
         "same order, and in `moves` the same order of the produced positions (a winning line is written "
-        "as indices into that list). `tests/test_coq.py` also runs Coq's `moves` and `msDeal` on sample "
+        "as indices into that list). `tests/certgen/test_coq.py` also runs Coq's `moves` and `msDeal` on sample "
         "positions and deals and compares them with Python's, position for position.",
         "",
         "Conventions shared by both: a column lists its cards **top card first** (`c :: rest` in Lean, "

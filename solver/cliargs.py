@@ -168,7 +168,7 @@ def memory_arg(text):
     return n * MEMORY_UNITS[unit]
 
 
-tiers_arg = whole_arg("--tiers", 1, 5)     # 5 = len(solver.difficulty.TIERS) (tests/test_difficulty.py)
+tiers_arg = whole_arg("--tiers", 1, 5)     # 5 = len(solver.difficulty.TIERS) (tests/solver/test_difficulty.py)
 
 
 def code_arg(text):

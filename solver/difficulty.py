@@ -42,7 +42,7 @@ maps the moves of a position onto the moves of the permuted position (``spec.mov
 alike) and leaves ``won`` unchanged, so the set of positions reachable, taken up to column order, is what
 that enumeration walks, and it holds a won position exactly when the spec's fixed-column set does. The
 lemma is proved in Coq about the Coq spec (coq/FreeCell/Columns.v), not in Lean, and tested here
-(tests/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's set against the
+(tests/solver/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's set against the
 fixed-column set taken up to column order); the C enumeration itself is not checked. A win found
 there is replayed like any other, on the real columns: in memory the C core writes the line on them
 (fc_search_moves), on disk solver.lines.judge takes it across (solver.lines.real_columns).

@@ -1,7 +1,7 @@
 """The Lean spec (lean/FreeCell/Spec.lean), transliterated into Python line for line.
 
 This module is the executable copy of the trusted rules, so they can be tested here without Lean:
-against the C core (tests/test_core.py), by the independent certificate checker (certgen/checker.py)
+against the C core (tests/solver/test_core.py), by the independent certificate checker (certgen/checker.py)
 and by mutation. Keep it boring and keep it in step with Spec.lean: same names, same order of
 definitions, same order of the moves in the list `moves` returns. docs/SPEC.md shows both side by side.
 

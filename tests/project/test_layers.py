@@ -8,31 +8,8 @@
   * imports inside functions only where start-up time needs them (`python -m solver deal` and `explore`
     must not pay for json, tqdm, hashlib, the C core, ...), each listed here with its reason.
 """
-import ast
-
 from helpers import ROOT
-
-
-def imports(path):
-    """(absolute module name, line, the function it is in or None) of every import in a module file."""
-    package = path.parent.name
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    out = []
-
-    def visit(node, func):
-        for child in ast.iter_child_nodes(node):
-            f = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
-            if isinstance(child, ast.Import):
-                out.extend((a.name, child.lineno, func) for a in child.names)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    base = package + ("." + base if base else "")
-                out.append((base, child.lineno, func))
-                out.extend((f"{base}.{a.name}", child.lineno, func) for a in child.names)
-            visit(child, f)
-    visit(tree, None)
-    return out
+from helpers.imports import imports
 
 
 def modules(package):
