@@ -41,12 +41,26 @@ def test_the_exit_status_is_the_provers(no_lean, monkeypatch):
     assert prove.closing([O(1, "a"), O(3, "b")], said.append) == 1
 
 
-@needs_coqc
-def test_prove_ends_with_a_line_per_prover(tmp_path, no_lean):
+@pytest.fixture(scope="module")
+def proven7(tmp_path_factory):
+    """`prove` of deal 7 with no free cell (unwinnable) without Lean, run once for the tests that read it: (the
+    output folder, the exit status, what it said)."""
+    if prove.coq.find_coqc() is None:
+        pytest.skip("no coqc: install Debian's coq (apt-get install -y coq)")
+    out = tmp_path_factory.mktemp("prove7") / "o"
     said = []
-    status = prove.prove(load(deal=7), Rules(cells=0), str(tmp_path / "o"), say=said.append)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LEAN_BOOTSTRAP", "0")
+        mp.setattr(prove.lake, "find_lake", lambda: None)
+        status = prove.prove(load(deal=7), Rules(cells=0), str(out), say=said.append)
+    return out, status, said
+
+
+@needs_coqc
+def test_prove_ends_with_a_line_per_prover(proven7):
+    out, status, said = proven7
     assert status == 0, said
-    assert said[-2] == NO_LEAN + str(tmp_path / "o" / "lean")
+    assert said[-2] == NO_LEAN + str(out / "lean")
     assert said[-1].startswith("proven by Coq: freecell_7_unwinnable : forall s, Reachable (rules 0 false 0) "
                                "(msDeal 7) s -> ~ Won s (coqc ")
     assert sum(line.startswith("proven by") for line in said) == 1      # said once, at the end
@@ -173,19 +187,13 @@ def test_prove_does_not_enumerate_a_winnable_start(monkeypatch, tmp_path):
     assert len(said) == 1
 
 
-def test_an_unwinnable_deal_is_still_proven(tmp_path, monkeypatch):
+def test_an_unwinnable_deal_is_still_proven(proven7):
     # deal 7 with no free cell is unwinnable: the solver's try says so (or nothing), and prove goes on
-    if prove.coq.find_coqc() is None:
-        pytest.skip("no coqc: install Debian's coq (apt-get install -y coq)")
-    said = []
-    monkeypatch.setenv("LEAN_BOOTSTRAP", "0")
-    monkeypatch.setattr(prove.lake, "find_lake", lambda: None)
-    status = prove.prove(prove.load(deal=7), Rules(cells=0), str(tmp_path / "o"), str(tmp_path / "l"),
-                         say=said.append)
+    out, status, said = proven7
     assert "2/4 check: the independent Python checker (the transliterated Lean spec)" in said
-    assert os.path.exists(tmp_path / "o" / "Deal7Cells0.cert")
+    assert os.path.exists(out / "Deal7Cells0.cert")
     assert said[-2] == "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in " \
-        + str(tmp_path / "l")
+        + str(out / "lean")
     assert status == 0 and said[-1].startswith("proven by Coq: freecell_7_unwinnable : forall s, Reachable "
                                                "(rules 0 false 0) (msDeal 7) s -> ~ Won s (coqc ")
 

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from certgen import certificate, render
+from certgen import certificate, members, render
 from solver import lines, spec
 from solver.lines import LineError, step_indices
 from solver.rules import STANDARD, Rules
@@ -63,8 +63,10 @@ NEARLY_WON = spec.State(cols=((C(13, 3),), (C(12, 3),), (), (), (), (), (), ()),
 
 
 @pytest.fixture(scope="module")
-def all_11982():
-    return enumerate_states(spec.STANDARD, spec.ms_deal(11982))
+def all_11982(cert11982):
+    """Deal 11982's reachable set: the members of its certificate, decoded (the C core's set, which
+    tests/solver/test_core.py compares with the spec's own enumeration)."""
+    return members.decode(cert11982).states
 
 
 @pytest.fixture(scope="module")
