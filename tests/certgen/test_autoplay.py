@@ -276,8 +276,8 @@ def test_records_sha256_of_a_version_3_certificate(tmp_path, monkeypatch):
 # -- Coq: CertAuto.v ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("coq-auto"))
+def out(tmp_path_factory, coq_library):
+    return coq_library(tmp_path_factory.mktemp("coq-auto"))
 
 
 AUTO_THEOREMS = {

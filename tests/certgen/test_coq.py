@@ -29,9 +29,9 @@ def deal_cert(deal, cells=4, foundation_return=False):
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    """One output folder for the module, so the Coq library is compiled once."""
-    return str(tmp_path_factory.mktemp("coq-out"))
+def out(tmp_path_factory, coq_library):
+    """One output folder for the module, the run's compiled Coq library in it."""
+    return coq_library(tmp_path_factory.mktemp("coq-out"))
 
 
 def proven(path, ctx, out_dir, statement=coq.UNWINNABLE):

@@ -15,7 +15,8 @@ from certgen.paths import COQ_SRC
 from solver import deals, search
 from solver.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import ROOT
+
 COQC = shutil.which("coqc")
 needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
 
@@ -41,9 +42,9 @@ def board_cert(name):
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    """One output folder for the module, so the Coq library is compiled once."""
-    return str(tmp_path_factory.mktemp("coq-trust"))
+def out(tmp_path_factory, coq_library):
+    """One output folder for the module, the run's compiled Coq library in it."""
+    return coq_library(tmp_path_factory.mktemp("coq-trust"))
 
 
 def check(path, ctx, out_dir, statement=coq.UNWINNABLE, **kw):

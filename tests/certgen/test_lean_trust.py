@@ -15,7 +15,8 @@ from certgen.paths import AUDIT_FILE
 from solver import deals, search, spec
 from solver.rules import STANDARD, Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import ROOT
+
 LEAN = os.path.join(ROOT, "lean")
 IDENT = re.compile(r"(?<![\w.'])[A-Za-z_][\w'!?]*(?:\.[A-Za-z_][\w'!?]*)*")
 

@@ -42,12 +42,13 @@ def test_the_exit_status_is_the_provers(no_lean, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def proven7(tmp_path_factory):
+def proven7(tmp_path_factory, coq_library):
     """`prove` of deal 7 with no free cell (unwinnable) without Lean, run once for the tests that read it: (the
     output folder, the exit status, what it said)."""
     if prove.coq.find_coqc() is None:
         pytest.skip("no coqc: install Debian's coq (apt-get install -y coq)")
     out = tmp_path_factory.mktemp("prove7") / "o"
+    coq_library(out)
     said = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LEAN_BOOTSTRAP", "0")
@@ -98,8 +99,9 @@ def test_without_lean_the_modules_stay_out_of_the_library(tmp_path):
 
 
 @needs_coqc
-def test_prove_coq_checks_with_both_checkers(tmp_path):
+def test_prove_coq_checks_with_both_checkers(tmp_path, coq_library):
     # prove-coq had its own copy of the pipeline, without the fast checker's cross-check
+    coq_library(tmp_path / "o")
     p = run("prove-coq", "--deal", "7", "--cells", "0", "--out-dir", str(tmp_path / "o"),
             "--no-progress")
     assert p.returncode == 0, p.stdout + p.stderr

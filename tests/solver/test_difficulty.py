@@ -764,7 +764,7 @@ def test_an_edited_or_duplicate_row_is_redone_and_every_deal_counts_once(run, ru
     fails its digest and the deal is done again; a deal with two different rows is done again; an exact copy
     of a row counts once."""
     out = tmp_path / "d.csv"
-    docs, _d = difficulty.read_csv(os.path.join(os.path.dirname(__file__), "..", "docs", "difficulty-1-32000.csv"))
+    docs, _d = difficulty.read_csv(os.path.join(ROOT, "docs", "difficulty-1-32000.csv"))
     rows = {d: docs[d] for d in (450, 451, 452)}
     assert [(n.k, n.states) for n in rows.values()] == [(1, 326), (3, 32944), (2, 10049)]
     text = difficulty.csv_text(rows.values())
