@@ -62,6 +62,7 @@ def test_three_random_small_ledger_rows_rebuilt_give_their_records_sha256(tmp_pa
                                                                                       int(max_home)), deal
 
 
+@pytest.mark.e2e
 def test_sigkill_and_restart_give_the_same_ledger(tmp_path):
     lst = write_list(tmp_path, SMALL)
     whole = str(tmp_path / "whole")

@@ -220,6 +220,7 @@ def test_deal1_is_winnable_and_the_line_is_legal():
         assert pack_p64(b) in set(spec_moves_p64(pack_p64(a), SPEC))
 
 
+@pytest.mark.slow      # a won BFS line replayed against the spec: test_deal1_is_winnable_and_the_line_is_legal
 def test_11982_five_cells_winnable():
     res = search.explore(ms(11982), Rules(cells=5))
     assert res.won and judge(ms(11982), res, Rules(cells=5))[0] == "winnable" and res.max_home == 52
