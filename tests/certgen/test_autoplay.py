@@ -109,7 +109,7 @@ def test_the_automatic_moves_agree_with_the_core_on_random_positions():
 
 
 def test_the_rule_is_autoplay_v_s_low_safe():
-    """low_safe against Autoplay.v's lowSafe as tests/solver/test_core.py transliterates it from its Coq text, for
+    """low_safe against Autoplay.v's lowSafe as helpers.positions.coq_low transliterates it from its Coq text, for
     every card and the other foundations at every height."""
     for x in range(52):
         c = spec.CARDS[x]
@@ -173,7 +173,7 @@ def test_fewer_positions_than_up_to_column_order_alone(deal, cells, states):
 # -- the mutants: refused by the three checkers --------------------------------------------------------
 
 def refused_by_all(path, run, failure):
-    """Refused by the reference checker and the fast one in the same words (test_canoncert.py), and by the
+    """Refused by the reference checker and the fast one in the same words (helpers.checkers), and by the
     sampled check with every member drawn: the same failure."""
     ref = refused_by_both(path, run, failure)
     every, rc_every = every_member(path, run)

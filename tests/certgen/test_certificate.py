@@ -682,7 +682,7 @@ def cli(*args):
 def test_certgen_info_and_both_checks_on_version_3(files, request, commands):
     """`certgen info`, `certgen check` (the fast checker when built) and `certgen check --reference` (a pass of
     the Python checker over #11982: slow) say the same of the version 3 file as of the version 2 file (the
-    reference checker's verdict on the version 2 file: the run's one, conftest.reference11982)."""
+    reference checker's verdict on the version 2 file: the run's one, the reference11982 fixture)."""
     v2, v3, _ = files
     for args in commands:
         out = [cli(*args, str(p)) for p in (v2, v3)] if "--reference" not in args else \

@@ -88,7 +88,7 @@ def test_a_small_sample(cert11982):
 
 
 def test_one_member_is_said_in_the_singular(cert11982):
-    """A certificate of one position without a move (a dead board: test_fastcheck.dead_positions) and a
+    """A certificate of one position without a move (a dead board: helpers.positions.dead_positions) and a
     sample of one: the counts are said in the singular ("every one of the 1 members" was the hostile pass's
     find), the full check's verdict and figures unchanged."""
     (rec,) = dead_positions(1, seed=3)

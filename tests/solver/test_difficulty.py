@@ -353,7 +353,7 @@ def test_a_win_found_on_disk_counts_only_replayed(tmp_path, monkeypatch):
 
 def test_a_win_on_disk_deeper_than_the_kept_layers_counts(tmp_path, monkeypatch):
     """The last tier's case: a win up to column order deeper than the 32 layers the disk search keeps apart
-    (test_disksearch's DEEP: 0 cells, 34 moves). Its line is read back through a second disk search (for the
+    (helpers.disk's DEEP: 0 cells, 34 moves). Its line is read back through a second disk search (for the
     first position the layers kept, in a temporary folder beside the work folder), taken onto the real
     columns and replayed: "winnable" without the solver (which had failed on such deals); nothing is left
     in the survey's folder."""
