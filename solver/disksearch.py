@@ -39,7 +39,7 @@ import zlib
 
 from . import packed
 from .errors import FreecellError
-from .journal import lock_file
+from .journal import lock_file, release_lock
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
@@ -418,7 +418,7 @@ class DiskSearch:
                 os.remove(os.path.join(self.work_dir, LOCK_FILE))
             except OSError:
                 pass
-        os.close(self._lock)
+        release_lock(self._lock)
         self._lock = None
 
     @property
