@@ -30,6 +30,8 @@ from solver.errors import FreecellError
 from solver.progress import bar
 from solver.rules import Rules
 
+from .names import rules_text
+
 FORMAT = "freecell-proof-certificate"
 VERSION = 2                     # what a body that fits one msgpack bin is written as (every certificate so far)
 PIECES_VERSION = 3              # the body a list of bins: written only for a body past BODY_MAX
@@ -76,7 +78,6 @@ class _Described:
     def subject(self) -> str:
         """What a proof from this certificate is about, in words: the start (deal number, deal code, or
         board name and the digest of its position) and the rules."""
-        from .render import rules_text      # certgen.render imports this module (through members)
         src = self.source
         if src.get("kind") == "ms":
             start = f"deal {src['deal']}"

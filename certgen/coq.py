@@ -66,10 +66,14 @@ from solver.rules import Rules
 
 from . import certificate
 from .columns import canon
+from .members import deal_of, start_of
 from .paths import COQ_SRC, shown
-from .render import card_label, cert_stem, checked_stem, default_stem, mutation_text, rules_text, theorem_short_name
-from .render import render_text as _render_template
+from .certtext import common_bottom
+from .names import (card_label, cert_stem, checked_stem, deal_start, default_stem, mutation_text, rules_text,
+                    theorem_short_name)
+from .templating import render_text as _render_template
 from .usertext import user_text
+
 LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
@@ -151,14 +155,6 @@ def _split(rec: bytes) -> Tuple[List[bytes], bytes]:
     return parts[:8], parts[8].rstrip(b"\0")
 
 
-def _common_bottom(start_col: bytes, col: bytes) -> int:
-    """The largest k such that the bottom k cards of `col` are those of `start_col`."""
-    k = 0
-    while k < len(col) and k < len(start_col) and col[k] == start_col[k]:
-        k += 1
-    return k
-
-
 def record_symbols(start: List[bytes], prev: Tuple[List[bytes], bytes], rec: bytes) -> List[int]:
     """The symbols of the P64 record `rec`, relative to the previous record (split) and the start."""
     cols, cells = _split(rec)
@@ -166,7 +162,7 @@ def record_symbols(start: List[bytes], prev: Tuple[List[bytes], bytes], rec: byt
     for i, (start_col, prev_col, col) in enumerate(zip(start, prev[0], cols)):
         if col != prev_col:
             mask |= 1 << i
-            k = _common_bottom(start_col, col)
+            k = common_bottom(start_col, col)       # P64 columns are bottom card first
             body.append(len(start_col) - k)
             body += reversed(col[k:])
             body.append(0)
@@ -290,20 +286,18 @@ def state_literal(s: spec.State) -> str:
     return f"({SPEC}.state\n    [{cols}]\n    [{cells}]\n    [{'; '.join(str(int(h)) for h in s.home)}])"
 
 
-def _start_context(start: spec.State, deal: Optional[int], label: Optional[str]) -> Dict:
+def _coq_start(start: spec.State, deal: Optional[int], label: Optional[str]) -> Dict:
     """How the templates name the start position: `(msDeal N)`, or `start` written out card by card;
     `start_full`: the driver's (a deal by its number, any other start as a literal position)."""
-    if deal is None:
+    if deal_start(start, deal) is None:
         return {"start_coq": "start", "start_def": state_coq(start), "start_full": state_literal(start),
                 "title": f"The position {user_text(label or 'start')}"}
-    if spec.ms_deal(deal) != start:
-        raise FreecellError(f"the start position is not msDeal {deal}")
     return {"start_coq": f"(msDeal {int(deal)})", "start_def": None, "start_full": f"({SPEC}.msDeal {int(deal)}%N)",
             "title": f"Microsoft FreeCell deal #{int(deal)}"}
 
 
 def render_text(template: str, **context) -> str:
-    """A template of certgen/templates/coq/, rendered by certgen.render's jinja2 environment."""
+    """A template of certgen/templates/coq/ (certgen/templating.py)."""
     return _render_template("coq/" + template, **context)
 
 
@@ -326,12 +320,10 @@ class CertInputs:
 
 
 def cert_inputs(cert) -> CertInputs:
-    """The start position (the header's, which must be msDeal N when the source is deal N), the
-    positions (P64 records) and the rules of a certificate read by certgen.certificate.read."""
-    header_start = spec.from_position(packed.unpack(cert.start))
-    deal = int(cert.source["deal"]) if cert.source.get("kind") == "ms" else None
-    if deal is not None and spec.ms_deal(deal) != header_start:
-        raise FreecellError(f"the certificate's start position is not msDeal {deal}")
+    """The start position (the header's, which must be the one of the deal or deal code it names:
+    certgen.members.start_of), the positions (P64 records) and the rules of a certificate read by
+    certgen.certificate.read."""
+    header_start, deal = start_of(cert), deal_of(cert)
     rules = Rules.from_dict(cert.rules)         # the spec's rules, and column_order
     return CertInputs(header_start, list(cert.records), rules.plain(), deal,
                       None if deal is not None else cert.label(), rules.column_order,
@@ -353,7 +345,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
         "mutation": mutation or "",
     }
     ctx.update(_rules_context(inputs.rules))
-    ctx.update(_start_context(inputs.start, inputs.deal, inputs.label))
+    ctx.update(_coq_start(inputs.start, inputs.deal, inputs.label))
     ctx["reference_coq"] = f"(canon {ctx['start_coq']})" if inputs.column_order else ctx["start_coq"]
     # Columns.v's 8-column hypothesis: a lemma for a deal, computed (`eq_refl`) for a written-out start
     ctx["eight_columns"] = f"(msDeal_8_columns {int(inputs.deal)})" if inputs.deal is not None else "eq_refl"
@@ -401,7 +393,7 @@ def render_win(indices: Sequence[int], start: spec.State, rules, out_dir: str,
                           for k in range(0, len(indices), SOLUTION_ROW)],
     }
     ctx.update(_rules_context(rules))
-    ctx.update(_start_context(start, deal, label))
+    ctx.update(_coq_start(start, deal, label))
     path = os.path.join(coq_dir(out_dir), ctx["name"] + ".v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_atomic(path, render_text("Win.v.j2", **ctx))
