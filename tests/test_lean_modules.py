@@ -317,6 +317,20 @@ def test_guards_agree_with_the_seeds_and_the_spec():
         assert ". ".join(f"Column {i}: {c}" for i, c in enumerate(render.SEED_DEAL11982_COLUMNS, 1)) in seed000
 
 
+
+def test_render_shipped_writes_the_shipped_modules(tmp_path, run, assert_one_line_error):
+    p = run("render-shipped", "--lean-dir", str(tmp_path), module="certgen")
+    assert p.returncode == 0, p.stderr
+    names = ["KernelDeal1Cells1.lean", "KernelDeal1Cells0.lean", "SpecGuards.lean"]
+    assert p.stdout.splitlines() == [f"wrote {tmp_path / n}" for n in names]
+    assert sorted(os.listdir(tmp_path)) == sorted(names)
+    for n in names:
+        assert (tmp_path / n).read_text(encoding="utf-8") == read_text(os.path.join(render.GENERATED, n))
+    (tmp_path / "file").write_text("")
+    assert_one_line_error(run("render-shipped", "--lean-dir", str(tmp_path / "file"), module="certgen"))
+    p = run("--help", module="certgen")
+    assert "render-shipped" in p.stdout and "spec-doc" in p.stdout
+
 # -- 5. The faster check: decoding and hashing -------------------------------------------------------------
 
 def test_decode_counts_suits_in_one_pass():

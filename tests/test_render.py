@@ -325,3 +325,13 @@ def test_spec_md_is_current():
     from certgen import specdoc
     with open(os.path.join(ROOT, "docs", "SPEC.md"), encoding="utf-8") as f:
         assert f.read() == specdoc.build(), "docs/SPEC.md is stale: make generated"
+
+
+def test_spec_doc_prints_or_writes_docs_spec_md(tmp_path, run, assert_one_line_error):
+    want = open(os.path.join(ROOT, "docs", "SPEC.md"), encoding="utf-8").read()
+    p = run("spec-doc", module="certgen")
+    assert (p.returncode, p.stdout, p.stderr) == (0, want, "")
+    out = tmp_path / "SPEC.md"
+    p = run("spec-doc", "--out", str(out), module="certgen")
+    assert (p.returncode, p.stdout) == (0, f"wrote {out}\n") and out.read_text(encoding="utf-8") == want
+    assert_one_line_error(run("spec-doc", "--out", str(tmp_path), module="certgen"))
