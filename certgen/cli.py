@@ -24,7 +24,7 @@ from solver.atomic import write_atomic
 from solver.report import write, write_json
 from solver.survey import parse_range
 
-from . import audit, certificate, certify, checker, coq, fastcheck, mutate, prove, render, sampled, specdoc, survey
+from . import audit, certificate, certify, checker, coqcheck, fastcheck, mutate, prove, render, sampled, specdoc, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -198,7 +198,7 @@ def cmd_prove_coq(args):
 
 
 def cmd_audit_coq(args):
-    return coq.audit_file(args.file, args.cert, coq.find_coqc(), say, args.coqchk)
+    return coqcheck.audit_file(args.file, args.cert, coqcheck.find_coqc(), say, args.coqchk)
 
 
 def cmd_survey(args):

@@ -4,7 +4,7 @@
   2 read it back and check it with both checkers (:func:`check_both`: the Python checker, and the fast
     checker build/fccheck when it is built; valid only when both say so),
   3 render each prover's file, 4 run each prover (:func:`prove_prepared`): Lean (`lake build`) and Coq
-    (coqc, certgen/coq.py) are its backends, each on the same certificate,
+    (coqc, certgen/coq.py and coqcheck.py) are its backends, each on the same certificate,
 
 and one closing line per prover (:func:`closing`). ``prove-win`` is Lean's winning-line command.
 
@@ -36,7 +36,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
 from solver.source import Source, load
 
-from . import audit, certificate, checker, coq, fastcheck, known, lake, members, names, render, survey, upto
+from . import audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, survey, upto
 from .paths import GENERATED, OUT, shown
 
 
@@ -235,7 +235,7 @@ def find_provers(wanted: Optional[str], say: Callable) -> Optional[List[Prover]]
         if key == "lean":
             found.append(lean_prover(say))
         else:
-            found.append(Prover(key, coq.find_coqc(), "coqc is not on PATH; Debian: apt-get install coq"))
+            found.append(Prover(key, coqcheck.find_coqc(), "coqc is not on PATH; Debian: apt-get install coq"))
     missing = [p for p in found if p.tool is None]
     if wanted and missing:
         print(f"{missing[0].name} is not available ({missing[0].why}): nothing was checked", file=sys.stderr)
@@ -320,7 +320,7 @@ def lean_build(prover: Prover, targets: List[str], theorems: List[str], lean_dir
 
 
 def coq_check(prover: Prover, run: Callable, say: Callable) -> Outcome:
-    """One Coq check (``run(coqc, say)``: certgen/coq.py's prove_cert or check_file) and its closing line."""
+    """One Coq check (``run(coqc, say)``: certgen/coqcheck.py's prove_cert or check_file) and its closing line."""
     held = _Held(say)
     status, _ = run(prover.tool, held)
     if status == NOT_AVAILABLE:
@@ -347,7 +347,7 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
             results = []
             for p in done:
                 say("3/4 render: the Coq file")
-                results.append(coq_check(prover, lambda coqc, s, p=p: coq.prove_cert(
+                results.append(coq_check(prover, lambda coqc, s, p=p: coqcheck.prove_cert(
                     p.cert, out_dir, coqc, progress, s, coqchk), say))
             worst = max(results, key=lambda o: (o.status == REFUSED, o.status == NOT_AVAILABLE))
             outcomes.append(Outcome(worst.status, "\n".join(o.line for o in results)
@@ -447,7 +447,7 @@ def prove_line(source: Source, rules: Rules, provers: List[Prover], out_dir: str
         else:
             path, ctx = coq.render_win(indices, start, rules, out_dir, deal=deal, label=label, stem=stem)
             say(f"  wrote {shown(path)}")
-            outcomes.append(coq_check(prover, lambda coqc, s: coq.check_file(
+            outcomes.append(coq_check(prover, lambda coqc, s: coqcheck.check_file(
                 path, ctx, out_dir, coqc, coq.WINNABLE, False, s, coqchk), say))
     return closing(outcomes, say)
 
