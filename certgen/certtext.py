@@ -1,5 +1,6 @@
-"""The certificate text of the Lean modules (one position per line, decoded in Lean by FreeCell.Decode), its
-Python decoder, and the hash Lean files positions by (FreeCell.hashState in Cert.lean).
+"""The certificate text of the Lean modules (one position per line, decoded in Lean by FreeCell.Decode; its
+Python twin, to test the encoding, is tests/conftest.py's decode_state) and the hash Lean files positions by
+(FreeCell.hashState in Cert.lean).
 
 The text: for each of the 8 columns, a digit k (0..9), then letters; the column is those cards (top card
 first) followed by the bottom k cards of the start position's same column; then, if there are free-cell
@@ -31,12 +32,6 @@ def card_letter(c: spec.Card) -> str:
     return chr(65 + i) if i < 26 else chr(97 + i - 26)
 
 
-def card_of_letter(ch: str) -> spec.Card:
-    """The card a letter stands for (FreeCell.cardOfChar)."""
-    i = ord(ch) - 65 if ch.isupper() else ord(ch) - 97 + 26
-    return spec.Card(i // 4 + 1, i % 4)
-
-
 def _encode_column(start_col: Sequence, col: Sequence) -> str:
     k = common_bottom(start_col[::-1], col[::-1], 9)       # spec columns are top card first
     return str(k) + "".join(card_letter(c) for c in col[:len(col) - k])
@@ -57,45 +52,6 @@ def encode_state(start: spec.State, s: spec.State, memo: Optional[Dict] = None) 
     if s.cells:
         out.append("|" + "".join(card_letter(c) for c in s.cells))
     return "".join(out)
-
-
-def _is_letter(ch: str) -> bool:  # Char.isAlpha: ASCII letters only
-    return "A" <= ch <= "Z" or "a" <= ch <= "z"
-
-
-def _suit_weight(c: spec.Card) -> int:  # FreeCell.suitWeight
-    return 64 ** c.suit
-
-
-def home_of_count(n: int):  # FreeCell.homeOfCount (Nat subtraction stops at 0)
-    return tuple(max(13 - d, 0) for d in (n % 64, n // 64 % 64, n // 4096 % 64, n // 262144 % 64))
-
-
-def decode_state(start: spec.State, line: str) -> spec.State:
-    """Python twin of FreeCell.decodeState, step for step (used to test the encoding; Lean decodes
-    with its own, untrusted, decoder). `n` counts the cards of each suit read so far, suit k as the
-    base-64 digit of weight 64^k."""
-    cols, pos, n = [], 0, 0
-    for start_col in start.cols:               # decodeCols: one column per start column ...
-        if pos >= len(line):                   # ... while the line lasts
-            break
-        k = max(ord(line[pos]) - 48, 0)        # d.toNat - 48 (Nat subtraction)
-        pos += 1
-        top = []
-        while pos < len(line) and _is_letter(line[pos]):  # takeCards
-            top.append(card_of_letter(line[pos]))
-            n += _suit_weight(top[-1])
-            pos += 1
-        bottom = tuple(start_col[max(len(start_col) - k, 0):])  # start.drop (start.length - k)
-        n += sum(_suit_weight(c) for c in bottom)
-        cols.append(tuple(top) + bottom)
-    cells = []
-    for ch in line[pos + 1:]:                  # takeCards n (rest.drop 1)
-        if not _is_letter(ch):
-            break
-        cells.append(card_of_letter(ch))
-        n += _suit_weight(cells[-1])
-    return spec.State(cols=tuple(cols), cells=tuple(cells), home=home_of_count(n))
 
 
 def cert_text(start: spec.State, states: Iterable[spec.State]) -> str:

@@ -30,7 +30,7 @@ above the rest of the start column (top first, card key + 1) and a 0, then, if t
 free-cell cards and a 0. The first position is relative to the start position (up to column order:
 to the start with its columns in the checkers' order, `canon`, which most members keep). The positions are
 cut into arrays of at most CHUNK_WORDS integers (one long array literal is much slower for Coq to
-read). `decode_chunks` is the Python twin of `FreeCell.Decode.decodeCert`.
+read). tests/test_coq.py's `decode_chunks` is the Python twin of `FreeCell.Decode.decodeCert`.
 """
 import os
 import re
@@ -120,42 +120,6 @@ def chunks(start: spec.State, records: Sequence[bytes],
         prev = _split(rec)
     if count:
         out.append((count, pack_words(cur)))
-    return out
-
-
-def decode_chunks(start: spec.State, data: Sequence[Tuple[int, Sequence[int]]]) -> List[spec.State]:
-    """Python twin of FreeCell.Decode.decodeCert (as a list, in order), step for step."""
-    out, prev = [], start
-    for count, words in data:
-        syms = [(w >> (6 * j)) & 63 for w in words for j in range(SYMBOLS_PER_WORD)]
-        pos = 0
-
-        def take_cards():
-            nonlocal pos
-            cards = []
-            while syms[pos] != 0:
-                i = syms[pos] - 1
-                cards.append(spec.Card(i // 4 + 1, i % 4))
-                pos += 1
-            pos += 1
-            return tuple(cards)
-
-        for _ in range(count):
-            mask = syms[pos] | (syms[pos + 1] << 6)
-            pos += 2
-            cols = []
-            for i, (start_col, prev_col) in enumerate(zip(start.cols, prev.cols)):
-                if not mask >> i & 1:
-                    cols.append(prev_col)
-                    continue
-                d = syms[pos]
-                pos += 1
-                cols.append(take_cards() + tuple(start_col[d:]))
-            cells = take_cards() if mask >> 8 & 1 else prev.cells
-            cards = [c for col in cols for c in col] + list(cells)
-            s = spec.State(tuple(cols), cells, tuple(13 - sum(1 for c in cards if c.suit == k) for k in range(4)))
-            out.append(s)
-            prev = s
     return out
 
 

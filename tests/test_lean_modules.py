@@ -17,7 +17,7 @@ from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
 
-from conftest import DEAL11982_BOARD, ROOT
+from conftest import DEAL11982_BOARD, ROOT, decode_state, home_of_count
 
 SEEDS = "/work/shared/seeds"
 HOSTILE = ["x-/y", "/-z", 'a"b', "line\nbreak theorem bad : False := sorry", "back\\slash", "Ünïcødé ♠",
@@ -307,7 +307,7 @@ def test_guards_agree_with_the_seeds_and_the_spec():
         assert len(search.successors(spec.to_position(s), rules)) == n, name
     ctx = render.guards_context()
     assert ctx["deal11982_moves"] == len(search.successors(deals.ms_deal(11982))) == 11
-    assert certtext.decode_state(spec.ms_deal(11982), ctx["start_line"]) == spec.ms_deal(11982)
+    assert decode_state(spec.ms_deal(11982), ctx["start_line"]) == spec.ms_deal(11982)
     text = render.guards_text()
     assert text.count("#guard ") == 9 and "J♦ 2♦ 9♥ J♣" in text
     if os.path.isdir(SEEDS):
@@ -337,9 +337,9 @@ def test_decode_counts_suits_in_one_pass():
     s0 = spec.ms_deal(11982)
     line = certtext.encode_state(s0, s0)
     assert line == "77776666"
-    assert certtext.home_of_count(13 + 12 * 64 + 64 ** 3) == (0, 1, 13, 12)
+    assert home_of_count(13 + 12 * 64 + 64 ** 3) == (0, 1, 13, 12)
     won = spec.State(cols=((),) * 8, cells=(), home=(13,) * 4)
-    assert certtext.decode_state(won, "00000000") == won
+    assert decode_state(won, "00000000") == won
 
 
 def test_state_hash_spreads_deal_11982():

@@ -16,7 +16,7 @@ from solver.lines import LineError, step_indices
 from solver.rules import STANDARD, Rules
 from solver.source import Source
 
-from conftest import ROOT
+from conftest import ROOT, card_of_letter, decode_state
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
 HAND_WRITTEN = ["Spec.lean", "Cert.lean", "Decode.lean"]
 FORBIDDEN = re.compile(r"\b(sorry|admit|axiom)\b")
@@ -85,7 +85,7 @@ def test_round_trip_11982(all_11982):
     for s in all_11982:
         line = certtext.encode_state(s0, s)
         assert re.fullmatch(r"([0-9][A-Za-z]*){8}(\|[A-Za-z]+)?", line), line
-        assert certtext.decode_state(s0, line) == s
+        assert decode_state(s0, line) == s
         lines.add(line)
     assert len(lines) == len(all_11982)  # distinct positions, distinct lines
 
@@ -96,7 +96,7 @@ def test_round_trip_foundation_return_and_long_columns():
     states = enumerate_states(rules, s0)
     assert any(s.home != (0, 0, 0, 0) for s in states)
     for s in states:
-        assert certtext.decode_state(s0, certtext.encode_state(s0, s)) == s
+        assert decode_state(s0, certtext.encode_state(s0, s)) == s
     # A start column longer than 9 cards: k is capped at 9, the rest is spelled out.
     deck = [C(r, su) for r in range(1, 14) for su in range(4)]
     cols = (tuple(deck[:12]),) + tuple(tuple(deck[12 + 5 * i:17 + 5 * i]) for i in range(7))
@@ -104,7 +104,7 @@ def test_round_trip_foundation_return_and_long_columns():
     start = spec.State(cols=cols, cells=(), home=home)
     line = certtext.encode_state(start, start)
     assert line.startswith("9" + "".join(certtext.card_letter(c) for c in deck[:3]))
-    assert certtext.decode_state(start, line) == start
+    assert decode_state(start, line) == start
 
 
 def test_letters():
@@ -113,7 +113,7 @@ def test_letters():
     assert certtext.card_letter(C(13, 3)) == "z"  # key 51
     for i in range(52):
         c = spec.card_of_index(i)
-        assert certtext.card_of_letter(certtext.card_letter(c)) == c
+        assert card_of_letter(certtext.card_letter(c)) == c
 
 
 # -- Rendered files ------------------------------------------------------------------------------------
