@@ -9,6 +9,8 @@
     must not pay for json, tqdm, hashlib, the C core, ...), each listed here with its reason.
 """
 import ast
+import re
+from collections import Counter
 
 from conftest import ROOT
 
@@ -176,3 +178,19 @@ def test_scripts_import_the_installed_package():
     # `make setup` installs the packages into .venv in editable mode: a script imports them as they are
     edits = sorted(p.name for p in (ROOT / "scripts").glob("*.py") if "sys.path" in p.read_text(encoding="utf-8"))
     assert edits == sorted(SYS_PATH_PENDING)
+
+
+# Public functions of certgen/ with no caller outside tests/, and why they stay.
+TEST_ONLY = {
+    ("certgen/certificate.py", "read_header"): "the header's cheap checks without the body, for a survey's resume",
+}
+
+
+def test_every_public_function_of_certgen_has_a_caller_outside_the_tests():
+    words = Counter(w for d in ("solver", "certgen", "play", "scripts") for p in sorted((ROOT / d).glob("*.py"))
+                    for w in re.findall(r"\w+", p.read_text(encoding="utf-8")))
+    unused = {(str(p.relative_to(ROOT)), node.name) for p in modules("certgen")
+              for node in ast.parse(p.read_text(encoding="utf-8")).body
+              if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+              and words[node.name] == 1}                                       # its own `def` only
+    assert unused == set(TEST_ONLY)
