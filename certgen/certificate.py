@@ -308,29 +308,6 @@ def _unpack_top(data, bad):
         raise bad(_unreadable(e)) from None
 
 
-def read_header(path: str) -> Dict:
-    """The header of the certificate file at `path` after the cheap checks: format, version, the SHA-256
-    over header and body, the header's fields; the body is not inflated, nor read into memory when the file
-    is laid out as the writer lays it out (a survey resuming checks its certificates this way). Every problem is one FreecellError line naming `path`."""
-    def bad(why):
-        return FreecellError(f"{path}: {why}")
-
-    not_a_directory(path)
-    try:
-        with open(path, "rb") as f:
-            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
-            on_disk = _checked_on_disk(f, bad) if regular else None
-            if on_disk is not None:
-                return on_disk[0]
-            if regular:
-                _not_too_big_to_read_whole(f, bad)
-                f.seek(0)
-            data = f.read()
-    except OSError as e:
-        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    return _check_top(_unpack_top(data, bad), bad)
-
-
 def _from_top(top, bad) -> Certificate:
     h = _check_top(top, bad)
     records = _inflate(top["body"], h["states"], bad)

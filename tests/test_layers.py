@@ -181,9 +181,7 @@ def test_scripts_import_the_installed_package():
 
 
 # Public functions of certgen/ with no caller outside tests/, and why they stay.
-TEST_ONLY = {
-    ("certgen/certificate.py", "read_header"): "the header's cheap checks without the body, for a survey's resume",
-}
+TEST_ONLY = {}
 
 
 def test_every_public_function_of_certgen_has_a_caller_outside_the_tests():
