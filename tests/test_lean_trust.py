@@ -43,7 +43,8 @@ def modules(small):
     win_idx = [spec.moves(STANDARD.spec(), nearly).index(spec.State(cols=((),) * 8, cells=(), home=(13,) * 4))]
     return {
         "Deal": render.module_text(render.cert_context(states, s0, rules, 11982)),
-        "Mutant": render.module_text(render.cert_context(states[1:], s0, rules, 11982, stem="MutantX", mutation="deal")),
+        "Mutant": render.module_text(render.cert_context(states[1:], s0, rules, 11982, stem="MutantX",
+                                                         mutation="deal")),
         "Board": render.module_text(render.cert_context(sub, mid, rules, None, stem="BoardX", label="mid-game")),
         "WinDeal": read_text(os.path.join(render.GENERATED, "WinDeal617.lean")),
         "WinBoard": render.win_text(win_idx, nearly, STANDARD, None, "WinBoardX", "nearly won"),

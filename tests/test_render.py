@@ -137,7 +137,8 @@ def test_rendered_deal(tmp_path, all_11982):
 def test_rendered_rules_in_statement(tmp_path, small):
     rules, states = small
     s0 = spec.ms_deal(11982)
-    text = open(render.write_module(render.cert_context(states, s0, rules, 11982), str(tmp_path)), encoding="utf-8").read()
+    path = render.write_module(render.cert_context(states, s0, rules, 11982), str(tmp_path))
+    text = open(path, encoding="utf-8").read()
     assert "∀ s, _root_.FreeCell.Reachable { cells := 1 } (_root_.FreeCell.msDeal 11982) s → ¬ _root_.FreeCell.Won s" in text
     fr = Rules(foundation_return=True)
     assert render.rules_lean(fr) == "{ foundationReturn := true }"
