@@ -18,14 +18,13 @@ import sys
 from solver.atomic import check_not_input
 from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
                             memory_arg, memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
-from solver import deals, packed
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
-from solver.report import rules_words, write, write_json
-from solver.rules import Rules
+from solver.atomic import write_atomic
+from solver.report import write, write_json
 from solver.survey import parse_range
 
-from . import audit, certificate, certify, checker, coq, fastcheck, mutate, prove, render, sampled, survey
+from . import audit, certificate, certify, checker, coqcheck, fastcheck, mutate, prove, render, sampled, specdoc, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -144,6 +143,25 @@ def cmd_render(args):
     return 0
 
 
+def cmd_render_shipped(args):
+    with writing(args.lean_dir or GENERATED):
+        paths = render.write_shipped(args.lean_dir)
+    for path in paths:
+        say(f"wrote {shown(path)}")
+    return 0
+
+
+def cmd_spec_doc(args):
+    text = specdoc.build()
+    if args.out is None:
+        write(text)
+    else:
+        with writing(args.out):
+            write_atomic(args.out, text)
+        say(f"wrote {shown(args.out)}")
+    return 0
+
+
 def cmd_prove(args):
     if args.from_survey is not None:
         if any(getattr(args, f, None) is not None for f in ("number", "deal", "board", "code")):
@@ -180,7 +198,7 @@ def cmd_prove_coq(args):
 
 
 def cmd_audit_coq(args):
-    return coq.audit_file(args.file, args.cert, coq.find_coqc(), say, args.coqchk)
+    return coqcheck.audit_file(args.file, args.cert, coqcheck.find_coqc(), say, args.coqchk)
 
 
 def cmd_survey(args):
@@ -307,6 +325,19 @@ def build_parser():
     _dirs(r, out=False)
     r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
     r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
+
+    rs = add_command(sub, "render-shipped", cmd_render_shipped, "rewrite the shipped Lean modules that need no "
+                     "input: the kernel-only certificates of deal #1 and the spec's #guard checks",
+                     "Writes lean/FreeCell/Generated/KernelDeal1Cells1.lean, KernelDeal1Cells0.lean (every reachable "
+                     "position as a list, checked by `decide +kernel`) and SpecGuards.lean (#guard checks of the "
+                     "spec against the seed documents); a test holds the shipped files to this rendering.")
+    rs.add_argument("--lean-dir", default=None, help=f"where to write them (default: {shown(GENERATED)})")
+    sd = add_command(sub, "spec-doc", cmd_spec_doc, "print docs/SPEC.md: the Lean spec, its Coq twin and its Python "
+                     "transliteration side by side",
+                     "Quotes lean/FreeCell/Spec.lean, coq/FreeCell/Spec.v and solver/spec.py verbatim, definition "
+                     "by definition; a test holds docs/SPEC.md to this text.")
+    sd.add_argument("--out", metavar="FILE", default=None, help="write it to FILE (atomically) instead of "
+                    "standard output, e.g. --out docs/SPEC.md")
 
     pr = add_command(sub, "prove", cmd_prove, "explore, certificate, both checkers, then every prover found "
                      "(Lean: lake build; Coq: coqc)", **start)

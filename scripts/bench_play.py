@@ -16,7 +16,6 @@
 """
 import argparse
 import json
-import os
 import shutil
 import socket
 import statistics
@@ -24,9 +23,6 @@ import sys
 import tempfile
 import threading
 import time
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 PAINT_TARGET = 1.0
 HINT_TARGET = 1.0

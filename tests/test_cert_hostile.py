@@ -131,7 +131,8 @@ def test_a_board_name_must_be_one_printable_line(tmp_path, deal7, name):
 def test_header_text_cannot_open_or_close_a_lean_comment(tmp_path, deal7):
     c = certificate.Certificate({"kind": "board", "name": "x -/ axiom bad : False /-"}, deal7.rules, deal7.start,
                                 deal7.records, {"mutation": {"kind": "y -/ theorem t : False := sorry /-"}})
-    for path in (render.render_deal(c, str(tmp_path)), render.render_mutant(c, str(tmp_path))):
+    for path in (render.render_certificate(c, str(tmp_path))[0],
+                 render.render_certificate(c, str(tmp_path), mutant=True)[0]):
         text = open(path, encoding="utf-8").read()
         assert "axiom bad" in text and "-/ axiom" not in text and "False /-" not in text
         assert "-/ theorem" not in text

@@ -20,7 +20,7 @@ from conftest import _run
 def run(*args, env=None):
     return _run(*args, module="certgen", env=env, timeout=600)
 
-needs_coqc = pytest.mark.skipif(prove.coq.find_coqc() is None, reason="no coqc: apt-get install -y coq")
+needs_coqc = pytest.mark.skipif(prove.coqcheck.find_coqc() is None, reason="no coqc: apt-get install -y coq")
 NO_LEAN = "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in "
 
 

@@ -43,7 +43,7 @@ def test_prove_does_not_enumerate_a_winnable_start(monkeypatch, tmp_path):
 
 def test_an_unwinnable_deal_is_still_proven(tmp_path, monkeypatch):
     # deal 7 with no free cell is unwinnable: the solver's try says so (or nothing), and prove goes on
-    if prove.coq.find_coqc() is None:
+    if prove.coqcheck.find_coqc() is None:
         pytest.skip("no coqc: install Debian's coq (apt-get install -y coq)")
     said = []
     monkeypatch.setenv("LEAN_BOOTSTRAP", "0")
