@@ -31,9 +31,9 @@ from solver import deals, packed, report, search, spec
 from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
-from solver.lines import judge, step_indices
+from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
-from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
+from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, judge, solve
 from solver.source import Source, load
 
 from . import audit, certificate, checker, coq, fastcheck, known, lake, members, render, survey, upto
@@ -66,7 +66,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
           on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out",
           level: Optional[int] = None) -> Built:
-    """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
+    """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's

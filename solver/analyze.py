@@ -26,7 +26,7 @@ Definitions (over the set R of positions reachable from the start under the rule
 Nothing is claimed from a partial enumeration (the ``max_states`` limit): the verdict is then
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
 own (every card has moved, so none is frozen, and 52 cards reach the foundations), once a line to it has
-replayed under the spec rules (solver.lines.judge). A complete enumeration without a won position in a
+replayed under the spec rules (solver.solve.judge). A complete enumeration without a won position in a
 counting mode not proved to lose no win (``--autoplay`` with foundation returns: solver.rules.Rules.unproved)
 is "unknown" too, but its figures are given: facts about that mode's set.
 """
@@ -34,7 +34,7 @@ from . import search
 from .cards import card_name
 from .errors import FreecellError
 from .rules import STANDARD
-from .lines import judge
+from .solve import judge
 
 DEFAULT_MAX_STATES = 5_000_000
 CHUNK = 1 << 20          # records exported from the C core per pass step

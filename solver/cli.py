@@ -108,7 +108,7 @@ def cmd_explore(args):
 
 
 def _explore_report(args, src, rules, result, max_states):
-    from .lines import judge
+    from .solve import judge
     verdict, line = judge(src.position, result, rules)
     if result.won and line is None:
         print(f"note: {report.NO_REPLAY}", file=sys.stderr)

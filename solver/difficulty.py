@@ -45,11 +45,11 @@ lemma is proved in Coq about the Coq spec (coq/FreeCell/Columns.v), not in Lean,
 (tests/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's set against the
 fixed-column set taken up to column order); the C enumeration itself is not checked. A win found
 there is replayed like any other, on the real columns: in memory the C core writes the line on them
-(fc_search_moves), on disk solver.lines.judge takes it across (solver.lines.real_columns).
+(fc_search_moves), on disk solver.solve.judge takes it across (solver.lines.real_columns).
 
 The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
 positions in compressed files, about a byte a position, with a memory buffer): for the sets that pass what
-memory holds. Its win counts only once a line to it replays under the spec rules (solver.lines.judge: the
+memory holds. Its win counts only once a line to it replays under the spec rules (solver.solve.judge: the
 line read back through the layer files; a win is deeper than the 32 layers kept apart, so the line from the
 start to the oldest layer kept comes from further disk searches for its first position
 (solver.disksearch.DiskSearch.full_line); the solver's line only when they fail; none: unknown). In a
@@ -89,11 +89,12 @@ from .atomic import write_atomic
 from .disksearch import MIN_MEMORY, MIN_OVERFLOW, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
 from .journal import JOURNAL, attach, digest, open_journal
-from .lines import codes_to_moves, judge, verdict as lines_verdict
+from .lines import codes_to_moves
 from .progress import bar
 from .report import plural
 from .rules import Rules
-from .solve import DEEP, solve
+from .solve import DEEP, judge, solve
+from .verdict import decide
 from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, signals_held,
                       term_as_interrupt)
 
@@ -158,10 +159,10 @@ def _enumerate(pos, k, limit, canonical=False, autoplay="none"):
     rules = Rules(cells=k, canonical=canonical, autoplay=autoplay)
     res = search.explore(pos, rules, max_states=limit, stop_on_win=True)
     try:
+        line = None
         if res.won:     # the line on the real columns (fc_search_moves); LineError: a bug, never a win
-            codes_to_moves(pos, res.search.moves_to(res.won_index), rules.plain())
-            return "winnable", res.states
-        return lines_verdict(False, res.complete, rules=rules), res.states
+            line, _final = codes_to_moves(pos, res.search.moves_to(res.won_index), rules.plain())
+        return decide(res.won, res.complete, line, rules), res.states
     finally:
         res.close()
 

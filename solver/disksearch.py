@@ -14,7 +14,7 @@ set is the in-memory enumeration's (84,767 positions for #11982).
     ...                                 # a certificate: certgen.certificate.write_search(..., r.search, ...)
     r.close()                           # the temporary folder is removed (also on errors and Ctrl-C)
 
-The verdict is the house rule's (solver.lines.judge): a won position found gives the line read back
+The verdict is the house rule's (solver.solve.judge): a won position found gives the line read back
 through the layer files, replayed against the spec. Past DDD_MAXF = 32 layers the older ones are merged into
 one file and their depths are gone: the line read back then begins at the oldest layer kept, and the line
 from the start to its first position is found by another disk search that looks for that position (a target,

@@ -16,9 +16,10 @@ from collections import namedtuple
 from . import search, spec
 from .cards import pretty_name
 from .errors import InternalError
-from .lines import LineError, verdict as lines_verdict
+from .lines import LineError
 from .packed import pack
 from .rules import Rules
+from .verdict import decide
 
 DEFAULT_MAX_STATES = 20_000_000
 HandResult = namedtuple("HandResult", "verdict line favor_at states complete")
@@ -85,7 +86,7 @@ def one_favor(start, rules: Rules, max_states=DEFAULT_MAX_STATES, progress=False
     try:
         states, complete = r.states, bool(r.complete)
         if not r.won:
-            return HandResult(lines_verdict(False, complete, rules=rules), None, None, states, complete)
+            return HandResult(decide(False, complete, rules=rules), None, None, states, complete)
         raw = [spec.from_position(p) for p in r.winning_line()]
     finally:
         r.close()
@@ -104,7 +105,7 @@ def one_favor(start, rules: Rules, max_states=DEFAULT_MAX_STATES, progress=False
             line, used = raw, replay(rules, raw)
         except LineError as exc:
             raise InternalError(f"internal error: the line with the favor failed the replay ({exc})") from None
-    return HandResult("winnable", line, used[0] if used else None, states, complete)
+    return HandResult(decide(True, complete, line, rules), line, used[0] if used else None, states, complete)
 
 
 def _places(s):

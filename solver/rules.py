@@ -53,7 +53,7 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         """The one rule for "unwinnable" in a counting mode: "" when a complete enumeration under these
         rules that reaches no won position proves that no won position is reachable under the spec rules
         (``cells``, ``foundation_return``), else the reason in words (the verdict is then "unknown";
-        solver.lines.verdict applies it, for explore, analyze, solve, survey and certgen alike):
+        solver.verdict.decide applies it, for explore, analyze, solve, survey and certgen alike):
 
         * no counting mode: the enumerated set is a fence (Lean's fence theorem, certificates);
         * ``canonical`` (positions up to the order of the columns): Coq, coq/FreeCell/Columns.v,

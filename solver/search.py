@@ -296,7 +296,7 @@ class Search:
 
 
 class Found:
-    """What an enumeration found (the C core's word: the verdict is solver.lines.judge's), in memory or on
+    """What an enumeration found (the C core's word: the verdict is solver.solve.judge's), in memory or on
     disk (solver.disksearch). ``states``: distinct positions stored; ``max_home``: most cards on the
     foundations in any of them; ``won``: a won position was reached; ``complete``: every reachable
     position was enumerated (the set is closed under moves); ``status``: "done", "won" or "limit";

@@ -19,7 +19,7 @@ A line that fails either check is a bug and is never reported (:class:`solver.li
 
 Verdicts: ``winnable`` (a line, replay-verified), ``unwinnable`` only when the exhaustive enumeration
 of the spec rules (``search.explore``: no automatic moves, no column-order counting) completed without a
-won position, else ``unknown`` (solver.lines.verdict). The enumeration is run only when the solver's own
+won position, else ``unknown`` (solver.verdict.decide). The enumeration is run only when the solver's own
 search space ran out without a win (deal 11982: 61,643 positions), since that space is smaller than the
 spec's. When that enumeration stops at the limit, the solver's own set is enumerated again under its counting
 rules (safe automatic moves, up to column order: proved to lose no win, coq/FreeCell/Autoplay.v, without
@@ -31,10 +31,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import lines, search
-from .lines import LineError, codes_to_moves, verify_spec
+from . import lines, search, spec
+from .lines import LineError, codes_to_moves, is_a_line, real_columns, verify_spec
 from .rules import STANDARD, Rules
 from .search import Stage, weights
+from .verdict import decide
 
 DEFAULT_MAX_STATES = 3_000_000
 DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
@@ -149,8 +150,31 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
         except LineError as exc:
             raise LineError(f"internal error: the solver's line failed the replay check ({exc})") from None
     counted = own if how == "counted enumeration" else None
-    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves, rules=counted or rules)
+    verdict = decide(won=status == "won", complete=status == "unwinnable", line=moves, rules=counted or rules)
     return SolveResult(position, rules, verdict, moves, states, time.perf_counter() - t0,
                        found_len=found if verdict == "winnable" else None, enumerated=enumerated, how=how,
                        max_states=max_states, path=path, counted=counted)
 
+
+def judge(start, result, rules: Rules):
+    """The verdict (solver.verdict.decide) of a search result (solver.search.ExploreResult or alike:
+    ``won``, ``complete``, ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
+    States, start first, or None). In the spec rules the search's own line to its first won position is
+    replayed against ``spec.moves``; in a counting mode (automatic moves, reordered columns, sequence
+    moves) the solver finds a line under the plain rules, verified the same way -- except on disk up to
+    column order alone, where the search's own line (breadth first: short) is taken onto the real columns
+    (solver.lines.real_columns) and replayed: the solver may not find a line where the search was too big
+    for memory. (In memory a depth-first line can be 100,000 moves, slow to take across in Python.)"""
+    line = None
+    if result.won and rules.counting and not (rules == rules.plain()._replace(canonical=True)
+                                              and getattr(result, "disk", False)):
+        line = solve(start, rules.plain()).path
+    elif result.won:
+        line = [spec.from_position(p) for p in result.winning_line() or ()]
+        if rules.canonical:     # its positions are up to column order: the real columns' line, every step
+            line = real_columns(rules.plain().spec(), spec.from_position(start), line)   # one of spec.moves
+        elif line and not is_a_line(rules.plain().spec(), line):
+            line = None
+        if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])):
+            line = None
+    return decide(result.won, result.complete, line, rules), line

@@ -14,8 +14,8 @@ import pytest
 from certgen import certificate, checker, mutate, render
 from solver import deals, packed, search
 from solver.errors import FreecellError
-from solver.lines import judge
 from solver.rules import Rules
+from solver.solve import judge
 
 from conftest import _one_line_error as assert_one_line_error, _run as run
 

@@ -12,9 +12,9 @@ import pytest
 
 from solver import deals, packed, rules as rules_mod, search, spec
 from solver.errors import FreecellError
-from solver.lines import judge
 from solver.packed import pack as pack_p64, unpack as unpack_p64
 from solver.rules import Rules
+from solver.solve import judge
 
 SPEC = Rules()
 

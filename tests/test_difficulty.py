@@ -499,7 +499,8 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
     whose stored line has its columns in another order (the line is taken back onto the real columns). A
     stored line with a step left out, or from another start, gives no line."""
     from solver import disksearch, spec
-    from solver.lines import column_blind, judge, real_columns
+    from solver.lines import column_blind, real_columns
+    from solver.solve import judge
     assert difficulty._enumerate(deals.ms_deal(2), 1, 100_000, canonical=True) == ("winnable", 4_309)
     pos = ((),) * 6 + ((44, 49), (45, 48)), (), (11, 11, 13, 13)
     rules = Rules(cells=4, canonical=True)

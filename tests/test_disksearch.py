@@ -13,8 +13,8 @@ import pytest
 from certgen import certificate, fastcheck
 from solver import deals, disksearch, packed, report, search, spec
 from solver.errors import FreecellError
-from solver.lines import judge
 from solver.rules import STANDARD, Rules
+from solver.solve import judge
 
 from conftest import ROOT, _one_line_error
 

@@ -16,8 +16,8 @@ from certgen import certificate
 from solver import deals, disksearch, spec
 from solver.errors import TERMINATED
 from solver.errors import FreecellError
-from solver.lines import judge
 from solver.rules import STANDARD, Rules
+from solver.solve import judge
 
 from conftest import ROOT, _one_line_error
 

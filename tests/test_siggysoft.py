@@ -3,7 +3,7 @@ import hashlib
 
 import pytest
 
-from solver import siggysoft as sg
+from solver import games, siggysoft as sg
 from solver.cards import cards_text, parse_card
 from solver.deals import ms_deal
 from solver.errors import FreecellError
@@ -156,9 +156,18 @@ B32 = sg.seed_to_base32(bytes.fromhex(FREECELL_1_SEED))
      "deal code: the seed's last base32 character has bits set past the 512th"),
 ])
 def test_code_errors(code, message):
+    # the commands read codes through games.freecell_code: siggysoft.parse_code's words for a FreeCell code
     with pytest.raises(FreecellError) as ei:
-        sg.parse_code(code)
+        games.freecell_code(code)
     assert str(ei.value) == message
+
+
+@pytest.mark.parametrize("code,game", [("SOL1-klondike-draw=1-N1", "klondike"), ("SOL1-mahjong-x=1-N1", "mahjong")])
+def test_the_low_level_parser_names_no_other_game(code, game):
+    # siggysoft.parse_code (certificates' headers too) says only that the game is not FreeCell
+    with pytest.raises(sg.OtherGame) as ei:
+        sg.parse_code(code)
+    assert (ei.value.game, str(ei.value)) == (game, f"deal code: unsupported game {game!r} (only freecell)")
 
 
 @pytest.mark.parametrize("code", [" SOL1-freecell-cells=4-N1", "SOL1-freecell-cells=4-N1\n",
@@ -246,7 +255,6 @@ def test_other_games_decks(run_json):
 
 
 def test_redeal_stream():
-    from solver import games
     seed = bytes.fromhex(KLONDIKE_1_SEED)
     cards = list(range(20))
     r1, r2 = games.redeal(seed, 1, cards), games.redeal(seed, 2, cards)

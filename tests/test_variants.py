@@ -121,9 +121,9 @@ def test_verdict_of_a_complete_enumeration_by_mode(run, run_json, flags, states,
 
 
 def test_proves_unwinnable_is_the_one_rule():
-    """Rules.unproved/proves_unwinnable, and solver.lines.verdict applying it (analyze, solve, survey, certgen
+    """Rules.unproved/proves_unwinnable, and solver.verdict.decide applying it (analyze, solve, survey, certgen
     and explore all go through it)."""
-    from solver.lines import verdict
+    from solver.verdict import decide as verdict
     proved = [Rules(), Rules(canonical=True), Rules(autoplay="horne"), Rules(autoplay="horne", canonical=True),
               Rules(supermoves=True), Rules(autoplay="horne", supermoves=True), Rules(foundation_return=True),
               Rules(canonical=True, foundation_return=True), Rules(cells=0, hand=1),
