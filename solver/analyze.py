@@ -33,10 +33,10 @@ is "unknown" too, but its figures are given: facts about that mode's set.
 from . import search
 from .cards import card_name
 from .errors import FreecellError
+from .limits import ANALYZE_STATES
 from .rules import STANDARD
 from .solve import judge
 
-DEFAULT_MAX_STATES = 5_000_000
 CHUNK = 1 << 20          # records exported from the C core per pass step
 MAX_EXPOSED_RECORDS = 1000   # exposing positions kept for --json / --svg-dir (the count is exact anyway)
 
@@ -167,7 +167,7 @@ def _chunks(search, n):
         yield search.export_p64(first, CHUNK)
 
 
-def analyze(start, rules=None, exposed=None, max_states=DEFAULT_MAX_STATES, progress=False):
+def analyze(start, rules=None, exposed=None, max_states=ANALYZE_STATES, progress=False):
     """Enumerate the whole reachable set from ``start`` and analyse it (the search stops at the first
     won position only when ``exposed`` is None: a win already settles the other figures).
 

@@ -40,17 +40,13 @@ import zlib
 from . import packed
 from .errors import FreecellError
 from .journal import lock_file
+from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
 
-# The in-memory store's bytes a position (23.2 measured at 2.95 M, 23.7 at 100 M; scripts/bench.py --store):
-# --memory M enumerates in memory up to M / 24 positions, then on disk.
-BYTES_PER_STATE = 24
-MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
 MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
 KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc_internal.h): its buffer holds memory / 24 of them
-IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc_internal.h)
 
 
 def _size(n):
@@ -668,13 +664,14 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
 def explore_within(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True,
                    on_disk=False, work_dir=None, on_resume=None):
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
-    it (memory / BYTES_PER_STATE of them, at most IN_MEMORY_MAX), else again from the start on disk
-    (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir`` (a
-    resumable search is one on disk from its start; one holding a state goes on). The result (an ExploreResult or a DiskResult) is closed by the caller."""
+    it (memory / STORE_BYTES_PER_POSITION of them, at most IN_MEMORY_MAX_STATES), else again from the start on
+    disk (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir``
+    (a resumable search is one on disk from its start; one holding a state goes on). The result (an
+    ExploreResult or a DiskResult) is closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
     if on_disk or work_dir is not None:
         return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
-    fits = min(memory // BYTES_PER_STATE, IN_MEMORY_MAX)
+    fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
     r = explore(start, rules, max_states=max(fits, 1), progress=progress, stop_on_win=stop_on_win)

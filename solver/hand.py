@@ -16,12 +16,12 @@ from collections import namedtuple
 from . import search, spec
 from .cards import pretty_name
 from .errors import InternalError
+from .limits import HAND_STATES
 from .lines import LineError
 from .packed import pack
 from .rules import Rules
 from .verdict import decide
 
-DEFAULT_MAX_STATES = 20_000_000
 HandResult = namedtuple("HandResult", "verdict line favor_at states complete")
 HandResult.__doc__ = """verdict: winnable (a line replayed with one favor), unwinnable (the whole reachable
 set with the favor enumerated, no win), unknown (the limit); line: spec States, start first; favor_at:
@@ -79,7 +79,7 @@ def _plain_line(start, target, plain, max_states):
         r.close()
 
 
-def one_favor(start, rules: Rules, max_states=DEFAULT_MAX_STATES, progress=False):
+def one_favor(start, rules: Rules, max_states=HAND_STATES, progress=False):
     """The verdict of ``start`` under ``rules`` (rules.hand = 1) with a replayed line when winnable."""
     from .solve import solve
     r = search.explore(start, rules, max_states=max_states, progress=progress)     # DFS, stops at a win

@@ -42,8 +42,6 @@ _ERRORS = {lib.FC_ENOMEM: "out of memory", lib.FC_EBADPOS: "not a valid position
            lib.FC_ERANGE: "index out of range", lib.FC_EILLEGAL: "an illegal move"}
 
 CHUNK = 1 << 16                 # states expanded per C call: a bar moves, and Ctrl-C is seen, between calls
-EXPLORE_LIMIT = 20_000_000      # explore's default limit (about 1.2 GB measured, at most 1.8 GB; solver/cliargs.py
-                                # BYTES_PER_STATE): a huge set ends as unknown, not out of memory
 
 
 def _error(code, what=""):

@@ -28,38 +28,32 @@ deal 27708 with 1 cell: the spec's set passes 100,000,000 positions, the counted
 Moves are solver.lines' ``(card, src, dst)`` tuples.
 """
 import time
-from dataclasses import dataclass, field
-from typing import Optional
 
 from . import lines, search, spec
 from .lines import LineError, codes_to_moves, is_a_line, real_columns, verify_spec
 from .rules import STANDARD, Rules
 from .search import Stage, weights
+from .limits import DEEP_STAGE_STATES, SOLVE_STATES
 from .verdict import decide
 
-DEFAULT_MAX_STATES = 3_000_000
 DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
                              # both surveys) uses it: one line per deal, whichever asks. 1 = cycles and
                              # one-move shortcuts (+50% solver time, lines ~1.5% shorter), 2 = also two-move
                              # shortcuts (about 10x the time, ~2.5% shorter): `solve --shorten 2`, the play page
 
-
-DEEP_STAGE = 25_000_000
-DEEP_MAX_STATES = 100_000_000
 # The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with the core's move pruning
 # (FC_PRUNE_ALL: fewer successors, so a best-first search goes deeper in the same memory), each with its own
-# weights, then the built-in portfolio's last, unpruned stage up to max_states (DEEP_MAX_STATES by default).
+# weights, then the built-in portfolio's last, unpruned stage up to max_states (solver.limits.DEEP_STATES by default).
 # Measured with 1 cell: #14497 won in the first stage (17,058,877 positions), #13599 in the
 # fourth (82,861,647 in all), while the built-in portfolio stopped both at 100,000,000; #11744 in 5,667,052
 # (the built-in portfolio: 35,059,546, in its last stage). Its peak is the biggest stage's (about 60
 # bytes a position): a stage's positions are dropped when the next starts.
 _PRUNE = search.lib.FC_PRUNE_ALL
-DEEP = (Stage(_PRUNE, DEEP_STAGE, weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE, weights("cells", 102)),
-        Stage(_PRUNE, DEEP_STAGE, weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE, weights("d", 104)),
+DEEP = (Stage(_PRUNE, DEEP_STAGE_STATES, weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE_STATES, weights("cells", 102)),
+        Stage(_PRUNE, DEEP_STAGE_STATES, weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE_STATES, weights("d", 104)),
         Stage(0, 0, weights("d", 15)))
 
 
-@dataclass
 class SolveResult:
     """``verdict``: "winnable" / "unwinnable" / "unknown"; ``moves``: the verified line (winnable only);
     ``path``: its positions as spec States, start first (when checked against spec.moves); ``states``:
@@ -67,19 +61,15 @@ class SolveResult:
     ``seconds``: wall time; ``found_len``: the line's length before shortening; ``how``: which search
     gave the verdict ("solver", "enumeration", or "counted enumeration": when the spec enumeration stopped
     at its limit, the enumeration under the solver's own counting rules, ``counted``, which are proved to lose
-    no win, completed without a win)."""
-    start: tuple
-    rules: Rules
-    verdict: str
-    moves: Optional[list]
-    states: int
-    seconds: float
-    found_len: Optional[int] = None
-    enumerated: Optional[int] = None
-    how: str = "solver"
-    max_states: Optional[int] = None
-    path: Optional[list] = field(default=None, repr=False)
-    counted: Optional[Rules] = None
+    no win, completed without a win). A plain class, not a dataclass: explore imports this module (judge)
+    and its start-up does not pay for dataclasses."""
+
+    def __init__(self, start, rules: Rules, verdict: str, moves, states: int, seconds: float, found_len=None,
+                 enumerated=None, how="solver", max_states=None, path=None, counted=None):
+        self.start, self.rules, self.verdict, self.moves, self.states, self.seconds = \
+            start, rules, verdict, moves, states, seconds
+        self.found_len, self.enumerated, self.how, self.max_states, self.path, self.counted = \
+            found_len, enumerated, how, max_states, path, counted
 
     @property
     def length(self):
@@ -98,7 +88,7 @@ def speedups(rules: Rules) -> Rules:
     return Rules(cells=rules.cells, foundation_return=rules.foundation_return, autoplay="safe", canonical=True)
 
 
-def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shorten=DEFAULT_SHORTEN,
+def solve(position, rules: Rules = STANDARD, max_states=SOLVE_STATES, shorten=DEFAULT_SHORTEN,
           strict=True, stages=None, recount=True):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
     docstring). ``strict``: also replay against spec.moves itself; the survey passes False. ``stages``: another

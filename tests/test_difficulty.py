@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from solver import deals, difficulty, search, spec
+from solver.limits import SOLVER_BYTES_PER_POSITION, STORE_BYTES_PER_POSITION_WORST
 from solver.solve import DEEP, solve
 from solver.errors import FreecellError, WorkerLost
 from solver.journal import open_journal
@@ -94,10 +95,10 @@ def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
     assert not difficulty.runs_solver(3) and difficulty.runs_solver(4)
     assert difficulty.runs_solver(1, tiers=((10, 10), (10, 20, None, False, True)))
     assert not difficulty.runs_solver(1, tiers=((10, 10, None, False, True), (10, 20, None, False, True)))
-    assert difficulty.job_memory(4) == max((4 << 30) + (1 << 20), 100_000_000 * difficulty.SOLVER_BYTES_PER_STATE) \
+    assert difficulty.job_memory(4) == max((4 << 30) + (1 << 20), 100_000_000 * SOLVER_BYTES_PER_POSITION) \
         == 6_000_000_000      # the deep solver's; the disk enumeration's buffer and the overflow set's floor less
     assert difficulty.job_memory(1, tiers=((10, 10), (1_000_000_000, 10))) == 60_000_000_000
-    assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * difficulty.MEMORY_PER_STATE  # no solver
+    assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * STORE_BYTES_PER_POSITION_WORST  # no solver
     calls = []
     monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit, deep=False: calls.append((k, limit, deep)) or ("winnable", 7))
     monkeypatch.setattr(difficulty, "_enumerate_on_disk", lambda *a, **kw: pytest.fail("no disk search after a win"))
