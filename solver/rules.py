@@ -89,6 +89,24 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         the spec rules (:meth:`unproved` says which theorem, or why not)."""
         return not self.unproved()
 
+    def words(self) -> list:
+        """The rules in words, one phrase each: the free cells ("5 free cells"), the foundations ("foundation
+        returns allowed" or "nothing back from the foundations"), then each counting mode that is on ("up to
+        column order", "safe automatic moves", "supermoves", "1 favor of the hand"). Every message and
+        generated file says the rules with these (solver.report.rules_words, certgen.render.rules_text), and the
+        disk search's C core word for word (ddd_state.c's rules_words; tests/test_resume.py compares them)."""
+        out = [f"{self.cells} free cell" + ("" if self.cells == 1 else "s"),
+               "foundation returns allowed" if self.foundation_return else "nothing back from the foundations"]
+        if self.canonical:
+            out.append("up to column order")
+        if self.autoplay != "none":
+            out.append(f"{self.autoplay} automatic moves")
+        if self.supermoves:
+            out.append("supermoves")
+        if self.hand:
+            out.append(f"{self.hand} favor" + ("" if self.hand == 1 else "s") + " of the hand")
+        return out
+
     def plain(self) -> "Rules":
         """The same spec parameters without the counting mode."""
         return self._replace(autoplay="none", canonical=False, supermoves=False)

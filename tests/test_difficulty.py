@@ -595,8 +595,9 @@ def test_the_canonical_disk_tier_has_its_own_work_folder(tmp_path):
     r.close()                                   # kept at its limit: a fixed-column search in the canonical name
     with pytest.raises(FreecellError) as e:
         difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
-    assert str(e.value) == (f"the survey's work folder {wd}: it holds a search under other rules: there 1 free cell; "
-                            "asked 1 free cell, column order (remove that folder)")
+    assert str(e.value) == (f"the survey's work folder {wd}: it holds a search under other rules: there 1 free cell, "
+                            "nothing back from the foundations; asked 1 free cell, nothing back from the foundations, "
+                            "up to column order (remove that folder)")
 
 
 def test_a_gap_of_two_enumerates_the_smallest_set_first():

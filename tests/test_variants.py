@@ -28,7 +28,7 @@ def test_canonical_safe_autoplay_counts_61643(run_json):
 def test_canonical_safe_autoplay_plain_line(run):
     p = run("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
     assert p.returncode == 0 and p.stderr == ""
-    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unwinnable \u2014 all 61,643 "
+    assert p.stdout == ("deal 11982 (up to column order, safe automatic moves): unwinnable \u2014 all 61,643 "
                         "reachable positions enumerated, at most 2 cards ever reach the foundations\n")
 
 
