@@ -15,7 +15,7 @@ from .limits import ANALYZE_STATES, DEEP_STATES, DISK_MAX_STATES, EXPLORE_STATES
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
-from .cards import card_name
+from .cards import card_name, cards_text
 
 PROG = "python -m solver"
 MOVED = {"out": "explore --out moved: `python -m certgen build --deal N --out CERT` writes certificates",
@@ -38,7 +38,7 @@ def cmd_deal(args):
     if not args.json:
         head = f"code: {src.code}\n" if args.random else ""
         order = src.extra.get("order")
-        tail = f"order: {' '.join(card_name(c) for c in order)}\n" if args.order and order else ""
+        tail = f"order: {cards_text(order)}\n" if args.order and order else ""
         report.write(head + format_position(src.position) + tail)
         return 0
     cols, cells, home = src.position

@@ -88,7 +88,7 @@ from . import deals, search
 from .atomic import write_atomic
 from .disksearch import MIN_OVERFLOW, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
-from .journal import JOURNAL, attach, digest, open_journal
+from .journal import attach, digest, open_journal
 from .limits import DIFFICULTY_TIERS, MIN_MEMORY, SOLVER_BYTES_PER_POSITION, STORE_BYTES_PER_POSITION_WORST
 from .lines import codes_to_moves
 from .progress import bar
@@ -411,15 +411,6 @@ def _from_record(deal, body, verdict):
 def _journal_needs(j):
     """{deal: Need} of the journal's records that hold one."""
     return {d: n for d, _l, v, body in j.rows("deal") for n in [_from_record(d, body, v)] if n is not None}
-
-
-def read_journal(csv_path):
-    """{deal: Need} of the survey whose CSV is ``csv_path``, from its journal (beside it, :func:`work_root_of`):
-    what a run killed before its export had finished. {} when there is no journal."""
-    if not os.path.exists(os.path.join(work_root_of(csv_path), JOURNAL)):
-        return {}
-    with attach(work_root_of(csv_path)) as j:
-        return _journal_needs(j)
 
 
 def _record(j, n: Need):

@@ -163,10 +163,6 @@ def codes_to_moves(start, codes, rules: Rules = STANDARD, need_won=True):
     return _replay(start, codes, rules, need_won, with_src=False)
 
 
-def moves_to_codes(moves):
-    return [card | (dst << 8) for card, _src, dst in moves]
-
-
 # --- replay against spec.moves -----------------------------------------------------------------------------
 
 def step_indices(rules: spec.Rules, start: spec.State, path) -> list:

@@ -95,12 +95,6 @@ def pos_from_c(p):
     return cols, tuple(p.cells[0:p.ncells]), tuple(p.home)
 
 
-def p64_check(rec):
-    """True when ``rec`` is the P64 form of a valid position (by the C core)."""
-    p = ffi.new("fc_pos *")
-    return len(rec) == P64_SIZE and lib.fc_p64_to_pos(rec, p) == 0
-
-
 def autoplay(pos, rules):
     """``pos`` after the rules' automatic moves (itself when rules.autoplay is "none")."""
     p = pos_to_c(pos)
@@ -251,9 +245,6 @@ class Search:
         out = ffi.new("uint64_t[]", n)
         lib.fc_search_path(self._h(), k, out, n)
         return list(out)
-
-    def home_count(self, k):
-        return lib.fc_search_home_count(self._h(), k)
 
     def sorted_batches(self, size):
         """Every state's P64 record in the order of the records (fc_search_sort_p64), as bytes of up to

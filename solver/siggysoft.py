@@ -102,11 +102,6 @@ def position_from_seed(seed):
     return deals.position_from_order(shuffle(seed))
 
 
-def numbered_deal(number, deal_key="freecell"):
-    """FreeCell start Position of SiggySoft numbered deal ``number``."""
-    return position_from_seed(numbered_seed(number, deal_key))
-
-
 # --- base32 (RFC 4648 alphabet, no padding) -----------------------------------------------------------
 
 def seed_to_base32(seed):

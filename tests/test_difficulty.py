@@ -28,6 +28,13 @@ K_1_30 = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3, 7: 1, 8: 1, 9: 2, 10: 2, 11: 1, 12
           30: 1}
 
 
+def read_journal(csv_path):
+    """{deal: Need} of the difficulty survey's journal beside ``csv_path`` (what a run killed before its export
+    had recorded)."""
+    with difficulty.attach(difficulty.work_root_of(csv_path)) as j:
+        return difficulty._journal_needs(j)
+
+
 def test_survey_1_30_figures(run_json, tmp_path):
     out = tmp_path / "d.csv"
     obj = run_json("survey", "1-30", "--difficulty", "--jobs", "2", "--out", str(out))
@@ -311,7 +318,7 @@ def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
     killed_in = int(p.stderr.split("layer ")[1].split()[0])
     wd = tmp_path / "d.csv.work" / "43-1"
     assert (wd / "search.state").is_file()
-    row = difficulty.read_journal(str(out))[43]
+    row = read_journal(str(out))[43]
     assert (row.k, row.low, row.high, row.tier) == (None, 1, 2, 1)
     tier1_states = row.states
     needs, _c, _s, resumed = difficulty.survey(43, 43, tiers=SMALL_TIERS, journal=str(out))
@@ -754,7 +761,7 @@ def test_bounds_proven_in_a_tier_stopped_later_stay_in_the_journal(tmp_path, mon
     monkeypatch.setattr(difficulty, "_enumerate", _stopped_at(43, 1, difficulty._enumerate))
     with pytest.raises((KeyboardInterrupt, WorkerLost)):
         difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
-    assert difficulty.read_journal(str(out))[43] == difficulty.Need(43, None, 1, 2, 5 + 7, 1)
+    assert read_journal(str(out))[43] == difficulty.Need(43, None, 1, 2, 5 + 7, 1)
     monkeypatch.undo()
     needs, _c, _s, _r = difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
     assert needs == [difficulty.Need(43, None, 1, 2, 12 + 100_000, 2), difficulty.Need(44, 2, 2, 2, 5 + 70 + 1_587, 2)]
@@ -815,4 +822,4 @@ def test_a_forged_journal_record_of_another_shape_is_left_out(tmp_path):
         j.record_many(("deal", d, body, None, v) for d, body, v in forged)
         assert j.query("SELECT count(*) FROM records WHERE sha256 = ?", (digest("deal", 3, {"k": 2}, None, "medium"),)) \
             == [(1,)]
-    assert difficulty.read_journal(csv_path) == {2: good}
+    assert read_journal(csv_path) == {2: good}
