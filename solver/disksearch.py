@@ -37,10 +37,11 @@ import tempfile
 import time
 import zlib
 
-from . import packed
+from . import packed, solve
 from .errors import FreecellError
 from .journal import lock_file
 from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
+from .lines import apply_move
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
@@ -620,9 +621,7 @@ class DiskResult(Found):
         recs = self.search.full_line()
         if recs is not None:
             return [packed.unpack(rec) for rec in recs]
-        from .lines import apply_move
-        from .solve import solve         # solve imports the search machinery: only when the read-back failed
-        r = solve(self.search.start, self.rules)
+        r = solve.solve(self.search.start, self.rules)
         if r.verdict != "winnable":
             return None
         line = [self.search.start]

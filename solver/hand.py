@@ -20,6 +20,7 @@ from .limits import HAND_STATES
 from .lines import LineError
 from .packed import pack
 from .rules import Rules
+from .solve import solve
 from .verdict import decide
 
 HandResult = namedtuple("HandResult", "verdict line favor_at states complete")
@@ -81,7 +82,6 @@ def _plain_line(start, target, plain, max_states):
 
 def one_favor(start, rules: Rules, max_states=HAND_STATES, progress=False):
     """The verdict of ``start`` under ``rules`` (rules.hand = 1) with a replayed line when winnable."""
-    from .solve import solve
     r = search.explore(start, rules, max_states=max_states, progress=progress)     # DFS, stops at a win
     try:
         states, complete = r.states, bool(r.complete)

@@ -98,8 +98,6 @@ LAZY = {
     ("solver/atomic.py", "_write_atomic"): "tempfile: only when a file is written, not on `explore`'s start-up",
     ("solver/cli.py", "cmd_explore"): "the C core and the replay machinery: not for `deal`",
     ("solver/cli.py", "_explore_report"): "the replay machinery (solver.lines): not for `deal`",
-    ("solver/disksearch.py", "winning_line"): "solver.solve and solver.lines: only when the line of a win "
-                                              "could not be read back (disk searches failed)",
     ("solver/cli.py", "cmd_analyze"): "the C core, svg: not for `deal`",
     ("solver/cli.py", "cmd_solve"): "the C core: not for `deal`",
     ("solver/cli.py", "cmd_survey"): "the C core, multiprocessing: not for `deal`",
@@ -116,7 +114,6 @@ LAZY = {
     ("solver/cli.py", "cmd_deal"): "os.urandom and siggysoft for --random, games for other games' codes",
     ("solver/cli.py", "_other_game"): "solver.games (hashlib): only for another game's code",
     ("solver/cli.py", "_explore_hand"): "solver.hand: only with --hand",
-    ("solver/hand.py", "one_favor"): "solver.solve imports the C core's solver: only when a favor wins",
     ("solver/report.py", "exposed_pictures"): "svg: only with --svg-dir",
     ("solver/analyze.py", "exposing_positions"): "solver.packed: only for the exposing positions",
     ("solver/errors.py", "main_of"): "the command's CLI module: imported inside the Ctrl-C handler",
