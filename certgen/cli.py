@@ -20,11 +20,9 @@ from solver.cliargs import (Parser, add_command, add_disk_args, check_disk_args,
                             progress_of, rules_of, run, source_of, whole_arg, writing)
 from solver.limits import (CERTIFY_CANONICAL_STATES, CERTIFY_STATES, EXPLORE_STATES, IN_MEMORY_MAX_STATES,
                            SOLVE_STATES)
-from solver import deals, packed
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
-from solver.report import rules_words, write, write_json
-from solver.rules import Rules
+from solver.report import write, write_json
 from solver.survey import parse_range
 
 from . import audit, certificate, certify, checker, coq, fastcheck, mutate, prove, render, sampled, survey

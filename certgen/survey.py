@@ -41,7 +41,6 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
-import sys
 import tempfile
 import time
 
