@@ -362,7 +362,8 @@ def build_parser():
     sv.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
     sv.add_argument("--chunk", type=whole_arg("--chunk", 1, MAX_DEAL), default=None, help="deals per task (default up to 10,000)")
     sv.add_argument("--rows", action="store_true", help="keep every row (default: unwinnable and unknown)")
-    sv.add_argument("--second-max-states", type=whole_arg("--second-max-states", 1, IN_MEMORY_MAX_STATES), default=None, metavar="K",
+    sv.add_argument("--second-max-states", type=whole_arg("--second-max-states", 1, IN_MEMORY_MAX_STATES), default=None,
+                    metavar="K",
                     help="the second pass's limit for deals unknown at the first (default 10x)")
     sv.add_argument("--engine", choices=("local", "dask"), default="local",
                     help="local processes, or dask.distributed (the `cluster` extra)")

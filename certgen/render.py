@@ -276,7 +276,8 @@ def rules_text(rules: Rules) -> str:
     rules (4 free cells, nothing back from the foundations)" or "the rules with 5 free cells and foundation
     returns allowed", then "up to column order" and "with" each other mode ("with safe automatic moves")."""
     cells, back, *modes = rules.words()
-    text = f"the standard rules ({cells}, {back})" if rules.plain() == STANDARD else f"the rules with {cells} and {back}"
+    standard = rules.plain() == STANDARD
+    text = f"the standard rules ({cells}, {back})" if standard else f"the rules with {cells} and {back}"
     return text + "".join(f" {m}" if m == "up to column order" else f" with {m}" for m in modes)
 
 

@@ -266,8 +266,8 @@ def check_disk_args(args, rules):
     if args.memory is not None and rules.hand:
         raise FreecellError("--memory: the disk search does not take --hand")
     if args.memory is None and (getattr(args, "max_states", None) or 0) > IN_MEMORY_MAX_STATES:
-        raise FreecellError(f"--max-states above {IN_MEMORY_MAX_STATES:,} goes with --memory (the disk search: the search in "
-                            f"memory numbers its positions with 31 bits)")
+        raise FreecellError(f"--max-states above {IN_MEMORY_MAX_STATES:,} goes with --memory (the disk search: the "
+                            f"search in memory numbers its positions with 31 bits)")
 
 
 def add_command(sub, name, func, help, description=None, source=False, rules=False, counting=False, limit=None,

@@ -24,7 +24,7 @@ measured for one store and used for one purpose (named by it):
 
 # --- default limits: positions a search may store, then "unknown" ---------------------------------------------
 
-EXPLORE_STATES = 20_000_000         # explore, build, prove: the enumeration in memory (about 1.2 GB measured, at most 1.8 GB)
+EXPLORE_STATES = 20_000_000         # explore, build, prove: the enumeration in memory (1.8 GB at the most)
 ANALYZE_STATES = 5_000_000          # analyze
 SOLVE_STATES = 3_000_000            # solve, prove-win, each deal of both surveys' first pass
 HAND_STATES = 20_000_000            # explore --hand 1

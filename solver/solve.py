@@ -31,9 +31,9 @@ import time
 
 from . import lines, search, spec
 from .lines import LineError, codes_to_moves, is_a_line, real_columns, verify_spec
+from .limits import DEEP_STAGE_STATES, SOLVE_STATES
 from .rules import STANDARD, Rules
 from .search import Stage, weights
-from .limits import DEEP_STAGE_STATES, SOLVE_STATES
 from .verdict import decide
 
 DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
@@ -43,15 +43,16 @@ DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every comm
 
 # The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with the core's move pruning
 # (FC_PRUNE_ALL: fewer successors, so a best-first search goes deeper in the same memory), each with its own
-# weights, then the built-in portfolio's last, unpruned stage up to max_states (solver.limits.DEEP_STATES by default).
+# weights, then the built-in portfolio's last, unpruned stage up to max_states (by default
+# solver.limits.DEEP_STATES).
 # Measured with 1 cell: #14497 won in the first stage (17,058,877 positions), #13599 in the
 # fourth (82,861,647 in all), while the built-in portfolio stopped both at 100,000,000; #11744 in 5,667,052
 # (the built-in portfolio: 35,059,546, in its last stage). Its peak is the biggest stage's (about 60
 # bytes a position): a stage's positions are dropped when the next starts.
 _PRUNE = search.lib.FC_PRUNE_ALL
-DEEP = (Stage(_PRUNE, DEEP_STAGE_STATES, weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE_STATES, weights("cells", 102)),
-        Stage(_PRUNE, DEEP_STAGE_STATES, weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE_STATES, weights("d", 104)),
-        Stage(0, 0, weights("d", 15)))
+DEEP = tuple(Stage(_PRUNE, DEEP_STAGE_STATES, weights(name, seed))
+             for name, seed in (("greedy", 101), ("cells", 102), ("d2", 103), ("d", 104))) \
+    + (Stage(0, 0, weights("d", 15)),)
 
 
 class SolveResult:
@@ -148,9 +149,9 @@ def solve(position, rules: Rules = STANDARD, max_states=SOLVE_STATES, shorten=DE
 
 def judge(start, result, rules: Rules):
     """The verdict (solver.verdict.decide) of a search result (solver.search.ExploreResult or alike:
-    ``won``, ``complete``, ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
-    States, start first, or None). In the spec rules the search's own line to its first won position is
-    replayed against ``spec.moves``; in a counting mode (automatic moves, reordered columns, sequence
+    ``won``, ``complete``, ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the
+    replayed line as spec States, start first, or None). In the spec rules the search's own line to its
+    first won position is replayed against ``spec.moves``; in a counting mode (automatic moves, reordered columns, sequence
     moves) the solver finds a line under the plain rules, verified the same way -- except on disk up to
     column order alone, where the search's own line (breadth first: short) is taken onto the real columns
     (solver.lines.real_columns) and replayed: the solver may not find a line where the search was too big

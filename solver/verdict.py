@@ -14,6 +14,7 @@ enumerations) and solver.hand.one_favor.
 """
 from .rules import STANDARD, Rules
 
+
 def decide(won, complete, line=None, rules: Rules = STANDARD) -> str:
     """``winnable`` only when a won position was reached *and* ``line`` (the line to it that replayed under
     the spec rules) is given; ``unwinnable`` only when the enumeration under ``rules`` completed without a
