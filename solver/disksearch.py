@@ -39,7 +39,7 @@ import zlib
 
 from . import packed, solve
 from .errors import FreecellError
-from .journal import lock_file
+from .journal import lock_file, release_lock
 from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
 from .lines import apply_move
 from .progress import bar
@@ -415,7 +415,7 @@ class DiskSearch:
                 os.remove(os.path.join(self.work_dir, LOCK_FILE))
             except OSError:
                 pass
-        os.close(self._lock)
+        release_lock(self._lock)
         self._lock = None
 
     @property
