@@ -40,9 +40,9 @@ ENCODING = "p64-sorted-zlib"
 TOP_KEYS = ("format", "version", "header", "body", "sha256")
 HEADER_KEYS = ("source", "rules", "start", "states", "encoding", "info")
 # The most records a header may declare. The in-memory search numbers its positions with 31 bits (its
-# certificates stay below 2**31: solver.cliargs.MAX_STATES); the disk search and the streamed writer number
+# certificates stay below 2**31: solver.limits.IN_MEMORY_MAX_STATES); the disk search and the streamed writer number
 # none, so a certificate from the disk search may hold more: 2**40 (64 TiB of records inflated) is the bound
-# (= solver.cliargs.DISK_MAX_STATES; build/fccheck has the same). A version 2 body, one msgpack bin, holds
+# (= solver.limits.DISK_MAX_STATES; build/fccheck has the same). A version 2 body, one msgpack bin, holds
 # at most BODY_MAX compressed bytes (about 980 M records at 4.4 bytes a record); a longer one is written as
 # version 3, pieces of PIECE bytes (the last one shorter). A reader takes pieces of 1..PIECE_MAX bytes.
 MAX_STATES = 2 ** 40

@@ -35,15 +35,14 @@ def card_label(c: spec.Card) -> str:
 
 
 def rules_text(rules: Rules) -> str:
-    """The rules in words, as the generated files and `certgen info` say them."""
-    if rules.canonical:         # a certificate up to column order: the spec's rules, columns in any order
-        return f"{rules_text(rules.plain())} up to column order" + \
-            (f" with {rules.autoplay} automatic moves" if rules.autoplay != "none" else "")
-    if rules == STANDARD:
-        return "the standard rules (4 free cells, nothing back from the foundations)"
-    cells = f"{int(rules.cells)} free cell" + ("" if rules.cells == 1 else "s")
-    back = "foundation returns allowed" if rules.foundation_return else "nothing back from the foundations"
-    return f"the rules with {cells} and {back}"
+    """A certificate's rules as its generated files and `certgen info` say them, in solver.rules.Rules.words'
+    words: "the standard rules (4 free cells, nothing back from the foundations)" or "the rules with 5 free
+    cells and foundation returns allowed", then "up to column order" and "with" each other mode ("with safe
+    automatic moves")."""
+    cells, back, *modes = rules.words()
+    standard = rules.plain() == STANDARD
+    text = f"the standard rules ({cells}, {back})" if standard else f"the rules with {cells} and {back}"
+    return text + "".join(f" {m}" if m == "up to column order" else f" with {m}" for m in modes)
 
 
 def deal_start(start: spec.State, deal: Optional[int]) -> Optional[int]:

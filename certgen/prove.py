@@ -31,9 +31,10 @@ from solver import deals, packed, report, search, spec
 from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
-from solver.lines import judge, step_indices
+from solver.limits import DISK_MAX_STATES, EXPLORE_STATES, PROVE_FIRST_SOLVE_STATES, SOLVE_STATES
+from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
-from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
+from solver.solve import judge, solve
 from solver.source import Source, load
 
 from . import audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, survey, upto
@@ -66,7 +67,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
           on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out",
           level: Optional[int] = None) -> Built:
-    """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
+    """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
@@ -91,10 +92,10 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
                             f"give another {out_flag}")
     with _timed(phases, "search"):
         if memory is None:
-            max_states = max_states or search.EXPLORE_LIMIT
+            max_states = max_states or EXPLORE_STATES
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
-            max_states = max_states or certificate.MAX_STATES
+            max_states = max_states or DISK_MAX_STATES
             tmp = folder if tmp is None and work_dir is None else tmp
             result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
                                     work_dir=work_dir, on_resume=say_resume(source.name))
@@ -356,7 +357,6 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
 
 
 WINNABLE = 4                    # prove's exit status when the solver found a winning line first
-FIRST_SOLVE_STATES = 1_000_000  # the solver's limit before prove enumerates (about 0.1 GB, a second or so)
 
 
 def prove_win_command(source: Source, rules: Rules) -> str:
@@ -390,7 +390,8 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
     columns proves it, whatever an enumeration up to column order counted). ``memory``/``tmp``: the
     enumeration past memory (see build)."""
     if not win:
-        first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
+        limit = min(PROVE_FIRST_SOLVE_STATES, max_states or PROVE_FIRST_SOLVE_STATES)
+        first = solve(source.position, rules, max_states=limit)
         if first.verdict == "winnable":
             say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card "
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
@@ -413,7 +414,7 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
 
 def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: Callable):
     """The C solver's line, replayed against spec.moves in Python; None (said) when there is none."""
-    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
+    r = solve(source.position, rules, max_states=max_states or SOLVE_STATES)
     say("  " + report.solve_summary(source.name, r))
     if r.verdict != "winnable":
         say(f"nothing to prove: the verdict is {r.verdict}"

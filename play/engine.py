@@ -25,6 +25,7 @@ from solver import analyze, board, cards, deals, difficulty, lines, packed, sear
 from solver import cliargs
 from solver.atomic import write_atomic          # every output file: a temporary file, then a rename
 from solver.errors import FreecellError
+from solver.limits import PLAY_HINT_STATES, PLAY_VERDICT_STATES   # the page's search limits
 from solver.rules import MAX_CELLS, Rules
 from solver.source import Source, load
 

@@ -124,12 +124,11 @@ def hint_times(first=1, last=32000, step=16, progress=True):
 
 
 def difficulty_tertiles(last=1000):
-    from play.verdicts import VERDICT_MAX_STATES
     from play import engine
     from solver import deals
     lengths = []
     for n in range(1, last + 1):
-        line = engine.find_line(deals.ms_deal(n), 4, VERDICT_MAX_STATES)
+        line = engine.find_line(deals.ms_deal(n), 4, engine.PLAY_VERDICT_STATES)
         if line.verdict == "winnable":
             lengths.append(len(line.moves))
     lengths.sort()

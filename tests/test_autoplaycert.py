@@ -130,7 +130,7 @@ def test_fccheck_autoplay_refuses_a_non_position():
 def test_the_certificate_of_11982(built, run):
     path, cert, out = built
     assert cert.states == 61_643 and cert.rules == AUTO
-    assert "counted up to column order, safe autoplay" in out and "61,643" in out
+    assert "up to column order, safe automatic moves" in out and "61,643" in out
     states = members.decode(cert).states
     assert all(columns.canon(s) == s and autoplay.settled(s) for s in states)
     assert cert.start == p64(spec.ms_deal(11982))           # the header's start is the deal as dealt

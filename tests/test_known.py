@@ -8,8 +8,8 @@ import pytest
 from certgen import certificate, checker, known, render
 from certgen.known import KNOWN
 from solver import deals, search, siggysoft, spec
-from solver.lines import judge
 from solver.rules import STANDARD, Rules
+from solver.solve import judge
 
 from conftest import ROOT
 

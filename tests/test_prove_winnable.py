@@ -8,7 +8,7 @@ import re
 import pytest
 
 from certgen import cli as certgen_cli, prove
-from solver import cliargs, search
+from solver import limits
 from solver.rules import Rules
 
 from conftest import _run as run
@@ -64,8 +64,7 @@ def test_exit_status_4_is_documented():
 
 
 def test_default_limits_fit_in_a_few_gigabytes():
-    assert cliargs.EXPLORE_LIMIT == search.EXPLORE_LIMIT
-    assert search.EXPLORE_LIMIT * cliargs.BYTES_PER_STATE <= 2e9
+    assert limits.EXPLORE_STATES * limits.COMMAND_BYTES_PER_POSITION <= 2e9
     for module, command in (("solver", "explore"), ("certgen", "prove"), ("certgen", "build")):
         p = run(command, "--help", module=module, env=dict(os.environ, COLUMNS="400"))
         assert "default 20,000,000: at most 1.8 GB; a bigger K needs about 90 bytes a position" in p.stdout, p.stdout

@@ -336,3 +336,17 @@ def test_spec_doc_prints_or_writes_docs_spec_md(tmp_path, run, assert_one_line_e
     p = run("spec-doc", "--out", str(out), module="certgen")
     assert (p.returncode, p.stdout) == (0, f"wrote {out}\n") and out.read_text(encoding="utf-8") == want
     assert_one_line_error(run("spec-doc", "--out", str(tmp_path), module="certgen"))
+
+
+@pytest.mark.parametrize("rules, text", [
+    (STANDARD, "the standard rules (4 free cells, nothing back from the foundations)"),
+    (Rules(cells=1), "the rules with 1 free cell and nothing back from the foundations"),
+    (Rules(cells=5, foundation_return=True), "the rules with 5 free cells and foundation returns allowed"),
+    (Rules(cells=0, canonical=True), "the rules with 0 free cells and nothing back from the foundations up to column order"),
+    (Rules(canonical=True, autoplay="safe"),
+     "the standard rules (4 free cells, nothing back from the foundations) up to column order with safe automatic moves"),
+])
+def test_the_rules_in_a_generated_file_are_the_rules_words(rules, text):
+    # the generated files' words (the Lean and Coq modules shipped say them) come from solver.rules.Rules.words
+    assert names.rules_text(rules) == text
+    assert all(w in text for w in rules.words())
