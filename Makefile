@@ -8,7 +8,7 @@ OUT    ?= out
 CSRC   := $(wildcard solver/*.c solver/*.h) solver/_build.py checker/fccheck.c certgen/_build_replay.py
 FCCHECK := build/fccheck
 
-.PHONY: setup test test-all explore prove prove-win prove-known prove-coq audit audit-coq bench clean play screenshot
+.PHONY: setup test test-all explore prove prove-win prove-known prove-coq audit audit-coq bench clean play screenshot generated
 
 # A virtual environment in the checkout with the package installed in editable mode; cffi compiles
 # the C core into solver/_fc*.so. Quick when nothing changed (make compares the stamp's time).
@@ -76,6 +76,12 @@ prove: setup
 CERTS  ?= $(OUT)
 audit: setup
 	$(PY) -m certgen audit --certs $(CERTS)
+
+# The files rendered from the sources that tests hold to their rendering: the shipped Lean modules that need no
+# input (Kernel*, SpecGuards) and docs/SPEC.md. Run it after changing a template, Spec.lean, Spec.v or spec.py.
+generated: setup
+	$(PY) -m certgen render-shipped
+	$(PY) -m certgen spec-doc --out docs/SPEC.md
 
 bench: setup
 	$(PY) scripts/bench.py --play

@@ -40,7 +40,9 @@ from solver.errors import FreecellError
 from solver.rules import Rules
 
 from . import certificate, lake, render
+from .names import MODULE_PREFIX, STEM, cert_stem
 from .paths import AUDIT_FILE, GENERATED, LEAN_SRC, OUT, ROOT
+from .templating import read_text, render_text
 
 LAKEFILE = os.path.join(ROOT, "lakefile.lean")
 DEFAULT_CERT_DIRS = (OUT,)
@@ -176,7 +178,7 @@ def _shadowing(name: str, rel: str, code: str, trusted: frozenset) -> List[str]:
     """What in library file `rel` (relative to lean/) could change the meaning of a generated statement."""
     generated = rel.startswith("FreeCell/Generated/")
     spec = rel == "FreeCell/Spec.lean"
-    own = f"{render.MODULE_PREFIX}.{os.path.basename(rel)[:-len('.lean')]}" if generated else "FreeCell"
+    own = f"{MODULE_PREFIX}.{os.path.basename(rel)[:-len('.lean')]}" if generated else "FreeCell"
     problems = []
     for m in re.finditer(r"\bnamespace\s+(\S+)", code):
         if m.group(1) != own:
@@ -248,7 +250,7 @@ def scan_library(lean_src: Optional[str] = None, lakefile: Optional[str] = None)
     lakefile = lakefile or LAKEFILE
     problems = []
     try:
-        trusted = trusted_names(render._read(os.path.join(lean_src, "FreeCell", "Spec.lean")))
+        trusted = trusted_names(read_text(os.path.join(lean_src, "FreeCell", "Spec.lean")))
     except (AuditError, OSError):
         trusted = frozenset()      # the pin names a missing or damaged Spec.lean
     found = set()
@@ -268,7 +270,7 @@ def scan_library(lean_src: Optional[str] = None, lakefile: Optional[str] = None)
     for rel in sorted(set(LIBRARY_DIGESTS) - found):
         problems.append(f"lean/{rel}: missing (the audit pins it)")
     try:
-        code = lean_code(render._read(lakefile))
+        code = lean_code(read_text(lakefile))
     except AuditError as e:
         return problems + [f"lakefile.lean: {e}"]
     except OSError as e:
@@ -299,7 +301,7 @@ def certificates_by_stem(cert_dirs: Iterable[str]) -> Dict[str, List[str]]:
                 continue
             if Rules.from_dict(cert.rules).column_order:
                 continue
-            stem = render.cert_stem(cert, mutant=bool((cert.info or {}).get("mutation")))
+            stem = cert_stem(cert, mutant=bool((cert.info or {}).get("mutation")))
             out.setdefault(stem, []).append(path)
     return out
 
@@ -373,7 +375,7 @@ def compare_generated(lean_dir: Optional[str] = None, cert_dirs: Iterable[str] =
     matched, problems = 0, []
     for name in names:
         stem = name[:-len(".lean")]
-        text = render._read(os.path.join(lean_dir, name))
+        text = read_text(os.path.join(lean_dir, name))
         progress(name)
         try:
             if certs is None and render_inputs(text).get("kind") in ("deal", "mutant"):
@@ -382,7 +384,7 @@ def compare_generated(lean_dir: Optional[str] = None, cert_dirs: Iterable[str] =
         except AuditError as e:
             problems.append(f"{name}: {e}")
             continue
-        except ValueError as e:   # the renderer refused the inputs (a line that does not win, …)
+        except (FreecellError, ValueError) as e:   # the renderer refused the inputs (a line that does not win, …)
             problems.append(f"{name}: its inputs do not render: {e}")
             continue
         if text in candidates:
@@ -407,15 +409,15 @@ def render_audit(lean_dir: Optional[str] = None, out_path: Optional[str] = None)
     modules, expected = [], {}
     names = sorted(n for n in os.listdir(lean_dir) if n.endswith(".lean")) if os.path.isdir(lean_dir) else []
     for n in names:
-        text = render._read(os.path.join(lean_dir, n))
-        if not text.startswith(render.GENERATED_MARK) or not render.STEM.match(n[:-len(".lean")]):
+        text = read_text(os.path.join(lean_dir, n))
+        if not text.startswith(render.GENERATED_MARK) or not STEM.match(n[:-len(".lean")]):
             continue
         marks = [(t, d) for t, d in audit_marks(text) if LEAN_NAME.match(t) and (d is None or LEAN_NAME.match(d))]
         if marks:
-            modules.append(f"{render.MODULE_PREFIX}.{n[:-len('.lean')]}")
+            modules.append(f"{MODULE_PREFIX}.{n[:-len('.lean')]}")
             expected.update(marks)
     path = write_atomic(out_path or AUDIT_FILE,
-                        render.render_text("Audit.lean.j2", modules=modules, theorems=list(expected)))
+                        render_text("Audit.lean.j2", modules=modules, theorems=list(expected)))
     return path, expected
 
 

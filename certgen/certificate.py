@@ -30,6 +30,8 @@ from solver.errors import FreecellError
 from solver.progress import bar
 from solver.rules import Rules
 
+from .names import rules_text
+
 FORMAT = "freecell-proof-certificate"
 VERSION = 2                     # what a body that fits one msgpack bin is written as (every certificate so far)
 PIECES_VERSION = 3              # the body a list of bins: written only for a body past BODY_MAX
@@ -38,9 +40,9 @@ ENCODING = "p64-sorted-zlib"
 TOP_KEYS = ("format", "version", "header", "body", "sha256")
 HEADER_KEYS = ("source", "rules", "start", "states", "encoding", "info")
 # The most records a header may declare. The in-memory search numbers its positions with 31 bits (its
-# certificates stay below 2**31: solver.cliargs.MAX_STATES); the disk search and the streamed writer number
+# certificates stay below 2**31: solver.limits.IN_MEMORY_MAX_STATES); the disk search and the streamed writer number
 # none, so a certificate from the disk search may hold more: 2**40 (64 TiB of records inflated) is the bound
-# (= solver.cliargs.DISK_MAX_STATES; build/fccheck has the same). A version 2 body, one msgpack bin, holds
+# (= solver.limits.DISK_MAX_STATES; build/fccheck has the same). A version 2 body, one msgpack bin, holds
 # at most BODY_MAX compressed bytes (about 980 M records at 4.4 bytes a record); a longer one is written as
 # version 3, pieces of PIECE bytes (the last one shorter). A reader takes pieces of 1..PIECE_MAX bytes.
 MAX_STATES = 2 ** 40
@@ -76,7 +78,6 @@ class _Described:
     def subject(self) -> str:
         """What a proof from this certificate is about, in words: the start (deal number, deal code, or
         board name and the digest of its position) and the rules."""
-        from .render import rules_text      # certgen.render imports this module (through members)
         src = self.source
         if src.get("kind") == "ms":
             start = f"deal {src['deal']}"
@@ -305,29 +306,6 @@ def _unpack_top(data, bad):
         return msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=_map_of)
     except Exception as e:  # msgpack raises several types for damaged input
         raise bad(_unreadable(e)) from None
-
-
-def read_header(path: str) -> Dict:
-    """The header of the certificate file at `path` after the cheap checks: format, version, the SHA-256
-    over header and body, the header's fields; the body is not inflated, nor read into memory when the file
-    is laid out as the writer lays it out (a survey resuming checks its certificates this way). Every problem is one FreecellError line naming `path`."""
-    def bad(why):
-        return FreecellError(f"{path}: {why}")
-
-    not_a_directory(path)
-    try:
-        with open(path, "rb") as f:
-            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
-            on_disk = _checked_on_disk(f, bad) if regular else None
-            if on_disk is not None:
-                return on_disk[0]
-            if regular:
-                _not_too_big_to_read_whole(f, bad)
-                f.seek(0)
-            data = f.read()
-    except OSError as e:
-        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
-    return _check_top(_unpack_top(data, bad), bad)
 
 
 def _from_top(top, bad) -> Certificate:

@@ -34,6 +34,7 @@ import time
 from solver import deals
 from solver.errors import FreecellError
 from solver.journal import open_journal
+from solver.limits import CERTIFY_CANONICAL_STATES, CERTIFY_STATES
 from solver.lines import standard_notation
 from solver.numbers import digits
 from solver.progress import bar
@@ -48,8 +49,6 @@ CERTIFIED = FORMS[:3]
 LEDGER_FIELDS = ("deal", "form", "positions", "max_home", "records_sha256", "seconds")
 LEDGER = "ledger.csv.gz"
 KIND = "certgen certify-list"
-MAX_STATES = 20_000_000             # the fixed form's limit
-CANONICAL_MAX_STATES = 120_000_000  # the form up to column order in memory (#24795893: 65,441,019)
 # The certificate's zlib level: the file is a temporary one, read once by the checker. Level 1 writes about
 # 17 times as fast as level 9 (docs/CERTIFY.md; certificate.py's measures), 1.4 times the bytes.
 LEVEL = 1
@@ -228,8 +227,8 @@ def loud(row, say):
         f"({len(row['line'].split())} moves): {row['line']}")
 
 
-def run(list_path, folder, first=1, last=deals.MAX_DEAL, max_states=MAX_STATES,
-        canonical_max_states=CANONICAL_MAX_STATES, memory=None, jobs=1, engine="local", scheduler=None,
+def run(list_path, folder, first=1, last=deals.MAX_DEAL, max_states=CERTIFY_STATES,
+        canonical_max_states=CERTIFY_CANONICAL_STATES, memory=None, jobs=1, engine="local", scheduler=None,
         keep_certs=False, from_ledger=None, progress=False, command=None, say=None, client=None):
     """Certify the listed deals of first..last into ``folder``; returns {form: count} of the range's rows."""
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))

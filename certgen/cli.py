@@ -16,16 +16,17 @@ import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (EXPLORE_LIMIT, MAX_STATES, Parser, add_command, add_disk_args, check_disk_args, jobs_arg,
-                            memory_arg, memory_words, progress_of, rules_of, run, source_of, whole_arg, writing)
-from solver import deals, packed
+from solver.cliargs import (Parser, add_command, add_disk_args, check_disk_args, jobs_arg, memory_arg, memory_words,
+                            progress_of, rules_of, run, source_of, whole_arg, writing)
+from solver.limits import (CERTIFY_CANONICAL_STATES, CERTIFY_STATES, EXPLORE_STATES, IN_MEMORY_MAX_STATES,
+                           SOLVE_STATES)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
-from solver.report import rules_words, write, write_json
-from solver.rules import Rules
+from solver.atomic import write_atomic
+from solver.report import write, write_json
 from solver.survey import parse_range
 
-from . import audit, certificate, certify, checker, coq, fastcheck, mutate, prove, render, sampled, survey
+from . import audit, certificate, certify, checker, coqcheck, fastcheck, mutate, prove, render, sampled, specdoc, survey
 from .paths import GENERATED, KNOWN_TABLE, OUT, shown
 
 PROG = "python -m certgen"
@@ -144,6 +145,25 @@ def cmd_render(args):
     return 0
 
 
+def cmd_render_shipped(args):
+    with writing(args.lean_dir or GENERATED):
+        paths = render.write_shipped(args.lean_dir)
+    for path in paths:
+        say(f"wrote {shown(path)}")
+    return 0
+
+
+def cmd_spec_doc(args):
+    text = specdoc.build()
+    if args.out is None:
+        write(text)
+    else:
+        with writing(args.out):
+            write_atomic(args.out, text)
+        say(f"wrote {shown(args.out)}")
+    return 0
+
+
 def cmd_prove(args):
     if args.from_survey is not None:
         if any(getattr(args, f, None) is not None for f in ("number", "deal", "board", "code")):
@@ -180,7 +200,7 @@ def cmd_prove_coq(args):
 
 
 def cmd_audit_coq(args):
-    return coq.audit_file(args.file, args.cert, coq.find_coqc(), say, args.coqchk)
+    return coqcheck.audit_file(args.file, args.cert, coqcheck.find_coqc(), say, args.coqchk)
 
 
 def cmd_survey(args):
@@ -256,7 +276,7 @@ def build_parser():
                "start is winnable (the solver's line, replay-verified): prove-win proves that, 5 (check --sample) "
                "valid on a sample: not a verdict.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    limit = f"stop the search after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})"
+    limit = f"stop the search after K positions (verdict unknown; {memory_words(EXPLORE_STATES)})"
     start = {"source": True, "rules": True, "limit": limit, "json": False}
 
     b = add_command(sub, "build", cmd_build, "explore and write a certificate", **start)
@@ -308,6 +328,19 @@ def build_parser():
     r.add_argument("--standalone", metavar="FILE", help="also write one self-contained .lean file")
     r.add_argument("--mutant", action="store_true", help="render a check that expects checkCert = false")
 
+    rs = add_command(sub, "render-shipped", cmd_render_shipped, "rewrite the shipped Lean modules that need no "
+                     "input: the kernel-only certificates of deal #1 and the spec's #guard checks",
+                     "Writes lean/FreeCell/Generated/KernelDeal1Cells1.lean, KernelDeal1Cells0.lean (every reachable "
+                     "position as a list, checked by `decide +kernel`) and SpecGuards.lean (#guard checks of the "
+                     "spec against the seed documents); a test holds the shipped files to this rendering.")
+    rs.add_argument("--lean-dir", default=None, help=f"where to write them (default: {shown(GENERATED)})")
+    sd = add_command(sub, "spec-doc", cmd_spec_doc, "print docs/SPEC.md: the Lean spec, its Coq twin and its Python "
+                     "transliteration side by side",
+                     "Quotes lean/FreeCell/Spec.lean, coq/FreeCell/Spec.v and solver/spec.py verbatim, definition "
+                     "by definition; a test holds docs/SPEC.md to this text.")
+    sd.add_argument("--out", metavar="FILE", default=None, help="write it to FILE (atomically) instead of "
+                    "standard output, e.g. --out docs/SPEC.md")
+
     pr = add_command(sub, "prove", cmd_prove, "explore, certificate, both checkers, then every prover found "
                      "(Lean: lake build; Coq: coqc)", **start)
     _dirs(pr)
@@ -328,7 +361,7 @@ def build_parser():
                    help="where the certificates of the Deal and Mutant modules are (repeatable; default out/)")
     w = add_command(sub, "prove-win", cmd_prove_win, "solve, check the line in Python, render the Win module, "
                     "lake build", **dict(start, limit=f"positions each search of the solver may store (then: "
-                                                       f"unknown; {memory_words(3_000_000)})"))
+                                                       f"unknown; {memory_words(SOLVE_STATES)})"))
     w.add_argument("--lean-dir", default=None,
                    help=f"where the module goes (default: {shown(GENERATED)} for the modules shipped there, "
                         f"else out/; lake builds only modules in {shown(GENERATED)})")
@@ -362,7 +395,8 @@ def build_parser():
     sv.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
     sv.add_argument("--chunk", type=whole_arg("--chunk", 1, MAX_DEAL), default=None, help="deals per task (default up to 10,000)")
     sv.add_argument("--rows", action="store_true", help="keep every row (default: unwinnable and unknown)")
-    sv.add_argument("--second-max-states", type=whole_arg("--second-max-states", 1, MAX_STATES), default=None, metavar="K",
+    sv.add_argument("--second-max-states", type=whole_arg("--second-max-states", 1, IN_MEMORY_MAX_STATES), default=None,
+                    metavar="K",
                     help="the second pass's limit for deals unknown at the first (default 10x)")
     sv.add_argument("--engine", choices=("local", "dask"), default="local",
                     help="local processes, or dask.distributed (the `cluster` extra)")
@@ -378,11 +412,11 @@ def build_parser():
     cl.add_argument("--range", metavar="A-B", default=None, help="only the listed deals of A..B")
     cl.add_argument("--dir", required=True, help="the run's folder: journal.sqlite, ledger.csv.gz (created, or continued)")
     cl.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
-    cl.add_argument("--max-states", type=whole_arg("--max-states", 1, MAX_STATES), default=certify.MAX_STATES,
-                    metavar="K", help=f"the fixed form's limit (default {certify.MAX_STATES:,})")
-    cl.add_argument("--canonical-max-states", type=whole_arg("--canonical-max-states", 1, MAX_STATES),
-                    default=certify.CANONICAL_MAX_STATES, metavar="K",
-                    help=f"the limit up to column order in memory (default {certify.CANONICAL_MAX_STATES:,})")
+    cl.add_argument("--max-states", type=whole_arg("--max-states", 1, IN_MEMORY_MAX_STATES), default=CERTIFY_STATES,
+                    metavar="K", help=f"the fixed form's limit (default {CERTIFY_STATES:,})")
+    cl.add_argument("--canonical-max-states", type=whole_arg("--canonical-max-states", 1, IN_MEMORY_MAX_STATES),
+                    default=CERTIFY_CANONICAL_STATES, metavar="K",
+                    help=f"the limit up to column order in memory (default {CERTIFY_CANONICAL_STATES:,})")
     cl.add_argument("--memory", metavar="M", type=memory_arg, default=None,
                     help="the disk search's memory, e.g. 6G: the third form (none without it)")
     cl.add_argument("--keep-certs", action="store_true", help="keep the certificates in DIR/certs (default: "

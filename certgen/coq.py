@@ -1,20 +1,8 @@
-"""The Coq check: render a certificate (or a winning line) as a Coq file and have `coqc` check it.
+"""The Coq text: a certificate (or a winning line) rendered as a Coq module, and the driver that states its
+theorem apart; certgen/coqcheck.py has `coqc` check them (and holds the library, coq/FreeCell/, to its pins).
 
-The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here"): `Spec.v` (trusted, the twin of
-lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom),
-`Decode.v` (untrusted: how the data below becomes positions, and the hash that files them),
-`Columns.v` (proved, no axiom: moves commute with reordering the columns, the lemma behind enumerating
-positions up to column order), `Autoplay.v` (proved, no axiom: playing a card home by the horne, safe or
-twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay_fence`,
-`unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
-fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
-certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq-lib/` (never
-into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
-compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
-must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
-its pinned digest.
-
-What this module writes, with jinja2 (templates in certgen/templates/coq/), into `<out>/coq/`:
+What this module writes, with jinja2 (templates in certgen/templates/coq/, through
+certgen/templating.py), into `<out>/coq/`:
 
   <Stem>.v        a certificate: its positions as arrays of primitive integers, `certificate_ok`
                   (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
@@ -29,13 +17,11 @@ What this module writes, with jinja2 (templates in certgen/templates/coq/), into
   check/<Stem>.v  the driver (templates/coq/Check.v.j2; no user text): the statement by full paths, the
                   rules and the start (a deal by number, any other start as a literal position) written
                   out, elaborated before the module is loaded; `Definition checked : statement := <module>.<theorem>` and
-                  `Print Assumptions checked`. Only its report is read (:func:`parse_assumptions`), and
+                  `Print Assumptions checked`. Only its report is read (coqcheck.parse_assumptions), and
                   "proven" is said only when the kernel accepted it and the report lists nothing but
-                  the primitives of PRIMITIVE_SIGNATURES with exactly those types.
+                  the primitives of coqcheck.PRIMITIVE_SIGNATURES with exactly those types.
 
-Compiled with `-Q <out>/coq-lib FreeCell -Q <out>/coq Generated`: a module is `Generated.<Stem>`, its
-driver `Generated.check.<Stem>`. User text reaches the modules only through certgen.usertext.user_text,
-inside comments. `audit_file` (`certgen audit-coq`) holds a module to the rendering of its certificate.
+User text reaches the modules only through certgen.usertext.user_text, inside comments.
 
 The data: each position is a run of 6-bit symbols, ten to a 63-bit integer (lowest bits first):
 two symbols of mask (bit i: column i differs from the previous position's, bit 8: the free cells
@@ -44,101 +30,36 @@ above the rest of the start column (top first, card key + 1) and a 0, then, if t
 free-cell cards and a 0. The first position is relative to the start position (up to column order:
 to the start with its columns in the checkers' order, `canon`, which most members keep). The positions are
 cut into arrays of at most CHUNK_WORDS integers (one long array literal is much slower for Coq to
-read). `decode_chunks` is the Python twin of `FreeCell.Decode.decodeCert`.
+read). tests/certgen/test_coq.py's `decode_chunks` is the Python twin of `FreeCell.Decode.decodeCert`.
 """
-import hashlib
 import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from solver import packed, spec
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
 from solver.lines import check_win
-from solver.progress import bar
 from solver.rules import Rules
 
-from . import certificate
+from .certtext import common_bottom
 from .columns import canon
-from .paths import COQ_SRC, shown
-from .render import card_label, cert_stem, checked_stem, default_stem, mutation_text, rules_text, theorem_short_name
-from .render import render_text as _render_template
+from .members import deal_of, start_of
+from .names import (card_label, cert_stem, checked_stem, deal_start, default_stem, mutation_text, rules_text,
+                    theorem_short_name)
+from .templating import render_text as _render_template
 from .usertext import user_text
-LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
+
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20
 
-# What `Print Assumptions` may list, by the names and with the types Coq 8.16 prints in the driver
-# (Check.v.j2): the primitive 63-bit integers and arrays (declared with `Primitive` in Coq's PrimInt63
-# and PArray, implemented by the kernel), each of them and nothing else. The data is held in them; the
-# proofs (Cert.v) use none. A name is printed as the shortest suffix that names the object in the
-# driver, and the driver imports PRIMITIVE_IMPORTS (Coq's own files) last, before it prints: a bare name
-# is one of theirs, while an object of any other file (a `PrimInt63.v` of <out>/coq, whose axiom would
-# print `PrimInt63.addc : PrimInt63.int -> ...` were Coq's file not imported) prints with a qualifier. The
-# type is compared too. Every one of these types is inhabited by the kernel's own implementation, so no
-# set of assumptions of these types can prove False. tests/certgen/test_coq_trust.py has coqc print them again.
-PRIMITIVE_IMPORTS = "From Coq Require Import PrimInt63 PArray CarryType."
-PRIMITIVE_SIGNATURES = {
-    "array": "Type -> Type",
-    "copy": "forall A : Type, array A -> array A",
-    "default": "forall A : Type, array A -> A",
-    "get": "forall A : Type, array A -> int -> A",
-    "length": "forall A : Type, array A -> int",
-    "make": "forall A : Type, int -> A -> array A",
-    "set": "forall A : Type, array A -> int -> A -> array A",
-    "add": "int -> int -> int",
-    "addc": "int -> int -> carry int",
-    "addcarryc": "int -> int -> carry int",
-    "addmuldiv": "int -> int -> int -> int",
-    "asr": "int -> int -> int",
-    "compare": "int -> int -> comparison",
-    "compares": "int -> int -> comparison",
-    "div": "int -> int -> int",
-    "diveucl": "int -> int -> int * int",
-    "diveucl_21": "int -> int -> int -> int * int",
-    "divs": "int -> int -> int",
-    "eqb": "int -> int -> bool",
-    "head0": "int -> int",
-    "int": "Set",
-    "land": "int -> int -> int",
-    "leb": "int -> int -> bool",
-    "lesb": "int -> int -> bool",
-    "lor": "int -> int -> int",
-    "lsl": "int -> int -> int",
-    "lsr": "int -> int -> int",
-    "ltb": "int -> int -> bool",
-    "ltsb": "int -> int -> bool",
-    "lxor": "int -> int -> int",
-    "mod": "int -> int -> int",
-    "mods": "int -> int -> int",
-    "mul": "int -> int -> int",
-    "mulc": "int -> int -> int * int",
-    "sub": "int -> int -> int",
-    "subc": "int -> int -> carry int",
-    "subcarryc": "int -> int -> carry int",
-    "tail0": "int -> int",
-}
-CLOSED = "Closed under the global context"
+UNWINNABLE = "forall s, Reachable {r} {s} s -> ~ Won s"      # statements: {r} the rules, {s} the start
+WINNABLE = "exists s, Reachable {r} {s} s /\\ Won s"
 
-# The SHA-256 of each file of coq/FreeCell/: prove-coq refuses to compile a file with another digest
-# (`Spec.v` is what the theorems mean; the others could load a plugin into coqc), `audit-coq` names it. A
-# change to a file of the library changes its line here in the same commit (tests/certgen/test_coq_trust.py).
-PINNED = {
-    "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
-    "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
-    "Decode": "f5c4f636440d8331a6b5185ad722ed9adbafe8c54329edd5e51f780d179fd6e1",
-    "Columns": "aa467102fda3611b50c5b314e285688c00270e72e97f72b6a9e7262ade5e4d5d",
-    "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
-    "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
-    "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
-}
+# The driver's last import (certgen/coqcheck.py PRIMITIVE_SIGNATURES: why)
+PRIMITIVE_IMPORTS = "From Coq Require Import PrimInt63 PArray CarryType."
 
 
 # -- The data: positions as 6-bit symbols in 63-bit integers ---------------------------------------------
@@ -151,14 +72,6 @@ def _split(rec: bytes) -> Tuple[List[bytes], bytes]:
     return parts[:8], parts[8].rstrip(b"\0")
 
 
-def _common_bottom(start_col: bytes, col: bytes) -> int:
-    """The largest k such that the bottom k cards of `col` are those of `start_col`."""
-    k = 0
-    while k < len(col) and k < len(start_col) and col[k] == start_col[k]:
-        k += 1
-    return k
-
-
 def record_symbols(start: List[bytes], prev: Tuple[List[bytes], bytes], rec: bytes) -> List[int]:
     """The symbols of the P64 record `rec`, relative to the previous record (split) and the start."""
     cols, cells = _split(rec)
@@ -166,7 +79,7 @@ def record_symbols(start: List[bytes], prev: Tuple[List[bytes], bytes], rec: byt
     for i, (start_col, prev_col, col) in enumerate(zip(start, prev[0], cols)):
         if col != prev_col:
             mask |= 1 << i
-            k = _common_bottom(start_col, col)
+            k = common_bottom(start_col, col)       # P64 columns are bottom card first
             body.append(len(start_col) - k)
             body += reversed(col[k:])
             body.append(0)
@@ -207,42 +120,6 @@ def chunks(start: spec.State, records: Sequence[bytes],
         prev = _split(rec)
     if count:
         out.append((count, pack_words(cur)))
-    return out
-
-
-def decode_chunks(start: spec.State, data: Sequence[Tuple[int, Sequence[int]]]) -> List[spec.State]:
-    """Python twin of FreeCell.Decode.decodeCert (as a list, in order), step for step."""
-    out, prev = [], start
-    for count, words in data:
-        syms = [(w >> (6 * j)) & 63 for w in words for j in range(SYMBOLS_PER_WORD)]
-        pos = 0
-
-        def take_cards():
-            nonlocal pos
-            cards = []
-            while syms[pos] != 0:
-                i = syms[pos] - 1
-                cards.append(spec.Card(i // 4 + 1, i % 4))
-                pos += 1
-            pos += 1
-            return tuple(cards)
-
-        for _ in range(count):
-            mask = syms[pos] | (syms[pos + 1] << 6)
-            pos += 2
-            cols = []
-            for i, (start_col, prev_col) in enumerate(zip(start.cols, prev.cols)):
-                if not mask >> i & 1:
-                    cols.append(prev_col)
-                    continue
-                d = syms[pos]
-                pos += 1
-                cols.append(take_cards() + tuple(start_col[d:]))
-            cells = take_cards() if mask >> 8 & 1 else prev.cells
-            cards = [c for col in cols for c in col] + list(cells)
-            s = spec.State(tuple(cols), cells, tuple(13 - sum(1 for c in cards if c.suit == k) for k in range(4)))
-            out.append(s)
-            prev = s
     return out
 
 
@@ -290,20 +167,18 @@ def state_literal(s: spec.State) -> str:
     return f"({SPEC}.state\n    [{cols}]\n    [{cells}]\n    [{'; '.join(str(int(h)) for h in s.home)}])"
 
 
-def _start_context(start: spec.State, deal: Optional[int], label: Optional[str]) -> Dict:
+def _coq_start(start: spec.State, deal: Optional[int], label: Optional[str]) -> Dict:
     """How the templates name the start position: `(msDeal N)`, or `start` written out card by card;
     `start_full`: the driver's (a deal by its number, any other start as a literal position)."""
-    if deal is None:
+    if deal_start(start, deal) is None:
         return {"start_coq": "start", "start_def": state_coq(start), "start_full": state_literal(start),
                 "title": f"The position {user_text(label or 'start')}"}
-    if spec.ms_deal(deal) != start:
-        raise FreecellError(f"the start position is not msDeal {deal}")
     return {"start_coq": f"(msDeal {int(deal)})", "start_def": None, "start_full": f"({SPEC}.msDeal {int(deal)}%N)",
             "title": f"Microsoft FreeCell deal #{int(deal)}"}
 
 
 def render_text(template: str, **context) -> str:
-    """A template of certgen/templates/coq/, rendered by certgen.render's jinja2 environment."""
+    """A template of certgen/templates/coq/ (certgen/templating.py)."""
     return _render_template("coq/" + template, **context)
 
 
@@ -326,12 +201,10 @@ class CertInputs:
 
 
 def cert_inputs(cert) -> CertInputs:
-    """The start position (the header's, which must be msDeal N when the source is deal N), the
-    positions (P64 records) and the rules of a certificate read by certgen.certificate.read."""
-    header_start = spec.from_position(packed.unpack(cert.start))
-    deal = int(cert.source["deal"]) if cert.source.get("kind") == "ms" else None
-    if deal is not None and spec.ms_deal(deal) != header_start:
-        raise FreecellError(f"the certificate's start position is not msDeal {deal}")
+    """The start position (the header's, which must be the one of the deal or deal code it names:
+    certgen.members.start_of), the positions (P64 records) and the rules of a certificate read by
+    certgen.certificate.read."""
+    header_start, deal = start_of(cert), deal_of(cert)
     rules = Rules.from_dict(cert.rules)         # the spec's rules, and column_order
     return CertInputs(header_start, list(cert.records), rules.plain(), deal,
                       None if deal is not None else cert.label(), rules.column_order,
@@ -353,7 +226,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
         "mutation": mutation or "",
     }
     ctx.update(_rules_context(inputs.rules))
-    ctx.update(_start_context(inputs.start, inputs.deal, inputs.label))
+    ctx.update(_coq_start(inputs.start, inputs.deal, inputs.label))
     ctx["reference_coq"] = f"(canon {ctx['start_coq']})" if inputs.column_order else ctx["start_coq"]
     # Columns.v's 8-column hypothesis: a lemma for a deal, computed (`eq_refl`) for a written-out start
     ctx["eight_columns"] = f"(msDeal_8_columns {int(inputs.deal)})" if inputs.deal is not None else "eq_refl"
@@ -401,217 +274,14 @@ def render_win(indices: Sequence[int], start: spec.State, rules, out_dir: str,
                           for k in range(0, len(indices), SOLUTION_ROW)],
     }
     ctx.update(_rules_context(rules))
-    ctx.update(_start_context(start, deal, label))
+    ctx.update(_coq_start(start, deal, label))
     path = os.path.join(coq_dir(out_dir), ctx["name"] + ".v")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_atomic(path, render_text("Win.v.j2", **ctx))
     return path, ctx
 
 
-# -- Running coqc --------------------------------------------------------------------------------------
-
-UNWINNABLE = "forall s, Reachable {r} {s} s -> ~ Won s"      # statements: {r} the rules, {s} the start
-WINNABLE = "exists s, Reachable {r} {s} s /\\ Won s"
-GENERATED_PREFIX = "Generated"      # the logical path of <out>/coq: Generated.<Stem>, Generated.check.<Stem>
-
-
-def find_coqc() -> Optional[str]:
-    return shutil.which("coqc")
-
-
-def coqc_version(coqc: str) -> str:
-    p = subprocess.run([coqc, "--version"], capture_output=True, text=True)
-    return p.stdout.strip().replace("\n", " ")
-
-
-@dataclass
-class CoqRun:
-    ok: bool
-    seconds: float
-    max_rss_kib: int
-    output: str
-    log: str
-    assumptions: Optional[List[Tuple[str, str]]] = None   # the driver's report: None if none (or not one)
-    extra: Dict = field(default_factory=dict)
-
-    @property
-    def unexpected(self) -> List[str]:
-        """The assumptions that are not a primitive with its type, as `name : type`."""
-        return [f"{n} : {t}" for n, t in self.assumptions or () if PRIMITIVE_SIGNATURES.get(n) != t]
-
-    @property
-    def only_primitives(self) -> bool:
-        return self.assumptions is not None and not self.unexpected
-
-
-def parse_assumptions(output: str) -> Optional[List[Tuple[str, str]]]:
-    """The report of one `Print Assumptions`, which must be all of ``output`` (the driver's standard output):
-    [] for "Closed under the global context", else its (name, type) pairs, white space in each type made
-    single spaces (a long entry is printed over several lines). None for anything else: another section
-    (`Theory:`, ...), a line saying that something relies on an unsafe fixpoint or universe hierarchy or
-    is assumed to be guarded, an entry that is not `name : type`, or any text before or after."""
-    lines = output.strip().splitlines()
-    if lines == [CLOSED]:
-        return []
-    if not lines or lines[0] != "Axioms:":
-        return None
-    entries: List[List[str]] = []
-    for line in lines[1:]:
-        if not line.strip():
-            return None
-        if line[0].isspace():
-            if not entries:
-                return None
-            entries[-1].append(line)
-        else:
-            entries.append([line])
-    out = []
-    for parts in entries:
-        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_'.]*) : (.+)", " ".join(" ".join(parts).split()))
-        if not m:
-            return None
-        out.append((m.group(1), m.group(2)))
-    return out or None
-
-
-def empty_folder():
-    """coqc's working folder, empty and its own: coqc looks for a plugin (`Declare ML Module "x:y.plugin"`,
-    recorded in a compiled module and loaded by Require) in its working folder, and a plugin runs any code
-    in coqc, printing any report; so only Coq's installed plugins can be found, none put in <out>."""
-    return tempfile.TemporaryDirectory(prefix="coqc-")
-
-
-def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] = None) -> CoqRun:
-    """Run `cmd` with its output in `log_path`; wall time and the peak memory of that one process."""
-    t0 = time.perf_counter()
-    shown_bar = bool(progress_label) and sys.stderr.isatty()
-    with open(log_path, "wb") as log, bar(shown_bar, desc=progress_label or "", bar_format="{desc}: {elapsed}") as b:
-        p = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
-        status, rss = None, 0
-        while status is None:
-            pid, st, ru = os.wait4(p.pid, os.WNOHANG) if shown_bar else os.wait4(p.pid, 0)
-            if pid == 0:
-                b.refresh()
-                time.sleep(0.5)
-                continue
-            status, rss = st, ru.ru_maxrss
-        p.returncode = os.waitstatus_to_exitcode(status)
-    with open(log_path, encoding="utf-8", errors="replace") as f:
-        out = f.read()
-    return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=rss, output=out, log=log_path)
-
-
-# -- The library: coq/FreeCell/*.v, compiled into <out>/coq-lib ------------------------------------------
-
-def library_dir(out_dir: str) -> str:
-    return os.path.join(os.path.abspath(out_dir), "coq-lib")
-
-
-def _source(name: str) -> bytes:
-    with open(os.path.join(COQ_SRC, name + ".v"), "rb") as f:
-        return f.read()
-
-
-def imports(text: str) -> List[str]:
-    """The files of the library a Coq text names in its `From FreeCell Require …` lines."""
-    return [n for m in re.finditer(r"^From FreeCell Require (?:Import |Export )?([A-Za-z ]+)\.", text, re.M)
-            for n in m.group(1).split()]
-
-
-def library_closure(names: Sequence[str]) -> List[str]:
-    """``names`` and every file of the library they import, in LIBRARY's (dependency) order."""
-    need, todo = set(), list(names)
-    while todo:
-        name = todo.pop()
-        if name in need:
-            continue
-        if name not in LIBRARY:
-            raise FreecellError(f"FreeCell.{name} is not a file of the Coq library ({', '.join(LIBRARY)})")
-        need.add(name)
-        todo += imports(_source(name).decode("utf-8", "replace"))
-    return [n for n in LIBRARY if n in need]
-
-
-def library_changes(names: Sequence[str] = LIBRARY) -> List[str]:
-    """One line for each file of coq/FreeCell/ among ``names`` whose SHA-256 is not the one PINNED gives."""
-    out = []
-    for name in names:
-        try:
-            digest = hashlib.sha256(_source(name)).hexdigest()
-        except OSError:
-            out.append(f"coq/FreeCell/{name}.v is missing")
-            continue
-        if digest != PINNED[name]:
-            out.append(f"coq/FreeCell/{name}.v is not the pinned file (sha256 {digest[:16]}..., pinned "
-                       f"{PINNED[name][:16]}...)")
-    return out
-
-
-def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Optional[str]:
-    """Compile ``names`` and the files they import from coq/FreeCell/ into <out_dir>/coq-lib; a file whose
-    stamp says it is current (same text, same coqc, the same stamps for what it imports) is kept. Returns
-    None, or the first lines of coqc's complaint."""
-    lib = library_dir(out_dir)
-    os.makedirs(lib, exist_ok=True)
-    version = coqc_version(coqc)
-    stamps: Dict[str, str] = {}
-    for name in library_closure(names):
-        text = _source(name)
-        digest = hashlib.sha256(version.encode() + b"\0" + text)
-        for dep in library_closure(imports(text.decode("utf-8", "replace"))):
-            digest.update(stamps[dep].encode())
-        stamps[name] = want = digest.hexdigest()
-        stamp, vo = os.path.join(lib, name + ".stamp"), os.path.join(lib, name + ".vo")
-        # Spec.vo (what the statement means) is compiled every time, never taken from the folder: whoever
-        # writes <out> could put there a Spec.vo compiled from another Spec.v, with its stamp. coqc writes
-        # the same bytes for the same file, so the files compiled against it stay current.
-        if name != "Spec" and os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
-            continue
-        if os.path.exists(stamp):
-            os.remove(stamp)
-        cmd = [coqc, "-q", "-Q", lib, "FreeCell", "-o", vo, os.path.join(COQ_SRC, name + ".v")]
-        with empty_folder() as cwd:
-            p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-        if p.returncode != 0:
-            refuse_if_disk_full(lib)
-            return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
-        if name == "Spec":
-            with open(vo, "rb") as f:
-                stamps[name] = want = hashlib.sha256(want.encode() + f.read()).hexdigest()
-        write_atomic(stamp, want + "\n")
-    return None
-
-
-DISK_FULL = 16 << 20        # bytes free below which a failed coqc is taken as a full disk
-
-
-def refuse_if_disk_full(folder: str):
-    """After coqc failed: a FreecellError when ``folder``'s file system is (nearly) full -- coqc writing a
-    truncated .vo fails with some other complaint (a full tmpfs gave "No such assumption" on Columns.v), so
-    its words would name a proof failure that is not one."""
-    try:
-        st = os.statvfs(folder)
-    except OSError:
-        return
-    if st.f_bavail * st.f_frsize < DISK_FULL:
-        raise FreecellError(f"{folder}: no space left on the device (coqc could not write its files there): "
-                            f"nothing was checked by Coq")
-
-
-def _load_path(out_dir: str) -> List[str]:
-    return ["-Q", library_dir(out_dir), "FreeCell", "-Q", coq_dir(out_dir), GENERATED_PREFIX]
-
-
-def run_coqc(coqc: str, path: str, out_dir: str, progress: bool = False) -> CoqRun:
-    """coqc on a file of <out_dir>/coq (the module Generated.<Stem>), against the library in <out_dir>/coq-lib."""
-    path = os.path.abspath(path)
-    log = os.path.splitext(path)[0] + ".log"
-    cmd = [coqc, "-q", "-noglob"] + _load_path(out_dir) + [path]
-    with empty_folder() as cwd:
-        return _run(cmd, log, cwd, progress_label=f"coqc {os.path.basename(path)}" if progress else None)
-
-
-# -- The driver: the statement, checked apart from the file that proves it ----------------------------
+# -- The driver: the statement, checked apart from the file that proves it (certgen/coqcheck.py) -------------
 
 IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -637,202 +307,3 @@ def driver_text(module: str, theorem: str, statement: str) -> str:
 def driver_path(path: str) -> str:
     """Where the driver of the module at ``path`` (<out>/coq/<Stem>.v) goes: <out>/coq/check/<Stem>.v."""
     return os.path.join(os.path.dirname(os.path.abspath(path)), "check", os.path.basename(path))
-
-
-def check_statement(coqc: str, path: str, ctx: Dict, statement: str, out_dir: str) -> CoqRun:
-    """Write and compile the driver of the (compiled) module at ``path``, which must be in <out_dir>/coq;
-    the run's `assumptions` are its `Print Assumptions` report, read from its standard output alone."""
-    path = os.path.abspath(path)
-    if os.path.dirname(path) != coq_dir(out_dir):
-        raise ValueError(f"{path} is not in {coq_dir(out_dir)}")
-    stem = os.path.splitext(os.path.basename(path))[0]
-    drv = driver_path(path)
-    os.makedirs(os.path.dirname(drv), exist_ok=True)
-    write_atomic(drv, driver_text(f"{GENERATED_PREFIX}.{stem}", ctx["theorem_name"], full_statement(statement, ctx)))
-    t0 = time.perf_counter()
-    with empty_folder() as cwd:
-        p = subprocess.run([coqc, "-q", "-noglob"] + _load_path(out_dir) + [drv], cwd=cwd,
-                           capture_output=True, text=True, errors="replace")
-    log = os.path.splitext(drv)[0] + ".log"
-    write_atomic(log, p.stdout + p.stderr)
-    return CoqRun(ok=p.returncode == 0, seconds=time.perf_counter() - t0, max_rss_kib=0, output=p.stdout + p.stderr,
-                  log=log, assumptions=parse_assumptions(p.stdout) if p.returncode == 0 else None,
-                  extra={"driver": drv})
-
-
-def _coq_error(output: str) -> str:
-    """coqc's complaint in one line: from its `Error:` on (or its last line)."""
-    i = output.find("Error:")
-    text = output[i:] if i >= 0 else (output.strip().splitlines() or ["no output"])[-1]
-    text = " ".join(text.split())
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def assumptions_words(run: CoqRun) -> str:
-    if run.assumptions is None:
-        return "no Print Assumptions report"
-    if not run.assumptions:
-        return "closed under the global context (no axioms)"
-    if run.only_primitives:
-        n = len(run.assumptions)
-        return f"no axioms; only Coq's primitive integers and arrays ({n} primitive{'' if n == 1 else 's'}, each with its type)"
-    return "ASSUMES " + "; ".join(run.unexpected)
-
-
-# -- coqchk: the compiled files checked again, without the virtual machine ------------------------------
-
-COQCHK_CLEAN = ("* Theory: Set is predicative", "* Constants/Inductives relying on unsafe (co)fixpoints: <none>",
-                "* Inductives whose positivity is assumed: <none>")
-
-
-def coqchk_axioms(output: str) -> List[str]:
-    """The names coqchk's summary lists under `* Axioms:` (every axiom of the libraries it loaded)."""
-    m = re.search(r"^\* Axioms:\n((?:[ \t]+\S+\n)*)", output, re.M)
-    return m.group(1).split() if m else []
-
-
-def run_coqchk(coqchk: str, path: str, out_dir: str, names: Sequence[str]) -> CoqRun:
-    """coqchk on the library files ``names``, the module at ``path`` and its driver (each checked, Coq's
-    standard library loaded unchecked); ok when coqchk accepts them and its summary names no unsafe fixpoint,
-    no assumed positivity, no collapsed universe hierarchy and no axiom outside Coq's standard library
-    (coqchk loads no plugin: its summary holds even if a plugin had coqc print a false report)."""
-    stem = os.path.splitext(os.path.basename(path))[0]
-    cmd = [coqchk, "-silent", "-o"] + _load_path(out_dir)
-    for lib in [f"FreeCell.{n}" for n in names] + [f"{GENERATED_PREFIX}.{stem}", f"{GENERATED_PREFIX}.check.{stem}"]:
-        cmd += ["-norec", lib]
-    run = _run(cmd, os.path.splitext(driver_path(path))[0] + ".coqchk.log", coq_dir(out_dir))
-    foreign = [a for a in coqchk_axioms(run.output) if not a.startswith("Coq.")]
-    run.ok = run.ok and all(line in run.output for line in COQCHK_CLEAN) and "inconsistent" not in run.output \
-        and "* Axioms:" in run.output and not foreign
-    if foreign:
-        run.output += f"\nError: axioms outside Coq's standard library: {', '.join(foreign)}\n"
-    return run
-
-
-# -- Checking a file: what certgen.prove's Coq backend calls ------------------------------------------------
-
-def _mib(kib: int) -> str:
-    return f"{kib / 1024:,.0f} MiB"
-
-
-def prove_cert(cert, out_dir: str, coqc: Optional[str], progress: bool = False,
-               say: Callable = print, coqchk: bool = False) -> Tuple[int, Optional[CoqRun]]:
-    """Render a certificate's Coq file and run coqc on it. (exit status, run): 0 proven, 1 not, 3 no coqc."""
-    path, ctx = render_cert(cert, out_dir)
-    n = len(ctx["chunks"])
-    say(f"  wrote {shown(path)} ({ctx['state_count']:,} positions in {ctx['word_count']:,} integers, "
-        f"{n} array{'' if n == 1 else 's'})")
-    return check_file(path, ctx, out_dir, coqc, UNWINNABLE, progress, say, coqchk)
-
-
-def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statement: str, progress: bool = False,
-               say: Callable = print, coqchk: bool = False, step: str = "4/4 coq") -> Tuple[int, Optional[CoqRun]]:
-    """coqc on a rendered file (the library first), then its driver: the statement (``{r}`` the rules, ``{s}``
-    the start) by full paths, and its assumptions; with ``coqchk``, coqchk on the compiled files. Plain words
-    on what Coq did (or did not); "proven" only when all of it passed. (status, the module's run, its
-    `assumptions` the driver's): 0 proven, 1 not, 3 no coqc (or no coqchk when asked for)."""
-    shown_statement = statement.format(r=ctx["rules_coq"], s=ctx["start_coq"])
-    say(f"{step}: coqc {shown(path)}")
-    if coqc is None:
-        print("coqc is not on PATH (Debian: apt-get install coq): the Coq file is kept, and NOTHING was "
-              "checked by Coq.", file=sys.stderr)
-        return 3, None
-    checker = shutil.which("coqchk") if coqchk else None
-    if coqchk and checker is None:
-        print("coqchk is not on PATH (it comes with coqc): NOTHING was checked again by coqchk.", file=sys.stderr)
-        return 3, None
-    with open(path, encoding="utf-8") as f:
-        names = library_closure(imports(f.read()))
-    changed = library_changes(names)
-    if changed:
-        why = "the statement would mean something else" if changed[0].startswith("coq/FreeCell/Spec.v") else \
-            "a library file that is not the reviewed one (certgen/coq.py PINNED)"
-        say(f"{changed[0]}: {why}: NOT proven")
-        return 1, None
-    err = build_library(coqc, out_dir, names)
-    if err:
-        say(f"the Coq library does not compile: {err}: NOT proven")
-        return 1, None
-    run = run_coqc(coqc, path, out_dir, progress)
-    figures = f"coqc {run.seconds:.1f} s, peak {_mib(run.max_rss_kib)}"
-    if not run.ok:
-        refuse_if_disk_full(os.path.dirname(os.path.abspath(path)))
-        last = [l for l in run.output.strip().splitlines() if l.strip()][-1:] or ["no output"]
-        say(f"coqc failed ({figures}; {last[0].strip()}; log {shown(run.log)}): NOT proven")
-        return 1, run
-    drv = check_statement(coqc, path, ctx, statement, out_dir)
-    run.assumptions, run.extra["driver"] = drv.assumptions, drv
-    where = f"driver {shown(drv.extra['driver'])}, log {shown(drv.log)}"
-    if not drv.ok:
-        say(f"the statement check failed ({where}): {_coq_error(drv.output)}: NOT proven")
-        return 1, run
-    if drv.assumptions is None:
-        first = (drv.output.strip().splitlines() or ["nothing"])[0]
-        say(f"the driver's Print Assumptions gave no report of axioms only ({where}; it begins {first!r}): NOT proven")
-        return 1, run
-    if not run.only_primitives:
-        say(f"coqc succeeded but the theorem's assumptions are not Coq's own ({assumptions_words(run)}): NOT proven")
-        return 1, run
-    if checker:
-        chk = run_coqchk(checker, path, out_dir, names)
-        run.extra["coqchk"] = chk
-        if not chk.ok:
-            say(f"coqchk refused the compiled files ({chk.seconds:.1f} s; {_coq_error(chk.output)}; log "
-                f"{shown(chk.log)}): NOT proven")
-            return 1, run
-        figures += f", coqchk {chk.seconds:.1f} s, peak {_mib(chk.max_rss_kib)}"
-    say(f"proven by Coq: {ctx['theorem_name']} : {shown_statement} ({figures}; statement checked by the driver "
-        f"{shown(drv.extra['driver'])}; {assumptions_words(run)})")
-    return 0, run
-
-
-# -- audit-coq: a module held to its certificate and the library to its pins ----------------------------------
-
-def _first_difference(have: bytes, want: bytes) -> str:
-    a, b = have.decode("utf-8", "replace").splitlines(), want.decode("utf-8", "replace").splitlines()
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return f"line {i + 1} is {ascii(x[:70])}, the rendering has {ascii(y[:70])}"
-    i = min(len(a), len(b))
-    if len(a) != len(b):
-        extra = (a if len(a) > len(b) else b)[i]
-        return f"{'it' if len(a) > len(b) else 'the rendering'} has more lines, from line {i + 1}: {ascii(extra[:70])}"
-    return "the bytes differ (line ends or the end of the file)"
-
-
-def audit_file(path: str, cert_path: Optional[str], coqc: Optional[str], say: Callable = print,
-               coqchk: bool = False) -> int:
-    """Hold the module at ``path`` to the one rendered from its certificate (``cert_path``, default
-    <folder above>/<Stem>.cert), byte for byte, and coq/FreeCell/ to its pinned digests; then compile the
-    rendering in a fresh folder, its library from coq/FreeCell/, and check it through the driver.
-    0 audited and proven, 1 refused, 3 no coqc."""
-    stem = os.path.splitext(os.path.basename(path))[0]
-    if not path.endswith(".v") or not IDENT.match(stem):
-        raise FreecellError(f"{path}: not a generated Coq module (<Stem>.v, a letter then letters and digits)")
-    if not os.path.isfile(path):
-        raise FreecellError(f"{path}: no such file")
-    cert_path = cert_path or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))), stem + ".cert")
-    if not os.path.isfile(cert_path):
-        raise FreecellError(f"{path}: no certificate at {cert_path} (give --cert CERT)")
-    changed = library_changes()
-    if changed:
-        more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
-        say(f"{shown(path)}: {changed[0]}{more}: NOT audited")
-        return 1
-    cert = certificate.read(cert_path)
-    if stem != cert_stem(cert):
-        say(f"{shown(path)}: {shown(cert_path)} is the certificate of {user_text(cert.label())} (its module is "
-            f"{cert_stem(cert)}.v), not of this module: NOT audited")
-        return 1
-    want, _ = cert_module(cert)
-    with open(path, "rb") as f:
-        have = f.read()
-    if have != want.encode("utf-8"):
-        say(f"{shown(path)} is not the module rendered from {shown(cert_path)}: "
-            f"{_first_difference(have, want.encode('utf-8'))}: NOT audited")
-        return 1
-    say(f"audit-coq: {shown(path)} is the module rendered from {shown(cert_path)}; coq/FreeCell/*.v have their "
-        f"pinned digests")
-    with tempfile.TemporaryDirectory(prefix="audit-coq-") as tmp:
-        fresh, ctx = render_cert(cert, tmp)
-        return check_file(fresh, ctx, tmp, coqc, UNWINNABLE, say=say, coqchk=coqchk, step="audit-coq")[0]

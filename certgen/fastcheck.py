@@ -118,17 +118,6 @@ def successors(records: List[bytes], cells: int = 4, foundation_return: bool = F
     return out
 
 
-def deal_record(deal: int, exe: Optional[str] = None) -> bytes:
-    """The P64 record of msDeal `deal` by the fast checker's own deal generator."""
-    exe = exe or binary()
-    if exe is None:
-        raise FreecellError(f"no fast checker: {why_not()}")
-    proc = subprocess.run([exe, "--deal", str(deal)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if proc.returncode != 0 or len(proc.stdout) != P64:
-        raise FreecellError(proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}")
-    return proc.stdout
-
-
 def report(cert_path: str, res: FastResult, as_json: bool) -> str:
     """What `certgen check` prints for a fast check: the checker's one line, or one JSON object (the
     reference checker's keys, and `checker`)."""

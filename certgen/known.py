@@ -59,14 +59,3 @@ def write_timings(rows, path):
     lines += [f"{r['deal']},{r['search_seconds']:.4f},{r['seconds']:.2f}" for r in rows]
     write_atomic(path, "\n".join(lines) + "\n")
     return path
-
-
-def read_table(path):
-    """{deal: (positions, most cards home)} from the table, for the tests."""
-    out = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) == 7 and cells[0].isdigit():
-                out[int(cells[0])] = (int(cells[1].replace(",", "")), int(cells[2]))
-    return out

@@ -4,7 +4,7 @@
   2 read it back and check it with both checkers (:func:`check_both`: the Python checker, and the fast
     checker build/fccheck when it is built; valid only when both say so),
   3 render each prover's file, 4 run each prover (:func:`prove_prepared`): Lean (`lake build`) and Coq
-    (coqc, certgen/coq.py) are its backends, each on the same certificate,
+    (coqc, certgen/coq.py and coqcheck.py) are its backends, each on the same certificate,
 
 and one closing line per prover (:func:`closing`). ``prove-win`` is Lean's winning-line command.
 
@@ -31,12 +31,13 @@ from solver import deals, packed, report, search, spec
 from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
-from solver.lines import judge, step_indices
+from solver.limits import DISK_MAX_STATES, EXPLORE_STATES, PROVE_FIRST_SOLVE_STATES, SOLVE_STATES
+from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
-from solver.solve import DEFAULT_MAX_STATES as SOLVE_MAX_STATES, solve
+from solver.solve import judge, solve
 from solver.source import Source, load
 
-from . import audit, certificate, checker, coq, fastcheck, known, lake, members, render, survey, upto
+from . import audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, survey, upto
 from .paths import GENERATED, OUT, shown
 
 
@@ -66,7 +67,7 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
           on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out",
           level: Optional[int] = None) -> Built:
-    """Explore (the C core), decide the verdict (solver.lines.judge), and write the certificate when it is
+    """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
@@ -91,10 +92,10 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
                             f"give another {out_flag}")
     with _timed(phases, "search"):
         if memory is None:
-            max_states = max_states or search.EXPLORE_LIMIT
+            max_states = max_states or EXPLORE_STATES
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
-            max_states = max_states or certificate.MAX_STATES
+            max_states = max_states or DISK_MAX_STATES
             tmp = folder if tmp is None and work_dir is None else tmp
             result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
                                     work_dir=work_dir, on_resume=say_resume(source.name))
@@ -235,7 +236,7 @@ def find_provers(wanted: Optional[str], say: Callable) -> Optional[List[Prover]]
         if key == "lean":
             found.append(lean_prover(say))
         else:
-            found.append(Prover(key, coq.find_coqc(), "coqc is not on PATH; Debian: apt-get install coq"))
+            found.append(Prover(key, coqcheck.find_coqc(), "coqc is not on PATH; Debian: apt-get install coq"))
     missing = [p for p in found if p.tool is None]
     if wanted and missing:
         print(f"{missing[0].name} is not available ({missing[0].why}): nothing was checked", file=sys.stderr)
@@ -293,7 +294,7 @@ def render_lean(p: Prepared, lean_dir: str, out_dir: str, say: Callable) -> Opti
         paths = render.render_certificate(p.cert, lean_dir, standalone, members=p.decoded)
     for path in paths:
         say(f"  wrote {shown(path)}")
-    return render.module_name(p.cert)
+    return names.module_name(p.cert)
 
 
 def lean_build(prover: Prover, targets: List[str], theorems: List[str], lean_dir: str, say: Callable,
@@ -320,7 +321,7 @@ def lean_build(prover: Prover, targets: List[str], theorems: List[str], lean_dir
 
 
 def coq_check(prover: Prover, run: Callable, say: Callable) -> Outcome:
-    """One Coq check (``run(coqc, say)``: certgen/coq.py's prove_cert or check_file) and its closing line."""
+    """One Coq check (``run(coqc, say)``: certgen/coqcheck.py's prove_cert or check_file) and its closing line."""
     held = _Held(say)
     status, _ = run(prover.tool, held)
     if status == NOT_AVAILABLE:
@@ -341,13 +342,13 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
             where = lean_dir_for(prover, lean_dir, out_dir)
             say("3/4 render: Lean files")
             modules = [render_lean(p, where, out_dir, say) for p in done]
-            keep = [(m, render.theorem_name(p.cert)) for m, p in zip(modules, done) if m is not None]
+            keep = [(m, names.theorem_name(p.cert)) for m, p in zip(modules, done) if m is not None]
             outcomes.append(lean_build(prover, [m for m, _ in keep], [t for _, t in keep], where, say))
         else:
             results = []
             for p in done:
                 say("3/4 render: the Coq file")
-                results.append(coq_check(prover, lambda coqc, s, p=p: coq.prove_cert(
+                results.append(coq_check(prover, lambda coqc, s, p=p: coqcheck.prove_cert(
                     p.cert, out_dir, coqc, progress, s, coqchk), say))
             worst = max(results, key=lambda o: (o.status == REFUSED, o.status == NOT_AVAILABLE))
             outcomes.append(Outcome(worst.status, "\n".join(o.line for o in results)
@@ -356,7 +357,6 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
 
 
 WINNABLE = 4                    # prove's exit status when the solver found a winning line first
-FIRST_SOLVE_STATES = 1_000_000  # the solver's limit before prove enumerates (about 0.1 GB, a second or so)
 
 
 def prove_win_command(source: Source, rules: Rules) -> str:
@@ -390,7 +390,8 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
     columns proves it, whatever an enumeration up to column order counted). ``memory``/``tmp``: the
     enumeration past memory (see build)."""
     if not win:
-        first = solve(source.position, rules, max_states=min(FIRST_SOLVE_STATES, max_states or FIRST_SOLVE_STATES))
+        limit = min(PROVE_FIRST_SOLVE_STATES, max_states or PROVE_FIRST_SOLVE_STATES)
+        first = solve(source.position, rules, max_states=limit)
         if first.verdict == "winnable":
             say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card "
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
@@ -413,7 +414,7 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
 
 def winning_line(source: Source, rules: Rules, max_states: Optional[int], say: Callable):
     """The C solver's line, replayed against spec.moves in Python; None (said) when there is none."""
-    r = solve(source.position, rules, max_states=max_states or SOLVE_MAX_STATES)
+    r = solve(source.position, rules, max_states=max_states or SOLVE_STATES)
     say("  " + report.solve_summary(source.name, r))
     if r.verdict != "winnable":
         say(f"nothing to prove: the verdict is {r.verdict}"
@@ -441,13 +442,13 @@ def prove_line(source: Source, rules: Rules, provers: List[Prover], out_dir: str
             where = win_lean_dir(stem) if prover.tool else os.path.join(out_dir, "lean")
             say("  wrote " + shown(render.render_win(indices, where, rules=rules, deal=deal, start=start, stem=stem,
                                                      label=label)))
-            module = render.win_module(stem)
-            outcomes.append(lean_build(prover, [module], [f"{module}.{render.theorem_short_name(deal, 'winnable')}"],
+            module = names.win_module(stem)
+            outcomes.append(lean_build(prover, [module], [f"{module}.{names.theorem_short_name(deal, 'winnable')}"],
                                        where, say))
         else:
             path, ctx = coq.render_win(indices, start, rules, out_dir, deal=deal, label=label, stem=stem)
             say(f"  wrote {shown(path)}")
-            outcomes.append(coq_check(prover, lambda coqc, s: coq.check_file(
+            outcomes.append(coq_check(prover, lambda coqc, s: coqcheck.check_file(
                 path, ctx, out_dir, coqc, coq.WINNABLE, False, s, coqchk), say))
     return closing(outcomes, say)
 
@@ -543,7 +544,7 @@ def prove_win(source: Source, rules: Rules, lean_dir: Optional[str], max_states:
                              deal=source.deal, start=r.path[0], stem=stem,
                              label=None if source.deal is not None else source.name)
     say(f"  wrote {shown(path)}")
-    module = render.win_module(stem)
+    module = names.win_module(stem)
     lean = lean_prover(say) if os.path.abspath(lean_dir) == GENERATED else Prover("lean", None)
-    return closing([lean_build(lean, [module], [f"{module}.{render.theorem_short_name(source.deal, 'winnable')}"],
+    return closing([lean_build(lean, [module], [f"{module}.{names.theorem_short_name(source.deal, 'winnable')}"],
                                lean_dir, say, step="3/3")], say)

@@ -41,7 +41,6 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
-import sys
 import tempfile
 import time
 
@@ -49,6 +48,7 @@ from solver import packed, search, solve
 from solver.atomic import write_atomic
 from solver.errors import FreecellError, WorkerLost
 from solver.journal import JOURNAL, attach, open_journal
+from solver.limits import EXPLORE_STATES, SOLVE_STATES
 from solver.lines import LineError
 from solver.progress import bar
 from solver.report import plural, rules_words
@@ -110,7 +110,7 @@ def classify(n, rules, max_states):
     r = solve.solve(load(deal=n).position, rules, max_states=max_states, strict=False)   # solve's own line
     verdict, data = r.verdict, None
     if verdict == "unwinnable":
-        data = certify(n, rules, max(max_states, int(r.enumerated or 0)) or search.EXPLORE_LIMIT)
+        data = certify(n, rules, max(max_states, int(r.enumerated or 0)) or EXPLORE_STATES)
         if data is None:
             verdict = "unknown"
     return [n, verdict, int(r.states), r.length, round(time.perf_counter() - t, 6)], data
@@ -439,7 +439,7 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
         rows=False, engine="local", scheduler=None, progress=False, command=None, client=None):
     """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict. ``client``:
     a dask.distributed Client to run on (left open)."""
-    max_states = max_states or solve.DEFAULT_MAX_STATES
+    max_states = max_states or SOLVE_STATES
     settings = {"first": first, "last": last, "chunk": chunk or default_chunk(first, last),
                 "rules": rules.to_dict(), "max_states": max_states,
                 "second_max_states": second_max_states or SECOND_FACTOR * max_states, "rows": bool(rows)}

@@ -19,18 +19,18 @@ import heapq
 import tempfile
 
 from solver import packed
+from solver.limits import SORT_BYTES_PER_RECORD
 from solver.progress import bar
 from solver.search import Search, ffi, lib
 
 SIZE = packed.SIZE
 RUN = 1 << 22                   # records sorted in memory at a time (about 450 MB as bytes objects)
 BATCH = 1 << 16                 # records handed on at a time
-BYTES_PER_RECORD = 128          # a record held in a run: a 64-byte bytes object (97 bytes), its list slot, the sort
 
 
 def run_for(memory=None) -> int:
     """The records of a run: RUN, or fewer when the build was given ``memory`` bytes (``--memory M``)."""
-    return RUN if memory is None else max(BATCH, min(RUN, memory // BYTES_PER_RECORD))
+    return RUN if memory is None else max(BATCH, min(RUN, memory // SORT_BYTES_PER_RECORD))
 
 
 def exported(search):

@@ -12,7 +12,7 @@ cuts the text to LIMIT characters. What that rules out, in the comments the text
   both  no newline, backslash, backtick, quote, bracket or non-ASCII character (no look-alike letters)
 
 The gate does not make the text meaningful, only inert: the statement a proof tool checks never depends
-on it (certgen/coq.py checks the statement in a driver file holding no user text at all)."""
+on it (certgen/coqcheck.py checks the statement in a driver file holding no user text at all)."""
 import string
 
 ALLOWED = frozenset(string.ascii_letters + string.digits + " _.,#:=+-")

@@ -30,9 +30,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import catalog, engine, moves, wire
-from .hints import HINT_MAX_STATES, Hints
+from .hints import Hints
 from .jobs import Busy, Jobs, TimedOut
-from .verdicts import DEFAULT_CACHE_MAX, VERDICT_MAX_STATES, Verdicts
+from .verdicts import DEFAULT_CACHE_MAX, Verdicts
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,7 +107,7 @@ def _verdict_json(v):
 
 
 class Api:
-    def __init__(self, cache_dir=None, hint_states=HINT_MAX_STATES, verdict_states=VERDICT_MAX_STATES,
+    def __init__(self, cache_dir=None, hint_states=engine.PLAY_HINT_STATES, verdict_states=engine.PLAY_VERDICT_STATES,
                  hint_timeout=HINT_TIMEOUT, verdict_timeout=VERDICT_TIMEOUT, workers=2, slots=4,
                  prerender_lean=True, cache_max=DEFAULT_CACHE_MAX):
         self.verdicts = Verdicts(cache_dir or DEFAULT_CACHE, verdict_states, cache_max)

@@ -18,13 +18,14 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from certgen import certificate, prove, render
+from certgen import certificate, names, prove, render
 from certgen.paths import ROOT
 from certgen.known import KNOWN as KNOWN_UNSOLVABLE     # the eight deals of 1..1,000,000 known unsolvable
 from solver import analyze, board, cards, deals, difficulty, lines, packed, search, solve, spec
 from solver import cliargs
 from solver.atomic import write_atomic          # every output file: a temporary file, then a rename
 from solver.errors import FreecellError
+from solver.limits import PLAY_HINT_STATES, PLAY_VERDICT_STATES   # the page's search limits
 from solver.rules import MAX_CELLS, Rules
 from solver.source import Source, load
 
@@ -195,12 +196,12 @@ def _rules_lean(start: Start) -> str:
 
 def unwinnable_statement(start: Start) -> str:
     """The Lean theorem a certificate of ``start`` proves (as certgen's templates write it)."""
-    return (f"theorem {render.theorem_short_name(start.deal)} : ∀ s, {render.SPEC_ROOT}Reachable "
+    return (f"theorem {names.theorem_short_name(start.deal)} : ∀ s, {render.SPEC_ROOT}Reachable "
             f"{_rules_lean(start)} {_lean_start(start)} s → ¬ {render.SPEC_ROOT}Won s")
 
 
 def winnable_statement(start: Start) -> str:
-    return (f"theorem {render.theorem_short_name(start.deal, 'winnable')} : ∃ s, {render.SPEC_ROOT}Reachable "
+    return (f"theorem {names.theorem_short_name(start.deal, 'winnable')} : ∃ s, {render.SPEC_ROOT}Reachable "
             f"{_rules_lean(start)} {_lean_start(start)} s ∧ {render.SPEC_ROOT}Won s")
 
 

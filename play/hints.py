@@ -12,12 +12,11 @@ from collections import OrderedDict
 
 from . import engine, moves, wire
 
-HINT_MAX_STATES = 300_000     # positions one hint's search may store (the survey of 1..32000 needs fewer)
 REMEMBERED = 100_000          # positions of verified lines kept in memory
 
 
 class Hints:
-    def __init__(self, max_states=HINT_MAX_STATES, capacity=REMEMBERED):
+    def __init__(self, max_states=engine.PLAY_HINT_STATES, capacity=REMEMBERED):
         self.max_states = max_states
         self.capacity = capacity
         self._lines = OrderedDict()       # position key -> the verified line's remaining moves

@@ -22,7 +22,6 @@ import threading
 
 from . import catalog, engine, wire
 
-VERDICT_MAX_STATES = 1_000_000     # positions each search of a verdict may store
 REMEMBERED = 2_000                 # verdicts kept in memory (the rest are read back from the disk cache)
 CACHE_VERSION = 2                  # 2: difficulty from the free-cells survey for deals 1..32000
 DEFAULT_CACHE_MAX = 1 << 30        # bytes of the disk cache (1 GB); #11982's verdict writes 2.3 MB
@@ -30,7 +29,7 @@ STEM = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
 
 class Verdicts:
-    def __init__(self, cache_dir, max_states=VERDICT_MAX_STATES, cache_max=DEFAULT_CACHE_MAX):
+    def __init__(self, cache_dir, max_states=engine.PLAY_VERDICT_STATES, cache_max=DEFAULT_CACHE_MAX):
         self.cache_dir = os.path.abspath(cache_dir)
         self.max_states = max_states
         self.cache_max = cache_max

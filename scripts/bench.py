@@ -543,9 +543,9 @@ def bench_fccheck(certs=(), other=None, runs=3):
 def bench_coq():
     """The Python checker and the Coq check (render + coqc) on the same certificate of deal 11982."""
     import tempfile
-    from certgen import certificate, checker, coq
+    from certgen import certificate, checker, coq, coqcheck
     from solver import deals, search
-    coqc = coq.find_coqc()
+    coqc = coqcheck.find_coqc()
     if coqc is None:
         return {"available": False, "error": "no coqc (Debian: apt-get install coq)"}
     start = deals.ms_deal(DEAL)
@@ -557,13 +557,13 @@ def bench_coq():
     res = checker.check(cert)
     py_s = time.perf_counter() - t
     with tempfile.TemporaryDirectory() as out:
-        err = coq.build_library(coqc, out)
+        err = coqcheck.build_library(coqc, out)
         if err:
             return {"available": False, "error": err}
         t = time.perf_counter()
         path, ctx = coq.render_cert(cert, out)
         render_s = time.perf_counter() - t
-        run = coq.run_coqc(coqc, path, out)
+        run = coqcheck.run_coqc(coqc, path, out)
     return {"available": True, "states": cert.states, "python_valid": res.ok, "python_seconds": py_s,
             "render_seconds": render_s, "coq_ok": run.ok, "coqc_seconds": run.seconds,
             "coqc_max_rss_mib": run.max_rss_kib / 1024, "words": ctx["word_count"],

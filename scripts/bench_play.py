@@ -16,7 +16,6 @@
 """
 import argparse
 import json
-import os
 import shutil
 import socket
 import statistics
@@ -24,9 +23,6 @@ import sys
 import tempfile
 import threading
 import time
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 PAINT_TARGET = 1.0
 HINT_TARGET = 1.0
@@ -128,12 +124,11 @@ def hint_times(first=1, last=32000, step=16, progress=True):
 
 
 def difficulty_tertiles(last=1000):
-    from play.verdicts import VERDICT_MAX_STATES
     from play import engine
     from solver import deals
     lengths = []
     for n in range(1, last + 1):
-        line = engine.find_line(deals.ms_deal(n), 4, VERDICT_MAX_STATES)
+        line = engine.find_line(deals.ms_deal(n), 4, engine.PLAY_VERDICT_STATES)
         if line.verdict == "winnable":
             lengths.append(len(line.moves))
     lengths.sort()

@@ -38,7 +38,10 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from certgen.paths import ROOT
+from solver import deals, search
+from solver.rules import Rules
+
 FCS = "freecell-solver-range-parallel-solve"
 PRESET = ["-l", "lg"]
 
@@ -139,9 +142,6 @@ def fcsolve_states(n, cells):
 
 
 def compare_states(a, b, cells, max_states, as_json):
-    sys.path.insert(0, ROOT)
-    from solver import deals, search
-    from solver.rules import Rules
     speedups = Rules(cells=cells, autoplay="safe", canonical=True)
     rows = []
     for n in range(a, b + 1):

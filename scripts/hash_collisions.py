@@ -1,5 +1,5 @@
 """How well the Lean hash of a position (FreeCell.hashState in lean/FreeCell/Cert.lean) spreads the
-positions of real certificates, measured with its Python twin certgen.render.state_hash.
+positions of real certificates, measured with its Python twin certgen.certtext.state_hash.
 
     python scripts/hash_collisions.py out/Deal*.cert      # after `make prove-known` (or `certgen build`)
 
@@ -12,12 +12,9 @@ with the position looked up).
 import argparse
 import collections
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from certgen import certificate, members, render  # noqa: E402
-from solver import spec  # noqa: E402
+from certgen import certificate, certtext, members
+from solver import spec
 
 
 def scramble(h: int) -> int:
@@ -39,15 +36,15 @@ def top_card_hash(s) -> int:
     """The variant with only each column's length and top card (what issue 11 first proposed)."""
     h = 0
     for col in s.cols:
-        h = render.mix_hash_nat(h, len(col) * 64 + spec.key(col[0]) if col else 0)
+        h = certtext.mix_hash_nat(h, len(col) * 64 + spec.key(col[0]) if col else 0)
     for c in s.cells:
-        h = render.mix_hash_nat(h, spec.key(c))
+        h = certtext.mix_hash_nat(h, spec.key(c))
     for x in s.home:
-        h = render.mix_hash_nat(h, x)
+        h = certtext.mix_hash_nat(h, x)
     return h
 
 
-def measure(states, hash_fn=render.state_hash):
+def measure(states, hash_fn=certtext.state_hash):
     hashes = [hash_fn(s) for s in states]
     counts = collections.Counter(hashes)
     sharing = sum(v for v in counts.values() if v > 1)
@@ -64,7 +61,7 @@ def main(argv=None):
     p.add_argument("--top-card-only", action="store_true",
                    help="measure the variant that hashes only each column's length and top card")
     args = p.parse_args(argv)
-    hash_fn = top_card_hash if args.top_card_only else render.state_hash
+    hash_fn = top_card_hash if args.top_card_only else certtext.state_hash
     total = collections.Counter()
     print(f"{'certificate':<20}{'positions':>10}{'distinct hashes':>17}{'sharing a hash':>20}"
           f"{'buckets':>10}{'mean bucket of a member':>25}")

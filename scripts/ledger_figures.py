@@ -7,12 +7,8 @@ for a list of N deals at the same mean.
 import argparse
 import json
 import math
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from certgen.certify import FORMS, read_ledger  # noqa: E402
+from certgen.certify import FORMS, read_ledger
 
 
 def percentile(values, q):

@@ -26,17 +26,17 @@ Definitions (over the set R of positions reachable from the start under the rule
 Nothing is claimed from a partial enumeration (the ``max_states`` limit): the verdict is then
 "unknown" and the figures are None -- except that a reachable won position settles two of them on its
 own (every card has moved, so none is frozen, and 52 cards reach the foundations), once a line to it has
-replayed under the spec rules (solver.lines.judge). A complete enumeration without a won position in a
+replayed under the spec rules (solver.solve.judge). A complete enumeration without a won position in a
 counting mode not proved to lose no win (``--autoplay`` with foundation returns: solver.rules.Rules.unproved)
 is "unknown" too, but its figures are given: facts about that mode's set.
 """
 from . import search
 from .cards import card_name
 from .errors import FreecellError
+from .limits import ANALYZE_STATES
 from .rules import STANDARD
-from .lines import judge
+from .solve import judge
 
-DEFAULT_MAX_STATES = 5_000_000
 CHUNK = 1 << 20          # records exported from the C core per pass step
 MAX_EXPOSED_RECORDS = 1000   # exposing positions kept for --json / --svg-dir (the count is exact anyway)
 
@@ -167,7 +167,7 @@ def _chunks(search, n):
         yield search.export_p64(first, CHUNK)
 
 
-def analyze(start, rules=None, exposed=None, max_states=DEFAULT_MAX_STATES, progress=False):
+def analyze(start, rules=None, exposed=None, max_states=ANALYZE_STATES, progress=False):
     """Enumerate the whole reachable set from ``start`` and analyse it (the search stops at the first
     won position only when ``exposed`` is None: a win already settles the other figures).
 

@@ -23,7 +23,7 @@ Every problem is reported as one :class:`FreecellError` line starting with ``boa
 
 import sys
 
-from .cards import SUITS, card, card_name, parse_card, parse_rank, rank_name, shown
+from .cards import SUITS, card, card_name, cards_text, parse_card, parse_rank, rank_name, shown
 from .errors import FreecellError
 from .rules import MAX_CELLS as MAX_FREECELLS
 
@@ -152,7 +152,7 @@ def _times(n):
 def format_board(pos):
     """The columns in fc-solve's board format: one line per column, bottom card first."""
     cols = pos[0]
-    return "".join(" ".join(card_name(c) for c in col) + "\n" for col in cols)
+    return "".join(cards_text(col) + "\n" for col in cols)
 
 
 def format_position(pos):
@@ -164,7 +164,7 @@ def format_position(pos):
     found = " ".join(f"{SUITS[su]}-{rank_name(home[su])}" for su in _FOUND_ORDER)
     fc = "".join(f"  {card_name(c)}" for c in cells)
     lines = [f"Foundations: {found}", f"Freecells:{fc}"]
-    lines += [(": " + " ".join(card_name(c) for c in col)) if col else ":" for col in cols]
+    lines += [(": " + cards_text(col)) if col else ":" for col in cols]
     return "\n".join(lines) + "\n"
 
 

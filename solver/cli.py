@@ -8,13 +8,14 @@ modules (the C core, json, tqdm) are imported inside the command that needs them
 import argparse
 import sys
 
-from .cliargs import (DISK_MAX_STATES, EXPLORE_LIMIT, Parser, add_command, add_disk_args, add_source_args, card_arg,
-                      check_disk_args, fail, jobs_arg, max_states_arg, memory_arg, memory_words, progress_of,
-                      rules_of, run, source_of, tiers_arg, whole_arg, writing)
+from .cliargs import (Parser, add_command, add_disk_args, add_source_args, card_arg, check_disk_args, fail, jobs_arg,
+                      max_states_arg, memory_arg, memory_words, progress_of, rules_of, run, source_of, tiers_arg,
+                      whole_arg, writing)
+from .limits import ANALYZE_STATES, DEEP_STATES, DISK_MAX_STATES, EXPLORE_STATES, HAND_STATES, SOLVE_STATES
 from .rules import MAX_CELLS
 from . import report
 from .board import format_position
-from .cards import card_name
+from .cards import card_name, cards_text
 
 PROG = "python -m solver"
 MOVED = {"out": "explore --out moved: `python -m certgen build --deal N --out CERT` writes certificates",
@@ -37,7 +38,7 @@ def cmd_deal(args):
     if not args.json:
         head = f"code: {src.code}\n" if args.random else ""
         order = src.extra.get("order")
-        tail = f"order: {' '.join(card_name(c) for c in order)}\n" if args.order and order else ""
+        tail = f"order: {cards_text(order)}\n" if args.order and order else ""
         report.write(head + format_position(src.position) + tail)
         return 0
     cols, cells, home = src.position
@@ -93,7 +94,7 @@ def cmd_explore(args):
     if rules.hand:
         return _explore_hand(args, src, rules)
     if args.memory is None:
-        max_states = args.max_states or search.EXPLORE_LIMIT
+        max_states = args.max_states or EXPLORE_STATES
         result = search.explore(src.position, rules, max_states=max_states, progress=progress_of(args))
     else:
         from .disksearch import explore_within, say_resume
@@ -108,7 +109,7 @@ def cmd_explore(args):
 
 
 def _explore_report(args, src, rules, result, max_states):
-    from .lines import judge
+    from .solve import judge
     verdict, line = judge(src.position, result, rules)
     if result.won and line is None:
         print(f"note: {report.NO_REPLAY}", file=sys.stderr)
@@ -140,7 +141,7 @@ def _explore_report(args, src, rules, result, max_states):
 def _explore_hand(args, src, rules):
     """explore --hand 1: the verdict with one favor, and a replayed line with the favor marked."""
     from . import hand
-    max_states = args.max_states or hand.DEFAULT_MAX_STATES
+    max_states = args.max_states or HAND_STATES
     r = hand.one_favor(src.position, rules, max_states=max_states, progress=progress_of(args))
     steps = [] if r.line is None else [hand.step_words(r.line[i], r.line[i + 1], favor=i == r.favor_at)
                                        for i in range(len(r.line) - 1)]
@@ -166,13 +167,13 @@ def _explore_hand(args, src, rules):
 
 
 def cmd_analyze(args):
-    from .analyze import DEFAULT_MAX_STATES, analyze
+    from .analyze import analyze
     if args.svg is not None:
         from .atomic import check_not_input
         check_not_input(args.svg, args.board)
     src = source_of(args)
     rules = rules_of(args, src)
-    a = analyze(src.position, rules, exposed=args.exposed, max_states=args.max_states or DEFAULT_MAX_STATES,
+    a = analyze(src.position, rules, exposed=args.exposed, max_states=args.max_states or ANALYZE_STATES,
                 progress=progress_of(args))
     if args.svg is not None:
         from . import svg
@@ -211,10 +212,10 @@ def cmd_analyze(args):
 def cmd_solve(args):
     if args.lean or args.lean_dir is not None:
         fail(MOVED["lean"])
-    from .solve import DEEP, DEEP_MAX_STATES, DEFAULT_MAX_STATES, DEFAULT_SHORTEN, solve
+    from .solve import DEEP, DEFAULT_SHORTEN, solve
     src = source_of(args)
     rules = rules_of(args, src)
-    max_states = args.max_states or (DEEP_MAX_STATES if args.deep else DEFAULT_MAX_STATES)
+    max_states = args.max_states or (DEEP_STATES if args.deep else SOLVE_STATES)
     shorten = DEFAULT_SHORTEN if args.shorten is None else args.shorten
     r = solve(src.position, rules, max_states=max_states, shorten=shorten, stages=DEEP if args.deep else None)
     if args.json:
@@ -306,7 +307,6 @@ def _is_difficulty_journal(path):
 def cmd_survey(args):
     import os
     from .atomic import is_stdout
-    from .solve import DEFAULT_MAX_STATES
     from .survey import parse_range, survey
     first, last = parse_range(args.range)
     if args.difficulty:
@@ -318,7 +318,7 @@ def cmd_survey(args):
         fail(f"{args.out} holds a difficulty survey (--difficulty): a plain survey would overwrite it; give "
              f"another --out")
     rules = rules_of(args)
-    max_states = args.max_states or DEFAULT_MAX_STATES
+    max_states = args.max_states or SOLVE_STATES
     folder = args.out + ".work" if args.out is not None and not is_stdout(args.out) \
         and (not os.path.exists(args.out) or os.path.isfile(args.out)) else None
     s = survey(first, last, jobs=args.jobs, rules=rules, max_states=max_states, progress=progress_of(args),
@@ -421,12 +421,12 @@ def build_parser():
     d.add_argument("--order", action="store_true", help="also print the shuffled deck order (dealt first first)")
 
     e = add_command(sub, "explore", cmd_explore, *ABOUT["explore"], source=True, rules=True, counting=True,
-                    limit=f"stop after K positions (verdict unknown; {memory_words(EXPLORE_LIMIT)})")
+                    limit=f"stop after K positions (verdict unknown; {memory_words(EXPLORE_STATES)})")
     e.add_argument("--out", help=argparse.SUPPRESS)
     add_disk_args(e)
 
     a = add_command(sub, "analyze", cmd_analyze, *ABOUT["analyze"], source=True, rules=True, counting=True,
-                    limit=f"stop after K positions (then: unknown; {memory_words(5_000_000)})")
+                    limit=f"stop after K positions (then: unknown; {memory_words(ANALYZE_STATES)})")
     a.add_argument("--exposed", metavar="CARD", type=card_arg,
                    help="count the positions with this card on top of a column (e.g. QC, 10H, Q\u2663)")
     a.add_argument("--svg", metavar="FILE", help="draw the position with the frozen cards outlined")
@@ -435,7 +435,7 @@ def build_parser():
 
     s = add_command(sub, "solve", cmd_solve, *ABOUT["solve"], source=True, rules=True)
     s.add_argument("--max-states", metavar="K", type=max_states_arg,
-                   help=f"positions each search may store, then: unknown ({memory_words(3_000_000)})")
+                   help=f"positions each search may store, then: unknown ({memory_words(SOLVE_STATES)})")
     s.add_argument("--deep", action="store_true",
                    help="the deep portfolio of the difficulty survey's tier 5: four stages with move pruning of "
                         "25,000,000 positions each, then the unpruned one up to --max-states (default with "
@@ -461,7 +461,7 @@ def build_parser():
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = add_command(sub, "survey", cmd_survey, *ABOUT["survey"], rules=True,
-                    limit=f"positions each search may store per deal, then: unknown ({memory_words(3_000_000)})")
+                    limit=f"positions each search may store per deal, then: unknown ({memory_words(SOLVE_STATES)})")
     v.add_argument("range", metavar="A-B", help="the deals, e.g. 1-32000 (or one number)")
     v.add_argument("--jobs", metavar="J", type=jobs_arg, default=1, help="worker processes (default 1)")
     v.add_argument("--out", metavar="FILE.csv", help="write one CSV row per deal")

@@ -20,6 +20,7 @@ from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
 from .errors import FreecellError, InternalError, WorkerLost, interrupted
+from .limits import COMMAND_BYTES_PER_POSITION, DISK_MAX_STATES, IN_MEMORY_MAX_STATES, MAX_MEMORY, MIN_MEMORY
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
 
@@ -115,18 +116,10 @@ class Parser(argparse.ArgumentParser):
 
 # --- argument types (a bad value is a FreecellError: one line, exit 2) -----------------------------------
 
-# The most positions a search may store: the C core numbers them with 31 bits (MAX_STATES_CAP in
-# solver/fc_internal.h). At about 90 bytes a position (docs/TRUST.md, scripts/bench.py) that is some 190 GB.
-MAX_STATES = 2 ** 31 - 1
-# With --memory (the disk search) the positions are counted in 64 bits and numbered nowhere (the layer files,
-# the certificate streamed from them): --max-states may go to 2**40 there (= certgen.certificate.MAX_STATES,
-# the most records a certificate may declare; a test keeps them equal).
-DISK_MAX_STATES = 2 ** 40
-# The memory a search needs, an upper bound for every command: the enumeration's compact store takes about
-# 24 bytes a position (23 at the peak of `explore --deal 5 --max-states 5000000`, 127 MB), the solver's
-# best-first store and the checks after `build`/`prove` more; 90 covers them (docs/TRUST.md, scripts/bench.py).
-BYTES_PER_STATE = 90
-EXPLORE_LIMIT = 20_000_000  # = search.EXPLORE_LIMIT (a test keeps them equal; --help loads no C core)
+# --max-states goes up to IN_MEMORY_MAX_STATES (about 190 GB at COMMAND_BYTES_PER_POSITION), and with --memory
+# (the disk search: positions counted in 64 bits and numbered nowhere, the layer files and the certificate
+# streamed from them) up to DISK_MAX_STATES (= certgen.certificate.MAX_STATES, the most records a certificate
+# may declare; a test keeps them equal). The figures are solver/limits.py's.
 
 
 def whole_arg(flag, lo, hi):
@@ -140,21 +133,19 @@ def whole_arg(flag, lo, hi):
 
 cells_arg = whole_arg("--cells", 0, MAX_CELLS)
 hand_arg = whole_arg("--hand", 0, 1)
-max_states_arg = whole_arg("--max-states", 1, MAX_STATES)
+max_states_arg = whole_arg("--max-states", 1, IN_MEMORY_MAX_STATES)
 disk_max_states_arg = whole_arg("--max-states", 1, DISK_MAX_STATES)
 jobs_arg = whole_arg("--jobs", 1, 256)
 
 
 def memory_words(default):
     """What --max-states costs, for its --help: the default and the memory per position."""
-    return (f"default {default:,}: at most {default * BYTES_PER_STATE / 1e9:.1f} GB; a bigger K needs about "
-            f"{BYTES_PER_STATE} bytes a position, e.g. {10 ** 8 * BYTES_PER_STATE / 1e9:.0f} GB for 100,000,000; "
-            f"at most {MAX_STATES:,}")
+    per = COMMAND_BYTES_PER_POSITION
+    return (f"default {default:,}: at most {default * per / 1e9:.1f} GB; a bigger K needs about {per} bytes a "
+            f"position, e.g. {10 ** 8 * per / 1e9:.0f} GB for 100,000,000; at most {IN_MEMORY_MAX_STATES:,}")
 
 
 MEMORY_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-MIN_MEMORY = 1 << 16        # = solver.disksearch.MIN_MEMORY (the disk search's smallest buffer)
-MAX_MEMORY = 1 << 50        # 1024T: more than any machine has; the core takes sizes up to 2**64 - 1
 
 
 def memory_arg(text):
@@ -274,9 +265,9 @@ def check_disk_args(args, rules):
             raise FreecellError(f"{flag} is empty: give a folder's name")
     if args.memory is not None and rules.hand:
         raise FreecellError("--memory: the disk search does not take --hand")
-    if args.memory is None and (getattr(args, "max_states", None) or 0) > MAX_STATES:
-        raise FreecellError(f"--max-states above {MAX_STATES:,} goes with --memory (the disk search: the search in "
-                            f"memory numbers its positions with 31 bits)")
+    if args.memory is None and (getattr(args, "max_states", None) or 0) > IN_MEMORY_MAX_STATES:
+        raise FreecellError(f"--max-states above {IN_MEMORY_MAX_STATES:,} goes with --memory (the disk search: the "
+                            f"search in memory numbers its positions with 31 bits)")
 
 
 def add_command(sub, name, func, help, description=None, source=False, rules=False, counting=False, limit=None,

@@ -212,18 +212,20 @@ int fc_ddd_keep(fc_ddd *d, int on) {
     return e;
 }
 
-/* The rules in words, for a message: "1 free cell, column order" (into buf, which it returns). */
+/* The rules in words, for a message (into buf, which it returns): solver.rules.Rules.words joined with ", ",
+   word for word ("1 free cell, nothing back from the foundations, up to column order"; tests/solver/test_ddd_state.py
+   compares them for every mode the disk search takes). */
 static const char *rules_words(const fc_rules *r, char *buf, size_t n) {
-    int k = snprintf(buf, n, "%d free cell%s", r->cells, r->cells == 1 ? "" : "s");
-    static const char *const autoplay[] = {NULL, "automatic moves (safe)", "automatic moves (horne)",
-                                           "automatic moves (aces and twos)"};
-    const char *more[] = {r->foundation_return ? "foundation returns" : NULL,
-                          r->autoplay > 0 && r->autoplay < 4 ? autoplay[r->autoplay] : NULL,
-                          r->canonical ? "column order" : NULL,
-                          r->supermoves ? "supermoves" : NULL, r->hand ? "the favor" : NULL};
+    static const char *const autoplay[] = {NULL, "safe automatic moves", "horne automatic moves",
+                                           "twos automatic moves", "all automatic moves"};
+    int k = snprintf(buf, n, "%d free cell%s, %s", r->cells, r->cells == 1 ? "" : "s",
+                     r->foundation_return ? "foundation returns allowed" : "nothing back from the foundations");
+    const char *more[] = {r->canonical ? "up to column order" : NULL,
+                          r->autoplay > 0 && r->autoplay <= FC_AUTOPLAY_ALL ? autoplay[r->autoplay] : NULL,
+                          r->supermoves ? "supermoves" : NULL};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++)
         if (more[i] && k >= 0 && (size_t)k < n) k += snprintf(buf + k, n - (size_t)k, ", %s", more[i]);
-    return buf;
+    return buf;                 /* no favor of the hand: the disk search refuses it (FC_EBADRULES) */
 }
 
 /* A reason into why (printf style), and code. */
@@ -280,7 +282,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     if (memcmp(&start, &d->start, sizeof start))
         return ddd_why(why, whylen, FC_EOTHER, "it holds the search of another start position");
     if (memcmp(&rules, &d->rules, sizeof rules)) {
-        char there[160], asked[160];
+        char there[200], asked[200];
         return ddd_why(why, whylen, FC_EOTHER, "it holds a search under other rules: there %s; asked %s",
                        rules_words(&rules, there, sizeof there), rules_words(&d->rules, asked, sizeof asked));
     }

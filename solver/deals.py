@@ -35,14 +35,6 @@ def parse_deal_number(value):
     return whole_number(value, "deal", 1, MAX_DEAL, shown=shown)
 
 
-def ms_rand(seed):
-    """Generator of the MSVC ``rand()`` outputs r(0), r(1), ... for ``srand(seed)``."""
-    x = seed
-    while True:
-        x = (x * 214013 + 2531011) & 0x7FFFFFFF
-        yield x >> 16
-
-
 def deal_order(n):
     """The 52 cards of deal ``n`` in the order they are dealt (card indices)."""
     n = parse_deal_number(n)

@@ -45,11 +45,11 @@ lemma is proved in Coq about the Coq spec (coq/FreeCell/Columns.v), not in Lean,
 (tests/solver/test_difficulty.py: ``spec.moves`` against permuted positions; the enumeration's set against the
 fixed-column set taken up to column order); the C enumeration itself is not checked. A win found
 there is replayed like any other, on the real columns: in memory the C core writes the line on them
-(fc_search_moves), on disk solver.lines.judge takes it across (solver.lines.real_columns).
+(fc_search_moves), on disk solver.solve.judge takes it across (solver.lines.real_columns).
 
 The last tier runs its enumeration on disk (solver.disksearch: breadth first by layers, the visited
 positions in compressed files, about a byte a position, with a memory buffer): for the sets that pass what
-memory holds. Its win counts only once a line to it replays under the spec rules (solver.lines.judge: the
+memory holds. Its win counts only once a line to it replays under the spec rules (solver.solve.judge: the
 line read back through the layer files; a win is deeper than the 32 layers kept apart, so the line from the
 start to the oldest layer kept comes from further disk searches for its first position
 (solver.disksearch.DiskSearch.full_line); the solver's line only when they fail; none: unknown). In a
@@ -86,26 +86,27 @@ from collections import namedtuple
 
 from . import deals, search
 from .atomic import write_atomic
-from .disksearch import MIN_MEMORY, MIN_OVERFLOW, explore_disk, say_resume, work_state
+from .disksearch import MIN_OVERFLOW, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
-from .journal import JOURNAL, attach, digest, open_journal
-from .lines import codes_to_moves, judge, verdict as lines_verdict
+from .journal import attach, digest, open_journal
+from .limits import DIFFICULTY_TIERS, MIN_MEMORY, SOLVER_BYTES_PER_POSITION, STORE_BYTES_PER_POSITION_WORST
+from .lines import codes_to_moves
 from .progress import bar
 from .report import plural
 from .rules import Rules
-from .solve import DEEP, solve
+from .solve import DEEP, judge, solve
+from .verdict import decide
 from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, signals_held,
                       term_as_interrupt)
 
 MAX_K = 4
-# (solver limit, enumeration limit[, disk buffer]) per tier: positions stored. An enumeration in memory
-# costs about 23 bytes a position (the compact store, solver/store.c: a 16-byte key, 1.25 to 1.875 4-byte table
-# slots -- 1.55 at 400,000,000, 22.5 bytes in all -- and 2 bits of parents; peak RSS 22.8 measured at
-# 550,000,000, 26.1 at 560,000,000 on a deal with positions past the key, kept in 40 bytes): tier 4's
-# 400,000,000 need about 9 GB, and up to 16.8 GB (MEMORY_PER_STATE). A tier with a third figure enumerates on disk with a memory buffer of that
-# many bytes (the visited layers about a byte a position on disk, the runs of a layer's successors more:
-# 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a position; README). A
-# tier whose solver limit is not above the tier before's runs no solver (it would repeat the same search).
+# (solver limit, enumeration limit[, disk buffer]) per tier: positions stored (solver.limits.DIFFICULTY_TIERS,
+# with what a position costs). An enumeration in memory: peak RSS 22.8 bytes a position measured at 550,000,000,
+# 26.1 at 560,000,000 on a deal with positions past the key. A tier with a third figure enumerates on disk with
+# a memory buffer of that many bytes (the visited layers about a byte a position on disk, the runs of a layer's
+# successors more: 587 MB at the peak for deal 607's 1-cell set to 100,000,000 positions, 5.9 bytes a
+# position). A tier whose solver limit is not above the tier before's runs no solver (it would repeat the same
+# search).
 Tier = namedtuple("Tier", "solver states buffer canonical deep autoplay", defaults=(None, False, False, "none"))
 Tier.__doc__ = """A tier's limits: ``solver`` and ``states`` (positions stored), ``buffer`` (bytes: the enumeration
 runs on disk with that buffer; None: in memory), ``canonical`` (the enumeration counts positions up to the
@@ -113,18 +114,9 @@ order of the columns), ``deep`` (the solver runs the deep portfolio, solver.solv
 enumeration's automatic moves: "none", or "horne", "safe" or "twos", proved to lose no win in
 coq/FreeCell/Autoplay.v). A plain
 tuple of 2 to 6 such values is taken too."""
-DISK_BUFFER = 4 << 30
-TIERS = (Tier(100_000, 2_000_000), Tier(2_000_000, 20_000_000), Tier(20_000_000, 80_000_000),
-         Tier(20_000_000, 400_000_000, canonical=True), Tier(100_000_000, 4_000_000_000, DISK_BUFFER, True, deep=True, autoplay="safe"))
-SOLVER_BYTES_PER_STATE = 60    # the solver's peak a position stored: 5,761,816 KB at 100,279,000 (deal 13599 with
-                               # 1 cell, `solve --max-states 100000000`), 58.8 bytes
+TIERS = tuple(Tier(*t) for t in DIFFICULTY_TIERS)
 CLASSES = ("easy", "medium", "hard", "more", "undecided")
 CSV_HEADER = ("deal", "k", "class", "proven_low", "win_with", "states", "tier", "sha256")
-MEMORY_PER_STATE = 42          # bytes a position stored in memory may cost (the --jobs guard): deal 982's 2-cell
-                               # set up to column order had 16.2 GB when the kernel's out-of-memory killer
-                               # stopped it short of tier 4's 400,000,000 positions, over 40 bytes a
-                               # position (positions past the 16-byte key are kept in 40); 26 let two such
-                               # processes start on this 24 GB machine
 MEMORY_MARGIN = 1 << 29        # left to everything else when the budget follows the machine's memory
 
 Need = namedtuple("Need", "deal k low high states tier")
@@ -158,10 +150,10 @@ def _enumerate(pos, k, limit, canonical=False, autoplay="none"):
     rules = Rules(cells=k, canonical=canonical, autoplay=autoplay)
     res = search.explore(pos, rules, max_states=limit, stop_on_win=True)
     try:
+        line = None
         if res.won:     # the line on the real columns (fc_search_moves); LineError: a bug, never a win
-            codes_to_moves(pos, res.search.moves_to(res.won_index), rules.plain())
-            return "winnable", res.states
-        return lines_verdict(False, res.complete, rules=rules), res.states
+            line, _final = codes_to_moves(pos, res.search.moves_to(res.won_index), rules.plain())
+        return decide(res.won, res.complete, line, rules), res.states
     finally:
         res.close()
 
@@ -421,15 +413,6 @@ def _journal_needs(j):
     return {d: n for d, _l, v, body in j.rows("deal") for n in [_from_record(d, body, v)] if n is not None}
 
 
-def read_journal(csv_path):
-    """{deal: Need} of the survey whose CSV is ``csv_path``, from its journal (beside it, :func:`work_root_of`):
-    what a run killed before its export had finished. {} when there is no journal."""
-    if not os.path.exists(os.path.join(work_root_of(csv_path), JOURNAL)):
-        return {}
-    with attach(work_root_of(csv_path)) as j:
-        return _journal_needs(j)
-
-
 def _record(j, n: Need):
     j.record("deal", n.deal, _body(n), None, klass(n))
 
@@ -511,7 +494,8 @@ def memory_budget(available=None):
 
 
 def job_memory(tier, tiers=TIERS):
-    """Bytes one process of a tier may take: its enumeration in memory (MEMORY_PER_STATE a position), or on
+    """Bytes one process of a tier may take: its enumeration in memory (STORE_BYTES_PER_POSITION_WORST a
+    position), or on
     disk its buffer and the overflow set's floor (MIN_OVERFLOW); or its solver's (:func:`solver_memory`) when
     that is more (the two run one after the other).
 
@@ -520,14 +504,14 @@ def job_memory(tier, tiers=TIERS):
     only its floor, 1 MiB (a position that did not pack would stop the search with "nothing is claimed")."""
     t = tier_of(tier, tiers)
     b = disk_buffer(tier, tiers)
-    enumeration = t.states * MEMORY_PER_STATE if b is None else b + MIN_OVERFLOW
+    enumeration = t.states * STORE_BYTES_PER_POSITION_WORST if b is None else b + MIN_OVERFLOW
     return max(enumeration, solver_memory(tier, tiers))
 
 
 def solver_memory(tier, tiers=TIERS):
-    """Bytes the solver of a tier may take (SOLVER_BYTES_PER_STATE a position of its limit); 0 when the tier
+    """Bytes the solver of a tier may take (SOLVER_BYTES_PER_POSITION a position of its limit); 0 when the tier
     runs no solver (:func:`runs_solver`)."""
-    return tier_of(tier, tiers).solver * SOLVER_BYTES_PER_STATE if runs_solver(tier, tiers) else 0
+    return tier_of(tier, tiers).solver * SOLVER_BYTES_PER_POSITION if runs_solver(tier, tiers) else 0
 
 
 def jobs_for(tier, jobs, tiers=TIERS, budget=None):

@@ -14,7 +14,7 @@ set is the in-memory enumeration's (84,767 positions for #11982).
     ...                                 # a certificate: certgen.certificate.write_search(..., r.search, ...)
     r.close()                           # the temporary folder is removed (also on errors and Ctrl-C)
 
-The verdict is the house rule's (solver.lines.judge): a won position found gives the line read back
+The verdict is the house rule's (solver.solve.judge): a won position found gives the line read back
 through the layer files, replayed against the spec. Past DDD_MAXF = 32 layers the older ones are merged into
 one file and their depths are gone: the line read back then begins at the oldest layer kept, and the line
 from the start to its first position is found by another disk search that looks for that position (a target,
@@ -37,20 +37,17 @@ import tempfile
 import time
 import zlib
 
-from . import packed
+from . import packed, solve
 from .errors import FreecellError
-from .journal import lock_file
+from .journal import lock_file, release_lock
+from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
+from .lines import apply_move
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
 
-# The in-memory store's bytes a position (23.2 measured at 2.95 M, 23.7 at 100 M; scripts/bench.py --store):
-# --memory M enumerates in memory up to M / 24 positions, then on disk.
-BYTES_PER_STATE = 24
-MIN_MEMORY = 1 << 16            # the disk search's smallest buffer (fc_ddd_new)
 MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
 KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc_internal.h): its buffer holds memory / 24 of them
-IN_MEMORY_MAX = 2 ** 31 - 1     # the in-memory store numbers its positions with 31 bits (MAX_STATES_CAP in fc_internal.h)
 
 
 def _size(n):
@@ -418,7 +415,7 @@ class DiskSearch:
                 os.remove(os.path.join(self.work_dir, LOCK_FILE))
             except OSError:
                 pass
-        os.close(self._lock)
+        release_lock(self._lock)
         self._lock = None
 
     @property
@@ -624,9 +621,7 @@ class DiskResult(Found):
         recs = self.search.full_line()
         if recs is not None:
             return [packed.unpack(rec) for rec in recs]
-        from .lines import apply_move
-        from .solve import solve         # solve imports the search machinery: only when the read-back failed
-        r = solve(self.search.start, self.rules)
+        r = solve.solve(self.search.start, self.rules)
         if r.verdict != "winnable":
             return None
         line = [self.search.start]
@@ -668,13 +663,14 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
 def explore_within(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True,
                    on_disk=False, work_dir=None, on_resume=None):
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
-    it (memory / BYTES_PER_STATE of them, at most IN_MEMORY_MAX), else again from the start on disk
-    (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir`` (a
-    resumable search is one on disk from its start; one holding a state goes on). The result (an ExploreResult or a DiskResult) is closed by the caller."""
+    it (memory / STORE_BYTES_PER_POSITION of them, at most IN_MEMORY_MAX_STATES), else again from the start on
+    disk (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir``
+    (a resumable search is one on disk from its start; one holding a state goes on). The result (an
+    ExploreResult or a DiskResult) is closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
     if on_disk or work_dir is not None:
         return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
-    fits = min(memory // BYTES_PER_STATE, IN_MEMORY_MAX)
+    fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
     r = explore(start, rules, max_states=max(fits, 1), progress=progress, stop_on_win=stop_on_win)

@@ -213,9 +213,6 @@ int64_t fc_search_parent(const fc_search *s, uint64_t idx);
    (one replay in DFS). Returns their number (write nothing when it exceeds cap), or a negative error. */
 int64_t fc_search_path(const fc_search *s, uint64_t idx, uint64_t *out, uint64_t cap);
 
-/* Cards on the foundations in state idx (-1 out of range). */
-int fc_search_home_count(const fc_search *s, uint64_t idx);
-
 /* Successors of state idx exactly as the search generates them (same encoding and code path as the
    enumeration, after autoplay; columns in the stored order, not canonicalised), as P64 into out
    (cap*64 bytes). Returns the count or a negative error. */
@@ -237,8 +234,6 @@ uint64_t fc_search_overflow(const fc_search *s);
    states, indices, parents and order either way. 0: at the next expansion (tests). Only before the move. */
 #define FC_COMPACT_AT 262144
 void fc_search_compact_at(fc_search *s, uint64_t states);
-
-int fc_version(void);
 
 /* ---- the solver: a winning line as single-card moves ---------------------------------------------------
  *

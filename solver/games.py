@@ -18,7 +18,8 @@ from collections import namedtuple
 
 from .errors import FreecellError
 from .numbers import whole_number
-from .siggysoft import FRESH_DECK, MAX_NUMBERED, Stream, numbered_seed, one_word, seed_from_base32, shuffle
+from .siggysoft import (FRESH_DECK, MAX_NUMBERED, OtherGame, numbered_seed, one_word, parse_code, seed_from_base32,
+                        shuffle)
 
 SPADES = tuple(range(3, 52, 4))[:13]       # AS..KS as card indices (rank-1)*4+3
 HEARTS = tuple(range(2, 52, 4))[:13]
@@ -99,3 +100,15 @@ def not_explorable(code):
     game = code.split("-")[1]
     return (f"only FreeCell can be explored: {code[:60]} is a {NAMES[game]} deal "
             f"(`python -m solver deal --code CODE` prints its cards)")
+
+
+def freecell_code(code):
+    """The :class:`solver.siggysoft.DealCode` of a FreeCell deal code (what every command that explores reads);
+    another game's code: one line saying that only FreeCell can be explored, or which games a code may name."""
+    try:
+        return parse_code(code)
+    except OtherGame as e:
+        if e.game in GAMES:
+            raise FreecellError(not_explorable(code)) from None
+        raise FreecellError(f"deal code: unsupported game {e.game!r} (freecell, or {', '.join(GAMES)} "
+                            "to print their cards)") from None

@@ -16,11 +16,13 @@ from collections import namedtuple
 from . import search, spec
 from .cards import pretty_name
 from .errors import InternalError
-from .lines import LineError, verdict as lines_verdict
+from .limits import HAND_STATES
+from .lines import LineError
 from .packed import pack
 from .rules import Rules
+from .solve import solve
+from .verdict import decide
 
-DEFAULT_MAX_STATES = 20_000_000
 HandResult = namedtuple("HandResult", "verdict line favor_at states complete")
 HandResult.__doc__ = """verdict: winnable (a line replayed with one favor), unwinnable (the whole reachable
 set with the favor enumerated, no win), unknown (the limit); line: spec States, start first; favor_at:
@@ -78,14 +80,13 @@ def _plain_line(start, target, plain, max_states):
         r.close()
 
 
-def one_favor(start, rules: Rules, max_states=DEFAULT_MAX_STATES, progress=False):
+def one_favor(start, rules: Rules, max_states=HAND_STATES, progress=False):
     """The verdict of ``start`` under ``rules`` (rules.hand = 1) with a replayed line when winnable."""
-    from .solve import solve
     r = search.explore(start, rules, max_states=max_states, progress=progress)     # DFS, stops at a win
     try:
         states, complete = r.states, bool(r.complete)
         if not r.won:
-            return HandResult(lines_verdict(False, complete, rules=rules), None, None, states, complete)
+            return HandResult(decide(False, complete, rules=rules), None, None, states, complete)
         raw = [spec.from_position(p) for p in r.winning_line()]
     finally:
         r.close()
@@ -104,7 +105,7 @@ def one_favor(start, rules: Rules, max_states=DEFAULT_MAX_STATES, progress=False
             line, used = raw, replay(rules, raw)
         except LineError as exc:
             raise InternalError(f"internal error: the line with the favor failed the replay ({exc})") from None
-    return HandResult("winnable", line, used[0] if used else None, states, complete)
+    return HandResult(decide(True, complete, line, rules), line, used[0] if used else None, states, complete)
 
 
 def _places(s):

@@ -4,7 +4,7 @@ folder, ``FOLDER/journal.sqlite``, written by one process.
 - **Lock.** :func:`open_journal` takes an exclusive flock on ``FOLDER/journal.lock`` (which holds the owner's
   pid) for the whole run: a second run on the same folder is refused in one line, "FOLDER is in use by
   another survey (process N)". Forked workers of the owner may write through :func:`attach` (the lock is
-  their parent's); Dask workers never write: their results come back to the client, which records them.
+  their parent's: a forked process lets go of its copy at once, so a killed owner frees the folder); Dask workers never write: their results come back to the client, which records them.
 - **Records.** ``record(table, key, body, last=None, verdict=None)`` is one transaction (WAL, synchronous
   FULL): a record is there whole or not at all, so a job killed at any moment (SIGKILL included) and started
   again redoes at most what was running. Each record keeps a SHA-256 (:func:`digest`) of its table, key,
@@ -57,6 +57,30 @@ def digest(table, key, body, last=None, verdict=None):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_HELD = set()       # the lock_file descriptors this process holds
+
+
+def _let_go_in_child():
+    """In a process just forked (a pool's worker), the parent's locks stay the parent's: each inherited lock
+    descriptor is pointed at /dev/null (the number stays valid for an inherited object that closes it later).
+    Otherwise a worker still winding down after its parent was killed would hold the folder's lock."""
+    if _HELD:
+        null = os.open(os.devnull, os.O_RDONLY)
+        for fd in _HELD:
+            os.dup2(null, fd, inheritable=False)
+        os.close(null)
+        _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_let_go_in_child)
+
+
+def release_lock(fd):
+    """Let go of a lock taken by :func:`lock_file`."""
+    _HELD.discard(fd)
+    os.close(fd)
+
+
 def lock_file(path, name, busy):
     """An exclusive flock on the regular file at ``path`` (made if need be; a link there is refused), which
     then holds this process's pid: its file descriptor. Held by another process: ``busy(owner)`` is raised
@@ -81,6 +105,7 @@ def lock_file(path, name, busy):
         raise busy(int(owner) if owner.isdigit() else None) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _HELD.add(fd)
     return fd
 
 
@@ -286,7 +311,7 @@ class Journal:
             self.con.close()
             self.con = None
         if self.lock_fd is not None:
-            os.close(self.lock_fd)
+            release_lock(self.lock_fd)
             self.lock_fd = None
             restore_term(self.old_term)
 
@@ -346,7 +371,7 @@ def open_journal(folder, kind, command=None, what="survey"):
             j.run = None
             j.close()
         else:
-            os.close(fd)
+            release_lock(fd)
         raise
 
 

@@ -1,4 +1,4 @@
-"""Lines of moves: legality, replay against the spec, notation, and the one verdict rule.
+"""Lines of moves: legality, replay against the spec, notation.
 
 A move is a tuple ``(card, src, dst)``: card index 0..51; ``src`` and ``dst`` 0..7 a column, ``CELL`` the
 free cells, ``HOME`` the card's foundation (as a source: foundation returns only) -- the C core's
@@ -13,12 +13,8 @@ Two replays, both written from the spec (solver/spec.py) and tested against it:
 
 :func:`step_indices` gives a line of positions as indices into ``spec.moves`` (what a Lean winnability
 module replays); :func:`replay` and :func:`check_win` are the Python twins of Lean's ``replay`` and
-``checkWin``.
-
-The verdict rule (:func:`verdict`, used by explore, analyze, solve, survey and certgen alike):
-"winnable" only with a line that replays to a won position under the spec rules, "unwinnable" only after
-a complete enumeration without a won position in a counting mode proved to lose no win
-(solver.rules.Rules.unproved), else "unknown". :func:`judge` applies it to a search.
+``checkWin``; :func:`real_columns` takes a line found up to the order of the columns onto the real ones.
+What a replayed line makes of a search is solver.verdict's rule.
 """
 from . import spec
 from .cards import card_name, is_red
@@ -34,42 +30,7 @@ class LineError(InternalError):
 _RED = tuple(is_red(c) for c in range(52))     # a table: the survey replays millions of moves
 
 
-# --- the verdict -----------------------------------------------------------------------------------------
-
-def verdict(won, complete, line=None, rules: Rules = STANDARD) -> str:
-    """The house rule: ``winnable`` only when a won position was reached *and* ``line`` (the line to it
-    that replayed under the spec rules) is given; ``unwinnable`` only when the enumeration under ``rules``
-    completed without a won position and ``rules.proves_unwinnable()`` (its counting mode is proved to
-    lose no win: solver.rules.Rules.unproved names the theorems); else ``unknown``."""
-    if won:
-        return "winnable" if line is not None else "unknown"
-    return "unwinnable" if complete and rules.proves_unwinnable() else "unknown"
-
-
-def judge(start, result, rules: Rules):
-    """The verdict of a search result (solver.search.ExploreResult or alike: ``won``, ``complete``,
-    ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the replayed line as spec
-    States, start first, or None). In the spec rules the search's own line to its first won position is
-    replayed against ``spec.moves``; in a counting mode (automatic moves, reordered columns, sequence
-    moves) the solver finds a line under the plain rules, verified the same way -- except on disk up to
-    column order alone, where the search's own line (breadth first: short) is taken onto the real columns
-    (:func:`real_columns`) and replayed: the solver may not find a line where the search was too big for
-    memory. (In memory a depth-first line can be 100,000 moves, slow to take across in Python.)"""
-    line = None
-    if result.won and rules.counting and not (rules == rules.plain()._replace(canonical=True)
-                                              and getattr(result, "disk", False)):
-        from .solve import solve            # solve imports this module
-        line = solve(start, rules.plain()).path
-    elif result.won:
-        line = [spec.from_position(p) for p in result.winning_line() or ()]
-        if rules.canonical:     # its positions are up to column order: the real columns' line, every step
-            line = real_columns(rules.plain().spec(), spec.from_position(start), line)   # one of spec.moves
-        elif line and not _is_a_line(rules.plain().spec(), line):
-            line = None
-        if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])):
-            line = None
-    return verdict(result.won, result.complete, line, rules), line
-
+# --- lines up to the order of the columns ----------------------------------------------------------------
 
 def column_blind(s: spec.State):
     """A spec State with its columns taken as a multiset: equal for two positions that differ only in the
@@ -93,7 +54,8 @@ def real_columns(rules: spec.Rules, start: spec.State, path):
     return out
 
 
-def _is_a_line(rules, path):
+def is_a_line(rules: spec.Rules, path) -> bool:
+    """Whether ``path`` (spec States) is a line: each step one of ``spec.moves`` of the one before."""
     try:
         step_indices(rules, path[0], path[1:])
     except LineError:
@@ -199,10 +161,6 @@ def apply_move(pos, move, rules: Rules = STANDARD):
 def codes_to_moves(start, codes, rules: Rules = STANDARD, need_won=True):
     """C move codes -> (card, src, dst) moves, checked on the way: returns (moves, final Position)."""
     return _replay(start, codes, rules, need_won, with_src=False)
-
-
-def moves_to_codes(moves):
-    return [card | (dst << 8) for card, _src, dst in moves]
 
 
 # --- replay against spec.moves -----------------------------------------------------------------------------

@@ -99,7 +99,7 @@ static int gen_favor(const ctx_t *c, const fkey_t *k, fkey_t *out, int n);
    without supermoves (solver.rules.Rules.unproved). (Each supermove is also a composition of single moves
    through the free cells and empty columns, within (f+1)*2^e, but no verdict relies on it: a win in a
    counting mode counts only once the solver finds a line of single moves under the plain rules,
-   solver.lines.judge.) */
+   solver.solve.judge.) */
 static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out, uint16_t *mv, uint8_t *from,
                                    const int solver, int prune, const int favor) {
     uint16_t smv[SOLVE_MAX_SUCC];   /* explore's supermoves: gen_super's codes, not kept */

@@ -6,6 +6,7 @@ search and solve results, an Analysis); nothing here searches or decides a verdi
 import sys
 
 from .cards import pretty_name
+from .rules import STANDARD
 
 MOVES_PER_LINE = 20          # moves of a winning line per printed line
 
@@ -38,20 +39,9 @@ def write_json(obj):
 
 
 def rules_words(rules):
-    """" (5 free cells, foundation returns allowed)", or "" for the standard rules."""
-    words = []
-    if rules.cells != 4:
-        words.append(plural(rules.cells, "free cell"))
-    if rules.foundation_return:
-        words.append("foundation returns allowed")
-    if rules.canonical:
-        words.append("counted up to column order")
-    if rules.autoplay != "none":
-        words.append(f"{rules.autoplay} autoplay")
-    if rules.supermoves:
-        words.append("supermoves")
-    if rules.hand:
-        words.append(f"{plural(rules.hand, 'favor')} of the hand")
+    """" (5 free cells, foundation returns allowed)": the words of the rules (solver.rules.Rules.words) where
+    they differ from the standard rules'; "" for the standard rules."""
+    words = [w for w in rules.words() if w not in STANDARD.words()]
     return f" ({', '.join(words)})" if words else ""
 
 

@@ -53,7 +53,7 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         """The one rule for "unwinnable" in a counting mode: "" when a complete enumeration under these
         rules that reaches no won position proves that no won position is reachable under the spec rules
         (``cells``, ``foundation_return``), else the reason in words (the verdict is then "unknown";
-        solver.lines.verdict applies it, for explore, analyze, solve, survey and certgen alike):
+        solver.verdict.decide applies it, for explore, analyze, solve, survey and certgen alike):
 
         * no counting mode: the enumerated set is a fence (Lean's fence theorem, certificates);
         * ``canonical`` (positions up to the order of the columns): Coq, coq/FreeCell/Columns.v,
@@ -88,6 +88,24 @@ class Rules(namedtuple("Rules", "cells foundation_return autoplay canonical supe
         """A complete enumeration without a won position under these rules proves the deal unwinnable under
         the spec rules (:meth:`unproved` says which theorem, or why not)."""
         return not self.unproved()
+
+    def words(self) -> list:
+        """The rules in words, one phrase each: the free cells ("5 free cells"), the foundations ("foundation
+        returns allowed" or "nothing back from the foundations"), then each counting mode that is on ("up to
+        column order", "safe automatic moves", "supermoves", "1 favor of the hand"). Every message and
+        generated file says the rules with these (solver.report.rules_words, certgen.names.rules_text), and the
+        disk search's C core word for word (ddd_state.c's rules_words; tests/solver/test_ddd_state.py compares them)."""
+        out = [f"{self.cells} free cell" + ("" if self.cells == 1 else "s"),
+               "foundation returns allowed" if self.foundation_return else "nothing back from the foundations"]
+        if self.canonical:
+            out.append("up to column order")
+        if self.autoplay != "none":
+            out.append(f"{self.autoplay} automatic moves")
+        if self.supermoves:
+            out.append("supermoves")
+        if self.hand:
+            out.append(f"{self.hand} favor" + ("" if self.hand == 1 else "s") + " of the hand")
+        return out
 
     def plain(self) -> "Rules":
         """The same spec parameters without the counting mode."""

@@ -398,13 +398,6 @@ int64_t fc_search_path(const fc_search *s, uint64_t idx, uint64_t *out, uint64_t
     return (int64_t)n;
 }
 
-int fc_search_home_count(const fc_search *s, uint64_t idx) {
-    fkey_t k;
-    if (idx >= s->count) return -1;
-    load_key(s, idx, &k);
-    return home_sum(&k);
-}
-
 int fc_search_successors_p64(const fc_search *s, uint64_t idx, uint8_t *out, int cap) {
     fkey_t buf[SOLVE_MAX_SUCC], k;
     if (idx >= s->count) return FC_ERANGE;
@@ -448,6 +441,3 @@ uint64_t fc_search_overflow(const fc_search *s) {
     }
     return n;
 }
-
-int fc_version(void) { return 3; }
-

@@ -42,8 +42,6 @@ _ERRORS = {lib.FC_ENOMEM: "out of memory", lib.FC_EBADPOS: "not a valid position
            lib.FC_ERANGE: "index out of range", lib.FC_EILLEGAL: "an illegal move"}
 
 CHUNK = 1 << 16                 # states expanded per C call: a bar moves, and Ctrl-C is seen, between calls
-EXPLORE_LIMIT = 20_000_000      # explore's default limit (about 1.2 GB measured, at most 1.8 GB; solver/cliargs.py
-                                # BYTES_PER_STATE): a huge set ends as unknown, not out of memory
 
 
 def _error(code, what=""):
@@ -95,12 +93,6 @@ def pos_from_c(p):
     """The plain Position tuple of an ``fc_pos`` (pointer or struct)."""
     cols = tuple(tuple(p.col[i][0:p.len[i]]) for i in range(8))
     return cols, tuple(p.cells[0:p.ncells]), tuple(p.home)
-
-
-def p64_check(rec):
-    """True when ``rec`` is the P64 form of a valid position (by the C core)."""
-    p = ffi.new("fc_pos *")
-    return len(rec) == P64_SIZE and lib.fc_p64_to_pos(rec, p) == 0
 
 
 def autoplay(pos, rules):
@@ -254,9 +246,6 @@ class Search:
         lib.fc_search_path(self._h(), k, out, n)
         return list(out)
 
-    def home_count(self, k):
-        return lib.fc_search_home_count(self._h(), k)
-
     def sorted_batches(self, size):
         """Every state's P64 record in the order of the records (fc_search_sort_p64), as bytes of up to
         ``size`` records at a time (a record may repeat in a counting mode: the caller drops repeats)."""
@@ -296,7 +285,7 @@ class Search:
 
 
 class Found:
-    """What an enumeration found (the C core's word: the verdict is solver.lines.judge's), in memory or on
+    """What an enumeration found (the C core's word: the verdict is solver.solve.judge's), in memory or on
     disk (solver.disksearch). ``states``: distinct positions stored; ``max_home``: most cards on the
     foundations in any of them; ``won``: a won position was reached; ``complete``: every reachable
     position was enumerated (the set is closed under moves); ``status``: "done", "won" or "limit";

@@ -102,11 +102,6 @@ def position_from_seed(seed):
     return deals.position_from_order(shuffle(seed))
 
 
-def numbered_deal(number, deal_key="freecell"):
-    """FreeCell start Position of SiggySoft numbered deal ``number``."""
-    return position_from_seed(numbered_seed(number, deal_key))
-
-
 # --- base32 (RFC 4648 alphabet, no padding) -----------------------------------------------------------
 
 def seed_to_base32(seed):
@@ -170,8 +165,17 @@ def one_word(code):
     return code.split("-")
 
 
+class OtherGame(FreecellError):
+    """A well-formed code of a game other than FreeCell (``game``: its id); solver.games words it for people."""
+
+    def __init__(self, game, message):
+        super().__init__(message)
+        self.game = game
+
+
 def parse_code(code):
-    """Parse a SiggySoft deal code into a :class:`DealCode`; one-line :class:`FreecellError` otherwise."""
+    """Parse a SiggySoft deal code into a :class:`DealCode`; one-line :class:`FreecellError` otherwise
+    (:class:`OtherGame` for another game's code: solver.games.freecell_code says what to do with it)."""
     parts = one_word(code)
     shown = code if len(code) <= 60 else code[:57] + "..."
     if len(parts) != 4 or not parts[0].startswith("SOL"):
@@ -180,11 +184,7 @@ def parse_code(code):
     if version != "SOL1":
         raise FreecellError(f"deal code: unsupported rules version {version[3:]!r} (only SOL1)")
     if game != "freecell":
-        from . import games
-        if game in games.GAMES:
-            raise FreecellError(games.not_explorable(code))
-        raise FreecellError(f"deal code: unsupported game {game!r} (freecell, or {', '.join(games.GAMES)} "
-                            "to print their cards)")
+        raise OtherGame(game, f"deal code: unsupported game {game!r} (only freecell)")
     opts = _parse_options(options)
     cells = _parse_int(opts["cells"], "cells", 0, MAX_CELLS) if "cells" in opts else 4
     if not dealpart:

@@ -19,7 +19,7 @@ A line that fails either check is a bug and is never reported (:class:`solver.li
 
 Verdicts: ``winnable`` (a line, replay-verified), ``unwinnable`` only when the exhaustive enumeration
 of the spec rules (``search.explore``: no automatic moves, no column-order counting) completed without a
-won position, else ``unknown`` (solver.lines.verdict). The enumeration is run only when the solver's own
+won position, else ``unknown`` (solver.verdict.decide). The enumeration is run only when the solver's own
 search space ran out without a win (deal 11982: 61,643 positions), since that space is smaller than the
 spec's. When that enumeration stops at the limit, the solver's own set is enumerated again under its counting
 rules (safe automatic moves, up to column order: proved to lose no win, coq/FreeCell/Autoplay.v, without
@@ -28,37 +28,33 @@ deal 27708 with 1 cell: the spec's set passes 100,000,000 positions, the counted
 Moves are solver.lines' ``(card, src, dst)`` tuples.
 """
 import time
-from dataclasses import dataclass, field
-from typing import Optional
 
-from . import lines, search
-from .lines import LineError, codes_to_moves, verify_spec
+from . import lines, search, spec
+from .lines import LineError, codes_to_moves, is_a_line, real_columns, verify_spec
+from .limits import DEEP_STAGE_STATES, SOLVE_STATES
 from .rules import STANDARD, Rules
 from .search import Stage, weights
+from .verdict import decide
 
-DEFAULT_MAX_STATES = 3_000_000
 DEFAULT_SHORTEN = 0          # fc_solve's post-pass by default: none. Every command (solve, prove, prove-win,
                              # both surveys) uses it: one line per deal, whichever asks. 1 = cycles and
                              # one-move shortcuts (+50% solver time, lines ~1.5% shorter), 2 = also two-move
                              # shortcuts (about 10x the time, ~2.5% shorter): `solve --shorten 2`, the play page
 
-
-DEEP_STAGE = 25_000_000
-DEEP_MAX_STATES = 100_000_000
 # The deep portfolio (`solve --deep`, the survey's tier 5): four long stages with the core's move pruning
 # (FC_PRUNE_ALL: fewer successors, so a best-first search goes deeper in the same memory), each with its own
-# weights, then the built-in portfolio's last, unpruned stage up to max_states (DEEP_MAX_STATES by default).
+# weights, then the built-in portfolio's last, unpruned stage up to max_states (by default
+# solver.limits.DEEP_STATES).
 # Measured with 1 cell: #14497 won in the first stage (17,058,877 positions), #13599 in the
 # fourth (82,861,647 in all), while the built-in portfolio stopped both at 100,000,000; #11744 in 5,667,052
 # (the built-in portfolio: 35,059,546, in its last stage). Its peak is the biggest stage's (about 60
 # bytes a position): a stage's positions are dropped when the next starts.
 _PRUNE = search.lib.FC_PRUNE_ALL
-DEEP = (Stage(_PRUNE, DEEP_STAGE, weights("greedy", 101)), Stage(_PRUNE, DEEP_STAGE, weights("cells", 102)),
-        Stage(_PRUNE, DEEP_STAGE, weights("d2", 103)), Stage(_PRUNE, DEEP_STAGE, weights("d", 104)),
-        Stage(0, 0, weights("d", 15)))
+DEEP = tuple(Stage(_PRUNE, DEEP_STAGE_STATES, weights(name, seed))
+             for name, seed in (("greedy", 101), ("cells", 102), ("d2", 103), ("d", 104))) \
+    + (Stage(0, 0, weights("d", 15)),)
 
 
-@dataclass
 class SolveResult:
     """``verdict``: "winnable" / "unwinnable" / "unknown"; ``moves``: the verified line (winnable only);
     ``path``: its positions as spec States, start first (when checked against spec.moves); ``states``:
@@ -66,19 +62,15 @@ class SolveResult:
     ``seconds``: wall time; ``found_len``: the line's length before shortening; ``how``: which search
     gave the verdict ("solver", "enumeration", or "counted enumeration": when the spec enumeration stopped
     at its limit, the enumeration under the solver's own counting rules, ``counted``, which are proved to lose
-    no win, completed without a win)."""
-    start: tuple
-    rules: Rules
-    verdict: str
-    moves: Optional[list]
-    states: int
-    seconds: float
-    found_len: Optional[int] = None
-    enumerated: Optional[int] = None
-    how: str = "solver"
-    max_states: Optional[int] = None
-    path: Optional[list] = field(default=None, repr=False)
-    counted: Optional[Rules] = None
+    no win, completed without a win). A plain class, not a dataclass: explore imports this module (judge)
+    and its start-up does not pay for dataclasses."""
+
+    def __init__(self, start, rules: Rules, verdict: str, moves, states: int, seconds: float, found_len=None,
+                 enumerated=None, how="solver", max_states=None, path=None, counted=None):
+        self.start, self.rules, self.verdict, self.moves, self.states, self.seconds = \
+            start, rules, verdict, moves, states, seconds
+        self.found_len, self.enumerated, self.how, self.max_states, self.path, self.counted = \
+            found_len, enumerated, how, max_states, path, counted
 
     @property
     def length(self):
@@ -97,7 +89,7 @@ def speedups(rules: Rules) -> Rules:
     return Rules(cells=rules.cells, foundation_return=rules.foundation_return, autoplay="safe", canonical=True)
 
 
-def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shorten=DEFAULT_SHORTEN,
+def solve(position, rules: Rules = STANDARD, max_states=SOLVE_STATES, shorten=DEFAULT_SHORTEN,
           strict=True, stages=None, recount=True):
     """Find and verify a winning line from ``position`` under the spec ``rules`` (see the module
     docstring). ``strict``: also replay against spec.moves itself; the survey passes False. ``stages``: another
@@ -149,8 +141,31 @@ def solve(position, rules: Rules = STANDARD, max_states=DEFAULT_MAX_STATES, shor
         except LineError as exc:
             raise LineError(f"internal error: the solver's line failed the replay check ({exc})") from None
     counted = own if how == "counted enumeration" else None
-    verdict = lines.verdict(won=status == "won", complete=status == "unwinnable", line=moves, rules=counted or rules)
+    verdict = decide(won=status == "won", complete=status == "unwinnable", line=moves, rules=counted or rules)
     return SolveResult(position, rules, verdict, moves, states, time.perf_counter() - t0,
                        found_len=found if verdict == "winnable" else None, enumerated=enumerated, how=how,
                        max_states=max_states, path=path, counted=counted)
 
+
+def judge(start, result, rules: Rules):
+    """The verdict (solver.verdict.decide) of a search result (solver.search.ExploreResult or alike:
+    ``won``, ``complete``, ``winning_line()``) from ``start`` under ``rules``. Returns (verdict, the
+    replayed line as spec States, start first, or None). In the spec rules the search's own line to its
+    first won position is replayed against ``spec.moves``; in a counting mode (automatic moves, reordered columns, sequence
+    moves) the solver finds a line under the plain rules, verified the same way -- except on disk up to
+    column order alone, where the search's own line (breadth first: short) is taken onto the real columns
+    (solver.lines.real_columns) and replayed: the solver may not find a line where the search was too big
+    for memory. (In memory a depth-first line can be 100,000 moves, slow to take across in Python.)"""
+    line = None
+    if result.won and rules.counting and not (rules == rules.plain()._replace(canonical=True)
+                                              and getattr(result, "disk", False)):
+        line = solve(start, rules.plain()).path
+    elif result.won:
+        line = [spec.from_position(p) for p in result.winning_line() or ()]
+        if rules.canonical:     # its positions are up to column order: the real columns' line, every step
+            line = real_columns(rules.plain().spec(), spec.from_position(start), line)   # one of spec.moves
+        elif line and not is_a_line(rules.plain().spec(), line):
+            line = None
+        if not (line and line[0] == spec.from_position(start) and spec.won(line[-1])):
+            line = None
+    return decide(result.won, result.complete, line, rules), line

@@ -129,8 +129,8 @@ def load(deal=None, board=None, code=None) -> Source:
         return Source("ms", deals.position_from_order(order), deal=n, extra={"order": order})
     if board is not None:
         return Source("board", read_board_arg(board), path=board)
-    from . import siggysoft         # hashlib and the SHA-512 stream: only for codes
-    dc = siggysoft.parse_code(code)
+    from . import games, siggysoft  # hashlib and the SHA-512 stream: only for codes
+    dc = games.freecell_code(code)
     extra = {"order": deals.deal_order(dc.number)} if dc.seed is None else \
         {"seed": dc.seed.hex(), "order": siggysoft.shuffle(dc.seed)}
     if dc.kind == "C":

@@ -27,16 +27,16 @@ from . import deals, solve
 from .atomic import write_atomic
 from .errors import FreecellError, WorkerLost
 from .journal import open_journal
+from .limits import SOLVE_STATES, SURVEY_MAX_DEALS
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
 from .workers import end_pool, orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
-MAX_RANGE = 10_000_000
 
 
-def parse_range(text, max_range=MAX_RANGE):
+def parse_range(text, max_range=SURVEY_MAX_DEALS):
     """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**33-1, at most ``max_range`` deals (None: no cap; the
     streaming survey of certgen/survey.py keeps no rows in memory); a one-line error otherwise."""
     a, sep, b = str(text).partition("-")
@@ -120,7 +120,7 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
     """Solve every deal first..last (see the module docstring). ``jobs`` > 1 uses that many processes.
     ``folder``: the survey's job folder (its journal, solver/journal.py): every finished deal is recorded
     there at once, and a survey started again with the same settings does only the deals it does not hold."""
-    settings = {"rules": rules, "max_states": max_states or solve.DEFAULT_MAX_STATES,
+    settings = {"rules": rules, "max_states": max_states or SOLVE_STATES,
                 "strict": bool(strict)}
     t0 = time.perf_counter()
     j = _open(folder, settings) if folder is not None else None

@@ -17,7 +17,7 @@ import zlib
 import msgpack
 import pytest
 
-from certgen import autoplay, certificate, checker, columns, coq, fastcheck, members, mutate, sampled
+from certgen import autoplay, certificate, checker, columns, coq, coqcheck, fastcheck, members, mutate, sampled
 from solver import deals, packed, search, spec
 from solver.rules import Rules
 
@@ -128,7 +128,7 @@ def test_fccheck_autoplay_refuses_a_non_position():
 def test_the_certificate_of_11982(built, run):
     path, cert, out = built
     assert cert.states == 61_643 and cert.rules == AUTO
-    assert "counted up to column order, safe autoplay" in out and "61,643" in out
+    assert "up to column order, safe automatic moves" in out and "61,643" in out
     states = members.decode(cert).states
     assert all(columns.canon(s) == s and autoplay.settled(s) for s in states)
     assert cert.start == p64(spec.ms_deal(11982))           # the header's start is the deal as dealt
@@ -314,7 +314,7 @@ def test_cert_auto_is_proved_and_its_autoplay_is_the_python_twin(out):
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     res = coqc_file(path, out)
-    assert res.ok and res.output.count(coq.CLOSED) == len(AUTO_THEOREMS), res.output[-3000:]
+    assert res.ok and res.output.count(coqcheck.CLOSED) == len(AUTO_THEOREMS), res.output[-3000:]
     # and a wrong claim is refused: a sample with a card home, said to be unchanged
     s = next(s for s in samples if autoplay.autoplay(s) != s)
     with open(path, "w", encoding="utf-8") as f:
@@ -332,7 +332,7 @@ def test_small_certificates_are_proven_by_coq(out, deal, cells):
     assert f"Lemma certificate_ok : checkCertAuto hashKey (rules {cells} false 0) (msDeal {deal}) cert = true." in text
     assert f"Theorem freecell_{deal}_unwinnable : forall s, Reachable (rules {cells} false 0) (msDeal {deal}) s -> " \
            f"~ Won s." in text
-    status, res = coq.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
+    status, res = coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
     assert status == 0 and res.only_primitives, res.output[-3000:]
 
 
@@ -350,7 +350,7 @@ def test_a_board_start_is_proven_its_validity_computed(out):
     assert checker.check(cert).ok
     path, ctx = coq.render_cert(cert, out, stem="AutoBoard")
     assert "Definition start : State :=" in open(path, encoding="utf-8").read()
-    status, run_ = coq.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
+    status, run_ = coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
     assert status == 0 and run_.only_primitives, run_.output[-3000:]
 
 
@@ -398,5 +398,5 @@ def test_prove_coq_command(out, tmp_path):
 @needs_coqc
 @pytest.mark.slow
 def test_11982_is_proven_by_coq(out, built):
-    status, res = coq.prove_cert(built[1], out, COQC)
+    status, res = coqcheck.prove_cert(built[1], out, COQC)
     assert status == 0 and res.only_primitives, res.output[-3000:]

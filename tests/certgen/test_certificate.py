@@ -309,17 +309,17 @@ def test_summarize_reads_the_header_and_counts_the_body(tmp_path, small_certs, m
 @pytest.mark.parametrize("states", [2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 40 + 1])
 def test_a_header_may_declare_up_to_2_to_the_40_records(tmp_path, small_certs, states):
     """A certificate streamed from the disk search may hold more than the in-memory search's 2**31 - 1
-    positions: the header's count is taken up to 2**40 (read_header, which does not inflate the body) and
+    positions: the header's count is taken up to 2**40 (summarize without records: the body is not inflated) and
     refused above; a body that cannot hold the count (deflate expands at most 1032:1) is refused when it is
     read, in one line, in build/fccheck's words."""
     path = tmp_path / "big.cert"
     path.write_bytes(reencode(certificate.encode(small_certs[-1]), states=states))
     if states > certificate.MAX_STATES:
         with pytest.raises(FreecellError, match=f"bad state count in header: {states}$"):
-            certificate.read_header(str(path))
+            certificate.summarize(str(path), records=False)
         expected = f"bad state count in header: {states}"
     else:
-        assert certificate.read_header(str(path))["states"] == states
+        assert certificate.summarize(str(path), records=False).states == states
         expected = f"cannot hold {states} states"
     assert expected in _one_line_error(run("-m", "certgen", "info", str(path)))
 
@@ -442,7 +442,8 @@ def test_a_board_name_must_be_one_printable_line(tmp_path, deal7, name):
 def test_header_text_cannot_open_or_close_a_lean_comment(tmp_path, deal7):
     c = certificate.Certificate({"kind": "board", "name": "x -/ axiom bad : False /-"}, deal7.rules, deal7.start,
                                 deal7.records, {"mutation": {"kind": "y -/ theorem t : False := sorry /-"}})
-    for path in (render.render_deal(c, str(tmp_path)), render.render_mutant(c, str(tmp_path))):
+    for path in (render.render_certificate(c, str(tmp_path))[0],
+                 render.render_certificate(c, str(tmp_path), mutant=True)[0]):
         text = open(path, encoding="utf-8").read()
         assert "axiom bad" in text and "-/ axiom" not in text and "False /-" not in text
         assert "-/ theorem" not in text
@@ -483,7 +484,7 @@ def test_the_record_check_agrees_with_the_c_core():
                 rec[i] = 0
         rec = bytes(rec)
         ok = packed.problem(rec) is None
-        assert ok == search.p64_check(rec), rec.hex()
+        assert ok == (search.lib.fc_p64_to_pos(rec, search.ffi.new("fc_pos *")) == 0), rec.hex()   # the C core's
         valid += ok
     assert 1000 < valid < 19000      # both kinds were tried
 
@@ -653,12 +654,12 @@ def test_a_body_past_one_bin_is_written_as_version_3_in_pieces(files, cert11982)
 def test_both_readers_accept_version_3_with_the_same_records(files, cert11982, monkeypatch):
     v2, v3, _ = files
     assert certificate.read(str(v3)).records == certificate.read(str(v2)).records == cert11982.records
-    assert certificate.read_header(str(v3)) == certificate.read_header(str(v2))
+    assert certificate.summarize(str(v3), records=False) == certificate.summarize(str(v2), records=False)
     for small in (certificate._SMALL, 100):             # pieces read, or left on disk (none over 100 bytes is read)
         monkeypatch.setattr(certificate, "_SMALL", small)
         monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
         assert certificate.summarize(str(v3)).states == 84767
-        assert certificate.read_header(str(v3))["states"] == 84767
+        assert certificate.summarize(str(v3), records=False).states == 84767
     if EXE is not None:
         got = [subprocess.run([EXE, "--json", str(p)], capture_output=True, text=True) for p in (v2, v3)]
         assert [g.returncode for g in got] == [0, 0], got
@@ -877,7 +878,7 @@ def test_a_key_twice_is_refused_by_both_readers(files, tmp_path, case):
     path.write_bytes(_map(pairs))
     expected = {"top": "the file's map", "header": "the header must have exactly the keys",
                 "rules": "bad rules in header", "source": "bad source in header: a key twice"}[where]
-    for reader in (certificate.read, certificate.summarize, certificate.read_header):
+    for reader in (certificate.read, certificate.summarize, lambda p: certificate.summarize(p, records=False)):
         with pytest.raises(FreecellError) as e:
             reader(str(path))
         assert expected in str(e.value), (reader, str(e.value))
@@ -893,6 +894,6 @@ def test_a_big_file_in_another_layout_is_refused_without_reading_it_whole(tmp_pa
     with open(path, "wb") as f:
         f.truncate(certificate.WHOLE_MAX + 1)                     # sparse: no disk used
     monkeypatch.setattr(certificate, "decode", lambda *a, **k: pytest.fail("the file was read whole"))
-    for reader in (certificate.summarize, certificate.read_header):
+    for reader in (certificate.summarize, lambda p: certificate.summarize(p, records=False)):
         with pytest.raises(FreecellError, match="are not laid out as a certificate is written"):
             reader(str(path))

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from certgen import certificate, coq, mutate, specdoc
+from certgen import certificate, coq, coqcheck, mutate, specdoc
 from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import Rules
@@ -37,11 +37,47 @@ def out(tmp_path_factory, coq_library):
 def proven(path, ctx, out_dir, statement=coq.UNWINNABLE):
     """The module at ``path`` compiled and its statement checked through the driver: (status, run, words)."""
     said = []
-    status, run = coq.check_file(path, ctx, out_dir, COQC, statement, say=said.append)
+    status, run = coqcheck.check_file(path, ctx, out_dir, COQC, statement, say=said.append)
     return status, run, "\n".join(said)
 
 
 # -- the data form (no coqc needed) ----------------------------------------------------------------------
+
+def decode_chunks(start, data):
+    """Python twin of FreeCell.Decode.decodeCert (as a list, in order), step for step."""
+    out, prev = [], start
+    for count, words in data:
+        syms = [(w >> (6 * j)) & 63 for w in words for j in range(coq.SYMBOLS_PER_WORD)]
+        pos = 0
+
+        def take_cards():
+            nonlocal pos
+            cards = []
+            while syms[pos] != 0:
+                i = syms[pos] - 1
+                cards.append(spec.Card(i // 4 + 1, i % 4))
+                pos += 1
+            pos += 1
+            return tuple(cards)
+
+        for _ in range(count):
+            mask = syms[pos] | (syms[pos + 1] << 6)
+            pos += 2
+            cols = []
+            for i, (start_col, prev_col) in enumerate(zip(start.cols, prev.cols)):
+                if not mask >> i & 1:
+                    cols.append(prev_col)
+                    continue
+                d = syms[pos]
+                pos += 1
+                cols.append(take_cards() + tuple(start_col[d:]))
+            cells = take_cards() if mask >> 8 & 1 else prev.cells
+            cards = [c for col in cols for c in col] + list(cells)
+            s = spec.State(tuple(cols), cells, tuple(13 - sum(1 for c in cards if c.suit == k) for k in range(4)))
+            out.append(s)
+            prev = s
+    return out
+
 
 @pytest.mark.parametrize("deal,cells,fr,chunk_words", [(1, 1, False, 7), (3, 1, True, 50), (11982, 2, False, 4000)])
 def test_the_data_decodes_to_the_certificate(deal, cells, fr, chunk_words):
@@ -50,7 +86,7 @@ def test_the_data_decodes_to_the_certificate(deal, cells, fr, chunk_words):
     data = coq.chunks(start, cert.records, chunk_words)
     assert sum(n for n, _ in data) == cert.states
     assert all(len(words) <= chunk_words and all(0 <= w < 2 ** 60 for w in words) for _, words in data)
-    assert coq.decode_chunks(start, data) == [spec.from_position(packed.unpack(r)) for r in cert.records]
+    assert decode_chunks(start, data) == [spec.from_position(packed.unpack(r)) for r in cert.records]
 
 
 def test_the_data_for_11982():
@@ -70,17 +106,17 @@ def test_a_record_with_a_card_out_of_range_is_refused():
 
 def test_print_assumptions_is_read():
     # the whole output must be one report; entries are `name : type`, a long one over several lines
-    assert coq.parse_assumptions("Closed under the global context\n") == []
-    assert coq.parse_assumptions("foo\nClosed under the global context\n") is None
+    assert coqcheck.parse_assumptions("Closed under the global context\n") == []
+    assert coqcheck.parse_assumptions("foo\nClosed under the global context\n") is None
     out = "Axioms:\nsub : int -> int -> int\nset\n  : forall A : Type," \
           "\n    array A -> int -> A -> array A\nclassic : forall P : Prop, P \\/ ~ P\n"
-    assert coq.parse_assumptions(out) == [
+    assert coqcheck.parse_assumptions(out) == [
         ("sub", "int -> int -> int"),
         ("set", "forall A : Type, array A -> int -> A -> array A"),
         ("classic", "forall P : Prop, P \\/ ~ P")]
-    run = coq.CoqRun(True, 0, 0, out, "", coq.parse_assumptions(out))
-    assert not run.only_primitives and coq.assumptions_words(run) == "ASSUMES classic : forall P : Prop, P \\/ ~ P"
-    assert coq.parse_assumptions("no report") is None
+    run = coqcheck.CoqRun(True, 0, 0, out, "", coqcheck.parse_assumptions(out))
+    assert not run.only_primitives and coqcheck.assumptions_words(run) == "ASSUMES classic : forall P : Prop, P \\/ ~ P"
+    assert coqcheck.parse_assumptions("no report") is None
 
 
 def test_rules_and_start_in_coq():
@@ -100,7 +136,7 @@ def test_every_lean_definition_has_its_coq_twin_in_the_same_order():
 
 
 def test_no_axiom_and_no_admitted_in_the_coq_sources():
-    texts = [open(os.path.join(coq.COQ_SRC, n + ".v"), encoding="utf-8").read() for n in coq.LIBRARY]
+    texts = [open(os.path.join(coqcheck.COQ_SRC, n + ".v"), encoding="utf-8").read() for n in coqcheck.LIBRARY]
     tdir = os.path.join(ROOT, "certgen", "templates", "coq")
     texts += [open(os.path.join(tdir, n), encoding="utf-8").read() for n in os.listdir(tdir)]
     for text in texts:
@@ -176,7 +212,7 @@ def test_the_fence_lemmas_need_no_axiom(out):
                 + "".join(f"Print Assumptions {n}.\n" for n in
                           ("cert_sound", "unwinnable_of_cert", "replay_reachable", "winnable_of_check")))
     run = coqc_file(path, out)
-    assert run.ok and run.output.count(coq.CLOSED) == 4, run.output
+    assert run.ok and run.output.count(coqcheck.CLOSED) == 4, run.output
 
 
 # Columns.v: the theorems, with their statements written out here (a changed statement fails to type)
@@ -215,7 +251,7 @@ def test_moves_commute_with_reordering_the_columns_in_coq(out):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     run = coqc_file(path, out)
-    assert run.ok and run.output.count(coq.CLOSED) == len(COLUMN_THEOREMS), run.output
+    assert run.ok and run.output.count(coqcheck.CLOSED) == len(COLUMN_THEOREMS), run.output
     # and a statement the file does not prove is refused: moves commute with a swap of any two places
     with open(path, "w", encoding="utf-8") as f:
         f.write("From Coq Require Import List.\nFrom FreeCell Require Import Spec Columns.\n"
@@ -308,7 +344,7 @@ def test_autoplay_fence_in_coq(out):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     run = coqc_file(path, out)
-    assert run.ok and run.output.count(coq.CLOSED) == len(AUTOPLAY_THEOREMS), run.output
+    assert run.ok and run.output.count(coqcheck.CLOSED) == len(AUTOPLAY_THEOREMS), run.output
 
 
 @needs_coqc
@@ -322,7 +358,7 @@ def test_autoplay_fence_in_coq(out):
 def test_small_certificates_are_proven_by_coq(out, tmp_path, deal, cells, fr, theorem):
     path = str(tmp_path / "c.cert")
     certificate.write(path, deal_cert(deal, cells, fr))
-    status, run = coq.prove_cert(certificate.read(path), out, COQC)
+    status, run = coqcheck.prove_cert(certificate.read(path), out, COQC)
     assert status == 0 and run.ok, run.output[-3000:]
     assert "Theorem " + theorem + "." in open(run.log[:-len(".log")] + ".v", encoding="utf-8").read()
     assert run.assumptions and run.only_primitives     # the data are primitive arrays; no axiom
@@ -429,7 +465,7 @@ def test_prove_coq_column_order_of_a_winnable_deal_proves_the_win(tmp_path):
 @pytest.mark.slow
 def test_11982_is_proven_by_coq_and_a_deletion_refused(out, tmp_path):
     cert = deal_cert(11982)
-    status, run = coq.prove_cert(cert, out, COQC)
+    status, run = coqcheck.prove_cert(cert, out, COQC)
     assert status == 0 and run.only_primitives, run.output[-3000:]
     bad, _ = mutate.mutate(cert, "random:1", seed=11)
     path, _ = coq.render_cert(bad, out, stem="Refused11982")
@@ -493,7 +529,7 @@ def test_the_column_order_check_is_sound_in_coq_and_canon_is_its_python_twin(out
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     run = coqc_file(path, out)
-    assert run.ok and run.output.count(coq.CLOSED) == len(UPTO_THEOREMS), run.output[-3000:]
+    assert run.ok and run.output.count(coqcheck.CLOSED) == len(UPTO_THEOREMS), run.output[-3000:]
     # the order matters to the twins: a sample written with two columns swapped is refused
     s = next(s for s in samples if canon(s) != s)
     with open(path, "w", encoding="utf-8") as f:
@@ -573,17 +609,17 @@ def test_a_full_disk_is_not_called_a_proof_failure(tmp_path, monkeypatch):
     from collections import namedtuple
     from solver.errors import FreecellError
     Vfs = namedtuple("Vfs", "f_bavail f_frsize")
-    monkeypatch.setattr(coq.os, "statvfs", lambda path: Vfs(100, 4096))
+    monkeypatch.setattr(coqcheck.os, "statvfs", lambda path: Vfs(100, 4096))
     with pytest.raises(FreecellError, match="no space left on the device .*nothing was checked by Coq"):
-        coq.refuse_if_disk_full(str(tmp_path))
+        coqcheck.refuse_if_disk_full(str(tmp_path))
 
     class Failed:
         returncode, stdout, stderr = 1, "", "Error: No such assumption."
-    monkeypatch.setattr(coq.subprocess, "run", lambda *a, **k: Failed)
-    monkeypatch.setattr(coq, "coqc_version", lambda coqc: "coqc 8.16.1")
+    monkeypatch.setattr(coqcheck.subprocess, "run", lambda *a, **k: Failed)
+    monkeypatch.setattr(coqcheck, "coqc_version", lambda coqc: "coqc 8.16.1")
     with pytest.raises(FreecellError, match="no space left"):
-        coq.build_library("coqc", str(tmp_path))
+        coqcheck.build_library("coqc", str(tmp_path))
     # with room on the disk the same failure is coqc's own complaint, as before
-    monkeypatch.setattr(coq.os, "statvfs", lambda path: Vfs(1 << 20, 4096))
-    assert coq.refuse_if_disk_full(str(tmp_path)) is None
-    assert coq.build_library("coqc", str(tmp_path)).startswith("coqc Spec.v failed: Error: No such assumption.")
+    monkeypatch.setattr(coqcheck.os, "statvfs", lambda path: Vfs(1 << 20, 4096))
+    assert coqcheck.refuse_if_disk_full(str(tmp_path)) is None
+    assert coqcheck.build_library("coqc", str(tmp_path)).startswith("coqc Spec.v failed: Error: No such assumption.")

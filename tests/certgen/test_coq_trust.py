@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from certgen import certificate, coq, usertext
+from certgen import certificate, coq, coqcheck, usertext
 from certgen.paths import COQ_SRC
 from solver import deals, search
 from solver.rules import Rules
@@ -49,7 +49,7 @@ def out(tmp_path_factory, coq_library):
 
 def check(path, ctx, out_dir, statement=coq.UNWINNABLE, **kw):
     said = []
-    status, run = coq.check_file(path, ctx, out_dir, COQC, statement, say=said.append, **kw)
+    status, run = coqcheck.check_file(path, ctx, out_dir, COQC, statement, say=said.append, **kw)
     return status, run, "\n".join(said)
 
 
@@ -165,10 +165,10 @@ def test_an_axiom_in_a_library_named_like_a_primitive_s_is_refused(tmp_path):
     planted = {"CarryType": "Definition carry (A : Type) : Prop := False.\n",
                "PrimInt63": "Require Generated.CarryType.\nDefinition int : Set := unit.\n"
                             "Axiom addc : int -> int -> Generated.CarryType.carry int.\n"}
-    assert coq.build_library(COQC, out, ["Spec"]) is None
+    assert coqcheck.build_library(COQC, out, ["Spec"]) is None
     for name, text in planted.items():
         (tmp_path / "coq" / f"{name}.v").write_text(text)
-        assert coq.run_coqc(COQC, os.path.join(where, f"{name}.v"), out).ok
+        assert coqcheck.run_coqc(COQC, os.path.join(where, f"{name}.v"), out).ok
     with open(path, "w", encoding="utf-8") as f:
         f.write("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\nRequire Generated.PrimInt63.\n"
                 "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
@@ -229,8 +229,8 @@ def test_coqchk_refuses_an_axiom_outside_coq_s_library(tmp_path):
         f.write(AXIOM_MODULE.format(load=""))
     status, run, said = check(path, standard_ctx(ctx), out)
     assert status == 1 and "ASSUMES Deal1Cells0.evil : False" in said, said      # the driver's report
-    chk = coq.run_coqchk(shutil.which("coqchk"), path, out, ["Spec"])
-    assert "Generated.Deal1Cells0.evil" in coq.coqchk_axioms(chk.output) and not chk.ok, chk.output[-2000:]
+    chk = coqcheck.run_coqchk(shutil.which("coqchk"), path, out, ["Spec"])
+    assert "Generated.Deal1Cells0.evil" in coqcheck.coqchk_axioms(chk.output) and not chk.ok, chk.output[-2000:]
     assert chk.output.endswith("Error: axioms outside Coq's standard library: Generated.Deal1Cells0.evil\n")
 
 
@@ -256,13 +256,13 @@ def test_standard_shadowed_in_the_data_region_is_refused(out, tmp_path):
     text = shadowed(open(path, encoding="utf-8").read(), "data")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    assert coq.build_library(COQC, out) is None and coq.run_coqc(COQC, path, out).ok   # coqc alone accepts it
+    assert coqcheck.build_library(COQC, out) is None and coqcheck.run_coqc(COQC, path, out).ok   # coqc alone accepts it
     status, run, said = check(path, standard_ctx(ctx), out)
     assert status == 1 and "the statement check failed" in said and said.endswith("NOT proven"), said
     # audit-coq names the line that differs from the rendering of its certificate
     certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
     said = []
-    assert coq.audit_file(path, str(tmp_path / "Deal1Cells0.cert"), COQC, said.append) == 1
+    assert coqcheck.audit_file(path, str(tmp_path / "Deal1Cells0.cert"), COQC, said.append) == 1
     assert said == [f"{path} is not the module rendered from {tmp_path / 'Deal1Cells0.cert'}: line 8 is "
                     "'Definition standard := rules 0 false 0.', the rendering has 'Definition chunk0 : array int "
                     ":= [| 0 | 0 |]%uint63.': NOT audited"]
@@ -274,7 +274,7 @@ def edited_library(tmp_path, monkeypatch, name, tail):
     shutil.copytree(COQ_SRC, src)
     with open(src / f"{name}.v", "a", encoding="utf-8") as f:
         f.write(tail)
-    monkeypatch.setattr(coq, "COQ_SRC", str(src))
+    monkeypatch.setattr(coqcheck, "COQ_SRC", str(src))
     return src
 
 
@@ -292,18 +292,18 @@ def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_deco
     text = shadowed(open(path, encoding="utf-8").read(), "decode")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    evil = coq.hashlib.sha256((evil_decode / "Decode.v").read_bytes()).hexdigest()
-    refused = f"coq/FreeCell/Decode.v is not the pinned file (sha256 {evil[:16]}..., pinned {coq.PINNED['Decode'][:16]}...)"
+    evil = coqcheck.hashlib.sha256((evil_decode / "Decode.v").read_bytes()).hexdigest()
+    refused = f"coq/FreeCell/Decode.v is not the pinned file (sha256 {evil[:16]}..., pinned {coqcheck.PINNED['Decode'][:16]}...)"
     # prove-coq's check refuses the edited file before compiling anything; audit-coq names it
     status, run, said = check(path, standard_ctx(ctx), work)
     assert status == 1 and run is None and said.splitlines()[-1] == (
-        f"{refused}: a library file that is not the reviewed one (certgen/coq.py PINNED): NOT proven"), said
+        f"{refused}: a library file that is not the reviewed one (certgen/coqcheck.py PINNED): NOT proven"), said
     certificate.write(str(tmp_path / "ShadowDecode.cert"), cert)
     said = []
-    assert coq.audit_file(path, str(tmp_path / "ShadowDecode.cert"), COQC, said.append) == 1
+    assert coqcheck.audit_file(path, str(tmp_path / "ShadowDecode.cert"), COQC, said.append) == 1
     assert said == [f"{path}: {refused}: NOT audited"]
     # and were it pinned, the driver would refuse it: coqc accepts the module, the statement does not match
-    monkeypatch.setitem(coq.PINNED, "Decode", evil)
+    monkeypatch.setitem(coqcheck.PINNED, "Decode", evil)
     status, run, said = check(path, standard_ctx(ctx), work)
     assert run.ok and status == 1, said
     assert "the statement check failed" in said and said.endswith("NOT proven"), said
@@ -313,14 +313,14 @@ def test_an_edited_spec_is_refused_before_anything_is_compiled(tmp_path, monkeyp
     edited_library(tmp_path, monkeypatch, "Spec", "\n")
     path, ctx = coq.render_cert(one_position_cert(), str(tmp_path / "o"))
     said = []
-    assert coq.check_file(path, ctx, str(tmp_path / "o"), "coqc-never-run", coq.UNWINNABLE, say=said.append)[0] == 1
+    assert coqcheck.check_file(path, ctx, str(tmp_path / "o"), "coqc-never-run", coq.UNWINNABLE, say=said.append)[0] == 1
     assert said[-1].startswith("coq/FreeCell/Spec.v is not the pinned file") and said[-1].endswith("NOT proven")
-    assert not os.path.exists(coq.library_dir(str(tmp_path / "o")))
+    assert not os.path.exists(coqcheck.library_dir(str(tmp_path / "o")))
 
 
 def test_the_library_files_have_their_pinned_digests():
-    assert coq.library_changes() == []
-    assert sorted(coq.PINNED) == sorted(coq.LIBRARY) == sorted(n[:-2] for n in os.listdir(COQ_SRC) if n.endswith(".v"))
+    assert coqcheck.library_changes() == []
+    assert sorted(coqcheck.PINNED) == sorted(coqcheck.LIBRARY) == sorted(n[:-2] for n in os.listdir(COQ_SRC) if n.endswith(".v"))
 
 
 def test_the_driver_holds_identifiers_only():
@@ -345,14 +345,14 @@ def test_the_driver_holds_identifiers_only():
     "Axioms:\n  : Set\n",
 ])
 def test_an_unexpected_report_is_no_report(output):
-    assert coq.parse_assumptions(output) is None
+    assert coqcheck.parse_assumptions(output) is None
 
 
 def test_a_primitive_name_with_another_type_is_refused():
-    run = coq.CoqRun(True, 0, 0, "", "", [("add", "forall P : Prop, P"), ("int", "Set")])
+    run = coqcheck.CoqRun(True, 0, 0, "", "", [("add", "forall P : Prop, P"), ("int", "Set")])
     assert not run.only_primitives and run.unexpected == ["add : forall P : Prop, P"]
     # a qualified name is an object of another file than Coq's, which the driver imports
-    assert coq.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", coq.PRIMITIVE_SIGNATURES["add"])]).unexpected
+    assert coqcheck.CoqRun(True, 0, 0, "", "", [("PrimInt63.add", coqcheck.PRIMITIVE_SIGNATURES["add"])]).unexpected
 
 
 @needs_coqc
@@ -370,7 +370,7 @@ def test_the_primitive_signatures_are_the_ones_coqc_prints(tmp_path):
                     "Print Assumptions all.\n")
     p = subprocess.run([COQC, "-q", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    assert dict(coq.parse_assumptions(p.stdout)) == coq.PRIMITIVE_SIGNATURES and len(names) == 38
+    assert dict(coqcheck.parse_assumptions(p.stdout)) == coqcheck.PRIMITIVE_SIGNATURES and len(names) == 38
 
 
 # -- 4. audit-coq ----------------------------------------------------------------------------------------------
@@ -400,7 +400,7 @@ def test_audit_coq_command(tmp_path):
     other = str(tmp_path / "Other.cert")
     certificate.write(other, board_cert("b.txt"))
     said = []
-    assert coq.audit_file(path, other, COQC, said.append) == 1
+    assert coqcheck.audit_file(path, other, COQC, said.append) == 1
     assert said == [f"{path}: {other} is the certificate of b.txt (its module is Boardc9fc6fd0Cells0.v), not of "
                     "this module: NOT audited"]
     p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", str(tmp_path / "coq" / "Nope.v")], cwd=ROOT,
@@ -417,7 +417,7 @@ def test_coqchk_checks_the_compiled_files_again(out):
     status, run, said = check(path, ctx, out, coqchk=True)
     assert status == 0 and ", coqchk " in said.splitlines()[-1], said
     log = run.extra["coqchk"].output
-    assert all(line in log for line in coq.COQCHK_CLEAN) and "Coq.Numbers.Cyclic.Int63.PrimInt63.add" in log
+    assert all(line in log for line in coqcheck.COQCHK_CLEAN) and "Coq.Numbers.Cyclic.Int63.PrimInt63.add" in log
 
 
 # -- 6. Columns.v -------------------------------------------------------------------------------------------------
@@ -467,8 +467,8 @@ def test_a_spec_vo_put_in_the_library_cache_is_not_used(tmp_path):
     # module claims deal 1 unwinnable under the standard rules (false) by `~ False`
     out = str(tmp_path / "o")
     path, ctx = coq.render_cert(one_position_cert(), out)
-    lib = coq.library_dir(out)
-    assert coq.build_library(COQC, out, ["Spec"]) is None
+    lib = coqcheck.library_dir(out)
+    assert coqcheck.build_library(COQC, out, ["Spec"]) is None
     evil = tmp_path / "Spec.v"
     won = "Definition Won (s : State) : Prop := home s = [13; 13; 13; 13]."
     evil.write_text(open(os.path.join(COQ_SRC, "Spec.v"), encoding="utf-8").read().replace(won, "Definition Won (s : State) : Prop := False."))

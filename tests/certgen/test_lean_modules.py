@@ -10,13 +10,15 @@ import sys
 
 import pytest
 
-from certgen import audit, certificate, render, usertext
+from certgen import audit, certificate, certtext, names, render, usertext
+from certgen.templating import read_text
 from certgen.lake import config_args
 from solver import deals, packed, search, spec
 from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
 
 from helpers import DEAL11982_BOARD, ROOT
+from helpers.certtext import decode_state, home_of_count
 
 SEEDS = "/work/shared/seeds"
 HOSTILE = ["x-/y", "/-z", 'a"b', "line\nbreak theorem bad : False := sorry", "back\\slash", "Ünïcødé ♠",
@@ -57,7 +59,7 @@ def test_user_text_is_a_safe_alphabet():
     assert usertext.user_text("/tmp/x-/board.txt") == "_tmp_x-_board.txt"
     for bad in ("A.B", "1x", "x-y", "", "Deal 1"):
         with pytest.raises(ValueError):
-            render.checked_stem(bad)
+            names.checked_stem(bad)
 
 
 def structure_matches(hostile_text, benign_text):
@@ -80,9 +82,10 @@ def test_hostile_names_keep_the_comment_structure(tmp_path, small_cert, name):
     mid = states[40]
     sub = render.kernel_states(rules, mid)
     pairs = [  # (with the hostile name, with a plain one)
-        (render.deal_text(sub, mid, rules, None, "Board", name), render.deal_text(sub, mid, rules, None, "Board", "b")),
-        (render.mutant_text(states[1:], s0, rules, 11982, "M", None, name),
-         render.mutant_text(states[1:], s0, rules, 11982, "M", None, "plain")),
+        (render.module_text(render.cert_context(sub, mid, rules, None, "Board", name)),
+         render.module_text(render.cert_context(sub, mid, rules, None, "Board", "b"))),
+        (render.module_text(render.cert_context(states[1:], s0, rules, 11982, "M", None, name)),
+         render.module_text(render.cert_context(states[1:], s0, rules, 11982, "M", None, "plain"))),
     ]
     ctx = render.cert_context(states, s0, rules, 11982)
     pairs.append((render.standalone_text(ctx, name), render.standalone_text(ctx, "plain.lean")))
@@ -164,8 +167,8 @@ def test_audit_compare_refuses_edited_modules(tmp_path, small_cert):
     mutant = certificate.Certificate(source=small_cert.source, rules=small_cert.rules, start=small_cert.start,
                                      records=small_cert.records[1:], info={"mutation": {"kind": "random:1", "seed": 3}})
     certificate.write(str(certs / "b.cert"), mutant)
-    render.render_deal(small_cert, str(gen))
-    render.render_mutant(mutant, str(gen))
+    render.render_certificate(small_cert, str(gen))[0]
+    render.render_certificate(mutant, str(gen), mutant=True)[0]
     render.write_shipped(str(gen))
     near = spec.State(cols=((spec.Card(13, 3),),) + ((),) * 7, cells=(), home=(13, 13, 13, 12))
     idx = [spec.moves(spec.STANDARD, near).index(spec.State(cols=((),) * 8, cells=(), home=(13,) * 4))]
@@ -258,11 +261,11 @@ def test_shipped_modules_are_current():
     for deal, cells in render.KERNEL_SHIPPED:
         rules = Rules(cells=cells)
         path = os.path.join(render.GENERATED, render.kernel_stem(deal, rules) + ".lean")
-        assert render._read(path) == render.kernel_text(deal, rules), "python -m certgen.render --shipped"
-    assert render._read(os.path.join(render.GENERATED, "SpecGuards.lean")) == render.guards_text()
+        assert read_text(path) == render.kernel_text(deal, rules), "python -m certgen render-shipped"
+    assert read_text(os.path.join(render.GENERATED, "SpecGuards.lean")) == render.guards_text()
     for deal in (1, 617, 1941):
         path = os.path.join(render.GENERATED, f"WinDeal{deal}.lean")
-        assert audit.expected_texts(f"WinDeal{deal}", render._read(path), {}) == [render._read(path)]
+        assert audit.expected_texts(f"WinDeal{deal}", read_text(path), {}) == [read_text(path)]
 
 
 def test_kernel_modules():
@@ -305,7 +308,7 @@ def test_guards_agree_with_the_seeds_and_the_spec():
         assert len(search.successors(spec.to_position(s), rules)) == n, name
     ctx = render.guards_context()
     assert ctx["deal11982_moves"] == len(search.successors(deals.ms_deal(11982))) == 11
-    assert render.decode_state(spec.ms_deal(11982), ctx["start_line"]) == spec.ms_deal(11982)
+    assert decode_state(spec.ms_deal(11982), ctx["start_line"]) == spec.ms_deal(11982)
     text = render.guards_text()
     assert text.count("#guard ") == 9 and "J♦ 2♦ 9♥ J♣" in text
     if os.path.isdir(SEEDS):
@@ -315,26 +318,39 @@ def test_guards_agree_with_the_seeds_and_the_spec():
         assert ". ".join(f"Column {i}: {c}" for i, c in enumerate(render.SEED_DEAL11982_COLUMNS, 1)) in seed000
 
 
+
+def test_render_shipped_writes_the_shipped_modules(tmp_path, run, assert_one_line_error):
+    p = run("render-shipped", "--lean-dir", str(tmp_path), module="certgen")
+    assert p.returncode == 0, p.stderr
+    names = ["KernelDeal1Cells1.lean", "KernelDeal1Cells0.lean", "SpecGuards.lean"]
+    assert p.stdout.splitlines() == [f"wrote {tmp_path / n}" for n in names]
+    assert sorted(os.listdir(tmp_path)) == sorted(names)
+    for n in names:
+        assert (tmp_path / n).read_text(encoding="utf-8") == read_text(os.path.join(render.GENERATED, n))
+    (tmp_path / "file").write_text("")
+    assert_one_line_error(run("render-shipped", "--lean-dir", str(tmp_path / "file"), module="certgen"))
+    p = run("--help", module="certgen")
+    assert "render-shipped" in p.stdout and "spec-doc" in p.stdout
+
 # -- 5. The faster check: decoding and hashing -------------------------------------------------------------
 
 def test_decode_counts_suits_in_one_pass():
     s0 = spec.ms_deal(11982)
-    line = render.encode_state(s0, s0)
+    line = certtext.encode_state(s0, s0)
     assert line == "77776666"
-    assert render.decode_cert(s0, "\n" + line + "\n\n" + line) == [s0, s0]
-    assert render.home_of_count(13 + 12 * 64 + 64 ** 3) == (0, 1, 13, 12)
+    assert home_of_count(13 + 12 * 64 + 64 ** 3) == (0, 1, 13, 12)
     won = spec.State(cols=((),) * 8, cells=(), home=(13,) * 4)
-    assert render.decode_state(won, "00000000") == won
+    assert decode_state(won, "00000000") == won
 
 
 def test_state_hash_spreads_deal_11982(cert11982):
     """The figure quoted in docs/TRUST.md: of #11982's 84,767 positions, 4 share their hash (two pairs)."""
     from collections import Counter
     from certgen import members
-    counts = Counter(render.state_hash(s) for s in members.decode(cert11982).states)
+    counts = Counter(certtext.state_hash(s) for s in members.decode(cert11982).states)
     assert len(counts) == 84765 and sum(v for v in counts.values() if v > 1) == 4
-    assert render.column_hash(()) == 0 and render.column_hash((spec.Card(1, 0),)) == 64
-    assert render.column_hash((spec.Card(2, 1), spec.Card(1, 0), spec.Card(5, 3))) == (3 * 64 + 5) * 64 + 0
+    assert certtext.column_hash(()) == 0 and certtext.column_hash((spec.Card(1, 0),)) == 64
+    assert certtext.column_hash((spec.Card(2, 1), spec.Card(1, 0), spec.Card(5, 3))) == (3 * 64 + 5) * 64 + 0
 
 
 # -- 6. Lake ------------------------------------------------------------------------------------------------

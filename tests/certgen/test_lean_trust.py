@@ -12,6 +12,7 @@ import pytest
 from certgen import audit, certificate, render
 from certgen.members import Decoder
 from certgen.paths import AUDIT_FILE
+from certgen.templating import read_text
 from solver import deals, search, spec
 from solver.rules import STANDARD, Rules
 
@@ -42,10 +43,11 @@ def modules(small):
     nearly = spec.State(cols=(((spec.Card(13, 3),),) + ((),) * 7), cells=(), home=(13, 13, 13, 12))
     win_idx = [spec.moves(STANDARD.spec(), nearly).index(spec.State(cols=((),) * 8, cells=(), home=(13,) * 4))]
     return {
-        "Deal": render.deal_text(states, s0, rules, 11982),
-        "Mutant": render.mutant_text(states[1:], s0, rules, 11982, stem="MutantX", mutation="deal"),
-        "Board": render.deal_text(sub, mid, rules, None, stem="BoardX", label="mid-game"),
-        "WinDeal": render._read(os.path.join(render.GENERATED, "WinDeal617.lean")),
+        "Deal": render.module_text(render.cert_context(states, s0, rules, 11982)),
+        "Mutant": render.module_text(render.cert_context(states[1:], s0, rules, 11982, stem="MutantX",
+                                                         mutation="deal")),
+        "Board": render.module_text(render.cert_context(sub, mid, rules, None, stem="BoardX", label="mid-game")),
+        "WinDeal": read_text(os.path.join(render.GENERATED, "WinDeal617.lean")),
         "WinBoard": render.win_text(win_idx, nearly, STANDARD, None, "WinBoardX", "nearly won"),
         "WinKernel": render.win_text(win_idx, nearly, STANDARD, None, "WinKernelX", "nearly won", kernel=True),
         "Kernel": render.kernel_text(1, Rules(cells=1)),
@@ -86,7 +88,7 @@ def test_every_statement_names_the_trusted_definitions_from_the_root(small):
 
 def test_the_shipped_modules_name_the_trusted_definitions_from_the_root():
     for name in sorted(os.listdir(render.GENERATED)):
-        text = render._read(os.path.join(render.GENERATED, name))
+        text = read_text(os.path.join(render.GENERATED, name))
         for thm, stmt in statements(text):
             for ident in IDENT.findall(stmt):
                 assert ident.startswith("_root_.") or ident in {"s", "start", "cert", "solution"}, \
@@ -178,7 +180,7 @@ def test_the_hand_written_files_are_pinned(tmp_path):
 
 
 def test_the_library_declares_no_trusted_name_twice():
-    names = audit.trusted_names(render._read(os.path.join(LEAN, "FreeCell", "Spec.lean")))
+    names = audit.trusted_names(read_text(os.path.join(LEAN, "FreeCell", "Spec.lean")))
     assert {"Won", "Reachable", "msDeal", "moves", "standard", "State", "Rules", "Card"} <= names
     assert "checkCert" not in names
 

@@ -12,7 +12,7 @@ import pytest
 
 from certgen import cli as certgen_cli, fastcheck, prove
 from certgen.paths import GENERATED, INSTALL_LEAN, ROOT
-from solver import cliargs, search
+from solver import limits
 from solver.rules import Rules
 from solver.source import load
 
@@ -22,7 +22,7 @@ from helpers import run as _run
 def run(*args, env=None):
     return _run(*args, module="certgen", env=env, timeout=600)
 
-needs_coqc = pytest.mark.skipif(prove.coq.find_coqc() is None, reason="no coqc: apt-get install -y coq")
+needs_coqc = pytest.mark.skipif(prove.coqcheck.find_coqc() is None, reason="no coqc: apt-get install -y coq")
 NO_LEAN = "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in "
 
 
@@ -45,7 +45,7 @@ def test_the_exit_status_is_the_provers(no_lean, monkeypatch):
 def proven7(tmp_path_factory, coq_library):
     """`prove` of deal 7 with no free cell (unwinnable) without Lean, run once for the tests that read it: (the
     output folder, the exit status, what it said)."""
-    if prove.coq.find_coqc() is None:
+    if prove.coqcheck.find_coqc() is None:
         pytest.skip("no coqc: install Debian's coq (apt-get install -y coq)")
     out = tmp_path_factory.mktemp("prove7") / "o"
     coq_library(out)
@@ -206,8 +206,7 @@ def test_exit_status_4_is_documented():
 
 
 def test_default_limits_fit_in_a_few_gigabytes():
-    assert cliargs.EXPLORE_LIMIT == search.EXPLORE_LIMIT
-    assert search.EXPLORE_LIMIT * cliargs.BYTES_PER_STATE <= 2e9
+    assert limits.EXPLORE_STATES * limits.COMMAND_BYTES_PER_POSITION <= 2e9
     for module, command in (("solver", "explore"), ("certgen", "prove"), ("certgen", "build")):
         p = _run(command, "--help", module=module, env=dict(os.environ, COLUMNS="400"))
         assert "default 20,000,000: at most 1.8 GB; a bigger K needs about 90 bytes a position" in p.stdout, p.stdout

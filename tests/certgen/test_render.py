@@ -9,13 +9,15 @@ import subprocess
 
 import pytest
 
-from certgen import certificate, members, render
+from certgen import certificate, certtext, members, names, render
 from solver import lines, spec
+from solver.errors import FreecellError
 from solver.lines import LineError, step_indices
 from solver.rules import STANDARD, Rules
 from solver.source import Source
 
 from helpers import ROOT, one_line_error as assert_one_line_error, run as _run
+from helpers.certtext import card_of_letter, decode_state
 
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
 HAND_WRITTEN = ["Spec.lean", "Cert.lean", "Decode.lean"]
@@ -85,9 +87,9 @@ def test_round_trip_11982(all_11982):
     assert len(all_11982) == 84767
     lines = set()
     for s in all_11982:
-        line = render.encode_state(s0, s)
+        line = certtext.encode_state(s0, s)
         assert re.fullmatch(r"([0-9][A-Za-z]*){8}(\|[A-Za-z]+)?", line), line
-        assert render.decode_state(s0, line) == s
+        assert decode_state(s0, line) == s
         lines.add(line)
     assert len(lines) == len(all_11982)  # distinct positions, distinct lines
 
@@ -98,31 +100,31 @@ def test_round_trip_foundation_return_and_long_columns():
     states = enumerate_states(rules, s0)
     assert any(s.home != (0, 0, 0, 0) for s in states)
     for s in states:
-        assert render.decode_state(s0, render.encode_state(s0, s)) == s
+        assert decode_state(s0, certtext.encode_state(s0, s)) == s
     # A start column longer than 9 cards: k is capped at 9, the rest is spelled out.
     deck = [C(r, su) for r in range(1, 14) for su in range(4)]
     cols = (tuple(deck[:12]),) + tuple(tuple(deck[12 + 5 * i:17 + 5 * i]) for i in range(7))
     home = tuple(13 - sum(1 for col in cols for c in col if c.suit == k) for k in range(4))
     start = spec.State(cols=cols, cells=(), home=home)
-    line = render.encode_state(start, start)
-    assert line.startswith("9" + "".join(render.card_letter(c) for c in deck[:3]))
-    assert render.decode_state(start, line) == start
+    line = certtext.encode_state(start, start)
+    assert line.startswith("9" + "".join(certtext.card_letter(c) for c in deck[:3]))
+    assert decode_state(start, line) == start
 
 
 def test_letters():
-    assert [render.card_letter(C(1, s)) for s in range(4)] == list("ABCD")
-    assert render.card_letter(C(7, 2)) == "a"  # key 26
-    assert render.card_letter(C(13, 3)) == "z"  # key 51
+    assert [certtext.card_letter(C(1, s)) for s in range(4)] == list("ABCD")
+    assert certtext.card_letter(C(7, 2)) == "a"  # key 26
+    assert certtext.card_letter(C(13, 3)) == "z"  # key 51
     for i in range(52):
         c = spec.card_of_index(i)
-        assert render.card_of_letter(render.card_letter(c)) == c
+        assert card_of_letter(certtext.card_letter(c)) == c
 
 
 # -- Rendered files ------------------------------------------------------------------------------------
 
 def test_rendered_deal(tmp_path, all_11982):
     s0 = spec.ms_deal(11982)
-    path = render.write_deal(all_11982, s0, STANDARD, 11982, str(tmp_path))
+    path = render.write_module(render.cert_context(all_11982, s0, STANDARD, 11982), str(tmp_path))
     assert os.path.basename(path) == "Deal11982.lean"
     text = open(path, encoding="utf-8").read()
     assert "theorem freecell_11982_unwinnable : ∀ s, _root_.FreeCell.Reachable _root_.FreeCell.Rules.standard (_root_.FreeCell.msDeal 11982) s → " \
@@ -139,7 +141,8 @@ def test_rendered_deal(tmp_path, all_11982):
 def test_rendered_rules_in_statement(tmp_path, small):
     rules, states = small
     s0 = spec.ms_deal(11982)
-    text = open(render.write_deal(states, s0, rules, 11982, str(tmp_path)), encoding="utf-8").read()
+    path = render.write_module(render.cert_context(states, s0, rules, 11982), str(tmp_path))
+    text = open(path, encoding="utf-8").read()
     assert "∀ s, _root_.FreeCell.Reachable { cells := 1 } (_root_.FreeCell.msDeal 11982) s → ¬ _root_.FreeCell.Won s" in text
     fr = Rules(foundation_return=True)
     assert render.rules_lean(fr) == "{ foundationReturn := true }"
@@ -150,8 +153,9 @@ def test_rendered_rules_in_statement(tmp_path, small):
 def test_rendered_mutant(tmp_path, small):
     rules, states = small
     s0 = spec.ms_deal(11982)
-    path = render.write_mutant([s for s in states if s != s0], s0, rules, 11982, str(tmp_path),
-                               stem="MutantDeal11982Cells1Deal", mutation="deal")
+    ctx = render.cert_context([s for s in states if s != s0], s0, rules, 11982, stem="MutantDeal11982Cells1Deal",
+                              mutation="deal")
+    path = render.write_module(ctx, str(tmp_path))
     text = open(path, encoding="utf-8").read()
     assert "theorem mutant_rejected : _root_.FreeCell.checkCert { cells := 1 } (_root_.FreeCell.msDeal 11982) cert = _root_.Bool.false := " \
            "by\n  native_decide" in text
@@ -162,19 +166,19 @@ def test_rendered_literal_start(tmp_path, small):
     rules, states = small
     s0 = states[40]  # a position in the middle of the game, written out card by card
     sub = enumerate_states(rules.spec(), s0)
-    text = open(render.write_deal(sub, s0, rules, None, str(tmp_path), label="mid-game"),
+    text = open(render.write_module(render.cert_context(sub, s0, rules, None, label="mid-game"), str(tmp_path)),
                 encoding="utf-8").read()
     assert "def start : _root_.FreeCell.State :=\n  { cols := [" in text
     assert "theorem position_unwinnable : ∀ s, _root_.FreeCell.Reachable { cells := 1 } start s → ¬ _root_.FreeCell.Won s :=" in text
     assert "_root_.FreeCell.certSet start certText" in text
-    with pytest.raises(ValueError):
-        render.write_deal(sub, s0, rules, 11982, str(tmp_path))  # not msDeal 11982
+    with pytest.raises(FreecellError, match="^the start position is not msDeal 11982$"):
+        render.cert_context(sub, s0, rules, 11982)
 
 
 def test_standalone_holds_spec_verbatim(tmp_path, small):
     rules, states = small
     out = tmp_path / "FreeCell11982.lean"
-    render.write_standalone(states, spec.ms_deal(11982), str(out), rules, 11982)
+    render.write_standalone_ctx(render.cert_context(states, spec.ms_deal(11982), rules, 11982), str(out))
     text = out.read_text(encoding="utf-8")
     spec_text = open(os.path.join(LEAN, "Spec.lean"), encoding="utf-8").read()
     assert spec_text in text  # byte for byte, one contiguous piece
@@ -222,13 +226,13 @@ def test_certificate_level_api(tmp_path, small):
     cert = certificate.make({"kind": "ms", "deal": 11982}, {"cells": 1, "foundation_return": False},
                             spec.to_position(spec.ms_deal(11982)),
                             [packed.pack(spec.to_position(s)) for s in states])
-    assert render.module_name(cert) == "FreeCell.Generated.Deal11982Cells1"
-    assert render.theorem_name(cert) == "FreeCell.Generated.Deal11982Cells1.freecell_11982_unwinnable"
-    p = render.render_deal(cert, str(tmp_path))
+    assert names.module_name(cert) == "FreeCell.Generated.Deal11982Cells1"
+    assert names.theorem_name(cert) == "FreeCell.Generated.Deal11982Cells1.freecell_11982_unwinnable"
+    p = render.render_certificate(cert, str(tmp_path))[0]
     assert p.endswith("Deal11982Cells1.lean")
     mutant = certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
                                      records=cert.records[1:], info={"mutation": {"kind": "random:1", "seed": 7}})
-    p = render.render_mutant(mutant, str(tmp_path))
+    p = render.render_certificate(mutant, str(tmp_path), mutant=True)[0]
     assert os.path.basename(p) == "MutantDeal11982Cells1Random1Seed7.lean"
     p = render.render_standalone(cert, str(tmp_path / "s.lean"))
     assert "freecell_11982_unwinnable" in open(p, encoding="utf-8").read()
@@ -237,7 +241,7 @@ def test_certificate_level_api(tmp_path, small):
 def test_audit_file(tmp_path, small):
     from certgen import audit
     rules, states = small
-    render.write_deal(states, spec.ms_deal(11982), rules, 11982, str(tmp_path))
+    render.write_module(render.cert_context(states, spec.ms_deal(11982), rules, 11982), str(tmp_path))
     (tmp_path / "Notes.lean").write_text("-- audit: Not.This (kernel only)\n")  # not generated: ignored
     out = tmp_path / "Audit.lean"
     _, expected = audit.render_audit(str(tmp_path), str(out))
@@ -298,9 +302,11 @@ def test_lake_build_small_modules(tmp_path, small):
     gen = str(tmp_path / "lean" / "FreeCell" / "Generated")
     rules, states = small
     s0 = spec.ms_deal(11982)
-    render.write_deal(states, s0, rules, 11982, gen)
-    render.write_mutant(states[1:], s0, rules, 11982, gen, stem="MutantDeal11982Cells1Deal", mutation="deal")
-    render.write_deal(enumerate_states(rules.spec(), states[40]), states[40], rules, None, gen, label="mid-game")
+    render.write_module(render.cert_context(states, s0, rules, 11982), gen)
+    render.write_module(render.cert_context(states[1:], s0, rules, 11982, stem="MutantDeal11982Cells1Deal",
+                                            mutation="deal"), gen)
+    render.write_module(render.cert_context(enumerate_states(rules.spec(), states[40]), states[40], rules, None,
+                                            label="mid-game"), gen)
     idx = step_indices(spec.STANDARD, NEARLY_WON, winning_path(spec.STANDARD, NEARLY_WON))
     render.render_win(idx, gen, start=NEARLY_WON, label="nearly won")
     render.render_win(idx, gen, start=NEARLY_WON, label="nearly won", stem="WinKernel", kernel=True)
@@ -314,7 +320,7 @@ def test_lake_build_small_modules(tmp_path, small):
     found = audit.check_axioms_output(proc.stdout, expected)
     assert len(found) == 7 and all(v == [] for v in found.values()), proc.stdout
     standalone = tmp_path / "Standalone.lean"
-    render.write_standalone(states, s0, str(standalone), rules, 11982)
+    render.write_standalone_ctx(render.cert_context(states, s0, rules, 11982), str(standalone))
     proc = subprocess.run([lake, "env", "lean", str(standalone)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -323,7 +329,31 @@ def test_lake_build_small_modules(tmp_path, small):
 def test_spec_md_is_current():
     from certgen import specdoc
     with open(os.path.join(ROOT, "docs", "SPEC.md"), encoding="utf-8") as f:
-        assert f.read() == specdoc.build(), "docs/SPEC.md is stale: python -m certgen.specdoc > docs/SPEC.md"
+        assert f.read() == specdoc.build(), "docs/SPEC.md is stale: make generated"
+
+
+def test_spec_doc_prints_or_writes_docs_spec_md(tmp_path, run, assert_one_line_error):
+    want = open(os.path.join(ROOT, "docs", "SPEC.md"), encoding="utf-8").read()
+    p = run("spec-doc", module="certgen")
+    assert (p.returncode, p.stdout, p.stderr) == (0, want, "")
+    out = tmp_path / "SPEC.md"
+    p = run("spec-doc", "--out", str(out), module="certgen")
+    assert (p.returncode, p.stdout) == (0, f"wrote {out}\n") and out.read_text(encoding="utf-8") == want
+    assert_one_line_error(run("spec-doc", "--out", str(tmp_path), module="certgen"))
+
+
+@pytest.mark.parametrize("rules, text", [
+    (STANDARD, "the standard rules (4 free cells, nothing back from the foundations)"),
+    (Rules(cells=1), "the rules with 1 free cell and nothing back from the foundations"),
+    (Rules(cells=5, foundation_return=True), "the rules with 5 free cells and foundation returns allowed"),
+    (Rules(cells=0, canonical=True), "the rules with 0 free cells and nothing back from the foundations up to column order"),
+    (Rules(canonical=True, autoplay="safe"),
+     "the standard rules (4 free cells, nothing back from the foundations) up to column order with safe automatic moves"),
+])
+def test_the_rules_in_a_generated_file_are_the_rules_words(rules, text):
+    # the generated files' words (the Lean and Coq modules shipped say them) come from solver.rules.Rules.words
+    assert names.rules_text(rules) == text
+    assert all(w in text for w in rules.words())
 
 
 def test_render_refuses_a_certificate_that_fails_the_check(tmp_path, deal7):

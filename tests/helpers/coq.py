@@ -4,15 +4,15 @@ import shutil
 
 import pytest
 
-from certgen import coq
+from certgen import coq, coqcheck
 
 COQC = shutil.which("coqc")
 needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
 
 
 def coqc_file(path, out_dir):
-    assert coq.build_library(COQC, out_dir) is None
-    return coq.run_coqc(COQC, path, out_dir)
+    assert coqcheck.build_library(COQC, out_dir) is None
+    return coqcheck.run_coqc(COQC, path, out_dir)
 
 
 def state_term(s):

@@ -10,7 +10,7 @@ from helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
 ACTIVATE = ". .venv/bin/activate"
-COMMAND = re.compile(r"(?<![\w/.])python (?:-m (\w+)(?: ([a-z][\w-]*))?|scripts/)")
+COMMAND = re.compile(r"(?<![\w/.])python (?:-m ([\w.]+)(?: ([a-z][\w-]*))?|scripts/)")   # a module: a package
 
 
 def _activate_line():

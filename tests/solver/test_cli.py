@@ -167,7 +167,7 @@ def _fake_search(monkeypatch, result, calls):
         calls.append((pos, rules.cells, rules.foundation_return, max_states, progress))
         return result
 
-    fake.explore, fake.EXPLORE_LIMIT = explore, search.EXPLORE_LIMIT
+    fake.explore = explore
     fake.CELL, fake.HOME = search.CELL, search.HOME      # solver.lines imports them (when not loaded yet)
     import solver
     monkeypatch.setitem(sys.modules, "solver.search", fake)
@@ -334,7 +334,8 @@ def _loaded_after(argv, modules):
 
 def test_cli_imports_stay_cheap():
     """`python -m solver deal N` must not pay for json, tqdm, hashlib, cffi, the C core or certgen, nor for
-    dataclasses or typing; `explore` pays for the C core and the spec, not for the solver, tqdm or json."""
+    dataclasses or typing; `explore` pays for the C core and the spec (and solver.solve, for its verdict:
+    solver.solve.judge), not for tqdm, json or dataclasses."""
     heavy = ["json", "tqdm", "hashlib", "cffi", "solver.search", "solver._fc", "certgen", "msgpack", "jinja2",
              "solver.siggysoft", "dataclasses", "typing"]
     assert _loaded_after(["deal", "11982"], heavy) == []

@@ -12,9 +12,9 @@ import pytest
 
 from solver import deals, packed, rules as rules_mod, search, spec
 from solver.errors import FreecellError
-from solver.lines import judge
 from solver.packed import pack as pack_p64, unpack as unpack_p64
 from solver.rules import Rules
+from solver.solve import judge
 
 from helpers.positions import coq_low
 
@@ -95,12 +95,17 @@ def test_11982_other_rules_equal_python_spec_enumeration(rules):
     res.close()
 
 
+def p64_check(rec):
+    """True when ``rec`` is the P64 form of a valid position by the C core."""
+    return len(rec) == search.P64_SIZE and search.lib.fc_p64_to_pos(rec, search.ffi.new("fc_pos *")) == 0
+
+
 def test_11982_records(r11982):
     recs = r11982.records()
     assert len(recs) == len(set(recs)) == 84767
     assert recs[0] == pack_p64(ms(11982))
     assert r11982.export_p64() == b"".join(recs)
-    assert all(search.p64_check(rec) for rec in recs[::97])
+    assert all(p64_check(rec) for rec in recs[::97])
     assert max(sum(unpack_p64(rec)[2]) for rec in recs) == 2
     s = r11982.search
     for k in random.Random(5).sample(range(len(recs)), 300):
@@ -268,7 +273,7 @@ def test_two_searches_alive_at_once():
 def test_stop_on_win_false_runs_on():
     res = search.explore(ms(1), max_states=60000, stop_on_win=False, order="dfs")
     assert res.won and res.status == "limit" and res.won_index is not None
-    assert res.search.home_count(res.won_index) == 52
+    assert sum(res.search.state(res.won_index)[2]) == 52
 
 
 # --- moves against the spec ------------------------------------------------------------------------------
@@ -311,7 +316,7 @@ def test_foundation_returns_sampled():
     rules = Rules(foundation_return=True)
     res = search.explore(ms(1), rules, max_states=30000, order="bfs")
     recs = res.records()
-    homes = [k for k in range(len(recs)) if res.search.home_count(k) > 0]
+    homes = [k for k in range(len(recs)) if sum(unpack_p64(recs[k])[2]) > 0]
     assert homes
     for k in random.Random(3).sample(homes, min(500, len(homes))):
         assert_same_moves(recs[k], rules, search.successors_p64(recs[k], rules))
@@ -384,8 +389,8 @@ def test_bad_positions_rejected():
         Rules(cells=9)
     with pytest.raises(FreecellError):
         search.successors_p64(b"\x01" * 64)
-    assert search.p64_check(b"\x00" * 64)          # every card home: the won position
-    assert not search.p64_check(b"\x01" * 64) and not search.p64_check(b"\x35" + bytes(63))
+    assert p64_check(b"\x00" * 64)          # every card home: the won position
+    assert not p64_check(b"\x01" * 64) and not p64_check(b"\x35" + bytes(63))
 
 
 def test_autoplay_modes():

@@ -17,8 +17,8 @@ import pytest
 from certgen import certificate
 from solver import deals, disksearch, spec
 from solver.errors import TERMINATED, FreecellError
-from solver.lines import judge
 from solver.rules import STANDARD, Rules
+from solver.solve import judge
 
 from helpers import ROOT, one_line_error as _one_line_error
 
@@ -202,8 +202,8 @@ def _refused(work, message, deal=11982, rules=()):
     ("truncated", "L000005.keys has 16 bytes, the state file says {size} (it cannot be resumed: remove the folder "
                   "to start again)"),
     ("deal", "it holds the search of another start position (remove the folder or give another --work-dir)"),
-    ("rules", "it holds a search under other rules: there 4 free cells; asked 3 free cells (remove the folder or "
-              "give another --work-dir)"),
+    ("rules", "it holds a search under other rules: there 4 free cells, nothing back from the foundations; asked 3 "
+              "free cells, nothing back from the foundations (remove the folder or give another --work-dir)"),
 ])
 def test_a_folder_that_cannot_be_gone_on_with_is_one_line(tmp_path, damage, message):
     work = _stopped(tmp_path)
@@ -320,12 +320,28 @@ def test_certgen_build_goes_on_and_writes_the_straight_certificate(run, tmp_path
     assert ha == hb
 
 
+@pytest.mark.parametrize("asked", [Rules(cells=0, canonical=True), Rules(cells=2, foundation_return=True),
+                                   Rules(cells=1, autoplay="safe", canonical=True), Rules(autoplay="horne"),
+                                   Rules(cells=8, autoplay="twos", supermoves=True), Rules(autoplay="all")])
+def test_the_core_says_the_rules_in_the_words_of_python(tmp_path, asked):
+    """The disk search's refusal names both rules in solver.rules.Rules.words' words, word for word (the C core
+    writes that message: ddd_state.c's rules_words)."""
+    there = Rules(cells=1)
+    work = str(tmp_path / "w")
+    disksearch.explore_disk(deals.ms_deal(43), there, SMALL, max_states=1000, work_dir=work).close()
+    with pytest.raises(FreecellError) as e:
+        disksearch.explore_disk(deals.ms_deal(43), asked, SMALL, max_states=1000, work_dir=work)
+    assert str(e.value) == (f"--work-dir {work}: it holds a search under other rules: there "
+                            f"{', '.join(there.words())}; asked {', '.join(asked.words())} (remove the folder or give "
+                            f"another --work-dir)")
+
+
 def test_rules_with_foundation_returns_are_kept_apart(tmp_path):
     """The state holds the rules: a search under --foundation-return is not gone on with under the standard
     rules, and is gone on with under its own."""
     work = _stopped(tmp_path, rules=("--foundation-return",))
-    _refused(work, "it holds a search under other rules: there 4 free cells, foundation returns; asked 4 free cells "
-                   "(remove the folder or give another --work-dir)")
+    _refused(work, "it holds a search under other rules: there 4 free cells, foundation returns allowed; asked 4 free "
+                   "cells, nothing back from the foundations (remove the folder or give another --work-dir)")
     r = disksearch.explore_disk(deals.ms_deal(11982), Rules(foundation_return=True), SMALL, max_states=30001,
                                 work_dir=str(work))
     try:

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from solver import deals, difficulty, search, spec
+from solver.limits import SOLVER_BYTES_PER_POSITION, STORE_BYTES_PER_POSITION_WORST
 from solver.solve import DEEP, solve
 from solver.errors import FreecellError, WorkerLost
 from solver.journal import open_journal
@@ -25,6 +26,13 @@ from helpers import ROOT
 K_1_30 = {1: 3, 2: 1, 3: 2, 4: 2, 5: 1, 6: 3, 7: 1, 8: 1, 9: 2, 10: 2, 11: 1, 12: 2, 13: 2, 14: 2, 15: 2,
           16: 2, 17: 2, 18: 2, 19: 2, 20: 2, 21: 3, 22: 2, 23: 2, 24: 2, 25: 3, 26: 1, 27: 2, 28: 2, 29: 2,
           30: 1}
+
+
+def read_journal(csv_path):
+    """{deal: Need} of the difficulty survey's journal beside ``csv_path`` (what a run killed before its export
+    had recorded)."""
+    with difficulty.attach(difficulty.work_root_of(csv_path)) as j:
+        return difficulty._journal_needs(j)
 
 
 def test_survey_1_30_figures(run_json, tmp_path):
@@ -94,10 +102,10 @@ def test_tier_5_tries_the_deep_solver_before_its_disk_enumeration(monkeypatch):
     assert not difficulty.runs_solver(3) and difficulty.runs_solver(4)
     assert difficulty.runs_solver(1, tiers=((10, 10), (10, 20, None, False, True)))
     assert not difficulty.runs_solver(1, tiers=((10, 10, None, False, True), (10, 20, None, False, True)))
-    assert difficulty.job_memory(4) == max((4 << 30) + (1 << 20), 100_000_000 * difficulty.SOLVER_BYTES_PER_STATE) \
+    assert difficulty.job_memory(4) == max((4 << 30) + (1 << 20), 100_000_000 * SOLVER_BYTES_PER_POSITION) \
         == 6_000_000_000      # the deep solver's; the disk enumeration's buffer and the overflow set's floor less
     assert difficulty.job_memory(1, tiers=((10, 10), (1_000_000_000, 10))) == 60_000_000_000
-    assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * difficulty.MEMORY_PER_STATE  # no solver
+    assert difficulty.job_memory(1, tiers=((10, 10), (10, 10))) == 10 * STORE_BYTES_PER_POSITION_WORST  # no solver
     calls = []
     monkeypatch.setattr(difficulty, "_solver", lambda pos, k, limit, deep=False: calls.append((k, limit, deep)) or ("winnable", 7))
     monkeypatch.setattr(difficulty, "_enumerate_on_disk", lambda *a, **kw: pytest.fail("no disk search after a win"))
@@ -310,7 +318,7 @@ def test_a_killed_disk_tier_goes_on_in_its_folder(tmp_path, capfd):
     killed_in = int(p.stderr.split("layer ")[1].split()[0])
     wd = tmp_path / "d.csv.work" / "43-1"
     assert (wd / "search.state").is_file()
-    row = difficulty.read_journal(str(out))[43]
+    row = read_journal(str(out))[43]
     assert (row.k, row.low, row.high, row.tier) == (None, 1, 2, 1)
     tier1_states = row.states
     needs, _c, _s, resumed = difficulty.survey(43, 43, tiers=SMALL_TIERS, journal=str(out))
@@ -499,7 +507,8 @@ def test_a_win_up_to_column_order_is_replayed_on_the_real_columns(tmp_path):
     whose stored line has its columns in another order (the line is taken back onto the real columns). A
     stored line with a step left out, or from another start, gives no line."""
     from solver import disksearch, spec
-    from solver.lines import column_blind, judge, real_columns
+    from solver.lines import column_blind, real_columns
+    from solver.solve import judge
     assert difficulty._enumerate(deals.ms_deal(2), 1, 100_000, canonical=True) == ("winnable", 4_309)
     pos = ((),) * 6 + ((44, 49), (45, 48)), (), (11, 11, 13, 13)
     rules = Rules(cells=4, canonical=True)
@@ -593,8 +602,9 @@ def test_the_canonical_disk_tier_has_its_own_work_folder(tmp_path):
     r.close()                                   # kept at its limit: a fixed-column search in the canonical name
     with pytest.raises(FreecellError) as e:
         difficulty.refine(43, 1, 1, 2, 7, tiers=tiers, work_root=str(tmp_path))
-    assert str(e.value) == (f"the survey's work folder {wd}: it holds a search under other rules: there 1 free cell; "
-                            "asked 1 free cell, column order (remove that folder)")
+    assert str(e.value) == (f"the survey's work folder {wd}: it holds a search under other rules: there 1 free cell, "
+                            "nothing back from the foundations; asked 1 free cell, nothing back from the foundations, "
+                            "up to column order (remove that folder)")
 
 
 def test_a_gap_of_two_enumerates_the_smallest_set_first():
@@ -750,7 +760,7 @@ def test_bounds_proven_in_a_tier_stopped_later_stay_in_the_journal(tmp_path, mon
     monkeypatch.setattr(difficulty, "_enumerate", _stopped_at(43, 1, difficulty._enumerate))
     with pytest.raises((KeyboardInterrupt, WorkerLost)):
         difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
-    assert difficulty.read_journal(str(out))[43] == difficulty.Need(43, None, 1, 2, 5 + 7, 1)
+    assert read_journal(str(out))[43] == difficulty.Need(43, None, 1, 2, 5 + 7, 1)
     monkeypatch.undo()
     needs, _c, _s, _r = difficulty.survey(43, 44, jobs=jobs, tiers=tiers, journal=str(out))
     assert needs == [difficulty.Need(43, None, 1, 2, 12 + 100_000, 2), difficulty.Need(44, 2, 2, 2, 5 + 70 + 1_587, 2)]
@@ -811,4 +821,4 @@ def test_a_forged_journal_record_of_another_shape_is_left_out(tmp_path):
         j.record_many(("deal", d, body, None, v) for d, body, v in forged)
         assert j.query("SELECT count(*) FROM records WHERE sha256 = ?", (digest("deal", 3, {"k": 2}, None, "medium"),)) \
             == [(1,)]
-    assert difficulty.read_journal(csv_path) == {2: good}
+    assert read_journal(csv_path) == {2: good}

@@ -13,8 +13,8 @@ import pytest
 from certgen import certificate, fastcheck
 from solver import deals, disksearch, packed, report, search, spec
 from solver.errors import FreecellError
-from solver.lines import judge
 from solver.rules import STANDARD, Rules
+from solver.solve import judge
 
 from helpers import ROOT, one_line_error as _one_line_error
 from helpers.disk import DEEP, SMALL
@@ -599,7 +599,7 @@ def test_max_states_past_2_to_the_31_goes_with_memory(run):
     certificate numbers none: --max-states up to 2**40 with --memory (= the certificate's bound), one line
     without it or past it."""
     from certgen.certificate import MAX_STATES
-    from solver.cliargs import DISK_MAX_STATES
+    from solver.limits import DISK_MAX_STATES
     assert DISK_MAX_STATES == MAX_STATES == 2 ** 40
     _one_line_error(run("explore", "--deal", "11982", "--max-states", "2147483648"),
                     "--max-states above 2,147,483,647 goes with --memory (the disk search: the search in memory "

@@ -1,6 +1,9 @@
 """solver/journal.py: the one journal of the resumable jobs (the surveys; certgen certify-list)."""
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
@@ -38,6 +41,26 @@ def test_the_lock_names_the_other_process_and_is_free_after_close(tmp_path):
                            "another folder"
     j.close()
     journal.open_journal(d, "test job").close()
+
+
+def test_a_killed_owner_frees_the_folder_while_its_forked_workers_live_on(tmp_path):
+    # a pool's worker forked by the owner outlives it for a moment (it notices the death by polling): the
+    # same command started again at once must not be refused naming the dead owner
+    d = str(tmp_path / "job")
+    owner_code = ("import os, sys, time\nfrom solver import journal\n"
+                  f"j = journal.open_journal({d!r}, 'test job')\n"
+                  "child = os.fork()\n"
+                  "if child == 0:\n    time.sleep(60)\n    os._exit(0)\n"
+                  "print(child, flush=True)\ntime.sleep(60)\n")
+    owner = subprocess.Popen([sys.executable, "-c", owner_code], stdout=subprocess.PIPE, text=True)
+    child = int(owner.stdout.readline())
+    try:
+        owner.kill()
+        owner.wait()
+        os.kill(child, 0)                  # the worker is still there
+        journal.open_journal(d, "test job").close()
+    finally:
+        os.kill(child, signal.SIGKILL)
 
 
 def test_another_kind_a_dash_and_a_file_are_one_line(tmp_path):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from solver.cliargs import MAX_STATES
+from solver.limits import IN_MEMORY_MAX_STATES as MAX_STATES
 from solver.errors import FreecellError
 from solver.numbers import whole_number
 

@@ -11,10 +11,15 @@
 - Certificates need the plain spec rules: `certgen build` takes no counting flags, and a counting mode has
   no file stem.
 """
+import ast
+
 import pytest
 
 from solver.errors import FreecellError
 from solver.rules import Rules
+
+from helpers import ROOT
+
 
 def test_canonical_safe_autoplay_counts_61643(run_json):
     # Autoplay.v: unwinnable_of_safe_autoplay_fence_up_to_column_order
@@ -28,7 +33,7 @@ def test_canonical_safe_autoplay_counts_61643(run_json):
 def test_canonical_safe_autoplay_plain_line(run):
     p = run("explore", "--deal", "11982", "--canonical", "--autoplay", "safe")
     assert p.returncode == 0 and p.stderr == ""
-    assert p.stdout == ("deal 11982 (counted up to column order, safe autoplay): unwinnable \u2014 all 61,643 "
+    assert p.stdout == ("deal 11982 (up to column order, safe automatic moves): unwinnable \u2014 all 61,643 "
                         "reachable positions enumerated, at most 2 cards ever reach the foundations\n")
 
 
@@ -121,9 +126,9 @@ def test_verdict_of_a_complete_enumeration_by_mode(run, run_json, flags, states,
 
 
 def test_proves_unwinnable_is_the_one_rule():
-    """Rules.unproved/proves_unwinnable, and solver.lines.verdict applying it (analyze, solve, survey, certgen
+    """Rules.unproved/proves_unwinnable, and solver.verdict.decide applying it (analyze, solve, survey, certgen
     and explore all go through it)."""
-    from solver.lines import verdict
+    from solver.verdict import decide as verdict
     proved = [Rules(), Rules(canonical=True), Rules(autoplay="horne"), Rules(autoplay="horne", canonical=True),
               Rules(supermoves=True), Rules(autoplay="horne", supermoves=True), Rules(foundation_return=True),
               Rules(canonical=True, foundation_return=True), Rules(cells=0, hand=1),
@@ -139,3 +144,33 @@ def test_proves_unwinnable_is_the_one_rule():
         assert not r.proves_unwinnable() and r.unproved().startswith("no win in this counting mode"), r
         assert verdict(False, True, rules=r) == "unknown", r
         assert verdict(False, False, rules=r) == "unknown" and verdict(True, True, [()], r) == "winnable", r
+
+
+def _decided_outside_the_rule(path):
+    """Lines of ``path`` where "winnable" or "unwinnable" is returned, or handed to a result's constructor, as
+    it is (not from solver.verdict.decide)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parent = {c: n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    out = []
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Constant) and n.value in ("winnable", "unwinnable")):
+            continue
+        up = parent[n]
+        if isinstance(up, ast.Tuple):
+            up = parent[up]
+        made = isinstance(up, ast.Call) and n in up.args and getattr(up.func, "id", "").endswith("Result")
+        if isinstance(up, ast.Return) or made:
+            out.append(n.lineno)
+    return sorted(out)
+
+
+def test_every_decider_goes_through_the_rule(tmp_path):
+    """solver.solve, solve.judge, certgen.prove, the difficulty survey and the hand decide through
+    solver.verdict.decide: no other module of solver/ (nor certgen/prove.py) returns a verdict word itself."""
+    files = sorted((ROOT / "solver").glob("*.py")) + [ROOT / "certgen" / "prove.py"]
+    assert {p.name: _decided_outside_the_rule(p) for p in files if p.name != "verdict.py"
+            if _decided_outside_the_rule(p)} == {}
+    bad = tmp_path / "bad.py"
+    bad.write_text('def f(res):\n    if res.won:\n        return "winnable", 1\n    return HandResult("unwinnable")\n'
+                   'def g(v):\n    return v == "winnable"\n')
+    assert _decided_outside_the_rule(bad) == [3, 4]

@@ -3,7 +3,7 @@ import hashlib
 
 import pytest
 
-from solver import siggysoft as sg
+from solver import games, siggysoft as sg
 from solver.cards import cards_text, parse_card
 from solver.deals import ms_deal
 from solver.errors import FreecellError
@@ -75,7 +75,7 @@ def test_below_rejects_the_biased_tail():
 
 
 def test_freecell_numbered_layout_rows_of_eight():
-    cols, cells, home = sg.numbered_deal(1)
+    cols, cells, home = sg.position_from_seed(sg.numbered_seed(1))
     o = order(FREECELL_1_ORDER)
     assert cols == tuple(tuple(o[i::8]) for i in range(8))
     assert cards_text(cols[0]) == "9C 5S AS KH JD TD 5H"
@@ -86,7 +86,7 @@ def test_code_numbered():
     dc = sg.parse_code("SOL1-freecell-cells=4-N1")
     assert dc.kind == "N" and dc.number == 1 and dc.cells == 4
     assert dc.seed.hex() == FREECELL_1_SEED
-    assert dc.position == sg.numbered_deal(1)
+    assert dc.position == sg.position_from_seed(sg.numbered_seed(1))
     assert dc.code == "SOL1-freecell-cells=4-N1"
 
 
@@ -107,7 +107,7 @@ def test_code_seed_round_trip():
     assert code == "SOL1-freecell-cells=4-S" + b32
     dc = sg.parse_code(code)
     assert dc.kind == "S" and dc.seed == seed and dc.number is None
-    assert dc.position == sg.numbered_deal(1)
+    assert dc.position == sg.position_from_seed(sg.numbered_seed(1))
     # lowercase base32 is read too; the canonical code is upper case
     assert sg.parse_code("SOL1-freecell-cells=4-S" + b32.lower()).code == code
     assert sg.seed_from_base32(sg.seed_to_base32(bytes(range(64)))) == bytes(range(64))
@@ -156,9 +156,18 @@ B32 = sg.seed_to_base32(bytes.fromhex(FREECELL_1_SEED))
      "deal code: the seed's last base32 character has bits set past the 512th"),
 ])
 def test_code_errors(code, message):
+    # the commands read codes through games.freecell_code: siggysoft.parse_code's words for a FreeCell code
     with pytest.raises(FreecellError) as ei:
-        sg.parse_code(code)
+        games.freecell_code(code)
     assert str(ei.value) == message
+
+
+@pytest.mark.parametrize("code,game", [("SOL1-klondike-draw=1-N1", "klondike"), ("SOL1-mahjong-x=1-N1", "mahjong")])
+def test_the_low_level_parser_names_no_other_game(code, game):
+    # siggysoft.parse_code (certificates' headers too) says only that the game is not FreeCell
+    with pytest.raises(sg.OtherGame) as ei:
+        sg.parse_code(code)
+    assert (ei.value.game, str(ei.value)) == (game, f"deal code: unsupported game {game!r} (only freecell)")
 
 
 @pytest.mark.parametrize("code", [" SOL1-freecell-cells=4-N1", "SOL1-freecell-cells=4-N1\n",
@@ -246,7 +255,6 @@ def test_other_games_decks(run_json):
 
 
 def test_redeal_stream():
-    from solver import games
     seed = bytes.fromhex(KLONDIKE_1_SEED)
     cards = list(range(20))
     r1, r2 = games.redeal(seed, 1, cards), games.redeal(seed, 2, cards)

@@ -225,7 +225,7 @@ def test_corrupted_lines_rejected(shipped):
             verify_spec(r.start, bad)
         if what != "from the wrong column":      # a code names the card and where it goes, not its source
             with pytest.raises(LineError):
-                codes_to_moves(r.start, lines.moves_to_codes(bad))
+                codes_to_moves(r.start, [card | dst << 8 for card, _src, dst in bad])
 
 
 def test_a_fifth_free_cell_is_rejected():
