@@ -242,9 +242,14 @@ def test_lean_refuses_it_in_one_line(built, tmp_path, run, assert_one_line_error
     line = assert_one_line_error(run("render", str(built[0]), "--lean-dir", str(lean), module="certgen"))
     assert "up to column order: Lean has no proof of the column lemma here" in line
     assert "prove-coq --canonical" in line and not lean.exists()
-    # the prove pipeline's Lean backend: not Lean's (Coq proves it, as prove-coq --canonical does)
+    # the prove pipeline's Lean backend: not Lean's (Coq proves it, as prove-coq --canonical does); on a small
+    # certificate up to column order (deal 1 with one free cell), so the checkers' pass is not #11982's again
     from certgen import prove
-    p = prove.Prepared(None, None, str(built[0]))
+    small = tmp_path / "small" / "1-upto.cert"
+    small.parent.mkdir()
+    p = run("build", "--deal", "1", "--cells", "1", "--canonical", "--out", str(small), module="certgen")
+    assert p.returncode == 0, p.stderr
+    p = prove.Prepared(None, None, str(small))
     said = []
     prove.check_both(p, False, said.append)
     assert p.ok, said
@@ -253,7 +258,7 @@ def test_lean_refuses_it_in_one_line(built, tmp_path, run, assert_one_line_error
     assert said[-1].startswith("Lean: a certificate up to column order is not Lean's"), said
     assert not lean.exists()
     from certgen import audit, render
-    assert audit.certificates_by_stem([str(built[0].parent)]) == {}       # audit leaves it out
+    assert audit.certificates_by_stem([str(built[0].parent), str(small.parent)]) == {}     # audit leaves them out
     with pytest.raises(FreecellError, match="up to column order"):
         render.certificate_context(built[1])
 
