@@ -85,6 +85,7 @@ typedef struct {
     uint32_t coff[10];       /* coff[k]: the cell sets of fewer than k cards */
     uint8_t cinv[9][1024];   /* the largest x with C(x, j) <= b << csh[j]: where unranking starts */
     uint8_t csh[9];
+    uint8_t tops[52][16][2]; /* tops[head][chain length][last chain bit]: a column's top card (w_top) */
 } ctx_t;
 
 typedef struct { uint64_t lo, hi; } ckey_t;   /* a compact key: 128 bits (see "The compact store") */
@@ -164,12 +165,19 @@ static inline int w_chain(uint32_t w) { return (int)((w >> 12) & 15); }
 
 static inline int w_head(const ctx_t *c, uint32_t w) { return c->head[w & 0xFFF]; }
 
-static inline int w_top(const ctx_t *c, uint32_t w) {
-    int head = w_head(c, w), ch = w_chain(w);
-    int lb = (int)((w >> (15 + ch)) & 1);          /* the last chain bit */
+/* The top card of a column whose base's top card is head, with a chain of ch cards whose last bit is lb: the
+   chain alternates colours from the head, and a chain card's bit picks its suit. */
+static inline int top_of(int head, int ch, int lb) {
     int red = isred(head) ^ (ch & 1);
     int s = red ? 1 + lb : 3 * lb;
     return ch ? (rank0(head) - ch) * 4 + s : head;
+}
+
+/* top_of through the context's table (ctx_setup fills it from top_of). With no chain, bit 15 of w is the top
+   bit of a zero chain length: lb is 0. */
+static inline int w_top(const ctx_t *c, uint32_t w) {
+    int ch = w_chain(w);
+    return c->tops[w_head(c, w)][ch][(w >> (15 + ch)) & 1];
 }
 
 static inline uint32_t w_pop(const ctx_t *c, uint32_t w) {

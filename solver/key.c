@@ -44,7 +44,7 @@ FC_HIDDEN int check_rules(const fc_rules *r) {
 }
 
 /* The context of a start position. tables_ready: c already holds the tables that depend on nothing
-   (binom, coff, cinv, csh: the last fields of ctx_t), from an earlier ctx_setup of the same c. */
+   (binom, coff, cinv, csh, tops: the last fields of ctx_t), from an earlier ctx_setup of the same c. */
 FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables_ready) {
     memset(c, 0, tables_ready ? offsetof(ctx_t, binom) : sizeof *c);
     memset(c->colof, 0xFF, sizeof c->colof);
@@ -127,6 +127,9 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
                 c->cinv[j][b] = (uint8_t)x;
             }
         }
+        for (int h = 0; h < 52; h++)
+            for (int ch = 0; ch < 16; ch++)
+                for (int lb = 0; lb < 2; lb++) c->tops[h][ch][lb] = (uint8_t)(ch > rank0(h) ? 0 : top_of(h, ch, lb));
     }
     for (c->cb = 0; (1ull << c->cb) < (uint64_t)c->coff[c->cells + 1]; c->cb++) {}
     return 0;
