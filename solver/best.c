@@ -158,7 +158,9 @@ FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
         }
         uint16_t d = s->dep[cur] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[cur] + 1);
         for (int i = 0; i < n; i++) {
-            int e = insert(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], cur);
+            uint64_t slot = 0;
+            if (probe(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], &slot) >= 0) continue;
+            int e = insert_at(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], cur, slot);
             if (UNLIKELY(e > 1 || e < 0)) return e;
             if (e == 1) {
                 uint32_t idx = (uint32_t)(s->count - 1);

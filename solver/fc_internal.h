@@ -518,6 +518,18 @@ static inline uint32_t tag_of(const fc_search *s, uint64_t h) {
     return (uint32_t)h & (uint32_t)((1ull << (32 - s->ib)) - 1);
 }
 
+/* The index of k among the stored states, or -1 with *slot the free slot where it would go. */
+static inline int64_t probe(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint64_t *slot) {
+    uint64_t p = slot_of(s, h);
+    uint32_t tag = tag_of(s, h), imask = (uint32_t)((1ull << s->ib) - 1);
+    for (;;) {
+        uint32_t e = s->table[p];
+        if (!e) { *slot = p; return -1; }
+        if ((e >> s->ib) == tag && stored_eq(s, (e & imask) - 1, k, ck)) return (int64_t)(e & imask) - 1;
+        if (++p == s->tsize) p = 0;
+    }
+}
+
 typedef struct { uint64_t key; uint32_t idx; } skey_t;
 /* The record of element i of a collection (a search's state i, a disk search's key i), as P64. */
 typedef void (*rec_fn)(const void *src, uint64_t i, uint8_t *rec);
@@ -575,6 +587,7 @@ FC_HIDDEN int grow_best(fc_search *s);
 FC_HIDDEN int pbit_push(fc_search *s, int bit);
 FC_HIDDEN int64_t lookup(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h);
 FC_HIDDEN int insert(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent);
+FC_HIDDEN int insert_at(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent, uint64_t p);
 FC_HIDDEN int store_compact(fc_search *s);
 /* search.c */
 FC_HIDDEN int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, uint64_t max_states,
