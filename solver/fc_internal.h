@@ -438,18 +438,24 @@ static inline int autoplay_moves(const ctx_t *c, fkey_t *k, uint16_t *out, int *
 
 static inline int autoplay_key(const ctx_t *c, fkey_t *k) { return autoplay_moves(c, k, NULL, NULL, 0); }
 
+/* The columns' words sorted, descending (empty columns last), by a sorting network of 19 compare-exchanges
+   (each without a branch: the order of a position's columns is not predictable), the foundation heights
+   kept in place. */
+#define CANON_CE(a, b) do { uint32_t x_ = v[a], y_ = v[b]; v[a] = x_ > y_ ? x_ : y_; v[b] = x_ > y_ ? y_ : x_; } \
+    while (0)
 static inline void canon_key(fkey_t *k) {
     uint32_t h[4], v[8];
     for (int s = 0; s < 4; s++) h[s] = k->w[s] & HMASK;
     for (int i = 0; i < 8; i++) v[i] = k->w[i] & WMASK;
-    for (int i = 1; i < 8; i++) {      /* insertion sort, descending (empty columns last) */
-        uint32_t x = v[i];
-        int j = i - 1;
-        while (j >= 0 && v[j] < x) { v[j + 1] = v[j]; j--; }
-        v[j + 1] = x;
-    }
+    CANON_CE(0, 2); CANON_CE(1, 3); CANON_CE(4, 6); CANON_CE(5, 7);
+    CANON_CE(0, 4); CANON_CE(1, 5); CANON_CE(2, 6); CANON_CE(3, 7);
+    CANON_CE(0, 1); CANON_CE(2, 3); CANON_CE(4, 5); CANON_CE(6, 7);
+    CANON_CE(2, 4); CANON_CE(3, 5);
+    CANON_CE(1, 4); CANON_CE(3, 6);
+    CANON_CE(1, 2); CANON_CE(3, 4); CANON_CE(5, 6);
     for (int i = 0; i < 8; i++) k->w[i] = v[i] | (i < 4 ? h[i] : 0);
 }
+#undef CANON_CE
 
 /* ---- hash set ---- */
 static inline uint64_t rd64(const uint32_t *w) { return (uint64_t)w[0] | ((uint64_t)w[1] << 32); }
