@@ -84,7 +84,8 @@ static uint32_t heap_pop(fc_search *s) {
     for (;;) {
         uint64_t l = 2 * i + 1;
         if (l >= n) break;
-        uint64_t m = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
+        /* the smaller child, without a branch (h[n], the old last, is still in the array) */
+        uint64_t m = l + ((l + 1 < n) & (h[l + 1] < h[l]));
         if (h[m] >= last) break;
         h[i] = h[m];
         i = m;
