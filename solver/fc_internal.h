@@ -68,6 +68,7 @@ typedef struct {
     uint8_t opos[52];        /* a card's index (from the bottom) in its start column; 0xFF if in none */
     uint8_t ocol[52];        /* its start column */
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
+    uint32_t popw[4096];     /* popw[w & 0xFFF]: the word of that base less its top card (0 for one card) */
     int cells, fret, autoplay, canonical;
     int super;               /* the solver's sequence moves (gen_mv only) */
     int supermoves;          /* fc_rules.supermoves: gen adds every supermove (gen_super, all empty targets) */
@@ -180,12 +181,12 @@ static inline int w_top(const ctx_t *c, uint32_t w) {
     return c->tops[w_head(c, w)][ch][(w >> (15 + ch)) & 1];
 }
 
+/* w less its top card: the chain one shorter, or with no chain the base one shorter (popw). Without a branch:
+   whether a column's top lies on a chain is not predictable. */
 static inline uint32_t w_pop(const ctx_t *c, uint32_t w) {
     int ch = w_chain(w);
-    if (ch) return (w - (1u << 12)) & ~(1u << (16 + ch - 1));
-    int L = (int)((w >> 6) & 63);
-    if (L <= 1) return 0;
-    return c->oword[c->colof[w & 63]][L - 1];
+    uint32_t chained = (w - (1u << 12)) & ~(1u << ((16 + ch - 1) & 31)), mask = 0u - (uint32_t)(ch != 0);
+    return (chained & mask) | (c->popw[w & 0xFFF] & ~mask);
 }
 
 /* w may carry a home nibble; x must stack on the top (or the column be empty) */

@@ -65,6 +65,8 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
     for (int i = 0; i < 8; i++)
         for (int L = 0; L <= c->olen[i]; L++)
             if (encode_col(c, c->orig[i], L, &c->oword[i][L])) return FC_EENCODE;
+    for (int i = 0; i < 8; i++)       /* popw of a one-card base is 0 (the memset) */
+        for (int L = 2; L <= c->olen[i]; L++) c->popw[c->orig[i][0] | (L << 6)] = c->oword[i][L - 1];
     memset(c->opos, 0xFF, sizeof c->opos);
     memset(c->ocol, 0xFF, sizeof c->ocol);
     for (int i = 0; i < 8; i++) {
