@@ -68,7 +68,6 @@ typedef struct {
     uint8_t opos[52];        /* a card's index (from the bottom) in its start column; 0xFF if in none */
     uint8_t ocol[52];        /* its start column */
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
-    uint32_t popw[4096];     /* popw[w & 0xFFF]: the word of that base less its top card (0 for one card) */
     int cells, fret, autoplay, canonical;
     int super;               /* the solver's sequence moves (gen_mv only) */
     int supermoves;          /* fc_rules.supermoves: gen adds every supermove (gen_super, all empty targets) */
@@ -87,6 +86,10 @@ typedef struct {
     uint8_t cinv[9][1024];   /* the largest x with C(x, j) <= b << csh[j]: where unranking starts */
     uint8_t csh[9];
     uint8_t tops[52][16][2]; /* tops[head][chain length][last chain bit]: a column's top card (w_top) */
+    /* popw[w & 0xFFF]: the word of the base (c_0 and L) of word w less its top card (0 for one card). Written
+       by every ctx_setup for the bases of its start (not cleared: 16 KiB, and the solver sets a context up for
+       every stage of every deal); w_pop reads other entries only to mask them out. */
+    uint32_t popw[4096];
 } ctx_t;
 
 typedef struct { uint64_t lo, hi; } ckey_t;   /* a compact key: 128 bits (see "The compact store") */

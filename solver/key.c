@@ -44,7 +44,7 @@ FC_HIDDEN int check_rules(const fc_rules *r) {
 }
 
 /* The context of a start position. tables_ready: c already holds the tables that depend on nothing
-   (binom, coff, cinv, csh, tops: the last fields of ctx_t), from an earlier ctx_setup of the same c. */
+   (binom, coff, cinv, csh, tops: the last fields of ctx_t but popw), from an earlier ctx_setup of the same c. */
 FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables_ready) {
     memset(c, 0, tables_ready ? offsetof(ctx_t, binom) : sizeof *c);
     memset(c->colof, 0xFF, sizeof c->colof);
@@ -65,7 +65,8 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
     for (int i = 0; i < 8; i++)
         for (int L = 0; L <= c->olen[i]; L++)
             if (encode_col(c, c->orig[i], L, &c->oword[i][L])) return FC_EENCODE;
-    for (int i = 0; i < 8; i++)       /* popw of a one-card base is 0 (the memset) */
+    for (int x = 0; x < 52; x++) c->popw[x | (1 << 6)] = 0;
+    for (int i = 0; i < 8; i++)
         for (int L = 2; L <= c->olen[i]; L++) c->popw[c->orig[i][0] | (L << 6)] = c->oword[i][L - 1];
     memset(c->opos, 0xFF, sizeof c->opos);
     memset(c->ocol, 0xFF, sizeof c->ocol);
