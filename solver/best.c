@@ -21,14 +21,9 @@ static int score(const ctx_t *c, const fkey_t *k, const int *w) {
         uint32_t wi = k->w[i] & WMASK;
         ww[i] = wi;
         if (!wi) { n[i] = 0; continue; }
-        int c0 = (int)(wi & 63), l = (int)((wi >> 6) & 63), chn = w_chain(wi), mn;
-        int b = rank0(w_head(c, wi));
-        if (l == 1) mn = rank0(c0);
-        else {
-            int col = c->colof[c0];
-            blocked += c->oblk[col][l];
-            mn = c->omin[col][l];
-        }
+        int c0 = (int)(wi & 63), l = (int)((wi >> 6) & 63), chn = w_chain(wi);
+        int bi = c->binfo[wi & 0xFFF], b = bi >> 10, mn = (bi >> 6) & 15;   /* the base's top and lowest rank */
+        blocked += bi & 63;                  /* its cards above a lower one (a table: no branch on its length) */
         int cb = b - 1 - mn;                 /* chain cards (ranks b-1 down to b-chn) above rank mn */
         blocked += cb < 0 ? 0 : (cb < chn ? cb : chn);
         L[i] = l; ch[i] = chn; rb[i] = b; n[i] = l + chn;

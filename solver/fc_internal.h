@@ -88,8 +88,10 @@ typedef struct {
     uint8_t tops[52][16][2]; /* tops[head][chain length][last chain bit]: a column's top card (w_top) */
     /* popw[w & 0xFFF]: the word of the base (c_0 and L) of word w less its top card (0 for one card). Written
        by every ctx_setup for the bases of its start (not cleared: 16 KiB, and the solver sets a context up for
-       every stage of every deal); w_pop reads other entries only to mask them out. */
+       every stage of every deal); w_pop reads other entries only to mask them out. binfo likewise. */
     uint32_t popw[4096];
+    uint16_t binfo[4096];    /* alike: of the base, its cards above a lower card of it (bits 0-5), its lowest rank0
+                                (6-9) and its top card's rank0 (10-13), for best.c's score */
 } ctx_t;
 
 typedef struct { uint64_t lo, hi; } ckey_t;   /* a compact key: 128 bits (see "The compact store") */

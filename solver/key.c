@@ -86,6 +86,11 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
             c->omin[i][L] = (uint8_t)mn;
         }
     }
+    for (int x = 0; x < 52; x++) c->binfo[x | (1 << 6)] = (uint16_t)(rank0(x) << 6 | rank0(x) << 10);
+    for (int i = 0; i < 8; i++)
+        for (int L = 2; L <= c->olen[i]; L++)
+            c->binfo[c->orig[i][0] | (L << 6)] = (uint16_t)(c->oblk[i][L] | c->omin[i][L] << 6
+                                                            | rank0(c->orig[i][L - 1]) << 10);
     /* the compact key's tables */
     int ncodes = 53;
     memset(c->hcode, 0xFF, sizeof c->hcode);
