@@ -63,8 +63,6 @@ typedef struct {
     uint8_t colof[52];       /* column whose bottom card (at the start) this card is; 0xFF if none */
     uint32_t oword[8][53];   /* word of the original prefix of length L of column i */
     uint8_t osorted[8][53];  /* 1: the original prefix of length L of column i never rises in rank */
-    uint8_t oblk[8][53];     /* cards of that prefix lying above a lower card of it */
-    uint8_t omin[8][53];     /* the lowest rank0 in that prefix (99 when empty) */
     uint8_t opos[52];        /* a card's index (from the bottom) in its start column; 0xFF if in none */
     uint8_t ocol[52];        /* its start column */
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */

@@ -70,6 +70,7 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
         for (int L = 2; L <= c->olen[i]; L++) c->popw[c->orig[i][0] | (L << 6)] = c->oword[i][L - 1];
     memset(c->opos, 0xFF, sizeof c->opos);
     memset(c->ocol, 0xFF, sizeof c->ocol);
+    for (int x = 0; x < 52; x++) c->binfo[x | (1 << 6)] = (uint16_t)(rank0(x) << 6 | rank0(x) << 10);
     for (int i = 0; i < 8; i++) {
         int ok = 1, blk = 0, mn = 99;
         for (int L = 0; L <= c->olen[i]; L++) {
@@ -82,15 +83,10 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
             }
             if (L >= 2 && rank0(c->orig[i][L - 1]) > rank0(c->orig[i][L - 2])) ok = 0;
             c->osorted[i][L] = (uint8_t)ok;
-            c->oblk[i][L] = (uint8_t)blk;
-            c->omin[i][L] = (uint8_t)mn;
+            if (L >= 2)   /* the cards of the prefix above a lower one of it, its lowest rank, its top's rank */
+                c->binfo[c->orig[i][0] | (L << 6)] = (uint16_t)(blk | mn << 6 | rank0(c->orig[i][L - 1]) << 10);
         }
     }
-    for (int x = 0; x < 52; x++) c->binfo[x | (1 << 6)] = (uint16_t)(rank0(x) << 6 | rank0(x) << 10);
-    for (int i = 0; i < 8; i++)
-        for (int L = 2; L <= c->olen[i]; L++)
-            c->binfo[c->orig[i][0] | (L << 6)] = (uint16_t)(c->oblk[i][L] | c->omin[i][L] << 6
-                                                            | rank0(c->orig[i][L - 1]) << 10);
     /* the compact key's tables */
     int ncodes = 53;
     memset(c->hcode, 0xFF, sizeof c->hcode);
