@@ -84,7 +84,7 @@ generated: setup
 	$(PY) -m certgen spec-doc --out docs/SPEC.md
 
 bench: setup
-	$(PY) scripts/bench.py --play
+	$(PY) -m scripts.bench --play
 
 # The FreeCell page with proofs on http://127.0.0.1:8000 (HOST=0.0.0.0 to open it to the network).
 HOST   ?= 127.0.0.1

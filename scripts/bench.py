@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmarks, in one run: `make bench` (or `.venv/bin/python scripts/bench.py [--json]`).
+"""Benchmarks, in one run: `make bench` (or `.venv/bin/python -m scripts.bench [--json]`, from the checkout).
 
 In one run it measures
   1. the C core enumerating deal 11982 under the spec rules (solver.search.explore; best of --reps),
@@ -11,14 +11,17 @@ In one run it measures
      and 40 MiB,
   3b. issue 35's figures (alone with --speed): that whole process against `fc-solve` on the same board, 5 of each
      alternating (medians of wall and processor time; target: explore <= fc-solve), the C search of its 84,767
-     positions alone (best of --reps; target <= 15 ms), and the store's bytes a position by the whole process's
+     positions alone (best of --reps; target <= 15 ms), the store's bytes a position by the whole process's
      peak RSS (`explore --deal 3 --cells 2` at 1,000 and 3,000,000 positions: the difference over the
-     difference; target <= 24),
+     difference; target <= 24), `certgen survey A-B --jobs 1` against `freecell-solver-range-parallel-solve A B 1
+     -l lg`, one process each (--survey-range, default 600001-610000; the target, <= 0.8, is for 100,000 deals),
+     and the whole prove process of item 5 (target <= 3 s),
   4. the prove pipeline for deal 11982 in this process (certgen.prove.prepare): the wall time of each
      phase -- search, write (the certificate), read (it back), decode (its records, once), check (the
      independent Python checker), render (the module and the standalone file, the text encoded once),
   5. the whole `python -m certgen prove --deal 11982` process with no prover (LEAN_BOOTSTRAP=0, no coqc on
-     PATH, the files in a temporary folder): wall time, target 6 s,
+     PATH, the files in a temporary folder): everything `make prove` does but the provers (explore, the
+     certificate, both checkers, the Lean and Coq files); wall time, target 3 s,
   6. with --big, deal 1 stopped at 2,000,000 states (time and memory of a large, cut-off search); with
      --store, bytes per stored position (hash table included; target <= 24) and states/s at 2,951,466
      positions (deal 1474422072, whole), with --store-big also at 100,000,000 (deal 24795893, cut off),
@@ -47,7 +50,8 @@ In one run it measures
      December 2026 had 16), seconds in the core, processor seconds, wall; with --disk-other ROOT the same
      in another checkout (e.g. main's, built), the ratios of the two and whether the certificate bodies agree.
 Plain text by default, one JSON object with --json. A child process that runs Python of this script's own (the
-store's search, the big disk search) is this script again: `bench.py --child NAME ARGS` (CHILDREN).
+store's search, the big disk search) is this module again: `python -m scripts.bench --child NAME ARGS` (CHILDREN).
+The package and this folder are found through the checkout's editable install (`make setup`).
 """
 import argparse
 import hashlib
@@ -63,14 +67,13 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 DEAL = 11982
 WALL_TARGET = 0.08
 RSS_TARGET_MIB = 40
 RATIO_TARGET = 100
-PROVE_TARGET = 6.0
-PHASES = ("search", "write", "read", "decode", "check", "render")
+PROVE_TARGET = 3.0
+PHASES = ("search", "write", "read", "decode", "check", "fastcheck", "render", "render_coq")
 
 
 def bench_c(reps):
@@ -118,11 +121,7 @@ def _cli_cmd():
 
 
 def bench_cli(runs):
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    # measure the process as a user runs it: with the modules' cached bytecode (a session may export
-    # PYTHONDONTWRITEBYTECODE, which makes every run recompile the package); one warm-up run writes it
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = _user_env()       # one warm-up run writes the bytecode
     subprocess.run(_cli_cmd(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     walls, out = [], None
     for _ in range(runs):
@@ -153,10 +152,11 @@ def bench_cli(runs):
 
 
 def bench_python_startup(runs):
+    """The interpreter's own start-up: the median wall time of `python /dev/null` (an empty program)."""
     walls = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], cwd=ROOT)
+        subprocess.run([sys.executable, os.devnull], cwd=ROOT)
         walls.append(time.perf_counter() - t)
     return statistics.median(walls)
 
@@ -166,11 +166,21 @@ SEARCH_TARGET_MS = 15       # the C search of #11982's 84,767 positions (issue 3
 RSS_DEAL, RSS_CELLS, RSS_SMALL, RSS_BIG = 3, 2, 1000, 3_000_000   # the store by peak RSS (issue 35)
 
 
+def _user_env():
+    """The environment a user's command runs in: this one without PYTHONDONTWRITEBYTECODE (a session may export
+    it, which makes every run compile the package again) and without PYTHONPATH."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
 def _process(cmd):
-    """One process of cmd, its output thrown away: (wall seconds, processor seconds of the child, exit status)."""
+    """One process of cmd as a user runs it (_user_env), its output thrown away: (wall seconds, processor seconds
+    of the child, exit status)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_user_env())
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), p.returncode
@@ -185,12 +195,35 @@ def _peak_rss(cmd):
     return int(m.group(1)) * 1024 if p.returncode in (0, 1) and m else None
 
 
-def bench_speed(reps):
+SURVEY_RANGE = "600001-610000"      # --speed's survey against Freecell Solver (the target's ranges: 100,000 deals)
+SURVEY_TARGET = 0.8                 # certgen survey / Freecell Solver, one core each (issue 35)
+
+
+def bench_survey(deals=SURVEY_RANGE):
+    """`python -m certgen survey A-B --jobs 1` (a new survey folder) against `freecell-solver-range-parallel-solve A B
+    1 -l lg`, one process each: wall and processor seconds, and the ratios."""
+    first, last = (int(x) for x in deals.split("-"))
+    out = {"first": first, "last": last, "load": os.getloadavg()}
+    with tempfile.TemporaryDirectory() as tmp:
+        wall, cpu, code = _process([sys.executable, "-m", "certgen", "survey", f"{first}-{last}", "--jobs", "1",
+                                    "--dir", os.path.join(tmp, "survey"), "--no-progress"])
+    out["survey"] = {"wall": wall, "cpu": cpu, "exit": code}
+    fcs = shutil.which("freecell-solver-range-parallel-solve")
+    if fcs:
+        wall, cpu, code = _process([fcs, str(first), str(last), "1", "-l", "lg"])
+        out["fcs"] = {"wall": wall, "cpu": cpu, "exit": code}
+        out["wall_ratio"] = out["survey"]["wall"] / out["fcs"]["wall"]
+        out["cpu_ratio"] = out["survey"]["cpu"] / max(1e-9, out["fcs"]["cpu"])
+    return out
+
+
+def bench_speed(reps, survey=SURVEY_RANGE, prove=True):
     """Issue 35's figures in one run: `python -m solver explore --deal 11982` against `fc-solve` on the same board,
     each a whole process, FCS_RUNS of each alternating (medians; the machine may be shared, so processor time
     too); the C search alone on #11982 (best and median of `reps`); the store's bytes a position by the whole
     process's peak RSS, the difference between RSS_SMALL and RSS_BIG positions of deal 3 with 2 cells over their
-    difference in positions."""
+    difference in positions; the survey of the deals `survey` against Freecell Solver's (bench_survey); with
+    `prove`, the whole prove process without provers (bench_prove_process)."""
     from solver import board, deals, search
     out = {"load": os.getloadavg()}
     fcs = shutil.which("fc-solve")
@@ -230,6 +263,9 @@ def bench_speed(reps):
     if None not in rss.values():
         out["store_bytes_per_state"] = (rss[RSS_BIG] - rss[RSS_SMALL]) / (RSS_BIG - RSS_SMALL)
     out["rss"] = rss
+    out["survey"] = bench_survey(survey)
+    if prove:
+        out["prove"] = bench_prove_process()
     return out
 
 
@@ -256,23 +292,42 @@ def report_speed(sp):
               f"B/position (target <= {STORE_TARGET}: {'ok' if b <= STORE_TARGET else 'MISSED'})")
     else:
         print("    the store by peak RSS: not measured (no /usr/bin/time, or the search failed)")
+    sv = sp["survey"]
+    head = f"    `certgen survey {sv['first']}-{sv['last']} --jobs 1`"
+    if "fcs" in sv:
+        print(f"{head} against `freecell-solver-range-parallel-solve {sv['first']} {sv['last']} 1 -l lg` (load "
+              f"{sv['load'][0]:.2f}): wall {sv['survey']['wall']:.2f} / {sv['fcs']['wall']:.2f} s = {sv['wall_ratio']:.2f} "
+              f"(target <= {SURVEY_TARGET}: {'ok' if sv['wall_ratio'] <= SURVEY_TARGET else 'MISSED'}); processor "
+              f"{sv['survey']['cpu']:.2f} / {sv['fcs']['cpu']:.2f} s = {sv['cpu_ratio']:.2f}"
+              + ("" if sv["survey"]["exit"] == 0 else f"; the survey's exit status {sv['survey']['exit']}"))
+    else:
+        print(f"{head}: wall {sv['survey']['wall']:.2f} s; freecell-solver-range-parallel-solve not found "
+              f"(Debian: freecell-solver-bin)")
+    if "prove" in sp:
+        pr = sp["prove"]
+        print(f"    `python -m certgen prove --deal {DEAL}` (no prover on PATH): wall {pr['wall']:.2f} s, exit "
+              f"{pr['exit']} (target <= {PROVE_TARGET:.0f} s: {'ok' if pr['wall_ok'] else 'MISSED'})")
 
 
 def bench_pipeline():
     from certgen import prove
     from solver.rules import STANDARD
     from solver.source import load
+    from certgen import coq
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         p = prove.prepare(load(deal=DEAL), STANDARD, os.path.join(tmp, "out"), say=lambda text: None)
         prove.render_lean(p, os.path.join(tmp, "lean"), os.path.join(tmp, "out"), say=lambda text: None)
+        c = time.perf_counter()
+        coq.render_cert(p.cert, os.path.join(tmp, "coq"))
+        p.phases["render_coq"] = time.perf_counter() - c
         wall = time.perf_counter() - t
     return {"phases": {k: p.phases.get(k, 0.0) for k in PHASES}, "wall": wall, "valid": p.check.ok}
 
 
 def bench_prove_process():
-    env = dict(os.environ, LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable))   # no prover: the pipeline's
-    env.pop("PYTHONDONTWRITEBYTECODE", None)                                             # own time
+    env = dict(_user_env(), LEAN_BOOTSTRAP="0", PATH=os.path.dirname(sys.executable))   # no prover: the pipeline's
+                                                                                        # own time
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "certgen", "prove", "--deal", str(DEAL), "--out-dir", tmp, "--lean-dir", tmp]
         t = time.perf_counter()
@@ -322,7 +377,7 @@ def bench_store(big, order="dfs"):
         timed = os.path.exists("/usr/bin/time")
         if timed:
             cmd = ["/usr/bin/time", "-f", "maxrss_kib %M"] + cmd
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         if p.returncode != 0:
             rows.append({"deal": deal, "error": (p.stderr.strip().splitlines() or ["failed"])[-1]})
             continue
@@ -416,8 +471,8 @@ CHILDREN = {"store": child_store, "ddd-big": child_ddd_big}
 
 
 def _child_cmd(name, *args):
-    """The command of a child process of this script: `python scripts/bench.py --child NAME ARGS`."""
-    return [sys.executable, os.path.abspath(__file__), "--child", name] + [str(a) for a in args]
+    """The command of a child process of this module (run in ROOT): `python -m scripts.bench --child NAME ARGS`."""
+    return [sys.executable, "-m", "scripts.bench", "--child", name] + [str(a) for a in args]
 
 
 def bench_ddd_big(deal=DDD_BIG[0], memory=DDD_BIG[1], cap=DDD_BIG[2], step=10_000_000):
@@ -614,8 +669,12 @@ def main(argv=None):
     ap.add_argument("--play", action="store_true", help="also the play page (scripts/bench_play.py)")
     ap.add_argument("--speed", action="store_true",
                     help="only issue 35's figures: explore against fc-solve (medians of 5), the C search's time, the "
-                         "store's bytes a position by peak RSS (~1 min)")
-    import bench_play
+                         "store's bytes a position by peak RSS, the survey against Freecell Solver (--survey-range), "
+                         "the prove process without provers (~1 min)")
+    ap.add_argument("--survey-range", default=SURVEY_RANGE, metavar="A-B",
+                    help=f"the deals of --speed's survey against Freecell Solver (default {SURVEY_RANGE}; the target "
+                         f"is for 100,000 deals, e.g. 600001-700000)")
+    from scripts import bench_play
     bench_play.add_arguments(ap)
     args = ap.parse_args(argv)
 
@@ -632,7 +691,7 @@ def main(argv=None):
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_zlib(res["zlib"])
         return 0
     if args.speed:
-        res = {"speed": bench_speed(args.reps)}
+        res = {"speed": bench_speed(args.reps, args.survey_range)}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_speed(res["speed"])
         return 0
     if args.ddd_only:
@@ -645,10 +704,9 @@ def main(argv=None):
     res["ratio_ok"] = res["ratio"] >= RATIO_TARGET
     res["python_startup"] = bench_python_startup(5)
     res["cli"] = bench_cli(args.cli_runs)
-    res["speed"] = bench_speed(args.reps)
+    res["speed"] = bench_speed(args.reps, args.survey_range, prove=not args.no_prove)
     if not args.no_prove:
         res["pipeline"] = bench_pipeline()
-        res["prove"] = bench_prove_process()
     if args.big:
         res["big"] = bench_big()
     if args.store or args.store_big:
@@ -689,12 +747,10 @@ def main(argv=None):
         print(f"  CLI not available: {cli['error']}")
     report_speed(res["speed"])
     if "pipeline" in res:
-        pl, pr = res["pipeline"], res["prove"]
+        pl = res["pipeline"]
         print(f"  prove pipeline, deal {DEAL}, in this process: "
               + ", ".join(f"{k} {v:.2f} s" for k, v in pl["phases"].items())
               + f"; all {pl['wall']:.2f} s ({'valid' if pl['valid'] else 'INVALID'})")
-        print(f"  `python -m certgen prove --deal {DEAL}` (no prover on PATH): wall {pr['wall']:.2f} s, exit "
-              f"{pr['exit']} (target <= {PROVE_TARGET:.0f} s: {'ok' if pr['wall_ok'] else 'MISSED'})")
     if "big" in res:
         b = res["big"]
         print(f"  deal 1, max_states 2,000,000: {b['states']:,} states, status {b['status']} "

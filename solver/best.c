@@ -21,14 +21,9 @@ static int score(const ctx_t *c, const fkey_t *k, const int *w) {
         uint32_t wi = k->w[i] & WMASK;
         ww[i] = wi;
         if (!wi) { n[i] = 0; continue; }
-        int c0 = (int)(wi & 63), l = (int)((wi >> 6) & 63), chn = w_chain(wi), mn;
-        int b = rank0(w_head(c, wi));
-        if (l == 1) mn = rank0(c0);
-        else {
-            int col = c->colof[c0];
-            blocked += c->oblk[col][l];
-            mn = c->omin[col][l];
-        }
+        int c0 = (int)(wi & 63), l = (int)((wi >> 6) & 63), chn = w_chain(wi);
+        int bi = c->binfo[wi & 0xFFF], b = bi >> 10, mn = (bi >> 6) & 15;   /* the base's top and lowest rank */
+        blocked += bi & 63;                  /* its cards above a lower one (a table: no branch on its length) */
         int cb = b - 1 - mn;                 /* chain cards (ranks b-1 down to b-chn) above rank mn */
         blocked += cb < 0 ? 0 : (cb < chn ? cb : chn);
         L[i] = l; ch[i] = chn; rb[i] = b; n[i] = l + chn;
@@ -84,7 +79,8 @@ static uint32_t heap_pop(fc_search *s) {
     for (;;) {
         uint64_t l = 2 * i + 1;
         if (l >= n) break;
-        uint64_t m = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
+        /* the smaller child, without a branch (h[n], the old last, is still in the array) */
+        uint64_t m = l + ((l + 1 < n) & (h[l + 1] < h[l]));
         if (h[m] >= last) break;
         h[i] = h[m];
         i = m;
@@ -158,7 +154,9 @@ FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
         }
         uint16_t d = s->dep[cur] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[cur] + 1);
         for (int i = 0; i < n; i++) {
-            int e = insert(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], cur);
+            uint64_t slot = 0;
+            if (probe(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], &slot) >= 0) continue;
+            int e = insert_at(s, &s->buf[i], &s->cbuf[i], s->hbuf[i], cur, slot);
             if (UNLIKELY(e > 1 || e < 0)) return e;
             if (e == 1) {
                 uint32_t idx = (uint32_t)(s->count - 1);

@@ -63,8 +63,6 @@ typedef struct {
     uint8_t colof[52];       /* column whose bottom card (at the start) this card is; 0xFF if none */
     uint32_t oword[8][53];   /* word of the original prefix of length L of column i */
     uint8_t osorted[8][53];  /* 1: the original prefix of length L of column i never rises in rank */
-    uint8_t oblk[8][53];     /* cards of that prefix lying above a lower card of it */
-    uint8_t omin[8][53];     /* the lowest rank0 in that prefix (99 when empty) */
     uint8_t opos[52];        /* a card's index (from the bottom) in its start column; 0xFF if in none */
     uint8_t ocol[52];        /* its start column */
     uint8_t head[4096];      /* head[w & 0xFFF]: the top card of the base (c_0 and L) of word w */
@@ -85,6 +83,13 @@ typedef struct {
     uint32_t coff[10];       /* coff[k]: the cell sets of fewer than k cards */
     uint8_t cinv[9][1024];   /* the largest x with C(x, j) <= b << csh[j]: where unranking starts */
     uint8_t csh[9];
+    uint8_t tops[52][16][2]; /* tops[head][chain length][last chain bit]: a column's top card (w_top) */
+    /* popw[w & 0xFFF]: the word of the base (c_0 and L) of word w less its top card (0 for one card). Written
+       by every ctx_setup for the bases of its start (not cleared: 16 KiB, and the solver sets a context up for
+       every stage of every deal); w_pop reads other entries only to mask them out. binfo likewise. */
+    uint32_t popw[4096];
+    uint16_t binfo[4096];    /* alike: of the base, its cards above a lower card of it (bits 0-5), its lowest rank0
+                                (6-9) and its top card's rank0 (10-13), for best.c's score */
 } ctx_t;
 
 typedef struct { uint64_t lo, hi; } ckey_t;   /* a compact key: 128 bits (see "The compact store") */
@@ -164,20 +169,27 @@ static inline int w_chain(uint32_t w) { return (int)((w >> 12) & 15); }
 
 static inline int w_head(const ctx_t *c, uint32_t w) { return c->head[w & 0xFFF]; }
 
-static inline int w_top(const ctx_t *c, uint32_t w) {
-    int head = w_head(c, w), ch = w_chain(w);
-    int lb = (int)((w >> (15 + ch)) & 1);          /* the last chain bit */
+/* The top card of a column whose base's top card is head, with a chain of ch cards whose last bit is lb: the
+   chain alternates colours from the head, and a chain card's bit picks its suit. */
+static inline int top_of(int head, int ch, int lb) {
     int red = isred(head) ^ (ch & 1);
     int s = red ? 1 + lb : 3 * lb;
     return ch ? (rank0(head) - ch) * 4 + s : head;
 }
 
+/* top_of through the context's table (ctx_setup fills it from top_of). With no chain, bit 15 of w is the top
+   bit of a zero chain length: lb is 0. */
+static inline int w_top(const ctx_t *c, uint32_t w) {
+    int ch = w_chain(w);
+    return c->tops[w_head(c, w)][ch][(w >> (15 + ch)) & 1];
+}
+
+/* w less its top card: the chain one shorter, or with no chain the base one shorter (popw). Without a branch:
+   whether a column's top lies on a chain is not predictable. */
 static inline uint32_t w_pop(const ctx_t *c, uint32_t w) {
     int ch = w_chain(w);
-    if (ch) return (w - (1u << 12)) & ~(1u << (16 + ch - 1));
-    int L = (int)((w >> 6) & 63);
-    if (L <= 1) return 0;
-    return c->oword[c->colof[w & 63]][L - 1];
+    uint32_t chained = (w - (1u << 12)) & ~(1u << ((16 + ch - 1) & 31)), mask = 0u - (uint32_t)(ch != 0);
+    return (chained & mask) | (c->popw[w & 0xFFF] & ~mask);
 }
 
 /* w may carry a home nibble; x must stack on the top (or the column be empty) */
@@ -430,18 +442,24 @@ static inline int autoplay_moves(const ctx_t *c, fkey_t *k, uint16_t *out, int *
 
 static inline int autoplay_key(const ctx_t *c, fkey_t *k) { return autoplay_moves(c, k, NULL, NULL, 0); }
 
+/* The columns' words sorted, descending (empty columns last), by a sorting network of 19 compare-exchanges
+   (each without a branch: the order of a position's columns is not predictable), the foundation heights
+   kept in place. */
+#define CANON_CE(a, b) do { uint32_t x_ = v[a], y_ = v[b]; v[a] = x_ > y_ ? x_ : y_; v[b] = x_ > y_ ? y_ : x_; } \
+    while (0)
 static inline void canon_key(fkey_t *k) {
     uint32_t h[4], v[8];
     for (int s = 0; s < 4; s++) h[s] = k->w[s] & HMASK;
     for (int i = 0; i < 8; i++) v[i] = k->w[i] & WMASK;
-    for (int i = 1; i < 8; i++) {      /* insertion sort, descending (empty columns last) */
-        uint32_t x = v[i];
-        int j = i - 1;
-        while (j >= 0 && v[j] < x) { v[j + 1] = v[j]; j--; }
-        v[j + 1] = x;
-    }
+    CANON_CE(0, 2); CANON_CE(1, 3); CANON_CE(4, 6); CANON_CE(5, 7);
+    CANON_CE(0, 4); CANON_CE(1, 5); CANON_CE(2, 6); CANON_CE(3, 7);
+    CANON_CE(0, 1); CANON_CE(2, 3); CANON_CE(4, 5); CANON_CE(6, 7);
+    CANON_CE(2, 4); CANON_CE(3, 5);
+    CANON_CE(1, 4); CANON_CE(3, 6);
+    CANON_CE(1, 2); CANON_CE(3, 4); CANON_CE(5, 6);
     for (int i = 0; i < 8; i++) k->w[i] = v[i] | (i < 4 ? h[i] : 0);
 }
+#undef CANON_CE
 
 /* ---- hash set ---- */
 static inline uint64_t rd64(const uint32_t *w) { return (uint64_t)w[0] | ((uint64_t)w[1] << 32); }
@@ -510,6 +528,18 @@ static inline uint32_t tag_of(const fc_search *s, uint64_t h) {
     return (uint32_t)h & (uint32_t)((1ull << (32 - s->ib)) - 1);
 }
 
+/* The index of k among the stored states, or -1 with *slot the free slot where it would go. */
+static inline int64_t probe(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint64_t *slot) {
+    uint64_t p = slot_of(s, h);
+    uint32_t tag = tag_of(s, h), imask = (uint32_t)((1ull << s->ib) - 1);
+    for (;;) {
+        uint32_t e = s->table[p];
+        if (!e) { *slot = p; return -1; }
+        if ((e >> s->ib) == tag && stored_eq(s, (e & imask) - 1, k, ck)) return (int64_t)(e & imask) - 1;
+        if (++p == s->tsize) p = 0;
+    }
+}
+
 typedef struct { uint64_t key; uint32_t idx; } skey_t;
 /* The record of element i of a collection (a search's state i, a disk search's key i), as P64. */
 typedef void (*rec_fn)(const void *src, uint64_t i, uint8_t *rec);
@@ -567,6 +597,7 @@ FC_HIDDEN int grow_best(fc_search *s);
 FC_HIDDEN int pbit_push(fc_search *s, int bit);
 FC_HIDDEN int64_t lookup(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h);
 FC_HIDDEN int insert(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent);
+FC_HIDDEN int insert_at(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent, uint64_t p);
 FC_HIDDEN int store_compact(fc_search *s);
 /* search.c */
 FC_HIDDEN int search_start(fc_search *s, const fc_pos *start, const fc_rules *r, uint64_t max_states,

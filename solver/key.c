@@ -44,7 +44,7 @@ FC_HIDDEN int check_rules(const fc_rules *r) {
 }
 
 /* The context of a start position. tables_ready: c already holds the tables that depend on nothing
-   (binom, coff, cinv, csh: the last fields of ctx_t), from an earlier ctx_setup of the same c. */
+   (binom, coff, cinv, csh, tops: the last fields of ctx_t but popw), from an earlier ctx_setup of the same c. */
 FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables_ready) {
     memset(c, 0, tables_ready ? offsetof(ctx_t, binom) : sizeof *c);
     memset(c->colof, 0xFF, sizeof c->colof);
@@ -65,8 +65,12 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
     for (int i = 0; i < 8; i++)
         for (int L = 0; L <= c->olen[i]; L++)
             if (encode_col(c, c->orig[i], L, &c->oword[i][L])) return FC_EENCODE;
+    for (int x = 0; x < 52; x++) c->popw[x | (1 << 6)] = 0;
+    for (int i = 0; i < 8; i++)
+        for (int L = 2; L <= c->olen[i]; L++) c->popw[c->orig[i][0] | (L << 6)] = c->oword[i][L - 1];
     memset(c->opos, 0xFF, sizeof c->opos);
     memset(c->ocol, 0xFF, sizeof c->ocol);
+    for (int x = 0; x < 52; x++) c->binfo[x | (1 << 6)] = (uint16_t)(rank0(x) << 6 | rank0(x) << 10);
     for (int i = 0; i < 8; i++) {
         int ok = 1, blk = 0, mn = 99;
         for (int L = 0; L <= c->olen[i]; L++) {
@@ -79,8 +83,8 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
             }
             if (L >= 2 && rank0(c->orig[i][L - 1]) > rank0(c->orig[i][L - 2])) ok = 0;
             c->osorted[i][L] = (uint8_t)ok;
-            c->oblk[i][L] = (uint8_t)blk;
-            c->omin[i][L] = (uint8_t)mn;
+            if (L >= 2)   /* the cards of the prefix above a lower one of it, its lowest rank, its top's rank */
+                c->binfo[c->orig[i][0] | (L << 6)] = (uint16_t)(blk | mn << 6 | rank0(c->orig[i][L - 1]) << 10);
         }
     }
     /* the compact key's tables */
@@ -127,6 +131,9 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
                 c->cinv[j][b] = (uint8_t)x;
             }
         }
+        for (int h = 0; h < 52; h++)
+            for (int ch = 0; ch < 16; ch++)
+                for (int lb = 0; lb < 2; lb++) c->tops[h][ch][lb] = (uint8_t)(ch > rank0(h) ? 0 : top_of(h, ch, lb));
     }
     for (c->cb = 0; (1ull << c->cb) < (uint64_t)c->coff[c->cells + 1]; c->cb++) {}
     return 0;

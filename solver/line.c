@@ -5,7 +5,7 @@
 static void canon_perm(const fkey_t *k, int *perm) {
     uint32_t v[8];
     for (int i = 0; i < 8; i++) { v[i] = k->w[i] & WMASK; perm[i] = i; }
-    for (int i = 1; i < 8; i++) {      /* the same insertion sort as canon_key */
+    for (int i = 1; i < 8; i++) {      /* canon_key's order (descending), equal words kept in their order */
         uint32_t x = v[i];
         int xi = perm[i], j = i - 1;
         while (j >= 0 && v[j] < x) { v[j + 1] = v[j]; perm[j + 1] = perm[j]; j--; }

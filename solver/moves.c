@@ -4,21 +4,22 @@
 
 /* ---- moves: the raw successors of k (no autoplay), in the order of fc.h ---- */
 /* The columns of k: pw[i] its word, top[i] its top card (-1 when empty), dst[x] the columns whose top
-   card x may go on, h[s] the foundation heights. Returns the set of empty columns. */
+   card x may go on (dst holds 56 bytes), h[s] the foundation heights. Returns the set of empty columns. */
 static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw, int *top, uint8_t *dst,
                                    int *h) {
     unsigned empty = 0;
-    memset(dst, 0, 52);
+    memset(dst, 0, 56);
     for (int i = 0; i < 8; i++) {
         pw[i] = k->w[i] & WMASK;
         if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
-        int p = w_top(c, pw[i]);
+        int p = w_top(c, pw[i]), r = isred(p);
         top[i] = p;
-        if (rank0(p) > 0) {   /* the two cards one rank lower of the other colour */
-            int b = (rank0(p) - 1) * 4;
-            if (isred(p)) { dst[b] |= (uint8_t)(1u << i); dst[b + 3] |= (uint8_t)(1u << i); }
-            else { dst[b + 1] |= (uint8_t)(1u << i); dst[b + 2] |= (uint8_t)(1u << i); }
-        }
+        /* the two cards one rank lower of the other colour: clubs and spades on a red card, diamonds and
+           hearts on a black one; none on an ace (written to dst[52..55], which no card reads). Without a
+           branch: the colour of a column's top is not predictable. */
+        int b = rank0(p) > 0 ? (rank0(p) - 1) * 4 : 52;
+        dst[b + (r ^ 1)] |= (uint8_t)(1u << i);
+        dst[b + 2 + r] |= (uint8_t)(1u << i);
     }
     for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
     return empty;
@@ -26,11 +27,13 @@ static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw
 
 /* Sequence moves from column i (its top chain of >= 2 cards): the top k >= 2 cards onto a column whose
    top card the k-th card stacks on, or onto an empty column, when k <= (free cells + 1) * 2^(empty
-   columns other than the destination). Appended to out/mv from n; returns the new count. all = 0: to the
+   columns other than the destination); cand holds at least every column of the first kind. Appended to
+   out/mv from n; returns the new count. all = 0: to the
    first empty column of `empty` only (the solver); all = 1: to every empty column (explore's supermoves).
    pflags: the solver's FC_PRUNE_LONGEST (a sequence goes to an empty column whole). */
 static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, unsigned empty,
-                     unsigned allempty, fkey_t *out, uint16_t *mv, int n, int prune, int all, int pflags) {
+                     unsigned allempty, unsigned cand, fkey_t *out, uint16_t *mv, int n, int prune, int all,
+                     int pflags) {
     uint32_t w = k->w[i] & WMASK;
     int ch = w_chain(w), L = (int)((w >> 6) & 63), x = top[i];
     int f = c->cells - popc64(k->cells);
@@ -38,8 +41,10 @@ static int gen_super(const ctx_t *c, const fkey_t *k, int i, const int *top, uns
     int ne = popc64(allempty);
     int cards[14], have = 0, xr = isred(x);
     if (!all) empty &= -empty;   /* one empty destination only (SOLVE_MAX_SUCC relies on it) */
-    for (int j = 0; j < 8; j++) {
-        if (j == i) continue;
+    /* the columns in order: those whose top a card of the chain may go on (cand, from the caller's masks),
+       and the empty ones; each still checked below */
+    for (unsigned jm = (cand | empty) & ~(1u << i); jm; jm &= jm - 1) {
+        int j = ctz64(jm);
         int kmin, kmax;
         if (top[j] >= 0) {
             /* the card t below the top is of rank(x) + t and, the chain alternating, of x's colour
@@ -104,7 +109,7 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
                                    const int solver, int prune, const int favor) {
     uint16_t smv[SOLVE_MAX_SUCC];   /* explore's supermoves: gen_super's codes, not kept */
     uint32_t pw[8];
-    uint8_t dst[52];                /* dst[x]: the columns whose top card x may go on */
+    uint8_t dst[56];                /* dst[x]: the columns whose top card x may go on (col_targets) */
     int top[8], h[4], n = 0;
     const int pflags = solver ? c->pflags : 0, super = solver ? c->super : c->supermoves;
     unsigned empty = col_targets(c, k, pw, top, dst, h);   /* the empty columns */
@@ -118,9 +123,16 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
        colour than its own, x's colour when t is even: that top's q is isred(x) ^ 1 ^ ((rx + 1) & 1) for
        every t, so the chain's possible destinations are one run of bits of one mask */
     uint32_t rtop[2] = {0, 0};
-    if (super)
+    uint8_t rcol[2][13];            /* rcol[q][r]: the columns whose top card has rank0 r and that q */
+    if (super) {
+        memset(rcol, 0, sizeof rcol);
         for (int j = 0; j < 8; j++)
-            if (top[j] >= 0) rtop[isred(top[j]) ^ (rank0(top[j]) & 1)] |= 1u << rank0(top[j]);
+            if (top[j] >= 0) {
+                int q = isred(top[j]) ^ (rank0(top[j]) & 1);
+                rtop[q] |= 1u << rank0(top[j]);
+                rcol[q][rank0(top[j])] |= (uint8_t)(1u << j);
+            }
+    }
 
     for (int i = 0; i < 8; i++) {
         int x = top[i];
@@ -142,10 +154,13 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
             out[n] = b; out[n].cells |= 1ull << x; MOVE(mvcode(x, FC_TO_CELL));
         }
         if (super && w_chain(pw[i])) {
-            int ch = w_chain(pw[i]), rx = rank0(x);
-            uint32_t want = (((1u << ch) - 1) << (rx + 2)) & rtop[isred(x) ^ 1 ^ ((rx + 1) & 1)];
+            int ch = w_chain(pw[i]), rx = rank0(x), q = isred(x) ^ 1 ^ ((rx + 1) & 1);
+            uint32_t want = (((1u << ch) - 1) << (rx + 2)) & rtop[q];
+            unsigned cand = 0;
+            for (uint32_t r = want; r; r &= r - 1) cand |= rcol[q][ctz64(r)];
             if (want || empty)
-                n = gen_super(c, k, i, top, empty, allempty, out, solver ? mv : smv, n, prune, !solver, pflags);
+                n = gen_super(c, k, i, top, empty, allempty, cand, out, solver ? mv : smv, n, prune, !solver,
+                              pflags);
         }
         if (solver) for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }

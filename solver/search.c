@@ -125,8 +125,10 @@ void fc_search_free(fc_search *s) {
 
 static int push_stack(fc_search *s, uint32_t idx) {
     int e = 0;
-    s->stack = (uint32_t *)room_for(s->stack, s->sp, &s->scap, sizeof *s->stack, 4096, &e);
-    if (e) return e;
+    if (s->sp >= s->scap) {
+        s->stack = (uint32_t *)room_for(s->stack, s->sp, &s->scap, sizeof *s->stack, 4096, &e);
+        if (e) return e;
+    }
     s->stack[s->sp++] = idx;
     return 0;
 }
@@ -166,7 +168,9 @@ int fc_search_run(fc_search *s, uint64_t max_expand) {
             PREFETCH(&s->table[slot_of(s, hbuf[i])]);
         }
         for (int i = 0; i < n; i++) {
-            int e = insert(s, &buf[i], &cbuf[i], hbuf[i], (uint32_t)cur);
+            uint64_t slot = 0;  /* the duplicates (most successors) found here, without a call */
+            if (probe(s, &buf[i], &cbuf[i], hbuf[i], &slot) >= 0) continue;
+            int e = insert_at(s, &buf[i], &cbuf[i], hbuf[i], (uint32_t)cur, slot);
             if (UNLIKELY(e > 1 || e < 0)) return s->status = e;   /* FC_LIMIT or FC_ENOMEM */
             if (e == 1) {
                 if (UNLIKELY(s->won && s->stop_on_win)) return s->status = FC_WON;

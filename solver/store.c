@@ -78,8 +78,10 @@ FC_HIDDEN int grow_best(fc_search *s) {
 /* Append one event to the parent bitmap (FC_ORDER_BFS/DFS): 1 an expansion begins, 0 a state is stored. */
 FC_HIDDEN int pbit_push(fc_search *s, int bit) {
     int e = 0;
-    s->pbit = (uint64_t *)room_for(s->pbit, s->nbits >> 6, &s->pbcap, sizeof *s->pbit, 1024, &e);
-    if (e) return e;
+    if ((s->nbits >> 6) >= s->pbcap) {
+        s->pbit = (uint64_t *)room_for(s->pbit, s->nbits >> 6, &s->pbcap, sizeof *s->pbit, 1024, &e);
+        if (e) return e;
+    }
     if (s->nbits % (ZWORDS * 64) == 0) {
         s->zdir = (uint64_t *)room_for(s->zdir, s->nzdir, &s->zdcap, sizeof *s->zdir, 64, &e);
         if (e) return e;
@@ -89,18 +91,6 @@ FC_HIDDEN int pbit_push(fc_search *s, int bit) {
     else s->nzero++;
     s->nbits++;
     return 0;
-}
-
-/* The index of k among the stored states, or -1 with *slot the free slot where it would go. */
-static inline int64_t probe(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint64_t *slot) {
-    uint64_t p = slot_of(s, h);
-    uint32_t tag = tag_of(s, h), imask = (uint32_t)((1ull << s->ib) - 1);
-    for (;;) {
-        uint32_t e = s->table[p];
-        if (!e) { *slot = p; return -1; }
-        if ((e >> s->ib) == tag && stored_eq(s, (e & imask) - 1, k, ck)) return (int64_t)(e & imask) - 1;
-        if (++p == s->tsize) p = 0;
-    }
 }
 
 FC_HIDDEN int64_t lookup(const fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h) {
@@ -149,6 +139,11 @@ FC_HIDDEN int store_compact(fc_search *s) {
 FC_HIDDEN int insert(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent) {
     uint64_t p;
     if (probe(s, k, ck, h, &p) >= 0) return 0;
+    return insert_at(s, k, ck, h, parent, p);
+}
+
+/* insert of a k that probe did not find, p the free slot it gave: 1 or FC_LIMIT / FC_ENOMEM */
+FC_HIDDEN int insert_at(fc_search *s, const fkey_t *k, const ckey_t *ck, uint64_t h, uint32_t parent, uint64_t p) {
     if (s->max_states && s->count >= s->max_states) return FC_LIMIT;
     if (s->count >= MAX_STATES_CAP) return FC_ENOMEM;
     if ((s->count >> BLKBITS) >= s->nblk && grow_arena(s)) return FC_ENOMEM;
