@@ -112,14 +112,10 @@ def test_imports_inside_functions_are_the_listed_ones():
     assert found == set(LAZY)
 
 
-# scripts/bench.py is being rewritten apart (its child programs out of strings); it leaves this list then.
-SYS_PATH_PENDING = {"bench.py"}
-
-
 def test_scripts_import_the_installed_package():
     # `make setup` installs the packages into .venv in editable mode: a script imports them as they are
     edits = sorted(p.name for p in (ROOT / "scripts").glob("*.py") if "sys.path" in p.read_text(encoding="utf-8"))
-    assert edits == sorted(SYS_PATH_PENDING)
+    assert edits == []
 
 
 # Public functions of certgen/ with no caller outside tests/, and why they stay.
