@@ -7,8 +7,11 @@ lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all pro
 positions up to column order), `Autoplay.v` (proved, no axiom: playing a card home by the horne, safe or
 twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay_fence`,
 `unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
-fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
-certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq-lib/` (never
+fences a search with automatic moves can use), `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
+certificate up to column order, and `unwinnable_of_cert_up_to_column_order`), `CertAuto.v` (the same with safe
+automatic moves) and `Fast.v` (proved, no axiom: the checks the modules run, `checkFast`, `checkFastUpTo`,
+`checkFastAuto`, on positions with constructor cards, whose moves are proved equal to `Spec.v`'s through
+`absS`, `fmoves_abs`; `Decode.v` builds their set). It is compiled into `<out>/coq-lib/` (never
 into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
 compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
 must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
@@ -17,13 +20,13 @@ its pinned digest.
 What this module writes, with jinja2 (templates in certgen/templates/coq/), into `<out>/coq/`:
 
   <Stem>.v        a certificate: its positions as arrays of primitive integers, `certificate_ok`
-                  (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
+                  (`checkFast … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
                   the theorem `forall s, Reachable rules start s -> ~ Won s`.
                   A certificate up to column order (header rules `"column_order": true`): the same
-                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`; with safe
-                  automatic moves (`"autoplay": "safe"` beside it) through `CertAuto.v`'s `checkCertAuto` and
-                  `unwinnable_of_cert_auto` (the template DealAuto.v.j2)
-  Mutant<…>.v     a mutated certificate: `checkCert … = false`
+                  theorem through `checkFastUpTo` and `unwinnable_of_fast_up_to_column_order`; with safe
+                  automatic moves (`"autoplay": "safe"` beside it) through `checkFastAuto` and
+                  `unwinnable_of_fast_auto` (the template DealAuto.v.j2)
+  Mutant<…>.v     a mutated certificate: `checkFast … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
   check/<Stem>.v  the driver (templates/coq/Check.v.j2; no user text): the statement by full paths, the
@@ -70,7 +73,7 @@ from .paths import COQ_SRC, shown
 from .render import card_label, cert_stem, checked_stem, default_stem, mutation_text, rules_text, theorem_short_name
 from .render import render_text as _render_template
 from .usertext import user_text
-LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Columns", "Autoplay", "CertUpTo", "CertAuto", "Fast", "Decode")  # in dependency order
 CHUNK_WORDS = 4000
 SYMBOLS_PER_WORD = 10
 SOLUTION_ROW = 20
@@ -133,11 +136,12 @@ CLOSED = "Closed under the global context"
 PINNED = {
     "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
-    "Decode": "f5c4f636440d8331a6b5185ad722ed9adbafe8c54329edd5e51f780d179fd6e1",
+    "Decode": "079c1ece99355102855b876a77268bc9c0c88c9216685f95efe25f3efbc0ab26",
     "Columns": "aa467102fda3611b50c5b314e285688c00270e72e97f72b6a9e7262ade5e4d5d",
     "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
     "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
     "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
+    "Fast": "3017157dfa7a4c5b66f2ab0c1ecf7e46caf7130b6ff3554e59e803127a149449",
 }
 
 
@@ -343,7 +347,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
     data = chunks(inputs.reference, inputs.records, chunk_words)
     ctx = {
         "column_order": inputs.column_order,
-        "check": "checkCertUpTo" if inputs.column_order else "checkCert",
+        "check": "checkFastUpTo" if inputs.column_order else "checkFast",
         "name": checked_stem(stem),
         "theorem_name": theorem_short_name(inputs.deal),
         "state_count": len(inputs.records),
@@ -354,7 +358,8 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
     }
     ctx.update(_rules_context(inputs.rules))
     ctx.update(_start_context(inputs.start, inputs.deal, inputs.label))
-    ctx["reference_coq"] = f"(canon {ctx['start_coq']})" if inputs.column_order else ctx["start_coq"]
+    ctx["reference_coq"] = (f"(fcanon (ofState {ctx['start_coq']}))" if inputs.column_order
+                            else f"(ofState {ctx['start_coq']})")
     # Columns.v's 8-column hypothesis: a lemma for a deal, computed (`eq_refl`) for a written-out start
     ctx["eight_columns"] = f"(msDeal_8_columns {int(inputs.deal)})" if inputs.deal is not None else "eq_refl"
     return ctx
