@@ -20,8 +20,6 @@ Import ListNotations.
 
 (** ** The key of a position: a 20-bit hash, as a `positive` *)
 
-Definition mix (h x : int) : int := (h * 1000003 + x)%uint63.
-
 (** The card's key, `Spec.v`'s `key`. *)
 Definition cardInt (c : FCard) : int :=
   match c with
@@ -34,7 +32,12 @@ Definition cardInt (c : FCard) : int :=
   | k48 => 48 | k49 => 49 | k50 => 50 | k51 => 51
   end%uint63.
 
-Definition hashCards (h : int) (l : list FCard) : int := fold_left (fun h c => mix h (cardInt c)) l h.
+(* Written out as fixpoints, not `fold_left` with a closure: this runs on every position looked up. *)
+Fixpoint hashCards (h : int) (l : list FCard) : int :=
+  match l with [] => h | c :: l => hashCards (h * 1000003 + cardInt c)%uint63 l end.
+
+Fixpoint hashCols (h : int) (l : list (list FCard)) : int :=
+  match l with [] => h | col :: l => hashCols (hashCards h col * 1000003 + 63)%uint63 l end.
 
 (** The lowest `n` bits of `h`, pushed onto `acc`. *)
 Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
@@ -44,7 +47,7 @@ Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
   end.
 
 Definition hashKey (s : FState) : positive :=
-  let h := hashCards (fold_left (fun h col => mix (hashCards h col) 63) (fcols s) 1%uint63) (fcells s) in
+  let h := hashCards (hashCols 1 (fcols s)) (fcells s) in
   bitsPos 20 (h lxor (h >> 23) lxor (h >> 41))%uint63 xH.
 
 (** ** Reading the symbol stream *)

@@ -145,10 +145,23 @@ Definition absC (c : FCard) : Card := card (numNat (frank c)) (suitNat (fsuit c)
 
 Definition ofCard (c : Card) : FCard := mkCard (numOfNat (rank c)) (suitOfNat (suit c)).
 
-Definition fred (c : FCard) : bool := match fsuit c with diamonds | hearts => true | _ => false end.
-
+(** `Spec.v`'s `canStack`: `parent` one rank higher and of the other colour (`fcanStack_abs`). *)
 Definition fcanStack (c parent : FCard) : bool :=
-  numNext (frank c) (frank parent) && negb (Bool.eqb (fred parent) (fred c)).
+  match c, parent with
+  | k0, (k5 | k6) | k1, (k4 | k7) | k2, (k4 | k7) | k3, (k5 | k6)
+  | k4, (k9 | k10) | k5, (k8 | k11) | k6, (k8 | k11) | k7, (k9 | k10)
+  | k8, (k13 | k14) | k9, (k12 | k15) | k10, (k12 | k15) | k11, (k13 | k14)
+  | k12, (k17 | k18) | k13, (k16 | k19) | k14, (k16 | k19) | k15, (k17 | k18)
+  | k16, (k21 | k22) | k17, (k20 | k23) | k18, (k20 | k23) | k19, (k21 | k22)
+  | k20, (k25 | k26) | k21, (k24 | k27) | k22, (k24 | k27) | k23, (k25 | k26)
+  | k24, (k29 | k30) | k25, (k28 | k31) | k26, (k28 | k31) | k27, (k29 | k30)
+  | k28, (k33 | k34) | k29, (k32 | k35) | k30, (k32 | k35) | k31, (k33 | k34)
+  | k32, (k37 | k38) | k33, (k36 | k39) | k34, (k36 | k39) | k35, (k37 | k38)
+  | k36, (k41 | k42) | k37, (k40 | k43) | k38, (k40 | k43) | k39, (k41 | k42)
+  | k40, (k45 | k46) | k41, (k44 | k47) | k42, (k44 | k47) | k43, (k45 | k46)
+  | k44, (k49 | k50) | k45, (k48 | k51) | k46, (k48 | k51) | k47, (k49 | k50) => true
+  | _, _ => false
+  end.
 
 Definition fcanHome (home : list Num) (c : FCard) : bool := numNext (nth (suitNat (fsuit c)) home r0) (frank c).
 
@@ -256,26 +269,29 @@ Definition fwon (s : FState) : bool :=
 Fixpoint fcardsEqb (l m : list FCard) : bool :=
   match l, m with
   | [], [] => true
-  | x :: xs, y :: ys => fcardEqb x y && fcardsEqb xs ys
+  | x :: xs, y :: ys => if fcardEqb x y then fcardsEqb xs ys else false
   | _, _ => false
   end.
 
 Fixpoint fcolsEqb (l m : list (list FCard)) : bool :=
   match l, m with
   | [], [] => true
-  | x :: xs, y :: ys => fcardsEqb x y && fcolsEqb xs ys
+  | x :: xs, y :: ys => if fcardsEqb x y then fcolsEqb xs ys else false
   | _, _ => false
   end.
 
 Fixpoint numsEqb (l m : list Num) : bool :=
   match l, m with
   | [], [] => true
-  | x :: xs, y :: ys => numEqb x y && numsEqb xs ys
+  | x :: xs, y :: ys => if numEqb x y then numsEqb xs ys else false
   | _, _ => false
   end.
 
+(** `if … then … else false` rather than `&&`: the virtual machine evaluates both arguments of `andb`,
+and a comparison should stop at the first difference. *)
 Definition fstateEqb (s t : FState) : bool :=
-  fcolsEqb (fcols s) (fcols t) && fcardsEqb (fcells s) (fcells t) && numsEqb (fhome s) (fhome t).
+  if fcolsEqb (fcols s) (fcols t) then if fcardsEqb (fcells s) (fcells t) then numsEqb (fhome s) (fhome t)
+  else false else false.
 
 (** ** The cards agree with `Spec.v`'s *)
 
@@ -483,26 +499,29 @@ Qed.
 Lemma fcardsEqb_eq l m : fcardsEqb l m = true -> l = m.
 Proof.
   revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  rewrite andb_true_iff; intros [E1 E2]; rewrite (fcardEqb_eq _ _ E1), (IH _ E2); reflexivity.
+  destruct (fcardEqb x y) eqn:E1; [|discriminate]; intros E2.
+  rewrite (fcardEqb_eq _ _ E1), (IH _ E2); reflexivity.
 Qed.
 
 Lemma fcolsEqb_eq l m : fcolsEqb l m = true -> l = m.
 Proof.
   revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  rewrite andb_true_iff; intros [E1 E2]; rewrite (fcardsEqb_eq _ _ E1), (IH _ E2); reflexivity.
+  destruct (fcardsEqb x y) eqn:E1; [|discriminate]; intros E2.
+  rewrite (fcardsEqb_eq _ _ E1), (IH _ E2); reflexivity.
 Qed.
 
 Lemma numsEqb_eq l m : numsEqb l m = true -> l = m.
 Proof.
   revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  rewrite andb_true_iff; intros [E1 E2]; rewrite (numEqb_eq _ _ E1), (IH _ E2); reflexivity.
+  destruct (numEqb x y) eqn:E1; [|discriminate]; intros E2.
+  rewrite (numEqb_eq _ _ E1), (IH _ E2); reflexivity.
 Qed.
 
 Lemma fstateEqb_eq s t : fstateEqb s t = true -> s = t.
 Proof.
-  destruct s as [c1 e1 h1], t as [c2 e2 h2]; unfold fstateEqb; simpl; rewrite !andb_true_iff.
-  intros [[E1 E2] E3]; rewrite (fcolsEqb_eq _ _ E1), (fcardsEqb_eq _ _ E2), (numsEqb_eq _ _ E3).
-  reflexivity.
+  destruct s as [c1 e1 h1], t as [c2 e2 h2]; unfold fstateEqb; simpl.
+  destruct (fcolsEqb c1 c2) eqn:E1; [|discriminate]; destruct (fcardsEqb e1 e2) eqn:E2; [|discriminate].
+  intros E3; rewrite (fcolsEqb_eq _ _ E1), (fcardsEqb_eq _ _ E2), (numsEqb_eq _ _ E3); reflexivity.
 Qed.
 
 Lemma fwon_abs s : fwon s = false -> ~ Won (absS s).
