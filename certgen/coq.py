@@ -5,13 +5,13 @@ What this module writes, with jinja2 (templates in certgen/templates/coq/, throu
 certgen/templating.py), into `<out>/coq/`:
 
   <Stem>.v        a certificate: its positions as arrays of primitive integers, `certificate_ok`
-                  (`checkCert … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
+                  (`checkFast … = true`, evaluated by the kernel's virtual machine, `vm_compute`) and
                   the theorem `forall s, Reachable rules start s -> ~ Won s`.
                   A certificate up to column order (header rules `"column_order": true`): the same
-                  theorem through `checkCertUpTo` and `unwinnable_of_cert_up_to_column_order`; with safe
-                  automatic moves (`"autoplay": "safe"` beside it) through `CertAuto.v`'s `checkCertAuto` and
-                  `unwinnable_of_cert_auto` (the template DealAuto.v.j2)
-  Mutant<…>.v     a mutated certificate: `checkCert … = false`
+                  theorem through `checkFastUpTo` and `unwinnable_of_fast_up_to_column_order`; with safe
+                  automatic moves (`"autoplay": "safe"` beside it) through `checkFastAuto` and
+                  `unwinnable_of_fast_auto` (the template DealAuto.v.j2)
+  Mutant<…>.v     a mutated certificate: `checkFast … = false`
   Win<Stem>.v     a winning line: `exists s, Reachable rules start s /\\ Won s` by replaying move
                   indices into `moves` (the same indices the Lean module replays)
   check/<Stem>.v  the driver (templates/coq/Check.v.j2; no user text): the statement by full paths, the
@@ -216,7 +216,7 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
     data = chunks(inputs.reference, inputs.records, chunk_words)
     ctx = {
         "column_order": inputs.column_order,
-        "check": "checkCertUpTo" if inputs.column_order else "checkCert",
+        "check": "checkFastUpTo" if inputs.column_order else "checkFast",
         "name": checked_stem(stem),
         "theorem_name": theorem_short_name(inputs.deal),
         "state_count": len(inputs.records),
@@ -227,7 +227,8 @@ def cert_context(inputs: CertInputs, stem: str, mutation: Optional[str] = None,
     }
     ctx.update(_rules_context(inputs.rules))
     ctx.update(_coq_start(inputs.start, inputs.deal, inputs.label))
-    ctx["reference_coq"] = f"(canon {ctx['start_coq']})" if inputs.column_order else ctx["start_coq"]
+    ctx["reference_coq"] = (f"(fcanon (ofState {ctx['start_coq']}))" if inputs.column_order
+                            else f"(ofState {ctx['start_coq']})")
     # Columns.v's 8-column hypothesis: a lemma for a deal, computed (`eq_refl`) for a written-out start
     ctx["eight_columns"] = f"(msDeal_8_columns {int(inputs.deal)})" if inputs.deal is not None else "eq_refl"
     return ctx

@@ -9,8 +9,11 @@ lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all pro
 positions up to column order), `Autoplay.v` (proved, no axiom: playing a card home by the horne, safe or
 twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay_fence`,
 `unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
-fences a search with automatic moves can use) and `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
-certificate up to column order, and `unwinnable_of_cert_up_to_column_order`). It is compiled into `<out>/coq-lib/` (never
+fences a search with automatic moves can use), `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
+certificate up to column order, and `unwinnable_of_cert_up_to_column_order`), `CertAuto.v` (the same with safe
+automatic moves) and `Fast.v` (proved, no axiom: the checks the modules run, `checkFast`, `checkFastUpTo`,
+`checkFastAuto`, on positions with constructor cards, whose moves are proved equal to `Spec.v`'s through
+`absS`, `fmoves_abs`; `Decode.v` builds their set). It is compiled into `<out>/coq-lib/` (never
 into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
 compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
 must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
@@ -41,7 +44,7 @@ from .names import cert_stem
 from .paths import COQ_SRC, shown
 from .usertext import user_text
 
-LIBRARY = ("Spec", "Cert", "Decode", "Columns", "Autoplay", "CertUpTo", "CertAuto")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Columns", "Autoplay", "CertUpTo", "CertAuto", "Fast", "Decode")  # in dependency order
 
 # What `Print Assumptions` may list, by the names and with the types Coq 8.16 prints in the driver
 # (Check.v.j2): the primitive 63-bit integers and arrays (declared with `Primitive` in Coq's PrimInt63
@@ -100,11 +103,12 @@ CLOSED = "Closed under the global context"
 PINNED = {
     "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
-    "Decode": "f5c4f636440d8331a6b5185ad722ed9adbafe8c54329edd5e51f780d179fd6e1",
-    "Columns": "aa467102fda3611b50c5b314e285688c00270e72e97f72b6a9e7262ade5e4d5d",
+    "Decode": "9e4e7f5d50871dd8c9ddda6cc32676cd268ab6d9d28633ce3ca23d197264faf9",
+    "Columns": "7d13a7c8bb54ce45701c0c88a121c2dd3cc231da314851fc483260f8ee950e27",
     "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
     "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
     "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
+    "Fast": "6510c829c6d57762d3b35f337d8a104b1a9b2e306c501a2a39a04a58da69cf04",
 }
 
 

@@ -32,7 +32,7 @@ column order with its own `canon` (`checkCertUpTo`) and proves the theorem from 
 that keeps no certificate stays unchecked. Lean checks no such certificate. The lemma is proved in Coq
 about the Coq spec, not in Lean about Spec.lean. Coq's standard library only;
 no axiom (`Print Assumptions` of each theorem above: "Closed under the global context",
-`tests/test_coq.py`). *)
+`tests/certgen/test_coq.py`). *)
 
 From Coq Require Import List Bool Arith Lia Permutation FinFun.
 From FreeCell Require Import Spec.

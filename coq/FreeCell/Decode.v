@@ -15,19 +15,29 @@ positions can only make `checkCert` fail, and `hashKey` only decides which bucke
 (see `Cert.v`). *)
 
 From Coq Require Import List Bool Arith NArith PArith FMapPositive PrimInt63 Uint63 PArray.
-From FreeCell Require Import Spec Cert.
+From FreeCell Require Import Spec Cert Fast.
 Import ListNotations.
 
-(** ** The key of a position: a 17-bit hash, as a `positive` *)
+(** ** The key of a position: a 20-bit hash, as a `positive` *)
 
-Definition mix (h x : int) : int := (h * 1000003 + x)%uint63.
+(** The card's key, `Spec.v`'s `key`. *)
+Definition cardInt (c : FCard) : int :=
+  match c with
+  | k0 => 0 | k1 => 1 | k2 => 2 | k3 => 3 | k4 => 4 | k5 => 5 | k6 => 6 | k7 => 7
+  | k8 => 8 | k9 => 9 | k10 => 10 | k11 => 11 | k12 => 12 | k13 => 13 | k14 => 14 | k15 => 15
+  | k16 => 16 | k17 => 17 | k18 => 18 | k19 => 19 | k20 => 20 | k21 => 21 | k22 => 22 | k23 => 23
+  | k24 => 24 | k25 => 25 | k26 => 26 | k27 => 27 | k28 => 28 | k29 => 29 | k30 => 30 | k31 => 31
+  | k32 => 32 | k33 => 33 | k34 => 34 | k35 => 35 | k36 => 36 | k37 => 37 | k38 => 38 | k39 => 39
+  | k40 => 40 | k41 => 41 | k42 => 42 | k43 => 43 | k44 => 44 | k45 => 45 | k46 => 46 | k47 => 47
+  | k48 => 48 | k49 => 49 | k50 => 50 | k51 => 51
+  end%uint63.
 
-(* Only the suits and the column ends are hashed: cheap to walk (ranks are unary numbers), and
-   nearly as spread out as a hash of every card. *)
-Definition suitInt (c : Card) : int :=
-  match suit c with 0 => 1 | 1 => 2 | 2 => 3 | _ => 4 end%uint63.
+(* Written out as fixpoints, not `fold_left` with a closure: this runs on every position looked up. *)
+Fixpoint hashCards (h : int) (l : list FCard) : int :=
+  match l with [] => h | c :: l => hashCards (h * 1000003 + cardInt c)%uint63 l end.
 
-Definition hashCards (h : int) (l : list Card) : int := fold_left (fun h c => mix h (suitInt c)) l h.
+Fixpoint hashCols (h : int) (l : list (list FCard)) : int :=
+  match l with [] => h | col :: l => hashCols (hashCards h col * 1000003 + 63)%uint63 l end.
 
 (** The lowest `n` bits of `h`, pushed onto `acc`. *)
 Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
@@ -36,9 +46,9 @@ Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
   | S n => bitsPos n (h >> 1)%uint63 (if (h land 1 =? 0)%uint63 then xO acc else xI acc)
   end.
 
-Definition hashKey (s : State) : positive :=
-  let h := hashCards (fold_left (fun h col => mix (hashCards h col) 7) (cols s) 1%uint63) (cells s) in
-  bitsPos 17 (h lxor (h >> 23) lxor (h >> 41))%uint63 xH.
+Definition hashKey (s : FState) : positive :=
+  let h := hashCards (hashCols 1 (fcols s)) (fcells s) in
+  bitsPos 20 (h lxor (h >> 23) lxor (h >> 41))%uint63 xH.
 
 (** ** Reading the symbol stream *)
 
@@ -57,13 +67,34 @@ Definition next (a : array int) (c : Cursor) : int * Cursor :=
 Fixpoint intOfNat (n : nat) : int := match n with O => 0%uint63 | S n => (intOfNat n + 1)%uint63 end.
 
 (** Card `i` is at index `i + 1`. *)
-Definition cardTable : array Card :=
-  fold_left (fun t i => PArray.set t (intOfNat (S i)) (card (i / 4 + 1) (i mod 4))) (seq 0 52)
-    (PArray.make 53 (card 0 0)).
+Definition cardTable : array FCard :=
+  fold_left (fun t i => PArray.set t (intOfNat (S i)) (ofCard (card (i / 4 + 1) (i mod 4)))) (seq 0 52)
+    (PArray.make 53 k0).
+
+(** Height `i` is at index `i`. *)
+Definition numTable : array Num :=
+  fold_left (fun t i => PArray.set t (intOfNat i) (numOfNat i)) (seq 0 14) (PArray.make 14 r0).
+
+(** How many cards of each suit. *)
+Record Counts := counts { nclubs : int; ndiamonds : int; nhearts : int; nspades : int }.
+
+Definition countCard (n : Counts) (c : FCard) : Counts :=
+  let (a, b, d, e) := n in
+  match fsuit c with
+  | clubs => counts (a + 1) b d e
+  | diamonds => counts a (b + 1) d e
+  | hearts => counts a b (d + 1) e
+  | spades => counts a b d (e + 1)
+  end%uint63.
+
+(** The foundations: what is in no column and no cell. *)
+Definition homeOf (cs : list (list FCard)) (cl : list FCard) : list Num :=
+  let (a, b, d, e) := fold_left (fun n col => fold_left countCard col n) cs (fold_left countCard cl (counts 0 0 0 0)) in
+  map (fun k => PArray.get numTable (13 - k)%uint63) [a; b; d; e].
 
 (** Cards up to the next 0 (at most `fuel` of them). *)
-Fixpoint readCards (table : array Card) (fuel : nat) (a : array int) (c : Cursor)
-  : list Card * Cursor :=
+Fixpoint readCards (table : array FCard) (fuel : nat) (a : array int) (c : Cursor)
+  : list FCard * Cursor :=
   match fuel with
   | O => ([], c)
   | S fuel =>
@@ -81,8 +112,8 @@ Fixpoint dropInt {A} (l : list A) (d : int) : list A :=
 
 (** The columns: those whose bit is clear in `mask` are the previous position's, the others are
 read from the stream (relative to the start position's column). *)
-Fixpoint readCols (table : array Card) (starts prevs : list (list Card)) (mask : int)
-  (a : array int) (c : Cursor) : list (list Card) * Cursor :=
+Fixpoint readCols (table : array FCard) (starts prevs : list (list FCard)) (mask : int)
+  (a : array int) (c : Cursor) : list (list FCard) * Cursor :=
   match starts, prevs with
   | st :: sts, pv :: pvs =>
     if (mask land 1 =? 0)%uint63 then
@@ -97,31 +128,30 @@ Fixpoint readCols (table : array Card) (starts prevs : list (list Card)) (mask :
 
 (** One position, given the start position and the previous position of the stream: two symbols
 of mask (bit `i` for column `i`, bit 8 for the free cells: written anew), then what changed. *)
-Definition readState (table : array Card) (s0 prev : State) (a : array int) (c : Cursor)
-  : State * Cursor :=
+Definition readState (table : array FCard) (s0 prev : FState) (a : array int) (c : Cursor)
+  : FState * Cursor :=
   let (m0, c) := next a c in
   let (m1, c) := next a c in
   let mask := (m0 lor (m1 << 6))%uint63 in
-  let (cs, c) := readCols table (cols s0) (cols prev) mask a c in
-  let (cl, c) := if (mask land 256 =? 0)%uint63 then (cells prev, c) else readCards table 60 a c in
-  let cards := concat cs ++ cl in
-  (state cs cl (map (fun k => 13 - List.length (filter (fun x => suit x =? k) cards)) (seq 0 4)), c).
+  let (cs, c) := readCols table (fcols s0) (fcols prev) mask a c in
+  let (cl, c) := if (mask land 256 =? 0)%uint63 then (fcells prev, c) else readCards table 60 a c in
+  (fstate cs cl (homeOf cs cl), c).
 
 (** ** The set *)
 
-Definition insert (c : CertSet) (s : State) : CertSet :=
+Definition insert (c : FSet) (s : FState) : FSet :=
   let k := hashKey s in
   PositiveMap.add k (s :: match PositiveMap.find k c with Some b => b | None => [] end) c.
 
 (** The positions of the chunks (each: how many positions, and their stream), as a set. The
 first position is written relative to the start position, every other one relative to the one
 before it. *)
-Definition decodeCert (s0 : State) (chunks : list (N * array int)) : CertSet :=
+Definition decodeCert (s0 : FState) (chunks : list (N * array int)) : FSet :=
   let table := cardTable in
   let step a '(c, prev, cur) :=
     let (s, cur) := readState table s0 prev a cur in (insert c s, s, cur) in
   let '(c, _) :=
     fold_left (fun '(c, prev) '(n, a) =>
                  let '(c, prev, _) := N.iter n (step a) (c, prev, cursor0) in (c, prev))
-      chunks (PositiveMap.empty (list State), s0) in
+      chunks (PositiveMap.empty (list FState), s0) in
   c.

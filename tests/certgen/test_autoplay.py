@@ -329,7 +329,7 @@ def test_small_certificates_are_proven_by_coq(out, deal, cells):
     cert = auto_cert(deal, cells)
     path, ctx = coq.render_cert(cert, out, stem=f"Auto{deal}Cells{cells}")
     text = open(path, encoding="utf-8").read()
-    assert f"Lemma certificate_ok : checkCertAuto hashKey (rules {cells} false 0) (msDeal {deal}) cert = true." in text
+    assert f"Lemma certificate_ok : checkFastAuto hashKey (rules {cells} false 0) (msDeal {deal}) cert = true." in text
     assert f"Theorem freecell_{deal}_unwinnable : forall s, Reachable (rules {cells} false 0) (msDeal {deal}) s -> " \
            f"~ Won s." in text
     status, res = coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
@@ -378,7 +378,7 @@ def test_mutants_fail_the_coq_check_and_the_other_two(out, tmp_path, run, kind, 
     bad = mutant_of(kind)
     refused_by_all(written(tmp_path, "m.cert", bad), run, failure)
     coq_refuses(bad, out, "RefusedAuto" + kind.title().replace("-", ""),
-                "checkCertAuto hashKey (rules 1 false 0) (msDeal 3) cert")
+                "checkFastAuto hashKey (rules 1 false 0) (msDeal 3) cert")
 
 
 @needs_coqc
@@ -392,7 +392,7 @@ def test_prove_coq_command(out, tmp_path):
         "proven by Coq: freecell_3_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 3) s -> ~ Won s (coqc ")
     assert "up to column order with safe automatic moves: 112 states" in p.stdout
     with open(os.path.join(out, "coq", "Deal3Cells1ColumnOrderSafeAutoplay.v"), encoding="utf-8") as f:
-        assert "checkCertAuto" in f.read()
+        assert "checkFastAuto" in f.read()
 
 
 @needs_coqc

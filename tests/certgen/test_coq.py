@@ -34,6 +34,15 @@ def out(tmp_path_factory, coq_library):
     return coq_library(tmp_path_factory.mktemp("coq-out"))
 
 
+def coqc_text(out_dir, name, text):
+    """coqc on ``text`` written to <out_dir>/coq/<name>.v."""
+    path = os.path.join(out_dir, "coq", name + ".v")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return coqc_file(path, out_dir)
+
+
 def proven(path, ctx, out_dir, statement=coq.UNWINNABLE):
     """The module at ``path`` compiled and its statement checked through the driver: (status, run, words)."""
     said = []
@@ -205,14 +214,37 @@ def test_coq_moves_and_deals_agree_with_python(out):
 @needs_coqc
 @pytest.mark.coq
 def test_the_fence_lemmas_need_no_axiom(out):
-    path = os.path.join(out, "coq", "Lemmas.v")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("From FreeCell Require Import Spec Cert.\n"
-                + "".join(f"Print Assumptions {n}.\n" for n in
-                          ("cert_sound", "unwinnable_of_cert", "replay_reachable", "winnable_of_check")))
-    run = coqc_file(path, out)
+    run = coqc_text(out, "Lemmas", "From FreeCell Require Import Spec Cert.\n"
+                    + "".join(f"Print Assumptions {n}.\n" for n in
+                              ("cert_sound", "unwinnable_of_cert", "replay_reachable", "winnable_of_check")))
     assert run.ok and run.output.count(coqcheck.CLOSED) == 4, run.output
+
+
+# Fast.v: the check on positions with constructor cards, proved equal to the spec's
+FAST_THEOREMS = {
+    "fmoves_abs": "forall r s, map absS (fmoves r s) = moves r (absS s)",
+    "fcanon_abs": "forall s, absS (fcanon s) = canon (absS s)",
+    "fautoplay_abs": "forall s, absS (fautoplay s) = autoplay (absS s)",
+    "fsettled_abs": "forall s, fsettled s = settled (absS s)",
+    "unwinnable_of_fast":
+        "forall hash r s0 c, checkFast hash r s0 c = true -> forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_fast_up_to_column_order":
+        "forall hash r s0 c, length (cols s0) = 8 -> checkFastUpTo hash r s0 c = true -> "
+        "forall s, Reachable r s0 s -> ~ Won s",
+    "unwinnable_of_fast_auto":
+        "forall hash r s0 c, checkFastAuto hash r s0 c = true -> forall s, Reachable r s0 s -> ~ Won s",
+}
+
+
+@needs_coqc
+@pytest.mark.coq
+def test_the_fast_check_is_proved_equal_to_the_spec_with_no_axiom(out):
+    head = "From Coq Require Import List.\nFrom FreeCell Require Import Spec CertUpTo CertAuto Fast.\n"
+    run = coqc_text(out, "FastCheck", head + statement_checks(FAST_THEOREMS))
+    assert run.ok and run.output.count(coqcheck.CLOSED) == len(FAST_THEOREMS), run.output
+    # and a statement the file does not prove is refused: the moves in another order
+    wrong = {"fmoves_abs": "forall r s, rev (map absS (fmoves r s)) = moves r (absS s)"}
+    assert not coqc_text(out, "FastCheck", head + statement_checks(wrong)).ok
 
 
 # Columns.v: the theorems, with their statements written out here (a changed statement fails to type)
@@ -389,14 +421,14 @@ def test_a_mutant_fails_the_coq_check(out, kind):
     cert = deal_cert(1, cells=1)
     bad, changed = mutate.mutate(cert, kind, seed=3)
     assert len(changed) == 1
-    # rendered as if valid: coqc refuses the proof of `checkCert … = true`
+    # rendered as if valid: coqc refuses the proof of `checkFast … = true`
     path, _ = coq.render_cert(bad, out, stem="Refused" + re.sub(r"\W", "", kind.title()))
     run = coqc_file(path, out)
     assert not run.ok and "has type \"true = true\" while it is expected to have type" in run.output, \
         run.output[-2000:]
-    # rendered as a mutant: coqc proves `checkCert … = false`
+    # rendered as a mutant: coqc proves `checkFast … = false`
     path, ctx = coq.render_cert(bad, out, mutant=True)
-    assert ctx["mutant"] and "Lemma mutant_rejected : checkCert hashKey (rules 1 false 0) (msDeal 1) cert = false." \
+    assert ctx["mutant"] and "Lemma mutant_rejected : checkFast hashKey (rules 1 false 0) (msDeal 1) cert = false." \
         in open(path, encoding="utf-8").read()
     run = coqc_file(path, out)
     assert run.ok, run.output[-2000:]
@@ -447,7 +479,7 @@ def test_prove_coq_command(tmp_path, flags, stem, words):
                            "(msDeal 11982) s -> ~ Won s (coqc ")
     assert f"valid for deal 11982 under the rules with 1 free cell and {words}" in p.stdout
     assert (tmp_path / "o" / "coq" / f"{stem}.v").exists() and (tmp_path / "o" / "coq-lib" / "Spec.vo").exists()
-    assert ("checkCertUpTo" in (tmp_path / "o" / "coq" / f"{stem}.v").read_text()) == bool(flags)
+    assert ("checkFastUpTo" in (tmp_path / "o" / "coq" / f"{stem}.v").read_text()) == bool(flags)
 
 
 @needs_coqc
@@ -549,8 +581,8 @@ def test_certificates_up_to_column_order_are_proven_by_coq(out, deal, cells, the
     path, ctx = coq.render_cert(cert, out, stem=f"UpTo{deal}Cells{cells}")
     text = open(path, encoding="utf-8").read()
     assert ctx["column_order"] and "Theorem " + theorem + "." in text
-    assert f"checkCertUpTo hashKey (rules {cells} false 0) (msDeal {deal}) cert = true" in text
-    assert f"decodeCert (canon (msDeal {deal}))" in text and f"(msDeal_8_columns {deal})" in text
+    assert f"checkFastUpTo hashKey (rules {cells} false 0) (msDeal {deal}) cert = true" in text
+    assert f"decodeCert (fcanon (ofState (msDeal {deal})))" in text and f"(msDeal_8_columns {deal})" in text
     status, run, said = proven(path, ctx, out)
     assert status == 0 and run.only_primitives, said
     # never more positions than with fixed columns (as many here: no column is emptied in these sets)
@@ -589,7 +621,7 @@ def test_a_mutant_up_to_column_order_fails_the_coq_check(out, kind):
         recs = sorted(recs + [packed.pack((((),) * 8, (), (13, 13, 13, 13)))])
     bad = certificate.make(good.source, good.rules, deals.ms_deal(1), recs, info={"mutation": {"kind": kind}})
     coq_refuses(bad, out, "RefusedUpTo" + re.sub(r"\W", "", kind.title()),
-                "checkCertUpTo hashKey (rules 1 false 0) (msDeal 1) cert")
+                "checkFastUpTo hashKey (rules 1 false 0) (msDeal 1) cert")
 
 
 @needs_coqc

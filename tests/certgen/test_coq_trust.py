@@ -23,7 +23,7 @@ needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's 
 # issue 31, item 1: a board file's name that made prove-coq print "proven" for deal 1 resting on an axiom
 INJECTION = ('" *) From Coq Require Import NArith. From FreeCell Require Import Spec. Axiom add:forall P:Prop,P. '
              'Definition start:=msDeal 1. Notation hashKey:=0. Notation cert:=0. Notation certificate_ok:=0. '
-             'Notation unwinnable_of_cert:=(fun _ _ _ _ _=>add _). (*')
+             'Notation unwinnable_of_fast:=(fun _ _ _ _ _=>add _). (*')
 HOSTILE = [INJECTION, "*)", "(*", 'a"b', "-/", "/-", "--", "x\nAxiom bad : False.\n", "x\r\n(* y",
            "ＡＸＩＯＭ ꓮ ℂ ∗) ❨∗", "a" * 4000, "\\\" *) Axiom z : False. (* \\\"", "`tick` [x] {y} <z>", "é\u202eevil"]
 
@@ -144,7 +144,7 @@ def test_an_axiom_named_like_a_primitive_is_refused(out):
     path, ctx = coq.render_cert(one_position_cert(), out, stem="AxiomAdd")
     text = open(path, encoding="utf-8").read()
     text = text.replace("Import ListNotations.", "Axiom add : forall P : Prop, P.\nImport ListNotations.")
-    text = re.sub(r"Proof\. exact \(unwinnable_of_cert .*?\)\. Qed\.", "Proof. exact (add _). Qed.", text)
+    text = re.sub(r"Proof\. exact \(unwinnable_of_fast .*?\)\. Qed\.", "Proof. exact (add _). Qed.", text)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     status, run, said = check(path, ctx, out)
