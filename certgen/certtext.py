@@ -1,5 +1,5 @@
 """The certificate text of the Lean modules (one position per line, decoded in Lean by FreeCell.Decode; its
-Python twin, to test the encoding, is tests/conftest.py's decode_state) and the hash Lean files positions by
+Python twin, to test the encoding, is tests/helpers/certtext.py's decode_state) and the hash Lean files positions by
 (FreeCell.hashState in Cert.lean).
 
 The text: for each of the 8 columns, a digit k (0..9), then letters; the column is those cards (top card
