@@ -138,6 +138,20 @@ def test_the_certificate_of_11982(built, run):
     assert "up to column order with safe automatic moves: 61,643 states" in text
 
 
+def test_the_three_checkers_agree_on_a_small_certificate(tmp_path, run):
+    path = written(tmp_path, "Deal3Cells1.cert", auto_cert(3, 1))
+    ref, fast, rc_ref, rc_fast = checks(path, run)
+    every, rc_every = every_member(path, run)
+    assert rc_ref == 0 and ref["valid"] and ref["states"] == 112 and ref["rules"] == {**AUTO, "cells": 1}
+    assert ref["message"].startswith("valid for deal 3 under the rules with 1 free cell and nothing back from the "
+                                     "foundations up to column order with safe automatic moves: 112 states;")
+    if fast is not None:
+        assert rc_fast == 0 and {k: fast[k] for k in ("valid", "states", "successors", "message", "rules")} == \
+            {k: ref[k] for k in ("valid", "states", "successors", "message", "rules")}
+    assert rc_every == 0 and every["successors"] == ref["successors"] > 112
+
+
+@pytest.mark.slow
 def test_the_three_checkers_find_it_valid_in_the_same_words(built, run):
     ref, fast, rc_ref, rc_fast = checks(built[0], run)
     every, rc_every = every_member(built[0], run)

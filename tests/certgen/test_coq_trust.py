@@ -285,9 +285,9 @@ def evil_decode(tmp_path, monkeypatch):
 
 
 @needs_coqc
-def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_decode, monkeypatch):
+def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_decode, monkeypatch, coq_library):
     cert = one_position_cert()
-    work = str(tmp_path / "o")
+    work = coq_library(tmp_path / "o")
     path, ctx = coq.render_cert(cert, work, stem="ShadowDecode")
     text = shadowed(open(path, encoding="utf-8").read(), "decode")
     with open(path, "w", encoding="utf-8") as f:
@@ -376,18 +376,13 @@ def test_the_primitive_signatures_are_the_ones_coqc_prints(tmp_path):
 # -- 4. audit-coq ----------------------------------------------------------------------------------------------
 
 @needs_coqc
-def test_audit_coq_command(tmp_path):
+def test_audit_coq_refuses_in_one_line(tmp_path):
+    # refusals come before anything is compiled: a changed digit of the data, a module audited against another
+    # certificate, a missing file
     cert = one_position_cert()
     certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
     path, _ = coq.render_cert(cert, str(tmp_path))
     assert path == str(tmp_path / "coq" / "Deal1Cells0.v")
-    p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", path], cwd=ROOT, capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout + p.stderr
-    lines = p.stdout.strip().splitlines()
-    assert lines[0].startswith("audit-coq: ") and lines[0].endswith("coq/FreeCell/*.v have their pinned digests")
-    assert lines[-1].startswith("proven by Coq: freecell_1_unwinnable : forall s, Reachable (rules 0 false 0) "
-                                "(msDeal 1) s -> ~ Won s (coqc ")
-    # one digit of the data changed: refused in one line, before anything is compiled
     text = open(path, encoding="utf-8").read()
     with open(path, "w", encoding="utf-8") as f:
         f.write(text.replace("[| 0 | 0 |]", "[| 1 | 0 |]"))
@@ -396,7 +391,6 @@ def test_audit_coq_command(tmp_path):
     assert p.returncode == 1 and len(p.stdout.strip().splitlines()) == 1 and "line 8 is 'Definition chunk0 : " \
         "array int := [| 1 | 0 |]%uint63.', the rendering has 'Definition chunk0 : array int := [| 0 | 0 |]%uint63.'" \
         in p.stdout, p.stdout
-    # a module named for one certificate, audited against another's: refused, whatever the texts
     other = str(tmp_path / "Other.cert")
     certificate.write(other, board_cert("b.txt"))
     said = []
@@ -406,6 +400,21 @@ def test_audit_coq_command(tmp_path):
     p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", str(tmp_path / "coq" / "Nope.v")], cwd=ROOT,
                        capture_output=True, text=True)
     assert p.returncode != 0 and "Traceback" not in p.stderr and "no such file" in p.stderr
+
+
+@needs_coqc
+@pytest.mark.coq
+def test_audit_coq_command(tmp_path):
+    # an audit compiles the whole library again in a fresh folder (by design): the coq tier
+    cert = one_position_cert()
+    certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
+    path, _ = coq.render_cert(cert, str(tmp_path))
+    p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", path], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert lines[0].startswith("audit-coq: ") and lines[0].endswith("coq/FreeCell/*.v have their pinned digests")
+    assert lines[-1].startswith("proven by Coq: freecell_1_unwinnable : forall s, Reachable (rules 0 false 0) "
+                                "(msDeal 1) s -> ~ Won s (coqc ")
 
 
 # -- 5. coqchk ----------------------------------------------------------------------------------------------------
@@ -444,7 +453,7 @@ def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
 # -- 6. prove-survey ----------------------------------------------------------------------------------------------
 
 @needs_coqc
-def test_prove_survey_refuses_a_certificate_under_other_rules_than_the_survey_s(tmp_path):
+def test_prove_survey_refuses_a_certificate_under_other_rules_than_the_survey_s(tmp_path, coq_library):
     # a survey of deals 1-2 with no free cell; certs/Deal1Cells0.cert replaced by deal 1's certificate with
     # foundation returns (valid, and its theorem true, but not about the rules the survey and "proven: 1" name)
     from certgen import prove, survey
@@ -455,7 +464,7 @@ def test_prove_survey_refuses_a_certificate_under_other_rules_than_the_survey_s(
     certificate.write(os.path.join(d, "certs", "Deal1Cells0.cert"), certificate.make(
         {"kind": "ms", "deal": 1}, other.to_dict(), deals.ms_deal(1), res.records()))
     said = []
-    assert prove.prove_survey(d, str(tmp_path / "o"), None, say=said.append, prover="coq") == prove.REFUSED
+    assert prove.prove_survey(d, coq_library(tmp_path / "o"), None, say=said.append, prover="coq") == prove.REFUSED
     assert "Deal1Cells0.cert: a certificate under other rules than the survey's (0 free cells): it proves nothing " \
            "about deal 1 here" in said
     assert said[-1] == "proven: 2; could not prove: 1" and not os.path.exists(tmp_path / "o" / "coq" / "Deal1Cells0FoundationReturn.v")

@@ -411,7 +411,7 @@ def test_a_resumed_survey_checks_a_certificate_that_changed(tmp_path):
     assert records(d) == 2
 
 
-def test_prove_survey_checks_each_certificate_is_its_deals(tmp_path):
+def test_prove_survey_checks_each_certificate_is_its_deals(tmp_path, coq_library):
     # Deal 8's certificate under deal 7's name: refused by number, the other proven as far as this machine
     # goes (Lean is not run outside its library's folder), and the last line lists both.
     d = str(tmp_path / "s")
@@ -424,7 +424,7 @@ def test_prove_survey_checks_each_certificate_is_its_deals(tmp_path):
     with open(os.path.join(certs, "Extra.cert"), "wb") as f:
         f.write(eight)
     code, out, err = run_cli("prove-survey", d, "--lean-dir", str(tmp_path / "lean"), "--out-dir",
-                             str(tmp_path / "out"), "--no-progress")
+                             coq_library(tmp_path / "out"), "--no-progress")
     if shutil.which("coqc") is None:
         assert code == 3, (out, err)            # no prover ran: nothing is said proven
         return
