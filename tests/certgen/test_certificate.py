@@ -15,7 +15,7 @@ import msgpack
 import pytest
 
 from certgen import certificate, checker, fastcheck, mutate, render
-from solver import deals, packed, search
+from solver import deals, packed, search, spec
 from solver.errors import FreecellError
 from solver.rules import Rules
 
@@ -281,6 +281,30 @@ def test_write_search_is_byte_identical_to_write(tmp_path):
                                          {"max_home": res.max_home})
             assert s.states == res.states and path.read_bytes() == want
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp")]
+
+
+def test_distinct_batches_are_written_as_they_come_and_a_repeat_left_in_is_refused(tmp_path, small_certs):
+    """write_sorted(distinct=True) (write_search's: the core's records are a set) writes the batches without
+    looking for repeats: the same bytes as the writer that drops them when there is none; a repeat left in
+    makes a file that both readers refuse, where the default writer drops it."""
+    cert = small_certs[-1]
+    raw = b"".join(cert.records)
+    args = (cert.source, cert.rules, packed.unpack(cert.start))
+    for distinct in (False, True):
+        path = tmp_path / f"c{distinct}.cert"
+        s = certificate.write_sorted(str(path), *args, [raw[:128], raw[128:]], cert.states, cert.info,
+                                     distinct=distinct)
+        assert path.read_bytes() == certificate.encode(cert) and s.records_sha256 == hashlib.sha256(raw).hexdigest()
+    repeated = raw[:128] + raw[64:]                       # the second record twice
+    dropped, kept = tmp_path / "dropped.cert", tmp_path / "kept.cert"
+    certificate.write_sorted(str(dropped), *args, [repeated], cert.states + 1, cert.info)
+    assert dropped.read_bytes() == certificate.encode(cert)
+    s = certificate.write_sorted(str(kept), *args, [repeated], cert.states + 1, cert.info, distinct=True)
+    assert s.states == cert.states + 1
+    with pytest.raises(FreecellError, match="records are not sorted and distinct"):
+        certificate.read(str(kept))
+    with pytest.raises(FreecellError, match=r"not sorted and distinct \(record 3\)"):
+        fastcheck.check(str(kept))
 
 
 def test_summarize_reads_the_header_and_counts_the_body(tmp_path, small_certs, monkeypatch):

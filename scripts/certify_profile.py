@@ -1,0 +1,75 @@
+"""Where certify-list's processor time goes (docs/CERTIFY.md): the run of a list in this process, one job,
+under cProfile timed in processor seconds, split into the search, the sort of the records, their export
+in that order, zlib, SHA-256, the rest of this process, and the fast checker (its child processes).
+
+    python scripts/certify_profile.py LIST DIR [--range A-B] [--json]
+
+DIR must be a new folder (a folder with rows skips them). The ledger's `seconds` of the same run add up to
+about the total.
+"""
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from certgen import certify  # noqa: E402
+from solver.errors import FreecellError  # noqa: E402
+from solver.survey import parse_range  # noqa: E402
+
+# phase: the built-ins whose own time it is (as cProfile names them)
+PHASES = (("search", ("<built-in method solver._fc.fc_search_run>",)),
+          ("sort", ("<built-in method solver._fc.fc_search_sort_p64>",)),
+          ("export in order", ("<built-in method solver._fc.fc_search_export_p64_at>",)),
+          ("zlib", ("<method 'compress' of 'zlib.Compress' objects>", "<method 'flush' of 'zlib.Compress' objects>")),
+          ("SHA-256", ("<method 'update' of '_hashlib.HASH' objects>",)))
+
+
+def profile(list_path, folder, first, last):
+    if os.path.exists(folder):
+        raise SystemExit(f"{folder} exists: give a new folder")
+    pr = cProfile.Profile(time.process_time)
+    t0 = os.times()
+    pr.enable()
+    counts, listed = certify.run(list_path, folder, first, last, jobs=1, say=lambda text: None)
+    pr.disable()
+    t1 = os.times()
+    own = t1.user + t1.system - t0.user - t0.system
+    kids = t1.children_user + t1.children_system - t0.children_user - t0.children_system
+    stats = pstats.Stats(pr).stats
+    out = {}
+    for phase, names in PHASES:
+        out[phase] = sum(v[2] for (_f, _l, name), v in stats.items() if name in names)
+    out["rest of the process"] = own - sum(out.values())
+    out["fast checker"] = kids
+    deals = sum(counts.values())
+    return {"deals": deals, "seconds": {k: round(v, 2) for k, v in out.items()}, "total": round(own + kids, 2),
+            "deals_per_core_second": round(deals / (own + kids), 3) if own + kids else None}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("list")
+    p.add_argument("dir")
+    p.add_argument("--range", metavar="A-B", default=None)
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args()
+    try:
+        first, last = parse_range(a.range, max_range=None) if a.range else (1, certify.deals.MAX_DEAL)
+        f = profile(a.list, a.dir, first, last)
+    except FreecellError as e:
+        raise SystemExit(str(e)) from None
+    if a.json:
+        print(json.dumps(f, indent=1))
+        return
+    print(f"{f['deals']} deals, {f['total']} processor seconds ({f['deals_per_core_second']} deals a core-second)")
+    for k, v in f["seconds"].items():
+        print(f"  {k:20} {v:8.2f}  {100 * v / f['total']:5.1f} %")
+
+
+if __name__ == "__main__":
+    main()
