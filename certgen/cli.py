@@ -154,6 +154,7 @@ def cmd_render_shipped(args):
 
 
 def cmd_spec_doc(args):
+    check_not_input(args.out, *specdoc.INPUTS)
     text = specdoc.build()
     if args.out is None:
         write(text)
