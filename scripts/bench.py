@@ -66,6 +66,9 @@ import sys
 import tempfile
 import time
 
+from solver.cliargs import one_line_errors
+from solver.errors import FreecellError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 DEAL = 11982
@@ -628,7 +631,11 @@ def bench_coq():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:                 # one of this script's child processes (CHILDREN)
-        CHILDREN[argv[1]](*argv[2:])
+        child = CHILDREN.get(argv[1] if len(argv) > 1 else None)
+        if child is None or len(argv) - 2 != child.__code__.co_argcount:
+            raise FreecellError(f"--child takes one of {', '.join(CHILDREN)} and its arguments (the processes this "
+                                f"script starts itself)")
+        child(*argv[2:])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -1002,4 +1009,4 @@ def report_ddd_big(r):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))

@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from solver.cliargs import one_line_errors
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAME = os.path.join("shared", "data", "freecell-pro-impossible-4-cells.txt")
 # the project's shared folder sits beside the checkout (or beside the folder of worktrees)
@@ -41,4 +43,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))

@@ -354,7 +354,8 @@ _ARGV = []          # the command line being parsed (for Parser.error's hint abo
 def run(parser, argv=None):
     """Parse and dispatch to ``args.func(args)``; every error becomes one line ``error: …`` on stderr."""
     _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
-    try:
+
+    def dispatch():
         args = parser.parse_args(argv)
         check_paths(args)
         if getattr(args, "func", None) is None:
@@ -363,6 +364,14 @@ def run(parser, argv=None):
         if any(is_stdout(getattr(args, name, None)) for name in OUTPUT_ARGS):
             messages_to_stderr()        # before any text: the data owns standard output
         return args.func(args)
+    return one_line_errors(dispatch)
+
+
+def one_line_errors(call):
+    """``call()``'s exit status, every error it raises said in one line ``error: …`` on stderr (the
+    commands' runner, :func:`run`, and the scripts/ entries: ``sys.exit(one_line_errors(main))``)."""
+    try:
+        return call()
     except FreecellError as exc:
         return _error(exc, 2)
     except (InternalError, WorkerLost) as exc:

@@ -1,0 +1,36 @@
+"""The scripts/ entries, run as files from another folder: bad input is one line `error: …` naming the problem,
+a non-zero exit, no traceback (solver.cliargs.one_line_errors, as the commands)."""
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT
+
+
+def script(name, *args, cwd):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name, args, words", [
+    ("ledger_figures.py", ["missing.csv"], "missing.csv: No such file or directory"),
+    ("ledger_figures.py", ["."], ".: Is a directory"),
+    ("ledger_figures.py", ["junk.txt"], "junk.txt: not a ledger"),
+    ("hash_collisions.py", ["missing.cert"], "cannot read certificate missing.cert: No such file or directory"),
+    ("hash_collisions.py", ["junk.txt"], "junk.txt: not a readable certificate"),
+    ("compare_list.py", ["nosurvey"], "nosurvey/summary.json: No such file or directory"),
+    ("bench.py", ["--child"], "--child takes one of store, ddd-big"),
+    ("bench.py", ["--child", "nosuch"], "--child takes one of store, ddd-big"),
+    ("bench.py", ["--child", "store", "1"], "--child takes one of store, ddd-big"),
+])
+def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
+    (tmp_path / "junk.txt").write_text("junk\n")
+    p = script(name, *args, cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: ") and words in p.stderr, p.stderr
+
+
+def test_a_bench_child_runs_from_another_folder(tmp_path):
+    p = script("bench.py", "--child", "store", 11982, 0, "bfs", cwd=tmp_path)
+    assert p.returncode == 0 and '"states": 84767' in p.stdout and '"status": "done"' in p.stdout, p.stderr
