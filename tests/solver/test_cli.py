@@ -160,7 +160,7 @@ class FakeResult:
 
 
 def _fake_search(monkeypatch, result, calls):
-    from solver import search
+    from solver import search, solve    # noqa: F401 -- solve imported with the real search (it takes Stage from it)
     fake = types.ModuleType("solver.search")
 
     def explore(pos, rules, max_states=None, progress=False):
