@@ -506,3 +506,11 @@ def test_options_meant_to_repeat_still_do(run, tmp_path):
 def test_solver_out_empty_path(tmp_path):
     assert assert_one_line_error(run_in(tmp_path, "survey", "1-2", "--out", "", module="solver")) == \
         "error: --out: empty path"
+
+
+def test_a_lone_reachable_position_is_said_in_the_singular(run):
+    p = run("explore", "--deal", "1", "--cells", "0", "--no-progress")
+    assert (p.returncode, p.stdout) == (0, "deal 1 (0 free cells): unwinnable \u2014 the only reachable position "
+                                           "enumerated, at most 0 cards ever reach the foundations\n"), p.stderr
+    p = run("solve", "--deal", "1", "--cells", "0")
+    assert p.returncode == 0 and "unwinnable \u2014 the only reachable position enumerated under the spec rules" in p.stdout
