@@ -19,7 +19,7 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError, WorkerLost, interrupted
+from .errors import FreecellError, InternalError, WorkerLost, interrupted, printable
 from .limits import COMMAND_BYTES_PER_POSITION, DISK_MAX_STATES, IN_MEMORY_MAX_STATES, MAX_MEMORY, MIN_MEMORY
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
@@ -111,7 +111,7 @@ class Parser(argparse.ArgumentParser):
             name = dashed[0]
             self.exit(2, f"error: {name} is read as an option: a file whose name starts with '-' is given as "
                          f"./{name} (or after --, e.g. `-- {name}`)\n")
-        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"error: {printable(message)} (see '{self.prog} --help')\n")
 
 
 # --- argument types (a bad value is a FreecellError: one line, exit 2) -----------------------------------
@@ -329,7 +329,7 @@ def writing(path):
 
 def _error(message, status):
     sys.stdout.flush()
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {printable(message)}", file=sys.stderr)
     return status
 
 

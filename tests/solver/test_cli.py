@@ -514,3 +514,14 @@ def test_a_lone_reachable_position_is_said_in_the_singular(run):
                                            "enumerated, at most 0 cards ever reach the foundations\n"), p.stderr
     p = run("solve", "--deal", "1", "--cells", "0")
     assert p.returncode == 0 and "unwinnable \u2014 the only reachable position enumerated under the spec rules" in p.stdout
+
+
+def test_an_error_shows_a_control_character_of_a_path_as_its_escape(run, tmp_path):
+    # a terminal's escape sequence in a file name is not sent to the terminal: the line says \x1b
+    bad = tmp_path / "\x1b[31mred\x07"
+    bad.write_text("a file, not a folder\n")
+    for p in (run("explore", "--board", str(tmp_path / "\x1b[2Jmissing")), run("explore", "--deal", "\x1b[2J")):
+        line = assert_one_line_error(p)
+        assert "\x1b" not in line and "\x07" not in line and "\\x1b" in line, line
+    line = assert_one_line_error(run("spec-doc", "--out", str(bad / "x.md"), module="certgen"))
+    assert "\\x1b[31mred\\x07/x.md" in line, line
