@@ -141,7 +141,7 @@ def cmd_render(args):
             raise FreecellError(f"{args.cert} fails the check ({checker.report(res)}): nothing rendered "
                                 f"(--mutant renders a mutant's refusal)")
     for path in render.render_certificate(cert, args.lean_dir, args.standalone, mutant=args.mutant):
-        say(f"wrote {path}")
+        say(f"wrote {shown(path)}")
     return 0
 
 
@@ -220,7 +220,7 @@ def cmd_survey(args):
             say("unwinnable: " + " ".join(map(str, summary["unwinnable"])))
         if summary["unknown"]:
             say("still unknown after the second pass: " + " ".join(map(str, summary["unknown"])))
-        say(f"survey directory: {args.dir} (summary.json, rows.csv, certs/)")
+        say(f"survey directory: {shown(args.dir)} (summary.json, rows.csv, certs/)")
     return 0
 
 

@@ -525,3 +525,11 @@ def test_an_error_shows_a_control_character_of_a_path_as_its_escape(run, tmp_pat
         assert "\x1b" not in line and "\x07" not in line and "\\x1b" in line, line
     line = assert_one_line_error(run("spec-doc", "--out", str(bad / "x.md"), module="certgen"))
     assert "\\x1b[31mred\\x07/x.md" in line, line
+
+
+def test_a_path_said_on_standard_output_shows_a_control_character_as_its_escape(run, tmp_path):
+    p = run("survey", "1-3", "--out", str(tmp_path / "s\x1b[31m.csv"), "--no-progress")
+    assert p.returncode == 0 and p.stdout.endswith("csv: " + str(tmp_path) + "/s\\x1b[31m.csv\n"), p.stdout
+    p = run("survey", "1-3", "--dir", str(tmp_path / "d\x1b[31m"), "--no-progress", module="certgen")
+    assert p.returncode == 0 and f"survey directory: {tmp_path}/d\\x1b[31m (summary.json" in p.stdout, p.stdout
+    assert "\x1b" not in p.stdout + p.stderr
