@@ -23,6 +23,9 @@ def script(name, *args, cwd):
     ("bench.py", ["--child"], "--child takes one of store, ddd-big"),
     ("bench.py", ["--child", "nosuch"], "--child takes one of store, ddd-big"),
     ("bench.py", ["--child", "store", "1"], "--child takes one of store, ddd-big"),
+    ("bench.py", ["--reps", "0"], "--reps must be a whole number from 1 to 1000, got '0'"),
+    ("bench_play.py", ["--paint-runs", "0"], "--paint-runs must be a whole number from 1 to 1000, got '0'"),
+    ("bench_play.py", ["--hint-step", "-1"], "--hint-step must be a whole number from 0 to 32000, got '-1'"),
 ])
 def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
     (tmp_path / "junk.txt").write_text("junk\n")
