@@ -20,6 +20,9 @@ def script(name, *args, cwd):
     ("hash_collisions.py", ["missing.cert"], "cannot read certificate missing.cert: No such file or directory"),
     ("hash_collisions.py", ["junk.txt"], "junk.txt: not a readable certificate"),
     ("compare_list.py", ["nosurvey"], "nosurvey/summary.json: No such file or directory"),
+    ("compare_list.py", ["survey"], "survey/summary.json is not a survey's summary"),
+    ("compare_list.py", ["finished", "--list", "junk.txt"], "junk.txt line 1: not a deal number"),
+    ("compare_list.py", ["finished", "--list", "nolist"], "no list at nolist: give --list FILE"),
     ("bench.py", ["--child"], "--child takes one of store, ddd-big"),
     ("bench.py", ["--child", "nosuch"], "--child takes one of store, ddd-big"),
     ("bench.py", ["--child", "store", "1"], "--child takes one of store, ddd-big"),
@@ -29,6 +32,10 @@ def script(name, *args, cwd):
 ])
 def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
     (tmp_path / "junk.txt").write_text("junk\n")
+    (tmp_path / "survey").mkdir()
+    (tmp_path / "survey" / "summary.json").write_text("{}")
+    (tmp_path / "finished").mkdir()
+    (tmp_path / "finished" / "summary.json").write_text('{"first": 1, "last": 9}')
     p = script(name, *args, cwd=tmp_path)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: ") and words in p.stderr, p.stderr
