@@ -109,11 +109,12 @@ def lock_file(path, name, busy):
     return fd
 
 
-def _take_lock(folder, what):
-    """The folder's lock (journal.lock): one FreecellError line naming the process that holds it."""
+def _take_lock(folder, what, other):
+    """The folder's lock (journal.lock): one FreecellError line naming the process that holds it and what the
+    user may give instead (``other``: "folder", or "--out file" where the folder is FILE.csv.work)."""
     def busy(owner):
         return FreecellError(f"{folder} is in use by another {what}" + (f" (process {owner})" if owner else "")
-                             + ": wait for it to end, or give another folder")
+                             + f": wait for it to end, or give another {other}")
     return lock_file(os.path.join(folder, LOCK), os.path.join(folder, LOCK), busy)
 
 
@@ -336,7 +337,7 @@ def export_csv(path, header, rows):
     return write_atomic(path, data)
 
 
-def open_journal(folder, kind, command=None, what="survey"):
+def open_journal(folder, kind, command=None, what="survey", other="folder"):
     """Create ``folder`` if need be, lock it (one line when another process holds it) and open its journal
     of kind ``kind`` (a journal of another kind is refused in one line); a run is recorded with ``command``
     (default: this process's arguments) and the records whose digest fails are removed."""
@@ -346,7 +347,7 @@ def open_journal(folder, kind, command=None, what="survey"):
     if os.path.lexists(folder) and not os.path.isdir(folder):
         raise FreecellError(f"{folder} is not a folder")
     os.makedirs(folder, exist_ok=True)      # an OSError names the path (the commands' one line)
-    fd = _take_lock(folder, what)
+    fd = _take_lock(folder, what, other)
     j = None
     try:
         j = Journal(folder, _connect(os.path.join(folder, JOURNAL)), fd)
