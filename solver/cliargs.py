@@ -328,7 +328,8 @@ def writing(path):
 # --- the runner ----------------------------------------------------------------------------------------
 
 def _error(message, status):
-    sys.stdout.flush()
+    if sys.stdout is not None:
+        sys.stdout.flush()
     print(f"error: {printable(message)}", file=sys.stderr)
     return status
 
@@ -370,6 +371,8 @@ def run(parser, argv=None):
 def one_line_errors(call):
     """``call()``'s exit status, every error it raises said in one line ``error: …`` on stderr (the
     commands' runner, :func:`run`, and the scripts/ entries: ``sys.exit(one_line_errors(main))``)."""
+    if sys.stdout is None:          # started with standard output closed (`>&-`): every answer goes there
+        return _error("standard output is closed: nothing could be said (give it a file, e.g. >/dev/null)", 2)
     try:
         return call()
     except FreecellError as exc:

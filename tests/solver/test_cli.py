@@ -1,5 +1,6 @@
 """The command line, run as a person would: `python -m solver ...` in a subprocess."""
 import json
+import os
 import subprocess
 import sys
 import types
@@ -533,3 +534,12 @@ def test_a_path_said_on_standard_output_shows_a_control_character_as_its_escape(
     p = run("survey", "1-3", "--dir", str(tmp_path / "d\x1b[31m"), "--no-progress", module="certgen")
     assert p.returncode == 0 and f"survey directory: {tmp_path}/d\\x1b[31m (summary.json" in p.stdout, p.stdout
     assert "\x1b" not in p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("cmd", [["-m", "solver", "explore", "--deal", "1"], ["-m", "certgen", "spec-doc"],
+                                 [str(ROOT / "scripts" / "ledger_figures.py"), "missing.csv"]])
+def test_a_command_started_with_standard_output_closed_says_so_in_one_line(cmd):
+    p = subprocess.run([sys.executable, *cmd], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                       preexec_fn=lambda: os.close(1))
+    assert (p.returncode, p.stderr) == (2, "error: standard output is closed: nothing could be said (give it a "
+                                           "file, e.g. >/dev/null)\n")
