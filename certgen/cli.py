@@ -22,7 +22,7 @@ from solver.limits import (CERTIFY_CANONICAL_STATES, CERTIFY_STATES, EXPLORE_STA
                            SOLVE_STATES)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
-from solver.atomic import write_atomic
+from solver.atomic import STDOUT, write_atomic
 from solver.report import write, write_json
 from solver.survey import parse_range
 
@@ -161,7 +161,8 @@ def cmd_spec_doc(args):
     else:
         with writing(args.out):
             write_atomic(args.out, text)
-        say(f"wrote {shown(args.out)}")
+        if args.out != STDOUT:
+            say(f"wrote {shown(args.out)}")
     return 0
 
 

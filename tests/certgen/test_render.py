@@ -340,6 +340,8 @@ def test_spec_doc_prints_or_writes_docs_spec_md(tmp_path, run, assert_one_line_e
     p = run("spec-doc", "--out", str(out), module="certgen")
     assert (p.returncode, p.stdout) == (0, f"wrote {out}\n") and out.read_text(encoding="utf-8") == want
     assert_one_line_error(run("spec-doc", "--out", str(tmp_path), module="certgen"))
+    p = run("spec-doc", "--out", "-", module="certgen")       # standard output: no file was written
+    assert (p.returncode, p.stdout, p.stderr) == (0, want, "")
 
 
 @pytest.mark.parametrize("name", ["Spec.lean", "Spec.v", "spec.py"])
