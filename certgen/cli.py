@@ -22,7 +22,7 @@ from solver.limits import (CERTIFY_CANONICAL_STATES, CERTIFY_STATES, EXPLORE_STA
                            SOLVE_STATES)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
-from solver.atomic import write_atomic
+from solver.atomic import STDOUT, write_atomic
 from solver.report import write, write_json
 from solver.survey import parse_range
 
@@ -141,7 +141,7 @@ def cmd_render(args):
             raise FreecellError(f"{args.cert} fails the check ({checker.report(res)}): nothing rendered "
                                 f"(--mutant renders a mutant's refusal)")
     for path in render.render_certificate(cert, args.lean_dir, args.standalone, mutant=args.mutant):
-        say(f"wrote {path}")
+        say(f"wrote {shown(path)}")
     return 0
 
 
@@ -154,13 +154,15 @@ def cmd_render_shipped(args):
 
 
 def cmd_spec_doc(args):
+    check_not_input(args.out, *specdoc.INPUTS)
     text = specdoc.build()
     if args.out is None:
         write(text)
     else:
         with writing(args.out):
             write_atomic(args.out, text)
-        say(f"wrote {shown(args.out)}")
+        if args.out != STDOUT:
+            say(f"wrote {shown(args.out)}")
     return 0
 
 
@@ -219,7 +221,7 @@ def cmd_survey(args):
             say("unwinnable: " + " ".join(map(str, summary["unwinnable"])))
         if summary["unknown"]:
             say("still unknown after the second pass: " + " ".join(map(str, summary["unknown"])))
-        say(f"survey directory: {args.dir} (summary.json, rows.csv, certs/)")
+        say(f"survey directory: {shown(args.dir)} (summary.json, rows.csv, certs/)")
     return 0
 
 

@@ -486,7 +486,7 @@ def audit_file(path: str, cert_path: Optional[str], coqc: Optional[str], say: Ca
     if not path.endswith(".v") or not IDENT.match(stem):
         raise FreecellError(f"{path}: not a generated Coq module (<Stem>.v, a letter then letters and digits)")
     if not os.path.isfile(path):
-        raise FreecellError(f"{path}: no such file")
+        raise FreecellError(f"{path}: " + ("not a regular file" if os.path.exists(path) else "no such file"))
     cert_path = cert_path or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))), stem + ".cert")
     if not os.path.isfile(cert_path):
         raise FreecellError(f"{path}: no certificate at {cert_path} (give --cert CERT)")

@@ -1,6 +1,8 @@
 """Where things are in the checkout: the one module that knows its folders and files."""
 import os
 
+from solver.errors import printable
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATES = os.path.join(ROOT, "certgen", "templates")        # the jinja2 templates of the Lean files
 LEAN_SRC = os.path.join(ROOT, "lean")                         # the Lean library (lakefile.lean: srcDir)
@@ -22,4 +24,4 @@ def shown(path):
     character is written as its escape, so a name cannot start a line of the output of its own)."""
     path = os.path.abspath(path)
     text = os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return printable(text)

@@ -14,6 +14,8 @@ from typing import Dict, List, Tuple
 
 from .paths import SPEC_COQ, SPEC_LEAN, SPEC_PY
 
+INPUTS = (SPEC_LEAN, SPEC_COQ, SPEC_PY)     # the files quoted: an --out onto one of them is refused
+
 # Lean name -> Python names shown with it (several when Python spells one Lean definition as more).
 PAIRS = {
     "Card": ["Card"], "red": ["red"], "key": ["key"], "State": ["State"], "Rules": ["Rules"],

@@ -66,6 +66,9 @@ import sys
 import tempfile
 import time
 
+from solver.cliargs import one_line_errors, whole_arg
+from solver.errors import FreecellError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 DEAL = 11982
@@ -628,15 +631,19 @@ def bench_coq():
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:                 # one of this script's child processes (CHILDREN)
-        CHILDREN[argv[1]](*argv[2:])
+        child = CHILDREN.get(argv[1] if len(argv) > 1 else None)
+        if child is None or len(argv) - 2 != child.__code__.co_argcount:
+            raise FreecellError(f"--child takes one of {', '.join(CHILDREN)} and its arguments (the processes this "
+                                f"script starts itself)")
+        child(*argv[2:])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    ap.add_argument("--reps", type=int, default=5, help="C runs (best is kept), default 5")
-    ap.add_argument("--py-states", type=int, default=20000,
+    ap.add_argument("--reps", type=whole_arg("--reps", 1, 1000), default=5, help="C runs (best is kept), default 5")
+    ap.add_argument("--py-states", type=whole_arg("--py-states", 1, 10 ** 9), default=20000,
                     help="states the Python spec search expands (default 20000, ~1 s)")
     ap.add_argument("--py-full", action="store_true", help="let the Python search finish (~5 s)")
-    ap.add_argument("--cli-runs", type=int, default=7, help="CLI process runs, default 7")
+    ap.add_argument("--cli-runs", type=whole_arg("--cli-runs", 1, 1000), default=7, help="CLI process runs, default 7")
     ap.add_argument("--big", action="store_true", help="also deal 1 cut off at 2,000,000 states")
     ap.add_argument("--store", action="store_true",
                     help="also bytes per stored position and states/s at 2,951,466 positions (~10 s)")
@@ -1002,4 +1009,4 @@ def report_ddd_big(r):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))

@@ -24,6 +24,8 @@ import tempfile
 import threading
 import time
 
+from solver.cliargs import one_line_errors, whole_arg
+
 PAINT_TARGET = 1.0
 HINT_TARGET = 1.0
 
@@ -173,8 +175,8 @@ def run(args):
 
 
 def add_arguments(ap):
-    ap.add_argument("--paint-runs", type=int, default=5, help="page loads in Chromium (default 5)")
-    ap.add_argument("--hint-step", type=int, default=16,
+    ap.add_argument("--paint-runs", type=whole_arg("--paint-runs", 1, 1000), default=5, help="page loads in Chromium (default 5)")
+    ap.add_argument("--hint-step", type=whole_arg("--hint-step", 0, 32000), default=16,
                     help="hints from every K-th deal of 1..32000 (default 16: 2,000 deals; 0: none)")
     ap.add_argument("--hint-full", action="store_true", help="hints from all 32,000 deals (~20 min)")
     ap.add_argument("--difficulty", action="store_true", help="line-length tertiles over deals 1..1000")
@@ -194,4 +196,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))

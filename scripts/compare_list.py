@@ -11,6 +11,9 @@ import json
 import os
 import sys
 
+from solver.cliargs import one_line_errors
+from solver.errors import FreecellError
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAME = os.path.join("shared", "data", "freecell-pro-impossible-4-cells.txt")
 # the project's shared folder sits beside the checkout (or beside the folder of worktrees)
@@ -23,13 +26,24 @@ def main(argv=None):
     p.add_argument("dir")
     p.add_argument("--list", default=LIST)
     args = p.parse_args(argv)
-    with open(os.path.join(args.dir, "summary.json"), encoding="utf-8") as f:
-        s = json.load(f)
-    a, b = s["first"], s["last"]
+    summary = os.path.join(args.dir, "summary.json")
+    with open(summary, encoding="utf-8") as f:
+        try:
+            s = json.load(f)
+            a, b = s["first"], s["last"]
+        except (ValueError, KeyError, TypeError):
+            raise FreecellError(f"{summary} is not a survey's summary (JSON with first, last, counts, "
+                                f"unwinnable, unknown)") from None
     if not os.path.exists(args.list):
-        p.error(f"no list at {args.list}: give --list FILE")
+        raise FreecellError(f"no list at {args.list}: give --list FILE")
     with open(args.list, encoding="utf-8") as f:
-        listed = sorted(n for n in (int(line) for line in f if line.strip()) if a <= n <= b)
+        listed = []
+        for k, line in enumerate(f, 1):
+            if line.strip() and not line.strip().isdigit():
+                raise FreecellError(f"{args.list} line {k}: not a deal number")
+            if line.strip() and a <= int(line) <= b:
+                listed.append(int(line))
+        listed.sort()
     ours = s["unwinnable"]
     print(f"deals {a:,}..{b:,}: {s['counts']}")
     print(f"unwinnable (certified): {len(ours)}; the list: {len(listed)}")
@@ -41,4 +55,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))

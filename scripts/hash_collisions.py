@@ -12,9 +12,11 @@ with the position looked up).
 import argparse
 import collections
 import os
+import sys
 
 from certgen import certificate, certtext, members
 from solver import spec
+from solver.cliargs import one_line_errors
 
 
 def scramble(h: int) -> int:
@@ -76,4 +78,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line_errors(main))

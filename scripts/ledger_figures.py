@@ -7,8 +7,10 @@ for a list of N deals at the same mean.
 import argparse
 import json
 import math
+import sys
 
 from certgen.certify import FORMS, read_ledger
+from solver.cliargs import one_line_errors
 
 
 def percentile(values, q):
@@ -57,4 +59,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line_errors(main))

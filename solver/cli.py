@@ -16,6 +16,7 @@ from .rules import MAX_CELLS
 from . import report
 from .board import format_position
 from .cards import card_name, cards_text
+from .errors import printable
 
 PROG = "python -m solver"
 MOVED = {"out": "explore --out moved: `python -m certgen build --deal N --out CERT` writes certificates",
@@ -285,8 +286,8 @@ def _survey_difficulty(args, first, last):
                         + (f" with {limits[-1]['automatic_moves']} automatic moves"
                            if limits[-1]["automatic_moves"] != "none" else "")
                         + (" on disk)" if limits[-1]["disk_buffer"] else ")"))
-                     + (f"; {report.plural(resumed, 'deal')} {'was' if resumed == 1 else 'were'} already in {out}" if resumed else "")
-                     + (f"\ncsv: {out}" if out else "") + "\n")
+                     + (f"; {report.plural(resumed, 'deal')} {'was' if resumed == 1 else 'were'} already in {printable(out)}" if resumed else "")
+                     + (f"\ncsv: {printable(out)}" if out else "") + "\n")
     return 0
 
 
@@ -332,7 +333,7 @@ def cmd_survey(args):
             "counts": s.counts, "seconds": round(s.seconds, 3), "unwinnable": s.deals_with("unwinnable"),
             "unknown": s.deals_with("unknown"), "length": s.length_stats(), "csv": args.out})
     else:
-        report.write(report.survey_summary(s, rules) + (f"\ncsv: {args.out}" if args.out else "") + "\n")
+        report.write(report.survey_summary(s, rules) + (f"\ncsv: {printable(args.out)}" if args.out else "") + "\n")
     return 0
 
 

@@ -19,7 +19,7 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError, WorkerLost, interrupted
+from .errors import FreecellError, InternalError, WorkerLost, interrupted, printable
 from .limits import COMMAND_BYTES_PER_POSITION, DISK_MAX_STATES, IN_MEMORY_MAX_STATES, MAX_MEMORY, MIN_MEMORY
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
@@ -111,7 +111,7 @@ class Parser(argparse.ArgumentParser):
             name = dashed[0]
             self.exit(2, f"error: {name} is read as an option: a file whose name starts with '-' is given as "
                          f"./{name} (or after --, e.g. `-- {name}`)\n")
-        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"error: {printable(message)} (see '{self.prog} --help')\n")
 
 
 # --- argument types (a bad value is a FreecellError: one line, exit 2) -----------------------------------
@@ -328,8 +328,9 @@ def writing(path):
 # --- the runner ----------------------------------------------------------------------------------------
 
 def _error(message, status):
-    sys.stdout.flush()
-    print(f"error: {message}", file=sys.stderr)
+    if sys.stdout is not None:
+        sys.stdout.flush()
+    print(f"error: {printable(message)}", file=sys.stderr)
     return status
 
 
@@ -354,7 +355,8 @@ _ARGV = []          # the command line being parsed (for Parser.error's hint abo
 def run(parser, argv=None):
     """Parse and dispatch to ``args.func(args)``; every error becomes one line ``error: …`` on stderr."""
     _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
-    try:
+
+    def dispatch():
         args = parser.parse_args(argv)
         check_paths(args)
         if getattr(args, "func", None) is None:
@@ -363,6 +365,16 @@ def run(parser, argv=None):
         if any(is_stdout(getattr(args, name, None)) for name in OUTPUT_ARGS):
             messages_to_stderr()        # before any text: the data owns standard output
         return args.func(args)
+    return one_line_errors(dispatch)
+
+
+def one_line_errors(call):
+    """``call()``'s exit status, every error it raises said in one line ``error: …`` on stderr (the
+    commands' runner, :func:`run`, and the scripts/ entries: ``sys.exit(one_line_errors(main))``)."""
+    if sys.stdout is None:          # started with standard output closed (`>&-`): every answer goes there
+        return _error("standard output is closed: nothing could be said (give it a file, e.g. >/dev/null)", 2)
+    try:
+        return call()
     except FreecellError as exc:
         return _error(exc, 2)
     except (InternalError, WorkerLost) as exc:

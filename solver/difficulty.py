@@ -421,7 +421,7 @@ def _open_journal(folder, csv_path):
     """The survey's journal in ``folder`` (locked), with the rows of the CSV at ``csv_path`` for the deals it
     does not hold yet (a CSV brought from elsewhere: each row checked against its digest, read_csv); a row
     left out is said on stderr. Returns (journal, {deal: Need})."""
-    j = open_journal(folder, "difficulty survey")
+    j = open_journal(folder, "difficulty survey", other="--out file")
     try:
         known = _journal_needs(j)
         rows, dropped = read_csv(csv_path)

@@ -83,7 +83,7 @@ def _start_error(code, eio, no=0, folder=None):
 
 
 STATE_FILE = "search.state"                     # the checkpoint (docs/ARCHITECTURE.md, "Checkpoints")
-LOCK_FILE = "search.lock"                       # held (flock) by the one process working in the folder
+LOCK_FILE = "search.lock"                       # held (lockf, journal.lock_file) by the one process in the folder
 _OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
 
 
@@ -234,7 +234,7 @@ def _not_a_search(work_dir):
 
 
 def _lock(work_dir):
-    """Take the work folder's lock (an exclusive flock on its search.lock, which holds the owner's pid): (the
+    """Take the work folder's lock (an exclusive record lock on its search.lock, which holds the owner's pid): (the
     open file, whether this call made it), or one FreecellError line when another process holds it. Two
     processes in one folder would remove and rewrite each other's files (a false "unwinnable" came out)."""
     path = os.path.join(work_dir, LOCK_FILE)

@@ -22,6 +22,13 @@ class FreecellError(Exception):
         return self.args[0] if self.args else ""
 
 
+def printable(text) -> str:
+    """``text`` with every character that does not print (a newline, a terminal's escape) written as its
+    escape (``\\n``, ``\\x1b``): a path or a value from the command line shown in a message cannot start a
+    line of its own nor drive the terminal."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill``, ``timeout``, a batch scheduler) where a search turns it into the Ctrl-C path
     (solver/disksearch.py, to remove or keep its files): handled as Ctrl-C is, with the same exit status,

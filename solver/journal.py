@@ -1,10 +1,12 @@
 """The journal of a resumable job (the surveys; ``certgen certify-list``): one SQLite database in the job's
 folder, ``FOLDER/journal.sqlite``, written by one process.
 
-- **Lock.** :func:`open_journal` takes an exclusive flock on ``FOLDER/journal.lock`` (which holds the owner's
-  pid) for the whole run: a second run on the same folder is refused in one line, "FOLDER is in use by
-  another survey (process N)". Forked workers of the owner may write through :func:`attach` (the lock is
-  their parent's: a forked process lets go of its copy at once, so a killed owner frees the folder); Dask workers never write: their results come back to the client, which records them.
+- **Lock.** :func:`open_journal` takes an exclusive POSIX record lock (lockf) on ``FOLDER/journal.lock``
+  (which holds the owner's pid) for the whole run: a second run on the same folder is refused in one line,
+  "FOLDER is in use by another survey (process N)". Forked workers of the owner may write through
+  :func:`attach`; the lock is the owner's alone (a record lock belongs to a process: a forked one never has
+  it, so a killed owner frees the folder at once, whatever its workers still do); Dask workers never write:
+  their results come back to the client, which records them.
 - **Records.** ``record(table, key, body, last=None, verdict=None)`` is one transaction (WAL, synchronous
   FULL): a record is there whole or not at all, so a job killed at any moment (SIGKILL included) and started
   again redoes at most what was running. Each record keeps a SHA-256 (:func:`digest`) of its table, key,
@@ -57,43 +59,39 @@ def digest(table, key, body, last=None, verdict=None):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-_HELD = set()       # the lock_file descriptors this process holds
-
-
-def _let_go_in_child():
-    """In a process just forked (a pool's worker), the parent's locks stay the parent's: each inherited lock
-    descriptor is pointed at /dev/null (the number stays valid for an inherited object that closes it later).
-    Otherwise a worker still winding down after its parent was killed would hold the folder's lock."""
-    if _HELD:
-        null = os.open(os.devnull, os.O_RDONLY)
-        for fd in _HELD:
-            os.dup2(null, fd, inheritable=False)
-        os.close(null)
-        _HELD.clear()
-
-
-os.register_at_fork(after_in_child=_let_go_in_child)
+_HELD = {}          # (device, inode) of each lock file a process holds -> (its pid, the descriptor)
 
 
 def release_lock(fd):
     """Let go of a lock taken by :func:`lock_file`."""
-    _HELD.discard(fd)
+    for key, (_pid, held) in list(_HELD.items()):
+        if held == fd:
+            del _HELD[key]
     os.close(fd)
 
 
 def lock_file(path, name, busy):
-    """An exclusive flock on the regular file at ``path`` (made if need be; a link there is refused), which
-    then holds this process's pid: its file descriptor. Held by another process: ``busy(owner)`` is raised
-    (``owner``: the pid written there, or None); ``name`` heads the other errors' line."""
+    """An exclusive record lock (lockf: a process's own, never a forked child's) on the regular file at
+    ``path`` (made if need be; a link there is refused), which then holds this process's pid: its file
+    descriptor. Held by another process, or already by this one: ``busy(owner)`` is raised (``owner``: the
+    pid written there, or None); ``name`` heads the other errors' line."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        st = None
+    if st is not None and _HELD.get((st.st_dev, st.st_ino), (None,))[0] == os.getpid():
+        # a record lock is granted again to its holder, and closing any descriptor of the file lets it go
+        raise busy(os.getpid())
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)   # a link there: refused (ELOOP)
     except OSError as e:
         raise FreecellError(f"{name}: {e.strerror or e}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise FreecellError(f"{name} is not a regular file")
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.stat(path).st_ino != os.fstat(fd).st_ino:     # removed by its last owner meanwhile
             raise BlockingIOError
     except OSError:
@@ -105,15 +103,16 @@ def lock_file(path, name, busy):
         raise busy(int(owner) if owner.isdigit() else None) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    _HELD.add(fd)
+    _HELD[(st.st_dev, st.st_ino)] = (os.getpid(), fd)
     return fd
 
 
-def _take_lock(folder, what):
-    """The folder's lock (journal.lock): one FreecellError line naming the process that holds it."""
+def _take_lock(folder, what, other):
+    """The folder's lock (journal.lock): one FreecellError line naming the process that holds it and what the
+    user may give instead (``other``: "folder", or "--out file" where the folder is FILE.csv.work)."""
     def busy(owner):
         return FreecellError(f"{folder} is in use by another {what}" + (f" (process {owner})" if owner else "")
-                             + ": wait for it to end, or give another folder")
+                             + f": wait for it to end, or give another {other}")
     return lock_file(os.path.join(folder, LOCK), os.path.join(folder, LOCK), busy)
 
 
@@ -336,7 +335,7 @@ def export_csv(path, header, rows):
     return write_atomic(path, data)
 
 
-def open_journal(folder, kind, command=None, what="survey"):
+def open_journal(folder, kind, command=None, what="survey", other="folder"):
     """Create ``folder`` if need be, lock it (one line when another process holds it) and open its journal
     of kind ``kind`` (a journal of another kind is refused in one line); a run is recorded with ``command``
     (default: this process's arguments) and the records whose digest fails are removed."""
@@ -346,7 +345,7 @@ def open_journal(folder, kind, command=None, what="survey"):
     if os.path.lexists(folder) and not os.path.isdir(folder):
         raise FreecellError(f"{folder} is not a folder")
     os.makedirs(folder, exist_ok=True)      # an OSError names the path (the commands' one line)
-    fd = _take_lock(folder, what)
+    fd = _take_lock(folder, what, other)
     j = None
     try:
         j = Journal(folder, _connect(os.path.join(folder, JOURNAL)), fd)

@@ -51,11 +51,16 @@ def _limit(max_states, within=False):
     return f" within the --max-states {max_states:,} limit" if within else f" (the --max-states {max_states:,} limit)"
 
 
+def _every(n):
+    """"all 84,767 reachable positions", or "the only reachable position" (a start where every move, if any,
+    leads back to it: up to column order, a lone card moved to an empty column)."""
+    return f"all {n:,} reachable positions" if n != 1 else "the only reachable position"
+
+
 def _enumerated(n, max_home):
     """"all 84,767 reachable positions enumerated, at most 2 cards ever reach the foundations"."""
     reach = "reaches" if max_home == 1 else "reach"
-    return (f"all {n:,} reachable positions enumerated, at most {plural(max_home, 'card')} ever {reach} "
-            f"the foundations")
+    return f"{_every(n)} enumerated, at most {plural(max_home, 'card')} ever {reach} the foundations"
 
 
 NO_REPLAY = "a won position was reached, but no line to it replays under the spec rules: nothing is claimed"
@@ -234,9 +239,7 @@ def solve_summary(name, r):
                 f"cards played home automatically enumerated, none won (proved to lose no win: Coq, "
                 f"coq/FreeCell/Autoplay.v) ({plural(r.states, 'position')} searched in all, {sec})")
     if r.verdict == "unwinnable":
-        every = (f"all {r.enumerated:,} reachable positions" if r.enumerated != 1
-                 else "the only reachable position (no legal move)")
-        return (f"{head}: unwinnable \u2014 {every} enumerated under the spec rules, none won "
+        return (f"{head}: unwinnable \u2014 {_every(r.enumerated)} enumerated under the spec rules, none won "
                 f"({plural(r.states, 'position')} searched in all, {sec})")
     return (f"{head}: unknown \u2014 no winning line found{_limit(r.max_states, within=True)} "
             f"({plural(r.states, 'position')} searched, {sec}); this says nothing about unwinnability")

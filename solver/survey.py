@@ -140,7 +140,7 @@ def survey(first, last, jobs=1, rules=STANDARD, max_states=None, progress=False,
 def _open(folder, settings):
     """The journal of the survey in ``folder`` (locked), holding a survey with these settings (other
     settings: one line)."""
-    j = open_journal(folder, "solver survey")
+    j = open_journal(folder, "solver survey", other="--out file")
     mine = {"rules": settings["rules"].to_dict(), "max_states": settings["max_states"], "strict": settings["strict"]}
     old = j.meta("settings")
     if old is None:

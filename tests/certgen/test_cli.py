@@ -133,3 +133,12 @@ def test_build_in_memory_refuses_a_bad_out_before_the_search(read_only_folder, t
                         str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
     assert p.stderr.splitlines() == [f"error: cannot write {tmp_path}: Is a directory"]
+
+
+@pytest.mark.parametrize("make", [os.mkdir, os.mkfifo])
+def test_audit_coq_says_a_module_path_that_is_no_regular_file(tmp_path, run, make):
+    # a folder or a FIFO where the module should be exists: "no such file" would send the user looking for it
+    (tmp_path / "coq").mkdir()
+    path = tmp_path / "coq" / "Deal11982.v"
+    make(path)
+    assert_one_line_error(run("audit-coq", str(path), module="certgen"), f"{path}: not a regular file")

@@ -340,6 +340,30 @@ def test_spec_doc_prints_or_writes_docs_spec_md(tmp_path, run, assert_one_line_e
     p = run("spec-doc", "--out", str(out), module="certgen")
     assert (p.returncode, p.stdout) == (0, f"wrote {out}\n") and out.read_text(encoding="utf-8") == want
     assert_one_line_error(run("spec-doc", "--out", str(tmp_path), module="certgen"))
+    p = run("spec-doc", "--out", "-", module="certgen")       # standard output: no file was written
+    assert (p.returncode, p.stdout, p.stderr) == (0, want, "")
+
+
+@pytest.mark.parametrize("name", ["Spec.lean", "Spec.v", "spec.py"])
+@pytest.mark.parametrize("through_link", [False, True])
+def test_spec_doc_refuses_to_write_over_the_spec_it_quotes(tmp_path, run, assert_one_line_error, name,
+                                                           through_link):
+    from certgen import specdoc
+    spec = next(p for p in specdoc.INPUTS if os.path.basename(p) == name)
+    before = open(spec, "rb").read()
+    out = spec
+    if through_link:
+        out = tmp_path / "SPEC.md"
+        out.symlink_to(spec)
+    try:
+        p = run("spec-doc", "--out", str(out), module="certgen")
+        after = open(spec, "rb").read()
+    finally:
+        with open(spec, "wb") as f:        # the old code wrote over the spec: put it back
+            f.write(before)
+    assert after == before
+    assert_one_line_error(p)
+    assert "is the input" in p.stderr and name in p.stderr
 
 
 @pytest.mark.parametrize("rules, text", [

@@ -1,5 +1,6 @@
 """The command line, run as a person would: `python -m solver ...` in a subprocess."""
 import json
+import os
 import subprocess
 import sys
 import types
@@ -160,7 +161,7 @@ class FakeResult:
 
 
 def _fake_search(monkeypatch, result, calls):
-    from solver import search
+    from solver import search, solve    # noqa: F401 -- solve imported with the real search (it takes Stage from it)
     fake = types.ModuleType("solver.search")
 
     def explore(pos, rules, max_states=None, progress=False):
@@ -506,3 +507,39 @@ def test_options_meant_to_repeat_still_do(run, tmp_path):
 def test_solver_out_empty_path(tmp_path):
     assert assert_one_line_error(run_in(tmp_path, "survey", "1-2", "--out", "", module="solver")) == \
         "error: --out: empty path"
+
+
+def test_a_lone_reachable_position_is_said_in_the_singular(run):
+    p = run("explore", "--deal", "1", "--cells", "0", "--no-progress")
+    assert (p.returncode, p.stdout) == (0, "deal 1 (0 free cells): unwinnable \u2014 the only reachable position "
+                                           "enumerated, at most 0 cards ever reach the foundations\n"), p.stderr
+    p = run("solve", "--deal", "1", "--cells", "0")
+    assert p.returncode == 0 and "unwinnable \u2014 the only reachable position enumerated under the spec rules" in p.stdout
+
+
+def test_an_error_shows_a_control_character_of_a_path_as_its_escape(run, tmp_path):
+    # a terminal's escape sequence in a file name is not sent to the terminal: the line says \x1b
+    bad = tmp_path / "\x1b[31mred\x07"
+    bad.write_text("a file, not a folder\n")
+    for p in (run("explore", "--board", str(tmp_path / "\x1b[2Jmissing")), run("explore", "--deal", "\x1b[2J")):
+        line = assert_one_line_error(p)
+        assert "\x1b" not in line and "\x07" not in line and "\\x1b" in line, line
+    line = assert_one_line_error(run("spec-doc", "--out", str(bad / "x.md"), module="certgen"))
+    assert "\\x1b[31mred\\x07/x.md" in line, line
+
+
+def test_a_path_said_on_standard_output_shows_a_control_character_as_its_escape(run, tmp_path):
+    p = run("survey", "1-3", "--out", str(tmp_path / "s\x1b[31m.csv"), "--no-progress")
+    assert p.returncode == 0 and p.stdout.endswith("csv: " + str(tmp_path) + "/s\\x1b[31m.csv\n"), p.stdout
+    p = run("survey", "1-3", "--dir", str(tmp_path / "d\x1b[31m"), "--no-progress", module="certgen")
+    assert p.returncode == 0 and f"survey directory: {tmp_path}/d\\x1b[31m (summary.json" in p.stdout, p.stdout
+    assert "\x1b" not in p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("cmd", [["-m", "solver", "explore", "--deal", "1"], ["-m", "certgen", "spec-doc"],
+                                 [str(ROOT / "scripts" / "ledger_figures.py"), "missing.csv"]])
+def test_a_command_started_with_standard_output_closed_says_so_in_one_line(cmd):
+    p = subprocess.run([sys.executable, *cmd], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                       preexec_fn=lambda: os.close(1))
+    assert (p.returncode, p.stderr) == (2, "error: standard output is closed: nothing could be said (give it a "
+                                           "file, e.g. >/dev/null)\n")

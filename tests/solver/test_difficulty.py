@@ -195,7 +195,7 @@ def test_one_survey_a_file_and_no_plain_survey_over_it(run, assert_one_line_erro
     with open_journal(str(tmp_path / "d.csv.work"), "difficulty survey"):       # what a running survey holds
         line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(journal)))
         assert line == f"error: {tmp_path / 'd.csv.work'} is in use by another survey (process {os.getpid()}): " \
-                       "wait for it to end, or give another folder"
+                       "wait for it to end, or give another --out file"
     assert journal.read_text().endswith(row + "\n")
     # A plain survey (no --difficulty) would have replaced a day's journal by its own CSV.
     line = assert_one_line_error(run("survey", "1", "--out", str(journal)))

@@ -216,7 +216,7 @@ def test_a_killed_survey_goes_on_from_its_journal(tmp_path):
     p.send_signal(signal.SIGSTOP)          # held mid-run (its lock too) while the second one tries
     second = subprocess.run(cmd + ["--out", str(killed)], cwd=ROOT, capture_output=True, text=True)
     assert second.returncode == 2 and second.stderr == f"error: {killed}.work is in use by another survey (process " \
-                                                       f"{p.pid}): wait for it to end, or give another folder\n"
+                                                       f"{p.pid}): wait for it to end, or give another --out file\n"
     p.send_signal(signal.SIGKILL)
     p.wait()
     done = journal_records(str(killed) + ".work")

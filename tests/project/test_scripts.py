@@ -1,0 +1,46 @@
+"""The scripts/ entries, run as files from another folder: bad input is one line `error: …` naming the problem,
+a non-zero exit, no traceback (solver.cliargs.one_line_errors, as the commands)."""
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT
+
+
+def script(name, *args, cwd):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name, args, words", [
+    ("ledger_figures.py", ["missing.csv"], "missing.csv: No such file or directory"),
+    ("ledger_figures.py", ["."], ".: Is a directory"),
+    ("ledger_figures.py", ["junk.txt"], "junk.txt: not a ledger"),
+    ("hash_collisions.py", ["missing.cert"], "cannot read certificate missing.cert: No such file or directory"),
+    ("hash_collisions.py", ["junk.txt"], "junk.txt: not a readable certificate"),
+    ("compare_list.py", ["nosurvey"], "nosurvey/summary.json: No such file or directory"),
+    ("compare_list.py", ["survey"], "survey/summary.json is not a survey's summary"),
+    ("compare_list.py", ["finished", "--list", "junk.txt"], "junk.txt line 1: not a deal number"),
+    ("compare_list.py", ["finished", "--list", "nolist"], "no list at nolist: give --list FILE"),
+    ("bench.py", ["--child"], "--child takes one of store, ddd-big"),
+    ("bench.py", ["--child", "nosuch"], "--child takes one of store, ddd-big"),
+    ("bench.py", ["--child", "store", "1"], "--child takes one of store, ddd-big"),
+    ("bench.py", ["--reps", "0"], "--reps must be a whole number from 1 to 1000, got '0'"),
+    ("bench_play.py", ["--paint-runs", "0"], "--paint-runs must be a whole number from 1 to 1000, got '0'"),
+    ("bench_play.py", ["--hint-step", "-1"], "--hint-step must be a whole number from 0 to 32000, got '-1'"),
+])
+def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
+    (tmp_path / "junk.txt").write_text("junk\n")
+    (tmp_path / "survey").mkdir()
+    (tmp_path / "survey" / "summary.json").write_text("{}")
+    (tmp_path / "finished").mkdir()
+    (tmp_path / "finished" / "summary.json").write_text('{"first": 1, "last": 9}')
+    p = script(name, *args, cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: ") and words in p.stderr, p.stderr
+
+
+def test_a_bench_child_runs_from_another_folder(tmp_path):
+    p = script("bench.py", "--child", "store", 11982, 0, "bfs", cwd=tmp_path)
+    assert p.returncode == 0 and '"states": 84767' in p.stdout and '"status": "done"' in p.stdout, p.stderr
