@@ -15,11 +15,10 @@ import pstats
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from certgen import certify  # noqa: E402
-from solver.errors import FreecellError  # noqa: E402
-from solver.survey import parse_range  # noqa: E402
+from solver.cliargs import one_line_errors
+from certgen import certify
+from solver.errors import FreecellError
+from solver.survey import parse_range
 
 # phase: the built-ins whose own time it is (as cProfile names them)
 PHASES = (("search", ("<built-in method solver._fc.fc_search_run>",)),
@@ -72,4 +71,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(one_line_errors(main))

@@ -21,10 +21,10 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from solver.cliargs import one_line_errors
+from certgen.certify import read_ledger
 
-from certgen.certify import read_ledger  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROVEN = re.compile(r"^proven by Coq: .*\(coqc ([0-9.]+) s, peak ([0-9,]+) MiB")
 CERT = re.compile(r"^certificate: (.*) \([0-9,]+ bytes\)$")
@@ -118,4 +118,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))
