@@ -420,6 +420,7 @@ def test_audit_coq_command(tmp_path):
 # -- 5. coqchk ----------------------------------------------------------------------------------------------------
 
 @needs_coqc
+@pytest.mark.coq
 @pytest.mark.skipif(shutil.which("coqchk") is None, reason="no coqchk")
 def test_coqchk_checks_the_compiled_files_again(out):
     path, ctx = coq.render_cert(one_position_cert(), out, stem="Checked")
