@@ -161,15 +161,20 @@ except Terminated:
 """
 
 
+def run_script(script, text):
+    """The program ``text`` written to ``script`` and run to its end (a minute at most), the checkout first on
+    its path."""
+    script.write_text(text)
+    return subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
 @pytest.mark.e2e
 def test_sigterm_in_a_child_forked_under_term_as_interrupt_is_death(tmp_path):
     # CI of 09e03a3: `survey 11982 --jobs 2` hung in pool.terminate() about once in ten runs: a worker
     # SIGTERMed before its initializer ran raised Terminated there, multiprocessing swallowed it ("Exception
     # ignored in _after_fork") and the worker waited for tasks for ever while the parent joined it
-    script = tmp_path / "forked.py"
-    script.write_text(FORKED)
-    p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    p = run_script(tmp_path / "forked.py", FORKED)
     assert p.stdout.splitlines() == [str(int(signal.SIGTERM)), "the parent took SIGTERM as Ctrl-C"], \
         (p.stdout, p.stderr)
 
@@ -197,10 +202,7 @@ print(os.WIFSIGNALED(status) and os.WTERMSIG(status), flush=True)
 
 @pytest.mark.e2e
 def test_a_worker_started_under_signals_held_takes_sigterm_once_its_handlers_are_set(tmp_path):
-    script = tmp_path / "held.py"
-    script.write_text(HELD)
-    p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    p = run_script(tmp_path / "held.py", HELD)
     assert p.stdout.splitlines() == ["alive", str(int(signal.SIGTERM))], (p.stdout, p.stderr)
 
 
