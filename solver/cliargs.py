@@ -340,13 +340,19 @@ PATH_ARGS = {"out": "--out", "out_dir": "--out-dir", "lean_dir": "--lean-dir", "
              "certs": "--certs", "cert": "the certificate", "board": "--board"}
 
 
+FOLDER_ARGS = ("out_dir", "lean_dir", "svg_dir", "dir", "certs")    # the flags naming a folder
+
+
 def check_paths(args):
     """An empty path (``--out ""``) is one line naming the flag: it would mean the current folder, or
-    nothing at all, depending on who reads it."""
+    nothing at all, depending on who reads it. A folder given as ``-`` is one line too: ``-`` means
+    standard input or output elsewhere, never a folder named so."""
     for name, flag in PATH_ARGS.items():
         value = getattr(args, name, None)
         if value == "" or (isinstance(value, list) and "" in value):
             raise FreecellError(f"{flag}: empty path")
+        if name in FOLDER_ARGS and "-" in (value if isinstance(value, list) else [value]):
+            raise FreecellError(f"{flag}: '-' is not a folder (write ./- for a folder of that name)")
 
 
 _ARGV = []          # the command line being parsed (for Parser.error's hint about names starting with '-')

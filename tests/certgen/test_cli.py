@@ -50,6 +50,19 @@ def test_an_empty_path_is_one_line(tmp_path, args, flag):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("args,flag", [
+    (("render-shipped", "--lean-dir", "-"), "--lean-dir"),
+    (("prove", "--deal", "7", "--cells", "0", "--out-dir", "-"), "--out-dir"),
+    (("survey", "1-2", "--dir", "-"), "the survey directory"),
+    (("audit", "--certs", "-"), "--certs"),
+])
+def test_a_folder_named_dash_is_one_line(tmp_path, args, flag):
+    # '-' is standard input or output elsewhere: as a folder it would be a folder named '-'
+    line = assert_one_line_error(run_in(tmp_path, *args))
+    assert line == f"error: {flag}: '-' is not a folder (write ./- for a folder of that name)"
+    assert os.listdir(tmp_path) == []
+
+
 @pytest.mark.parametrize("args,message", [
     (("build", "--deal", "7", "--cells", "0", "--out", "somefile/x.cert"),
      "cannot write somefile/x.cert: somefile is a file, not a folder"),

@@ -276,20 +276,14 @@ COLUMN_THEOREMS = {
 @pytest.mark.coq
 def test_moves_commute_with_reordering_the_columns_in_coq(out):
     # Columns.v is compiled with the library; each theorem has the statement above and no axiom
-    path = os.path.join(out, "coq", "ColumnsCheck.v")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    text = ("From Coq Require Import List Permutation.\nFrom FreeCell Require Import Spec Columns.\n"
-            + statement_checks(COLUMN_THEOREMS))
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    run = coqc_file(path, out)
+    run = coqc_text(out, "ColumnsCheck", "From Coq Require Import List Permutation.\n"
+                    "From FreeCell Require Import Spec Columns.\n" + statement_checks(COLUMN_THEOREMS))
     assert run.ok and run.output.count(coqcheck.CLOSED) == len(COLUMN_THEOREMS), run.output
     # and a statement the file does not prove is refused: moves commute with a swap of any two places
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("From Coq Require Import List.\nFrom FreeCell Require Import Spec Columns.\n"
-                "Definition wrong : forall r i j s t, In t (moves r s) -> "
-                "In (swapCols i j t) (moves r (swapCols i j s)) := moves_swapCols.\n")
-    assert not coqc_file(path, out).ok
+    assert not coqc_text(out, "ColumnsCheck", "From Coq Require Import List.\n"
+                         "From FreeCell Require Import Spec Columns.\n"
+                         "Definition wrong : forall r i j s t, In t (moves r s) -> "
+                         "In (swapCols i j t) (moves r (swapCols i j s)) := moves_swapCols.\n").ok
 
 
 # Autoplay.v: safe cards to the foundations never lose a win (without foundation returns)
@@ -367,15 +361,10 @@ AUTOPLAY_DEFINITIONS = {
 def test_autoplay_fence_in_coq(out):
     # Autoplay.v is compiled with the library; each theorem has the statement above and no axiom, and the
     # definitions its statements rest on are the ones written here (checked by conversion)
-    path = os.path.join(out, "coq", "AutoplayCheck.v")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    text = ("From Coq Require Import List Bool Arith NArith Permutation.\n"
-            "From FreeCell Require Import Spec Columns Autoplay.\nImport ListNotations.\n"
-            + "".join(f"Example def_{n} : {n} = ({d}) := eq_refl.\n" for n, d in AUTOPLAY_DEFINITIONS.items())
-            + statement_checks(AUTOPLAY_THEOREMS).replace("msDeal 11982", "msDeal 11982%N"))
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    run = coqc_file(path, out)
+    run = coqc_text(out, "AutoplayCheck", "From Coq Require Import List Bool Arith NArith Permutation.\n"
+                    "From FreeCell Require Import Spec Columns Autoplay.\nImport ListNotations.\n"
+                    + "".join(f"Example def_{n} : {n} = ({d}) := eq_refl.\n" for n, d in AUTOPLAY_DEFINITIONS.items())
+                    + statement_checks(AUTOPLAY_THEOREMS).replace("msDeal 11982", "msDeal 11982%N"))
     assert run.ok and run.output.count(coqcheck.CLOSED) == len(AUTOPLAY_THEOREMS), run.output
 
 
