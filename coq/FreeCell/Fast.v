@@ -266,26 +266,28 @@ Definition fmoves (r : Rules) (s : FState) : list FState :=
 Definition fwon (s : FState) : bool :=
   match fhome s with [r13; r13; r13; r13] => true | _ => false end.
 
-Fixpoint fcardsEqb (l m : list FCard) : bool :=
+(** Two lists equal element by element under `eqb`, stopping at the first difference. *)
+Section ListEqb.
+Context {A : Type} (eqb : A -> A -> bool).
+
+Fixpoint listEqb (l m : list A) : bool :=
   match l, m with
   | [], [] => true
-  | x :: xs, y :: ys => if fcardEqb x y then fcardsEqb xs ys else false
+  | x :: xs, y :: ys => if eqb x y then listEqb xs ys else false
   | _, _ => false
   end.
 
-Fixpoint fcolsEqb (l m : list (list FCard)) : bool :=
-  match l, m with
-  | [], [] => true
-  | x :: xs, y :: ys => if fcardsEqb x y then fcolsEqb xs ys else false
-  | _, _ => false
-  end.
+Lemma listEqb_eq : (forall x y, eqb x y = true -> x = y) -> forall l m, listEqb l m = true -> l = m.
+Proof.
+  intros H l; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
+  destruct (eqb x y) eqn:E1; [|discriminate]; intros E2.
+  rewrite (H _ _ E1), (IH _ E2); reflexivity.
+Qed.
+End ListEqb.
 
-Fixpoint numsEqb (l m : list Num) : bool :=
-  match l, m with
-  | [], [] => true
-  | x :: xs, y :: ys => if numEqb x y then numsEqb xs ys else false
-  | _, _ => false
-  end.
+Definition fcardsEqb : list FCard -> list FCard -> bool := listEqb fcardEqb.
+Definition fcolsEqb : list (list FCard) -> list (list FCard) -> bool := listEqb fcardsEqb.
+Definition numsEqb : list Num -> list Num -> bool := listEqb numEqb.
 
 (** `if … then … else false` rather than `&&`: the virtual machine evaluates both arguments of `andb`,
 and a comparison should stop at the first difference. *)
@@ -497,25 +499,13 @@ Qed.
 (** ** Equality, and won positions *)
 
 Lemma fcardsEqb_eq l m : fcardsEqb l m = true -> l = m.
-Proof.
-  revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  destruct (fcardEqb x y) eqn:E1; [|discriminate]; intros E2.
-  rewrite (fcardEqb_eq _ _ E1), (IH _ E2); reflexivity.
-Qed.
+Proof. apply listEqb_eq, fcardEqb_eq. Qed.
 
 Lemma fcolsEqb_eq l m : fcolsEqb l m = true -> l = m.
-Proof.
-  revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  destruct (fcardsEqb x y) eqn:E1; [|discriminate]; intros E2.
-  rewrite (fcardsEqb_eq _ _ E1), (IH _ E2); reflexivity.
-Qed.
+Proof. apply listEqb_eq, fcardsEqb_eq. Qed.
 
 Lemma numsEqb_eq l m : numsEqb l m = true -> l = m.
-Proof.
-  revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  destruct (numEqb x y) eqn:E1; [|discriminate]; intros E2.
-  rewrite (numEqb_eq _ _ E1), (IH _ E2); reflexivity.
-Qed.
+Proof. apply listEqb_eq, numEqb_eq. Qed.
 
 Lemma fstateEqb_eq s t : fstateEqb s t = true -> s = t.
 Proof.
