@@ -11,7 +11,7 @@ and one closing line per prover (:func:`closing`). ``prove-win`` is Lean's winni
 Each takes values (a solver.source.Source, solver.rules.Rules, paths) and reports its steps through
 ``say`` (one line a step; the steps that can take more than a second show a progress bar when
 ``progress``). The certificate is read back from the file once, its positions decoded once
-(certgen/members.py) for the check and the Lean module. Every step's wall time is kept in ``phases``
+(certgen/members.py) for the check. Every step's wall time is kept in ``phases``
 (scripts/bench.py prints them).
 
 Exit statuses of the prove commands: 0 a prover proved the theorem and none refused it; 1 a negative
@@ -291,7 +291,7 @@ def render_lean(p: Prepared, lean_dir: str, out_dir: str, say: Callable) -> Opti
         return None
     standalone = os.path.join(out_dir, f"{p.source.stem(p.rules)}.lean") if p.source else None
     with _timed(p.phases, "render"):
-        paths = render.render_certificate(p.cert, lean_dir, standalone, members=p.decoded)
+        paths = render.render_certificate(p.cert, lean_dir, standalone)
     for path in paths:
         say(f"  wrote {shown(path)}")
     return names.module_name(p.cert)
