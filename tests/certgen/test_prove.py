@@ -16,7 +16,7 @@ from solver import limits
 from solver.rules import Rules
 from solver.source import load
 
-from helpers import run as _run
+from helpers import build_certificate, run as _run
 
 
 def run(*args, env=None):
@@ -154,6 +154,97 @@ def test_a_coq_refusal_is_the_closing_line():
     assert prove.closing([o, prove.Outcome(0, "proven by Lean: T")], said.append) == 1
 
 
+# -- The reference checker's share when a kernel checks every member -------------------------------------------
+
+needs_fccheck = pytest.mark.skipif(fastcheck.binary() is None, reason="build/fccheck is not built (make setup)")
+SAMPLED = ("2/4 check: the independent Python checker (the transliterated Lean spec) on a sample of 1,000 of the "
+           "5,297 members, as Coq's kernel checks every member (--full-reference: every member); the fast checker "
+           "on every member")
+
+
+@pytest.fixture(scope="module")
+def cells3(tmp_path_factory):
+    """Deal 11982 with 3 free cells (5,297 positions): its certificate file and a mutant with one member gone."""
+    from certgen import certificate, mutate
+    folder = tmp_path_factory.mktemp("cells3")
+    cert = build_certificate(11982, cells=3)
+    certificate.write(str(folder / "c.cert"), cert)
+    certificate.write(str(folder / "m.cert"), mutate.mutate(cert, "random:1", seed=3)[0])
+    return folder
+
+
+def checked(path, kernel):
+    p, said = prove.Prepared(None, None, str(path)), []
+    prove.check_both(p, False, said.append, kernel=kernel)
+    return p, said
+
+
+@needs_fccheck
+def test_with_a_kernel_ahead_the_reference_checks_a_sample(cells3):
+    p, said = checked(cells3 / "c.cert", "Coq")
+    assert p.ok and said[0] == SAMPLED
+    assert said[1].startswith("  valid on a sample for deal 11982 under the rules with 3 free cells")
+    assert "a sample of 1,000 of 5,297 members" in said[1] and "drawn with seed " in said[1]
+    assert said[2].startswith("  fast checker (build/fccheck): valid for deal 11982") and len(said) == 3
+    p, said = checked(cells3 / "c.cert", None)                       # no kernel ahead: every member
+    assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
+    assert said[1].startswith("  valid for deal 11982 under the rules with 3 free cells") and "5,297 states" in said[1]
+
+
+@needs_fccheck
+def test_a_sampled_check_still_refuses_a_certificate_with_a_member_missing(cells3):
+    # the sample may not reach the missing member; the fast checker, on every member, does
+    p, said = checked(cells3 / "m.cert", "Coq")
+    assert not p.ok and said[0] == SAMPLED.replace("5,297", "5,296")
+    assert said[2].startswith("  fast checker (build/fccheck): invalid for deal 11982")
+
+
+def test_the_sample_is_for_large_certificates_a_kernel_checks_with_the_fast_checker_built(monkeypatch):
+    monkeypatch.setattr(prove.fastcheck, "binary", lambda: "/x/fccheck")
+    assert prove.reference_sample(5297, "Coq") == prove.PROVE_SAMPLE == 1000
+    assert prove.reference_sample(5297, None) is None                   # no kernel: every member
+    assert prove.reference_sample(1000, "Lean") is None                 # a sample would be every member
+    monkeypatch.setattr(prove.fastcheck, "binary", lambda: None)
+    assert prove.reference_sample(5297, "Coq") is None                  # no fast checker: Python on every member
+
+
+def test_the_kernel_ahead_is_a_prover_found_before_the_search(monkeypatch):
+    found = {"coqc": None, "lake": None}
+    monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: found["coqc"])
+    monkeypatch.setattr(prove.lake, "find_lake", lambda: found["lake"])
+    monkeypatch.setattr(prove.shutil, "which", lambda name: None)        # no coqchk
+    plain, upto = Rules(), Rules(canonical=True)
+    assert prove.kernel_ahead(None, plain, None) is None
+    found["coqc"] = "/x/coqc"
+    assert [prove.kernel_ahead(w, plain, None) for w in (None, "coq", "lean")] == ["Coq", "Coq", None]
+    assert prove.kernel_ahead(None, plain, None, coqchk=True) is None    # coqchk asked for and missing
+    found.update(coqc=None, lake="/x/lake")
+    assert [prove.kernel_ahead(w, plain, None) for w in (None, "coq", "lean")] == ["Lean", None, "Lean"]
+    assert prove.kernel_ahead(None, plain, GENERATED) == "Lean"
+    assert prove.kernel_ahead(None, plain, "/tmp/elsewhere") is None     # lake builds only the library's folder
+    assert prove.kernel_ahead(None, upto, None) is None                  # up to column order: not Lean's
+
+
+def test_full_reference_reaches_the_check(monkeypatch, tmp_path):
+    seen = []
+
+    def prepare(*args):
+        seen.append(args[-1])
+        return prove.Prepared(None, None, "x", verdict="unknown")
+    monkeypatch.setattr(prove, "prepare", prepare)
+    monkeypatch.setattr(prove, "kernel_ahead", lambda *a: "Coq")
+    for full in (False, True):
+        assert prove.prove(load(deal=7), Rules(cells=0), str(tmp_path), say=lambda t: None,
+                           full_reference=full) == prove.REFUSED
+    assert seen == ["Coq", None]
+    p = subprocess.run(["make", "-n", "prove", "FULL_REFERENCE=1"], cwd=ROOT, capture_output=True, text=True)
+    assert "--full-reference" in p.stdout
+    p = subprocess.run(["make", "-n", "prove-coq", "FULL_REFERENCE=1"], cwd=ROOT, capture_output=True, text=True)
+    assert "--full-reference" in p.stdout
+    p = subprocess.run(["make", "-n", "prove", "FULL_REFERENCE=yes"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode != 0 and "FULL_REFERENCE may only be 1 or 0, got 'yes'" in p.stderr
+
+
 # -- prove on a winnable start -------------------------------------------------------------------------------
 
 # `certgen prove` on a winnable start : the solver tries first, with a cheap limit; a replay-verified line
@@ -192,7 +283,7 @@ def test_prove_does_not_enumerate_a_winnable_start(monkeypatch, tmp_path):
 def test_an_unwinnable_deal_is_still_proven(proven7):
     # deal 7 with no free cell is unwinnable: the solver's try says so (or nothing), and prove goes on
     out, status, said = proven7
-    assert "2/4 check: the independent Python checker (the transliterated Lean spec)" in said
+    assert "2/4 check: the independent Python checker (the transliterated Lean spec) on every member" in said
     assert os.path.exists(out / "Deal7Cells0.cert")
     assert said[-2] == "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in " \
         + str(out / "lean")
