@@ -113,15 +113,17 @@ def test_prove_coq_checks_with_both_checkers(tmp_path, coq_library):
     assert not any(line.startswith("Lean") for line in lines)           # Coq only
 
 
+def make_n(*args):
+    """`make -n ARGS` in the checkout: what make would run."""
+    return subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True)
+
+
 def test_make_passes_prover():
-    p = subprocess.run(["make", "-n", "prove", "PROVER=coq"], cwd=ROOT, capture_output=True, text=True)
-    assert "--prover coq" in p.stdout
-    p = subprocess.run(["make", "-n", "prove-known", "PROVER=lean"], cwd=ROOT, capture_output=True, text=True)
-    assert "--prover lean" in p.stdout
-    p = subprocess.run(["make", "-n", "prove", "PROVER=isabelle"], cwd=ROOT, capture_output=True, text=True)
+    assert "--prover coq" in make_n("prove", "PROVER=coq").stdout
+    assert "--prover lean" in make_n("prove-known", "PROVER=lean").stdout
+    p = make_n("prove", "PROVER=isabelle")
     assert p.returncode != 0 and "PROVER may only be lean or coq (or empty), got 'isabelle'" in p.stderr
-    p = subprocess.run(["make", "-n", "test", "ARGS=-k prove"], cwd=ROOT, capture_output=True, text=True)
-    assert "-k prove" in p.stdout
+    assert "-k prove" in make_n("test", "ARGS=-k prove").stdout
 
 
 def test_the_elan_bootstrap_says_what_it_downloads_and_gives_up_quickly(tmp_path):
@@ -237,11 +239,9 @@ def test_full_reference_reaches_the_check(monkeypatch, tmp_path):
         assert prove.prove(load(deal=7), Rules(cells=0), str(tmp_path), say=lambda t: None,
                            full_reference=full) == prove.REFUSED
     assert seen == ["Coq", None]
-    p = subprocess.run(["make", "-n", "prove", "FULL_REFERENCE=1"], cwd=ROOT, capture_output=True, text=True)
-    assert "--full-reference" in p.stdout
-    p = subprocess.run(["make", "-n", "prove-coq", "FULL_REFERENCE=1"], cwd=ROOT, capture_output=True, text=True)
-    assert "--full-reference" in p.stdout
-    p = subprocess.run(["make", "-n", "prove", "FULL_REFERENCE=yes"], cwd=ROOT, capture_output=True, text=True)
+    assert all("--full-reference" in make_n(t, "FULL_REFERENCE=1").stdout for t in ("prove", "prove-coq"))
+    assert "--full-reference" not in make_n("prove", "FULL_REFERENCE=0").stdout
+    p = make_n("prove", "FULL_REFERENCE=yes")
     assert p.returncode != 0 and "FULL_REFERENCE may only be 1 or 0, got 'yes'" in p.stderr
 
 
