@@ -73,32 +73,26 @@ class Built:
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
           on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out",
-          level: Optional[int] = None) -> Built:
+          level: Optional[int] = None, done: Optional[search.ExploreResult] = None) -> Built:
     """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
     folder that cannot be written, or an ``out_path`` that is a folder, is refused before the search (one line
     naming it and ``out_flag``, the option that chose it). ``level``: the certificate's zlib level (default
-    certificate.body_level)."""
+    certificate.body_level). ``done``: an enumeration of ``source`` under ``rules`` already made in memory (it is
+    closed here), used instead of a search."""
     phases = {}
-    check_not_input(out_path, source.path)
-    rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
-    if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
-            os.path.realpath(work_dir):
-        raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
-                            f"write the certificate elsewhere")
-    if os.path.isdir(out_path):
-        raise FreecellError(f"cannot write {out_path}: Is a directory")      # as the write itself says it
-    folder = temp_folder_for(out_path)
-    why = folder and unwritable(folder)
-    if why:             # hours of search, then no certificate (and, by default, no folder for the disk files)
-        used = ", and the disk search's files (no --tmp given)" if memory is not None and tmp is None and \
-            work_dir is None else ""
-        raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
-                            f"give another {out_flag}")
+    try:
+        folder = _writable(source, rules, out_path, memory, tmp, work_dir, out_flag)
+    except BaseException:
+        if done is not None:
+            done.close()
+        raise
     with _timed(phases, "search"):
-        if memory is None:
+        if done is not None:
+            result = done
+        elif memory is None:
             max_states = max_states or EXPLORE_STATES
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
@@ -120,6 +114,26 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
         return Built(verdict, summary, result.states, cert, out_path, phases, kept)
     finally:
         result.close()
+
+
+def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str) -> Optional[str]:
+    """build's checks before its search: the certificate's path and folder (returned)."""
+    check_not_input(out_path, source.path)
+    rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
+    if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
+            os.path.realpath(work_dir):
+        raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
+                            f"write the certificate elsewhere")
+    if os.path.isdir(out_path):
+        raise FreecellError(f"cannot write {out_path}: Is a directory")      # as the write itself says it
+    folder = temp_folder_for(out_path)
+    why = folder and unwritable(folder)
+    if why:             # hours of search, then no certificate (and, by default, no folder for the disk files)
+        used = ", and the disk search's files (no --tmp given)" if memory is not None and tmp is None and \
+            work_dir is None else ""
+        raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
+                            f"give another {out_flag}")
+    return folder
 
 
 def _write(out_path, source, rules, search, info, progress, memory=None, level=None):
@@ -163,14 +177,15 @@ class Prepared:
 def prepare(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
             progress: bool = False, say: Callable = print, memory: Optional[int] = None,
             tmp: Optional[str] = None, on_disk: bool = False, work_dir: Optional[str] = None,
-            kernel: Optional[str] = None) -> Prepared:
-    """Explore, write the certificate (``out_dir/<Stem>.cert``), read it back and check it (``kernel``: see
-    :func:`check_both`)."""
+            kernel: Optional[str] = None, done: Optional[search.ExploreResult] = None) -> Prepared:
+    """Explore (``done``: see :func:`build`), write the certificate (``out_dir/<Stem>.cert``), read it back and
+    check it (``kernel``: see :func:`check_both`)."""
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{source.stem(rules)}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions"
         + (" up to column order" if rules.column_order else ""))
-    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir, out_flag="--out-dir")
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir, out_flag="--out-dir",
+              done=done)
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
@@ -405,6 +420,17 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
 WINNABLE = 4                    # prove's exit status when the solver found a winning line first
 
 
+def first_enumeration(source: Source, rules: Rules, limit: int) -> Optional[search.ExploreResult]:
+    """The enumeration of ``source``'s positions in memory, stopped at ``limit`` positions or at a won one:
+    returned when it is complete without a won position (the start is unwinnable, and this is its certificate's
+    set), else closed and None (the solver then looks for a winning line)."""
+    result = search.explore(source.position, rules, max_states=limit)
+    if result.complete and not result.won:
+        return result
+    result.close()
+    return None
+
+
 def prove_win_command(source: Source, rules: Rules) -> str:
     """The command that proves ``source`` winnable under ``rules`` (and its make form for a deal)."""
     args = ["python -m certgen prove-win"]
@@ -430,25 +456,31 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
           coqchk: bool = False, full_reference: bool = False) -> int:
     """The pipeline for one start: find the provers, explore and write the certificate, check it with both
     checkers, render each prover's file, run each prover; one closing line per prover (:func:`closing`).
-    First the solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing
-    unwinnable to prove: one line with the prove-win command, exit status WINNABLE. With ``win``
+    First an enumeration in memory up to the solver's cheap limit (:func:`first_enumeration`): complete without
+    a won position, it is the certificate's, and there is no winning line for the solver to find. Else the
+    solver (the same limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
+    prove: one line with the prove-win command, exit status WINNABLE. With ``win``
     (prove-coq) the search comes first and a winnable start's line is proven instead (a line on the real
     columns proves it, whatever an enumeration up to column order counted). ``memory``/``tmp``: the
     enumeration past memory (see build). The Python reference checks a sample of the members when a kernel
     will check them all (:func:`kernel_ahead`), every member with ``full_reference``."""
+    done = None
     if not win:
         limit = min(PROVE_FIRST_SOLVE_STATES, max_states or PROVE_FIRST_SOLVE_STATES)
-        first = solve(source.position, rules, max_states=limit)
-        if first.verdict == "winnable":
+        done = first_enumeration(source, rules, limit) if memory is None else None
+        first = solve(source.position, rules, max_states=limit) if done is None else None
+        if first is not None and first.verdict == "winnable":
             say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card "
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
                 f"{prove_win_command(source, rules)}")
             return WINNABLE
     provers = find_provers(prover, say) if prover else []      # a prover asked for: before the search
     if provers is None:
+        if done is not None:
+            done.close()
         return NOT_AVAILABLE
     kernel = None if full_reference else kernel_ahead(prover, rules, lean_dir, coqchk)
-    p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir, kernel)
+    p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir, kernel, done)
     if p.cert is None and p.verdict == "winnable" and win:
         return prove_line(source, rules.plain(), provers or find_provers(None, say), out_dir, max_states, say, coqchk)
     if p.cert is None:

@@ -230,8 +230,9 @@ def test_the_kernel_ahead_is_a_prover_found_before_the_search(monkeypatch):
 def test_full_reference_reaches_the_check(monkeypatch, tmp_path):
     seen = []
 
-    def prepare(*args):
-        seen.append(args[-1])
+    def prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir, kernel, done):
+        seen.append(kernel)
+        done.close()
         return prove.Prepared(None, None, "x", verdict="unknown")
     monkeypatch.setattr(prove, "prepare", prepare)
     monkeypatch.setattr(prove, "kernel_ahead", lambda *a: "Coq")
@@ -247,10 +248,10 @@ def test_full_reference_reaches_the_check(monkeypatch, tmp_path):
 
 # -- prove on a winnable start -------------------------------------------------------------------------------
 
-# `certgen prove` on a winnable start : the solver tries first, with a cheap limit; a replay-verified line
-# ends prove in one line naming the prove-win command, exit status 4, without the enumeration (deal 5's took
-# 3.6 GB and 23 s, then said "nothing to prove: the verdict is unknown"). And the default limits fit in a few
-# GB, their memory stated in --help.
+# `certgen prove` on a winnable start: an enumeration and the solver try first, each with a cheap limit; a
+# replay-verified line ends prove in one line naming the prove-win command, exit status 4, without the whole
+# enumeration (deal 5's took 3.6 GB and 23 s, then said "nothing to prove: the verdict is unknown"). And the
+# default limits fit in a few GB, their memory stated in --help.
 
 
 @pytest.mark.parametrize("args,words,command", [
@@ -271,13 +272,28 @@ def test_prove_on_a_winnable_start_points_to_prove_win(tmp_path, monkeypatch, ar
     assert not out.exists()             # nothing enumerated, nothing written
 
 
-def test_prove_does_not_enumerate_a_winnable_start(monkeypatch, tmp_path):
-    def no_explore(*a, **k):
-        raise AssertionError("prove enumerated a start the solver had won")
-    monkeypatch.setattr(prove.search, "explore", no_explore)
+def test_prove_enumerates_a_winnable_start_only_up_to_the_solvers_limit(monkeypatch, tmp_path):
+    seen, explore = [], prove.search.explore
+
+    def bounded(*a, **k):
+        seen.append(k.get("max_states"))
+        return explore(*a, **k)
+    monkeypatch.setattr(prove.search, "explore", bounded)
     said = []
     assert prove.prove(prove.load(deal=5), prove.STANDARD, str(tmp_path), str(tmp_path), say=said.append) == 4
     assert len(said) == 1
+    assert seen and all(m is not None and m <= limits.PROVE_FIRST_SOLVE_STATES for m in seen)
+
+
+def test_an_unwinnable_start_enumerated_within_the_limit_needs_no_solver(monkeypatch, tmp_path, no_lean):
+    # the solver's try (405,246 positions for #11982, half a second) came before the enumeration that proves
+    # the start unwinnable (84,767); enumerated first, a complete set without a won position is the certificate's
+    monkeypatch.setattr(prove, "solve", lambda *a, **k: pytest.fail("the solver ran"))
+    monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: None)
+    said = []
+    assert prove.prove(load(deal=7), Rules(cells=0), str(tmp_path), say=said.append) == prove.NOT_AVAILABLE
+    assert said[1].startswith("deal 7 (0 free cells): unwinnable — all ") and (tmp_path / "Deal7Cells0.cert").exists()
+    assert any(line.startswith("  valid for deal 7 under the rules with 0 free cells") for line in said)
 
 
 def test_an_unwinnable_deal_is_still_proven(proven7):
