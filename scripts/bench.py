@@ -772,6 +772,11 @@ def main(argv=None):
         res = {"speed": bench_speed(args.reps, args.survey_range)}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_speed(res["speed"])
         return 0
+    if args.prove_other and not os.access(os.path.join(args.prove_other, ".venv", "bin", "python"), os.X_OK):
+        raise FreecellError(f"--prove-other {args.prove_other}: no .venv/bin/python there (a checkout set up by "
+                            f"`make setup`)")
+    if args.prove_other and not args.prove_only:
+        raise FreecellError("--prove-other goes with --prove-only")
     if args.prove_only:
         res = {"prove": bench_prove_process(args.prove_other)}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_prove_process(res["prove"])
