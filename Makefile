@@ -58,7 +58,9 @@ explore: setup
 # explore -> certificate -> both checkers -> every prover found (Lean: lake build; Coq: coqc), one closing
 # line per prover. Exit 0: a prover proved it and none refused; 1: a prover refused (or a check failed);
 # 3: no prover ran; 4: the solver found a winning line first (it prints the prove-win command).
-# PROVER=lean or PROVER=coq: that prover only, failing when it is missing.
+# PROVER=lean or PROVER=coq: that prover only, failing when it is missing. The Python reference checker
+# checks a sample of the members when a prover's kernel will check them all (coqc on PATH, or lake found);
+# FULL_REFERENCE=1 has it check every member (the fast checker always does; docs/TRUST.md).
 # RULES=foundation-return and/or CELLS=K state stronger or other theorems. PRECOMPILE=1 (for prove,
 # prove-known, prove-win, audit) runs `lake -R -K precompile=1 build`: the hand-written library is
 # compiled to native code that native_decide then calls (needs the C compiler Lean ships; docs/TRUST.md).
@@ -66,10 +68,12 @@ PRECOMPILE ?=
 export FREECELL_PRECOMPILE = $(PRECOMPILE)
 CELLS  ?=
 PROVER ?=
+FULL_REFERENCE ?=
+REFERENCEARG = $(if $(filter-out 0 1,$(FULL_REFERENCE)),$(error error: FULL_REFERENCE may only be 1 or 0, got '$(FULL_REFERENCE)'))$(if $(filter 1,$(FULL_REFERENCE)),--full-reference)
 PROVERARG = $(if $(filter-out lean coq,$(PROVER)),$(error error: PROVER may only be lean or coq (or empty), got '$(PROVER)'))$(if $(PROVER),--prover $(PROVER))
 RULEARGS = $(if $(filter-out foundation-return,$(RULES)),$(error error: RULES may only be foundation-return (or empty), got '$(RULES)'))$(if $(filter foundation-return,$(RULES)),--foundation-return) $(if $(CELLS),--cells $(CELLS))
 prove: setup
-	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) $(PROVERARG) --out-dir $(OUT)
+	$(PY) -m certgen prove --deal $(DEAL) $(RULEARGS) $(PROVERARG) $(REFERENCEARG) --out-dir $(OUT)
 
 # Re-render every generated module and compare, scan the library, then (needs Lean) #print axioms for
 # every generated theorem; docs/TRUST.md gives the expected answer. CERTS=DIR: where the certificates are.
@@ -117,7 +121,7 @@ prove-win: setup
 # COLUMN_ORDER=1: from a certificate up to the order of the columns (coq/FreeCell/CertUpTo.v). COQCHK=1: the
 # compiled files are checked again by coqchk, without the virtual machine (slow: docs/TRUST.md).
 prove-coq: setup
-	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0 1,$(COLUMN_ORDER)),$(error error: COLUMN_ORDER may only be 1 or 0, got '$(COLUMN_ORDER)'))$(if $(filter 1,$(COLUMN_ORDER)),--canonical) $(if $(filter 1,$(COQCHK)),--coqchk) --out-dir $(OUT)
+	$(PY) -m certgen prove-coq --deal $(DEAL) $(RULEARGS) $(if $(filter-out 0 1,$(COLUMN_ORDER)),$(error error: COLUMN_ORDER may only be 1 or 0, got '$(COLUMN_ORDER)'))$(if $(filter 1,$(COLUMN_ORDER)),--canonical) $(if $(filter 1,$(COQCHK)),--coqchk) $(REFERENCEARG) --out-dir $(OUT)
 
 # Hold a Coq module to its certificate (re-rendered, compared byte for byte), coq/FreeCell/*.v to their
 # pinned digests, and check its statement through the driver in a fresh folder. FILE=OUT/coq/<Stem>.v

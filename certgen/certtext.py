@@ -8,9 +8,15 @@ cards, '|' and their letters (sorted by key). Card index i = (rank-1)*4 + suit i
 i < 26 and 'a'+(i-26) after. Foundations are not written: each suit's height is 13 minus its cards in the
 columns and cells. Coq's encoding (certgen/coq.py) shares :func:`common_bottom`.
 """
-from typing import Dict, Iterable, Optional, Sequence
+import itertools
+from functools import partial
+from operator import getitem
+from typing import Iterable, Optional, Sequence
 
 from solver import spec
+
+from .members import _Memo
+from .sampled import record_of
 
 
 def common_bottom(start_col: Sequence, col: Sequence, limit: Optional[int] = None) -> int:
@@ -32,32 +38,52 @@ def card_letter(c: spec.Card) -> str:
     return chr(65 + i) if i < 26 else chr(97 + i - 26)
 
 
-def _encode_column(start_col: Sequence, col: Sequence) -> str:
-    k = common_bottom(start_col[::-1], col[::-1], 9)       # spec columns are top card first
-    return str(k) + "".join(card_letter(c) for c in col[:len(col) - k])
+# A P64 record's card byte (card index + 1) -> its letter; any other byte -> "?" (refused by _column_text)
+_LETTERS = bytes(ord(card_letter(spec.CARDS[b - 1])) if 1 <= b <= 52 else ord("?") for b in range(256))
 
 
-def encode_state(start: spec.State, s: spec.State, memo: Optional[Dict] = None) -> str:
-    """One line of certificate text for `s`, relative to the start position `start`. ``memo``: a dict
-    kept over many calls with the same start (columns repeat from position to position)."""
+def _letters(cards: bytes) -> str:
+    text = cards.translate(_LETTERS).decode("ascii")
+    if "?" in text:
+        raise ValueError(f"not a card: byte {max(b for b in cards if not 1 <= b <= 52)} of a record")
+    return text
+
+
+def _column_text(start_col: bytes, col: bytes) -> str:
+    """A column's text: k (its bottom cards that are the start column's, at most 9), then the letters of its
+    other cards, top card first. Both are P64 columns (bottom card first, card index + 1 a byte)."""
+    k = common_bottom(start_col, col, 9)
+    return str(k) + _letters(col[k:][::-1])
+
+
+class _Lines:
+    """P64 records -> lines of certificate text, relative to the start position's record. Positions share
+    most of their columns, so each distinct column (at its index) and set of free cells is encoded once."""
+
+    def __init__(self, start_rec: bytes):
+        self._cols = [_Memo(partial(_column_text, col)) for col in start_rec.split(b"\0", 8)[:8]]
+        self._cells = _Memo(lambda cells: "|" + _letters(cells) if cells else "")
+
+    def line(self, rec: bytes) -> str:
+        parts = rec.split(b"\0", 8)
+        if len(parts) != 9:
+            raise ValueError("a record does not hold 8 columns")
+        return "".join(map(getitem, self._cols, parts)) + self._cells[parts[8].rstrip(b"\0")]
+
+
+def encode_state(start: spec.State, s: spec.State) -> str:
+    """One line of certificate text for `s`, relative to the start position `start`."""
     if len(s.cols) != 8 or len(start.cols) != 8:
         raise ValueError("a position has 8 columns")
-    memo = {} if memo is None else memo
-    out = []
-    for i, col in enumerate(s.cols):
-        part = memo.get((i, col))
-        if part is None:
-            part = memo[(i, col)] = _encode_column(start.cols[i], col)
-        out.append(part)
-    if s.cells:
-        out.append("|" + "".join(card_letter(c) for c in s.cells))
-    return "".join(out)
+    for c in itertools.chain(*s.cols, s.cells):
+        card_letter(c)                      # a card's fields in range (its P64 byte would not say so)
+    return _Lines(record_of(start)).line(record_of(s))
 
 
-def cert_text(start: spec.State, states: Iterable[spec.State]) -> str:
-    """The certificate text: one line per position, sorted (the order does not matter)."""
-    memo = {}
-    return "\n".join(sorted(encode_state(start, s, memo) for s in states))
+def cert_text(start: spec.State, records: Iterable[bytes]) -> str:
+    """The certificate text of the positions given as P64 records (a certificate's records, or
+    :func:`record_of` of spec States): one line per position, sorted (the order does not matter)."""
+    return "\n".join(sorted(map(_Lines(record_of(start)).line, records)))
 
 
 # -- The hash of a position (Python twin of FreeCell.hashState in Cert.lean) ---------------------------

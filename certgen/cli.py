@@ -175,7 +175,8 @@ def cmd_prove(args):
     src = source_of(args)
     rules = _disk_rules(args, src)
     return prove.prove(src, rules, args.out_dir, args.lean_dir, args.max_states, progress_of(args), say,
-                       args.memory, args.tmp, args.on_disk, args.work_dir, prover=args.prover)
+                       args.memory, args.tmp, args.on_disk, args.work_dir, prover=args.prover,
+                       full_reference=args.full_reference)
 
 
 def cmd_prove_known(args):
@@ -198,7 +199,7 @@ def cmd_prove_win(args):
 def cmd_prove_coq(args):
     src = source_of(args)
     return prove.prove(src, rules_of(args, src), args.out_dir, None, args.max_states, progress_of(args), say,
-                       prover="coq", win=True, coqchk=args.coqchk)
+                       prover="coq", win=True, coqchk=args.coqchk, full_reference=args.full_reference)
 
 
 def cmd_audit_coq(args):
@@ -256,6 +257,13 @@ def _prover_arg(p):
     p.add_argument("--prover", choices=prove.PROVERS, default=None,
                    help="check with this prover only, and fail when it is missing (default: every prover found: "
                         "Lean's lake, Coq's coqc)")
+
+
+def _full_reference_arg(p):
+    p.add_argument("--full-reference", action="store_true",
+                   help="the Python reference checker checks every member even when a prover's kernel will (by "
+                        "default it then checks the start, that no member is won and the successors of a random "
+                        f"sample of {prove.PROVE_SAMPLE:,} members; the fast checker checks every member either way)")
 
 
 def _autoplay_arg(p):
@@ -347,6 +355,7 @@ def build_parser():
                      "(Lean: lake build; Coq: coqc)", **start)
     _dirs(pr)
     _prover_arg(pr)
+    _full_reference_arg(pr)
     add_disk_args(pr, "the certificate's folder")
     pr.add_argument("--from-survey", metavar="DIR", default=None,
                     help="instead of one position: every certificate of a survey directory (= prove-survey DIR)")
@@ -378,6 +387,7 @@ def build_parser():
     coqchk_help = ("also check the compiled files again with coqchk, which has no virtual machine: the proof "
                    "no longer trusts the VM that checked it (much slower; docs/TRUST.md)")
     q.add_argument("--coqchk", action="store_true", help=coqchk_help)
+    _full_reference_arg(q)
     ac = add_command(sub, "audit-coq", cmd_audit_coq, "hold a Coq module to its certificate and check its statement",
                      "Renders the module again from its certificate and compares byte for byte, holds "
                      "coq/FreeCell/*.v to their pinned digests, then compiles the rendering in a fresh folder and "

@@ -35,6 +35,7 @@ read). tests/certgen/test_coq.py's `decode_chunks` is the Python twin of `FreeCe
 import os
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from solver import packed, spec
@@ -45,7 +46,7 @@ from solver.rules import Rules
 
 from .certtext import common_bottom
 from .columns import canon
-from .members import deal_of, start_of
+from .members import _Memo, deal_of, start_of
 from .names import (card_label, cert_stem, checked_stem, deal_start, default_stem, mutation_text, rules_text,
                     theorem_short_name)
 from .templating import render_text as _render_template
@@ -64,60 +65,71 @@ PRIMITIVE_IMPORTS = "From Coq Require Import PrimInt63 PArray CarryType."
 
 # -- The data: positions as 6-bit symbols in 63-bit integers ---------------------------------------------
 
-def _split(rec: bytes) -> Tuple[List[bytes], bytes]:
-    """A P64 record's columns (bottom card first, each card as key + 1) and free cells."""
+def _parts(rec: bytes) -> List[bytes]:
+    """A P64 record's 8 columns (bottom card first, each card as key + 1) and its free cells."""
     parts = rec.split(b"\0", 8)
     if len(parts) != 9:
         raise FreecellError("a certificate record does not hold 8 columns")
-    return parts[:8], parts[8].rstrip(b"\0")
+    parts[8] = parts[8].rstrip(b"\0")
+    return parts
 
 
-def record_symbols(start: List[bytes], prev: Tuple[List[bytes], bytes], rec: bytes) -> List[int]:
-    """The symbols of the P64 record `rec`, relative to the previous record (split) and the start."""
-    cols, cells = _split(rec)
-    mask, body = 0, []
-    for i, (start_col, prev_col, col) in enumerate(zip(start, prev[0], cols)):
-        if col != prev_col:
-            mask |= 1 << i
-            k = common_bottom(start_col, col)       # P64 columns are bottom card first
-            body.append(len(start_col) - k)
-            body += reversed(col[k:])
-            body.append(0)
-    if cells != prev[1]:
-        mask |= 1 << 8
-        body += cells
-        body.append(0)
-    if any(x > 52 for x in body):
+class _Symbols:
+    """P64 records -> their symbols, each relative to the record before it and to the start's columns.
+    Positions share most of their columns, so each distinct column (at its index) and set of free cells is
+    turned into its symbols once."""
+
+    def __init__(self, start_rec: bytes):
+        self.prev = _parts(start_rec)
+        self._cols = [_Memo(partial(_column_symbols, col)) for col in self.prev[:8]]
+        self._cells = _Memo(lambda cells: _in_range([*cells, 0]))
+
+    def record(self, rec: bytes) -> List[int]:
+        """The symbols of ``rec``, relative to the previous record given (first: the start)."""
+        parts, prev = _parts(rec), self.prev
+        mask, body = 0, []
+        for i in range(9):
+            if parts[i] != prev[i]:
+                mask |= 1 << i
+                body += self._cols[i][parts[i]] if i < 8 else self._cells[parts[8]]
+        self.prev = parts
+        return [mask & 63, mask >> 6] + body
+
+
+def _in_range(symbols: List[int]) -> List[int]:
+    if any(x > 52 for x in symbols):
         raise FreecellError("a certificate record holds a card number out of range")
-    return [mask & 63, mask >> 6] + body
+    return symbols
+
+
+def _column_symbols(start_col: bytes, col: bytes) -> List[int]:
+    """A column that differs from the previous position's: `d` (the start column's cards gone from its top),
+    its cards above the rest of the start column (top first), 0. Both are P64 columns (bottom card first)."""
+    k = common_bottom(start_col, col)
+    return _in_range([len(start_col) - k, *col[k:][::-1], 0])
 
 
 def pack_words(symbols: Sequence[int]) -> List[int]:
-    words = []
-    for i in range(0, len(symbols), SYMBOLS_PER_WORD):
-        w = 0
-        for j, x in enumerate(symbols[i:i + SYMBOLS_PER_WORD]):
-            w |= x << (6 * j)
-        words.append(w)
-    return words
+    """The symbols ten to an integer, lowest bits first (two at a time, then five pairs a word)."""
+    s = list(symbols) + [0] * (-len(symbols) % SYMBOLS_PER_WORD)
+    pairs = [a | b << 6 for a, b in zip(s[0::2], s[1::2])]
+    return [a | b << 12 | c << 24 | d << 36 | e << 48 for a, b, c, d, e in zip(*(pairs[i::5] for i in range(5)))]
 
 
 def chunks(start: spec.State, records: Sequence[bytes],
            chunk_words: int = CHUNK_WORDS) -> List[Tuple[int, List[int]]]:
     """The positions (P64 records) as (count, words) chunks: each a whole number of positions and at
     most `chunk_words` words (a position longer than that gets a chunk of its own)."""
-    start_rec = packed.pack(spec.to_position(start))
-    start_cols = _split(start_rec)[0]
-    out, cur, count, prev = [], [], 0, _split(start_rec)
+    symbols = _Symbols(packed.pack(spec.to_position(start)))
+    out, cur, count = [], [], 0
     limit = chunk_words * SYMBOLS_PER_WORD
     for rec in records:
-        syms = record_symbols(start_cols, prev, rec)
+        syms = symbols.record(rec)
         if count and len(cur) + len(syms) > limit:
             out.append((count, pack_words(cur)))
             cur, count = [], 0
         cur += syms
         count += 1
-        prev = _split(rec)
     if count:
         out.append((count, pack_words(cur)))
     return out

@@ -1,8 +1,12 @@
 """The one pipeline behind ``python -m certgen prove``, ``prove-coq``, ``prove-known`` and ``prove-survey``:
 
   1 explore and write the certificate (:func:`prepare`, :func:`build`),
-  2 read it back and check it with both checkers (:func:`check_both`: the Python checker, and the fast
-    checker build/fccheck when it is built; valid only when both say so),
+  2 read it back and check it with both checkers (:func:`check_both`: the fast checker build/fccheck when it
+    is built, and the Python reference checker; valid only when both say so). The reference checks every
+    member, or, for ``prove`` when a kernel will check every member anyway (coqc on PATH, or lake found for a
+    module in the library) and the fast checker is built, the start, "no member is won" and the closure of a
+    random sample of PROVE_SAMPLE members (certgen/sampled.py; :func:`reference_sample`; ``full_reference``:
+    every member),
   3 render each prover's file, 4 run each prover (:func:`prove_prepared`): Lean (`lake build`) and Coq
     (coqc, certgen/coq.py and coqcheck.py) are its backends, each on the same certificate,
 
@@ -10,9 +14,8 @@ and one closing line per prover (:func:`closing`). ``prove-win`` is Lean's winni
 
 Each takes values (a solver.source.Source, solver.rules.Rules, paths) and reports its steps through
 ``say`` (one line a step; the steps that can take more than a second show a progress bar when
-``progress``). The certificate is read back from the file once, its positions decoded once
-(certgen/members.py) for the check and the Lean module. Every step's wall time is kept in ``phases``
-(scripts/bench.py prints them).
+``progress``). The certificate is read back from the file once; the renderers read its records. Every step's
+wall time is kept in ``phases`` (scripts/bench.py prints them).
 
 Exit statuses of the prove commands: 0 a prover proved the theorem and none refused it; 1 a negative
 answer (not unwinnable, a check failed, a prover refused); 3 no prover ran (NOT_AVAILABLE; or the prover
@@ -21,9 +24,12 @@ winnable, and prove-win is the command that proves it.
 """
 import contextlib
 import os
+import random
 import shlex
+import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
@@ -37,7 +43,8 @@ from solver.rules import STANDARD, Rules
 from solver.solve import judge, solve
 from solver.source import Source, load
 
-from . import audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, survey, upto
+from . import (audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, sampled,
+               survey, upto)
 from .paths import GENERATED, OUT, shown
 
 
@@ -66,32 +73,26 @@ class Built:
 def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int] = None,
           progress: bool = False, memory: Optional[int] = None, tmp: Optional[str] = None,
           on_disk: bool = False, work_dir: Optional[str] = None, out_flag: str = "--out",
-          level: Optional[int] = None) -> Built:
+          level: Optional[int] = None, done: Optional[search.ExploreResult] = None) -> Built:
     """Explore (the C core), decide the verdict (solver.solve.judge), and write the certificate when it is
     unwinnable. With ``memory`` (bytes) the enumeration goes on disk when it would not fit (at once with
     ``on_disk``; solver/disksearch.py; its files in ``tmp``, by default next to the certificate, or in the
     resumable ``work_dir``) and has no default limit on positions besides the certificate's; a certificate's
     folder that cannot be written, or an ``out_path`` that is a folder, is refused before the search (one line
     naming it and ``out_flag``, the option that chose it). ``level``: the certificate's zlib level (default
-    certificate.body_level)."""
+    certificate.body_level). ``done``: an enumeration of ``source`` under ``rules`` already made in memory (it is
+    closed here), used instead of a search."""
     phases = {}
-    check_not_input(out_path, source.path)
-    rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
-    if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
-            os.path.realpath(work_dir):
-        raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
-                            f"write the certificate elsewhere")
-    if os.path.isdir(out_path):
-        raise FreecellError(f"cannot write {out_path}: Is a directory")      # as the write itself says it
-    folder = temp_folder_for(out_path)
-    why = folder and unwritable(folder)
-    if why:             # hours of search, then no certificate (and, by default, no folder for the disk files)
-        used = ", and the disk search's files (no --tmp given)" if memory is not None and tmp is None and \
-            work_dir is None else ""
-        raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
-                            f"give another {out_flag}")
+    try:
+        folder = _writable(source, rules, out_path, memory, tmp, work_dir, out_flag)
+    except BaseException:
+        if done is not None:
+            done.close()
+        raise
     with _timed(phases, "search"):
-        if memory is None:
+        if done is not None:
+            result = done
+        elif memory is None:
             max_states = max_states or EXPLORE_STATES
             result = search.explore(source.position, rules, max_states=max_states, progress=progress)
         else:
@@ -113,6 +114,26 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
         return Built(verdict, summary, result.states, cert, out_path, phases, kept)
     finally:
         result.close()
+
+
+def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str) -> Optional[str]:
+    """build's checks before its search: the certificate's path and folder (returned)."""
+    check_not_input(out_path, source.path)
+    rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
+    if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
+            os.path.realpath(work_dir):
+        raise FreecellError(f"--out {out_path}: inside --work-dir {work_dir}, whose files the search removes; "
+                            f"write the certificate elsewhere")
+    if os.path.isdir(out_path):
+        raise FreecellError(f"cannot write {out_path}: Is a directory")      # as the write itself says it
+    folder = temp_folder_for(out_path)
+    why = folder and unwritable(folder)
+    if why:             # hours of search, then no certificate (and, by default, no folder for the disk files)
+        used = ", and the disk search's files (no --tmp given)" if memory is not None and tmp is None and \
+            work_dir is None else ""
+        raise FreecellError(f"cannot write in {folder} ({why}): the certificate goes there{used}; "
+                            f"give another {out_flag}")
+    return folder
 
 
 def _write(out_path, source, rules, search, info, progress, memory=None, level=None):
@@ -144,7 +165,6 @@ class Prepared:
     rules: Optional[Rules]                  # None for a survey's certificate (its header holds them)
     cert_path: str
     cert: Optional[certificate.Certificate] = None
-    decoded: Optional[members.Members] = None   # its positions, decoded once (certgen/members.py)
     check: Optional[checker.CheckResult] = None
     phases: Dict[str, float] = field(default_factory=dict)
     verdict: str = "unknown"
@@ -156,44 +176,85 @@ class Prepared:
 
 def prepare(source: Source, rules: Rules, out_dir: str, max_states: Optional[int] = None,
             progress: bool = False, say: Callable = print, memory: Optional[int] = None,
-            tmp: Optional[str] = None, on_disk: bool = False, work_dir: Optional[str] = None) -> Prepared:
-    """Explore, write the certificate (``out_dir/<Stem>.cert``), read it back and check it."""
+            tmp: Optional[str] = None, on_disk: bool = False, work_dir: Optional[str] = None,
+            kernel: Optional[str] = None, done: Optional[search.ExploreResult] = None) -> Prepared:
+    """Explore (``done``: see :func:`build`), write the certificate (``out_dir/<Stem>.cert``), read it back and
+    check it (``kernel``: see :func:`check_both`)."""
     os.makedirs(out_dir, exist_ok=True)
     p = Prepared(source, rules, os.path.join(out_dir, f"{source.stem(rules)}.cert"))
     say("1/4 explore: the C core enumerates the reachable positions"
         + (" up to column order" if rules.column_order else ""))
-    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir, out_flag="--out-dir")
+    b = build(source, rules, p.cert_path, max_states, progress, memory, tmp, on_disk, work_dir, out_flag="--out-dir",
+              done=done)
     p.phases.update(b.phases)
     p.verdict = b.verdict
     say(b.summary)
     say(built_words(b))
     if b.cert is not None:
-        check_both(p, progress, say)
+        check_both(p, progress, say, kernel=kernel)
     return p
 
 
-def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ") -> None:
-    """Step 2: the certificate file read back (what it holds, not what was meant to be written), its
-    positions decoded once, checked by the Python checker (the transliterated spec) and, when it is built,
-    by the fast checker (build/fccheck); valid only when both say so. ``label`` starts the check's line."""
-    say("2/4 check: the independent Python checker (the transliterated Lean spec)")
-    with _timed(p.phases, "read"):
-        p.cert = certificate.read(p.cert_path)
-    with _timed(p.phases, "decode"):
-        try:
-            p.decoded = members.decode(p.cert, progress)
-        except members.StartMismatch:
-            p.decoded = None                             # the checker reports it as an invalid certificate
-    with _timed(p.phases, "check"):
-        p.check = checker.check(p.cert, progress, members=p.decoded)
-    say(label + checker.report(p.check))
-    if fastcheck.binary():
-        with _timed(p.phases, "fastcheck"):
-            fast = fastcheck.check(p.cert_path)
-        say(f"  fast checker (build/fccheck): {fast.message}")
-        if fast.ok != p.check.ok:
-            say("  the two checkers disagree: NOT proven")
-            p.check.ok = False
+PROVE_SAMPLE = 1_000        # members whose closure the sampled reference checks when a kernel checks them all
+
+
+def reference_sample(states: int, kernel: Optional[str]) -> Optional[int]:
+    """How many members the Python reference checks the closure of: every one (None) unless ``kernel`` (the
+    prover that will check every member: "Coq" or "Lean") is given, the fast checker is built (it checks every
+    member) and the certificate has more than PROVE_SAMPLE members; then PROVE_SAMPLE."""
+    return PROVE_SAMPLE if kernel and fastcheck.binary() and states > PROVE_SAMPLE else None
+
+
+def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", kernel: Optional[str] = None) -> None:
+    """Step 2: the certificate file read back (what it holds, not what was meant to be written) and checked by
+    the Python reference checker (the transliterated spec) and, when it is built, by the fast checker
+    (build/fccheck, every member); valid only when both say so. The reference checks every member (its
+    positions decoded once, certgen/checker.py), or, with ``kernel`` (:func:`reference_sample`), the start,
+    that no member is won and the closure of a random sample of members (certgen/sampled.py: the records as
+    they are, no decoding; the seed is printed, ``certgen check --reference --sample N --seed S`` checks the
+    same sample again). ``label`` starts the check's line."""
+    with ThreadPoolExecutor(1) as pool:       # the fast checker (a process) runs while Python reads and checks
+        fast = pool.submit(fastcheck.check, p.cert_path) if fastcheck.binary() else None
+        with _timed(p.phases, "read"):
+            p.cert = certificate.read(p.cert_path)
+        sample = reference_sample(p.cert.states, kernel)
+        if sample is None:
+            say("2/4 check: the independent Python checker (the transliterated Lean spec) on every member")
+            with _timed(p.phases, "decode"):
+                try:
+                    decoded = members.decode(p.cert, progress)
+                except members.StartMismatch:
+                    decoded = None                           # the checker reports it as an invalid certificate
+            with _timed(p.phases, "check"):
+                p.check = checker.check(p.cert, progress, members=decoded)
+        else:
+            say(f"2/4 check: the independent Python checker (the transliterated Lean spec) on a sample of "
+                f"{sample:,} of the {p.cert.states:,} members, as {kernel}'s kernel checks every member "
+                f"(--full-reference: every member); the fast checker on every member")
+            seed = random.SystemRandom().randrange(sampled.MAX_SEED + 1)
+            with _timed(p.phases, "check"):
+                p.check = sampled.check(p.cert, b"".join(p.cert.records), sample, seed, progress)
+        say(label + checker.report(p.check))
+        if fast is not None:
+            with _timed(p.phases, "fastcheck"):      # what is left of its time once Python is done
+                fast = fast.result()
+            say(f"  fast checker (build/fccheck): {fast.message}")
+            if fast.ok != p.check.ok:
+                say("  the two checkers disagree: NOT proven")
+                p.check.ok = False
+
+
+def kernel_ahead(wanted: Optional[str], rules: Rules, lean_dir: Optional[str], coqchk: bool = False) -> Optional[str]:
+    """The prover whose kernel will check every member of the certificate, as far as can be told before the
+    search: "Coq" when coqc is on PATH (and coqchk with ``coqchk``), "Lean" when lake is found (not installed
+    here), the certificate is Lean's (fixed columns) and the modules go to the library's folder; None when
+    neither (then the Python reference checks every member). ``wanted``: the prover asked for, if any."""
+    if wanted in (None, "coq") and coqcheck.find_coqc() and not (coqchk and shutil.which("coqchk") is None):
+        return "Coq"
+    if wanted in (None, "lean") and not rules.column_order and lake.find_lake() and \
+            os.path.abspath(lean_dir or GENERATED) == GENERATED:
+        return "Lean"
+    return None
 
 
 # -- The provers: Lean and Coq as backends of one pipeline ---------------------------------------------------
@@ -291,7 +352,7 @@ def render_lean(p: Prepared, lean_dir: str, out_dir: str, say: Callable) -> Opti
         return None
     standalone = os.path.join(out_dir, f"{p.source.stem(p.rules)}.lean") if p.source else None
     with _timed(p.phases, "render"):
-        paths = render.render_certificate(p.cert, lean_dir, standalone, members=p.decoded)
+        paths = render.render_certificate(p.cert, lean_dir, standalone)
     for path in paths:
         say(f"  wrote {shown(path)}")
     return names.module_name(p.cert)
@@ -359,6 +420,17 @@ def prove_prepared(done: List[Prepared], provers: List[Prover], out_dir: str, le
 WINNABLE = 4                    # prove's exit status when the solver found a winning line first
 
 
+def first_enumeration(source: Source, rules: Rules, limit: int) -> Optional[search.ExploreResult]:
+    """The enumeration of ``source``'s positions in memory, stopped at ``limit`` positions or at a won one:
+    returned when it is complete without a won position (the start is unwinnable, and this is its certificate's
+    set), else closed and None (the solver then looks for a winning line)."""
+    result = search.explore(source.position, rules, max_states=limit)
+    if result.complete and not result.won:
+        return result
+    result.close()
+    return None
+
+
 def prove_win_command(source: Source, rules: Rules) -> str:
     """The command that proves ``source`` winnable under ``rules`` (and its make form for a deal)."""
     args = ["python -m certgen prove-win"]
@@ -381,26 +453,34 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
           max_states: Optional[int] = None, progress: bool = False, say: Callable = print,
           memory: Optional[int] = None, tmp: Optional[str] = None, on_disk: bool = False,
           work_dir: Optional[str] = None, prover: Optional[str] = None, win: bool = False,
-          coqchk: bool = False) -> int:
+          coqchk: bool = False, full_reference: bool = False) -> int:
     """The pipeline for one start: find the provers, explore and write the certificate, check it with both
     checkers, render each prover's file, run each prover; one closing line per prover (:func:`closing`).
-    First the solver (a cheap limit): when it finds a winning line, replay-verified, there is nothing
-    unwinnable to prove: one line with the prove-win command, exit status WINNABLE. With ``win``
+    First an enumeration in memory up to the solver's cheap limit (:func:`first_enumeration`): complete without
+    a won position, it is the certificate's, and there is no winning line for the solver to find. Else the
+    solver (the same limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
+    prove: one line with the prove-win command, exit status WINNABLE. With ``win``
     (prove-coq) the search comes first and a winnable start's line is proven instead (a line on the real
     columns proves it, whatever an enumeration up to column order counted). ``memory``/``tmp``: the
-    enumeration past memory (see build)."""
+    enumeration past memory (see build). The Python reference checks a sample of the members when a kernel
+    will check them all (:func:`kernel_ahead`), every member with ``full_reference``."""
+    done = None
     if not win:
         limit = min(PROVE_FIRST_SOLVE_STATES, max_states or PROVE_FIRST_SOLVE_STATES)
-        first = solve(source.position, rules, max_states=limit)
-        if first.verdict == "winnable":
+        done = first_enumeration(source, rules, limit) if memory is None else None
+        first = solve(source.position, rules, max_states=limit) if done is None else None
+        if first is not None and first.verdict == "winnable":
             say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card "
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "
                 f"{prove_win_command(source, rules)}")
             return WINNABLE
     provers = find_provers(prover, say) if prover else []      # a prover asked for: before the search
     if provers is None:
+        if done is not None:
+            done.close()
         return NOT_AVAILABLE
-    p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir)
+    kernel = None if full_reference else kernel_ahead(prover, rules, lean_dir, coqchk)
+    p = prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir, kernel, done)
     if p.cert is None and p.verdict == "winnable" and win:
         return prove_line(source, rules.plain(), provers or find_provers(None, say), out_dir, max_states, say, coqchk)
     if p.cert is None:

@@ -36,10 +36,11 @@ from solver.lines import check_win
 from solver.rules import STANDARD, Rules
 
 from .certtext import cert_text, encode_state
-from .members import Members, decode
+from .members import deal_of, rules_of, start_of
 from .names import (MODULE_PREFIX, card_label, cert_stem, checked_stem, deal_start, default_stem, mutation_text,
                     rules_text, theorem_short_name)
 from .paths import CERT_LEAN, DECODE_LEAN, GENERATED, SPEC_LEAN
+from .sampled import Encoder
 from .templating import read_text, render_text
 from .usertext import user_text
 
@@ -133,11 +134,19 @@ def _names(stem: str, deal: Optional[int], label: Optional[str], rules: Rules, k
 def cert_context(states: Iterable[spec.State], start: spec.State, rules: Rules = STANDARD,
                  deal: Optional[int] = None, stem: Optional[str] = None, label: Optional[str] = None,
                  mutation: Optional[str] = None) -> Dict:
-    """Everything the certificate templates (Deal, Mutant, Standalone) need; the certificate text is
-    encoded here, once for every file rendered from the context."""
-    states = list(states)
+    """Everything the certificate templates (Deal, Mutant, Standalone) need, for positions given as spec
+    States (:func:`records_context`)."""
+    return records_context(map(Encoder().record, states), start, rules, deal, stem, label, mutation)
+
+
+def records_context(records: Iterable[bytes], start: spec.State, rules: Rules = STANDARD,
+                    deal: Optional[int] = None, stem: Optional[str] = None, label: Optional[str] = None,
+                    mutation: Optional[str] = None) -> Dict:
+    """Everything the certificate templates need, for positions given as P64 records (a certificate's); the
+    certificate text is encoded here, once for every file rendered from the context."""
+    records = list(records)
     ctx = _names(stem or default_stem(start, rules, deal), deal, label, rules, "unwinnable")
-    ctx.update(state_count=len(states), cert_text=cert_text(start, states), mutant=mutation is not None,
+    ctx.update(state_count=len(records), cert_text=cert_text(start, records), mutant=mutation is not None,
                mutation=user_text(mutation or ""),
                render_json=render_line("mutant" if mutation is not None else "deal"))
     ctx.update(_lean_start(start, deal))
@@ -336,14 +345,15 @@ def refuse_column_order(cert, name: Optional[str] = None) -> None:
                         f"{' --autoplay safe' if auto else ''}` is its formal check")
 
 
-def certificate_context(cert, mutant: bool = False, members: Optional[Members] = None) -> Dict:
-    """The template context of a certificate (its positions decoded once: certgen/members.py); never of a
-    certificate up to column order (:func:`refuse_column_order`)."""
+def certificate_context(cert, mutant: bool = False) -> Dict:
+    """The template context of a certificate, from its records (the start checked against the deal or code
+    it names: certgen/members.py's start_of); never of a certificate up to column order
+    (:func:`refuse_column_order`)."""
     refuse_column_order(cert)
-    m = members if members is not None else decode(cert)
-    label = cert.label() if m.deal is None else None
-    return cert_context(m.states, m.start, m.rules, m.deal, cert_stem(cert, mutant), label,
-                        mutation=mutation_text(cert) if mutant else None)
+    deal = deal_of(cert)
+    label = cert.label() if deal is None else None
+    return records_context(cert.records, start_of(cert), rules_of(cert), deal, cert_stem(cert, mutant), label,
+                           mutation=mutation_text(cert) if mutant else None)
 
 
 def cert_module_text(cert, mutant: bool = False) -> str:
@@ -353,10 +363,10 @@ def cert_module_text(cert, mutant: bool = False) -> str:
 
 
 def render_certificate(cert, lean_dir: Optional[str] = None, standalone: Optional[str] = None,
-                       mutant: bool = False, members: Optional[Members] = None) -> List[str]:
+                       mutant: bool = False) -> List[str]:
     """The module (lean_dir, default lean/FreeCell/Generated) and, with ``standalone``, one self-contained
     .lean file, from one context: the certificate text is encoded once. Returns the paths."""
-    ctx = certificate_context(cert, mutant, members)
+    ctx = certificate_context(cert, mutant)
     paths = [write_module(ctx, lean_dir)]
     if standalone:
         paths.append(write_standalone_ctx(ctx, standalone))

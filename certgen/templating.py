@@ -1,6 +1,8 @@
 """The jinja2 environment every generated file is rendered with (templates in certgen/templates/, the Coq
 ones in certgen/templates/coq/): undefined names are errors, nothing is escaped (user text reaches a
 template only through certgen.usertext.user_text)."""
+import functools
+
 import jinja2
 
 from .paths import TEMPLATES
@@ -14,7 +16,9 @@ def read_text(path: str) -> str:
         return f.read()
 
 
+@functools.lru_cache(maxsize=None)
 def _env():
+    """One environment a process: it keeps each template compiled once."""
     return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
                               keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                               autoescape=False)

@@ -2,6 +2,7 @@
 coqc on small certificates, mutants and winning lines. Tests that run coqc are skipped where it is
 missing ("no coqc"); the default tier compiles the library and two small certificates, the other coqc runs are
 marked coq and the long ones (deal 11982 itself) slow."""
+import hashlib
 import os
 import re
 import subprocess
@@ -104,6 +105,23 @@ def test_the_data_for_11982():
     assert sum(n for n, _ in data) == 84767
     assert sum(len(w) for _, w in data) == 93683     # 1.1 integers a position
     assert len(data) == 24
+
+
+# The SHA-256 of the Coq module rendered from deal 11982's certificate, as the renderer wrote it before it
+# turned each distinct column into symbols once: the same certificate renders to the same bytes.
+DEAL11982_COQ_SHA256 = "d1d4e4af07d2da61c4e85ed5757cda70c9a80186741c273fa6e08d5cef1b7bd7"
+
+
+def test_the_module_of_11982_is_the_same_bytes(cert11982):
+    text, _ctx = coq.cert_module(cert11982)
+    assert hashlib.sha256(text.encode("utf-8")).hexdigest() == DEAL11982_COQ_SHA256
+
+
+@pytest.mark.parametrize("n", [0, 1, 9, 10, 11, 29, 30, 31])
+def test_pack_words_puts_ten_symbols_in_a_word_lowest_first(n):
+    symbols = [(7 * i + 3) % 64 for i in range(n)]
+    words = coq.pack_words(symbols)
+    assert words == [sum(x << (6 * j) for j, x in enumerate(symbols[k:k + 10])) for k in range(0, n, 10)]
 
 
 def test_a_record_with_a_card_out_of_range_is_refused():

@@ -16,7 +16,7 @@ from solver import limits
 from solver.rules import Rules
 from solver.source import load
 
-from helpers import run as _run
+from helpers import build_certificate, run as _run
 
 
 def run(*args, env=None):
@@ -113,15 +113,17 @@ def test_prove_coq_checks_with_both_checkers(tmp_path, coq_library):
     assert not any(line.startswith("Lean") for line in lines)           # Coq only
 
 
+def make_n(*args):
+    """`make -n ARGS` in the checkout: what make would run."""
+    return subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True)
+
+
 def test_make_passes_prover():
-    p = subprocess.run(["make", "-n", "prove", "PROVER=coq"], cwd=ROOT, capture_output=True, text=True)
-    assert "--prover coq" in p.stdout
-    p = subprocess.run(["make", "-n", "prove-known", "PROVER=lean"], cwd=ROOT, capture_output=True, text=True)
-    assert "--prover lean" in p.stdout
-    p = subprocess.run(["make", "-n", "prove", "PROVER=isabelle"], cwd=ROOT, capture_output=True, text=True)
+    assert "--prover coq" in make_n("prove", "PROVER=coq").stdout
+    assert "--prover lean" in make_n("prove-known", "PROVER=lean").stdout
+    p = make_n("prove", "PROVER=isabelle")
     assert p.returncode != 0 and "PROVER may only be lean or coq (or empty), got 'isabelle'" in p.stderr
-    p = subprocess.run(["make", "-n", "test", "ARGS=-k prove"], cwd=ROOT, capture_output=True, text=True)
-    assert "-k prove" in p.stdout
+    assert "-k prove" in make_n("test", "ARGS=-k prove").stdout
 
 
 def test_the_elan_bootstrap_says_what_it_downloads_and_gives_up_quickly(tmp_path):
@@ -154,12 +156,102 @@ def test_a_coq_refusal_is_the_closing_line():
     assert prove.closing([o, prove.Outcome(0, "proven by Lean: T")], said.append) == 1
 
 
+# -- The reference checker's share when a kernel checks every member -------------------------------------------
+
+needs_fccheck = pytest.mark.skipif(fastcheck.binary() is None, reason="build/fccheck is not built (make setup)")
+SAMPLED = ("2/4 check: the independent Python checker (the transliterated Lean spec) on a sample of 1,000 of the "
+           "5,297 members, as Coq's kernel checks every member (--full-reference: every member); the fast checker "
+           "on every member")
+
+
+@pytest.fixture(scope="module")
+def cells3(tmp_path_factory):
+    """Deal 11982 with 3 free cells (5,297 positions): its certificate file and a mutant with one member gone."""
+    from certgen import certificate, mutate
+    folder = tmp_path_factory.mktemp("cells3")
+    cert = build_certificate(11982, cells=3)
+    certificate.write(str(folder / "c.cert"), cert)
+    certificate.write(str(folder / "m.cert"), mutate.mutate(cert, "random:1", seed=3)[0])
+    return folder
+
+
+def checked(path, kernel):
+    p, said = prove.Prepared(None, None, str(path)), []
+    prove.check_both(p, False, said.append, kernel=kernel)
+    return p, said
+
+
+@needs_fccheck
+def test_with_a_kernel_ahead_the_reference_checks_a_sample(cells3):
+    p, said = checked(cells3 / "c.cert", "Coq")
+    assert p.ok and said[0] == SAMPLED
+    assert said[1].startswith("  valid on a sample for deal 11982 under the rules with 3 free cells")
+    assert "a sample of 1,000 of 5,297 members" in said[1] and "drawn with seed " in said[1]
+    assert said[2].startswith("  fast checker (build/fccheck): valid for deal 11982") and len(said) == 3
+    p, said = checked(cells3 / "c.cert", None)                       # no kernel ahead: every member
+    assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
+    assert said[1].startswith("  valid for deal 11982 under the rules with 3 free cells") and "5,297 states" in said[1]
+
+
+@needs_fccheck
+def test_a_sampled_check_still_refuses_a_certificate_with_a_member_missing(cells3):
+    # the sample may not reach the missing member; the fast checker, on every member, does
+    p, said = checked(cells3 / "m.cert", "Coq")
+    assert not p.ok and said[0] == SAMPLED.replace("5,297", "5,296")
+    assert said[2].startswith("  fast checker (build/fccheck): invalid for deal 11982")
+
+
+def test_the_sample_is_for_large_certificates_a_kernel_checks_with_the_fast_checker_built(monkeypatch):
+    monkeypatch.setattr(prove.fastcheck, "binary", lambda: "/x/fccheck")
+    assert prove.reference_sample(5297, "Coq") == prove.PROVE_SAMPLE == 1000
+    assert prove.reference_sample(5297, None) is None                   # no kernel: every member
+    assert prove.reference_sample(1000, "Lean") is None                 # a sample would be every member
+    monkeypatch.setattr(prove.fastcheck, "binary", lambda: None)
+    assert prove.reference_sample(5297, "Coq") is None                  # no fast checker: Python on every member
+
+
+def test_the_kernel_ahead_is_a_prover_found_before_the_search(monkeypatch):
+    found = {"coqc": None, "lake": None}
+    monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: found["coqc"])
+    monkeypatch.setattr(prove.lake, "find_lake", lambda: found["lake"])
+    monkeypatch.setattr(prove.shutil, "which", lambda name: None)        # no coqchk
+    plain, upto = Rules(), Rules(canonical=True)
+    assert prove.kernel_ahead(None, plain, None) is None
+    found["coqc"] = "/x/coqc"
+    assert [prove.kernel_ahead(w, plain, None) for w in (None, "coq", "lean")] == ["Coq", "Coq", None]
+    assert prove.kernel_ahead(None, plain, None, coqchk=True) is None    # coqchk asked for and missing
+    found.update(coqc=None, lake="/x/lake")
+    assert [prove.kernel_ahead(w, plain, None) for w in (None, "coq", "lean")] == ["Lean", None, "Lean"]
+    assert prove.kernel_ahead(None, plain, GENERATED) == "Lean"
+    assert prove.kernel_ahead(None, plain, "/tmp/elsewhere") is None     # lake builds only the library's folder
+    assert prove.kernel_ahead(None, upto, None) is None                  # up to column order: not Lean's
+
+
+def test_full_reference_reaches_the_check(monkeypatch, tmp_path):
+    seen = []
+
+    def prepare(source, rules, out_dir, max_states, progress, say, memory, tmp, on_disk, work_dir, kernel, done):
+        seen.append(kernel)
+        done.close()
+        return prove.Prepared(None, None, "x", verdict="unknown")
+    monkeypatch.setattr(prove, "prepare", prepare)
+    monkeypatch.setattr(prove, "kernel_ahead", lambda *a: "Coq")
+    for full in (False, True):
+        assert prove.prove(load(deal=7), Rules(cells=0), str(tmp_path), say=lambda t: None,
+                           full_reference=full) == prove.REFUSED
+    assert seen == ["Coq", None]
+    assert all("--full-reference" in make_n(t, "FULL_REFERENCE=1").stdout for t in ("prove", "prove-coq"))
+    assert "--full-reference" not in make_n("prove", "FULL_REFERENCE=0").stdout
+    p = make_n("prove", "FULL_REFERENCE=yes")
+    assert p.returncode != 0 and "FULL_REFERENCE may only be 1 or 0, got 'yes'" in p.stderr
+
+
 # -- prove on a winnable start -------------------------------------------------------------------------------
 
-# `certgen prove` on a winnable start : the solver tries first, with a cheap limit; a replay-verified line
-# ends prove in one line naming the prove-win command, exit status 4, without the enumeration (deal 5's took
-# 3.6 GB and 23 s, then said "nothing to prove: the verdict is unknown"). And the default limits fit in a few
-# GB, their memory stated in --help.
+# `certgen prove` on a winnable start: an enumeration and the solver try first, each with a cheap limit; a
+# replay-verified line ends prove in one line naming the prove-win command, exit status 4, without the whole
+# enumeration (deal 5's took 3.6 GB and 23 s, then said "nothing to prove: the verdict is unknown"). And the
+# default limits fit in a few GB, their memory stated in --help.
 
 
 @pytest.mark.parametrize("args,words,command", [
@@ -180,19 +272,34 @@ def test_prove_on_a_winnable_start_points_to_prove_win(tmp_path, monkeypatch, ar
     assert not out.exists()             # nothing enumerated, nothing written
 
 
-def test_prove_does_not_enumerate_a_winnable_start(monkeypatch, tmp_path):
-    def no_explore(*a, **k):
-        raise AssertionError("prove enumerated a start the solver had won")
-    monkeypatch.setattr(prove.search, "explore", no_explore)
+def test_prove_enumerates_a_winnable_start_only_up_to_the_solvers_limit(monkeypatch, tmp_path):
+    seen, explore = [], prove.search.explore
+
+    def bounded(*a, **k):
+        seen.append(k.get("max_states"))
+        return explore(*a, **k)
+    monkeypatch.setattr(prove.search, "explore", bounded)
     said = []
     assert prove.prove(prove.load(deal=5), prove.STANDARD, str(tmp_path), str(tmp_path), say=said.append) == 4
     assert len(said) == 1
+    assert seen and all(m is not None and m <= limits.PROVE_FIRST_SOLVE_STATES for m in seen)
+
+
+def test_an_unwinnable_start_enumerated_within_the_limit_needs_no_solver(monkeypatch, tmp_path, no_lean):
+    # the solver's try (405,246 positions for #11982, half a second) came before the enumeration that proves
+    # the start unwinnable (84,767); enumerated first, a complete set without a won position is the certificate's
+    monkeypatch.setattr(prove, "solve", lambda *a, **k: pytest.fail("the solver ran"))
+    monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: None)
+    said = []
+    assert prove.prove(load(deal=7), Rules(cells=0), str(tmp_path), say=said.append) == prove.NOT_AVAILABLE
+    assert said[1].startswith("deal 7 (0 free cells): unwinnable — all ") and (tmp_path / "Deal7Cells0.cert").exists()
+    assert any(line.startswith("  valid for deal 7 under the rules with 0 free cells") for line in said)
 
 
 def test_an_unwinnable_deal_is_still_proven(proven7):
     # deal 7 with no free cell is unwinnable: the solver's try says so (or nothing), and prove goes on
     out, status, said = proven7
-    assert "2/4 check: the independent Python checker (the transliterated Lean spec)" in said
+    assert "2/4 check: the independent Python checker (the transliterated Lean spec) on every member" in said
     assert os.path.exists(out / "Deal7Cells0.cert")
     assert said[-2] == "Lean: not available (LEAN_BOOTSTRAP=0) — nothing checked by Lean; the modules are in " \
         + str(out / "lean")

@@ -2,6 +2,7 @@
 files (theorem statements, no sorry/admit/axiom, the standalone file holding Spec.lean verbatim),
 Spec.lean's size and its line-for-line match with solver/spec.py, winning lines as move indices, the
 audit file; and a `lake build` of small rendered modules, run only where `lake` is on PATH."""
+import hashlib
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from solver.rules import STANDARD, Rules
 from solver.source import Source
 
 from helpers import ROOT, one_line_error as assert_one_line_error, run as _run
+from certgen.sampled import record_of as spec_record
 from helpers.certtext import card_of_letter, decode_state
 
 LEAN = os.path.join(ROOT, "lean", "FreeCell")
@@ -118,6 +120,33 @@ def test_letters():
     for i in range(52):
         c = spec.card_of_index(i)
         assert card_of_letter(certtext.card_letter(c)) == c
+
+
+def test_the_text_of_the_records_is_the_text_of_the_positions(cert11982, all_11982):
+    # cert_text encodes P64 records (each distinct column once); encode_state a spec State: the same lines
+    s0 = spec.ms_deal(11982)
+    text = certtext.cert_text(s0, cert11982.records)
+    assert text.split("\n") == sorted(certtext.encode_state(s0, s) for s in all_11982)
+    assert sorted(decode_state(s0, line) for line in text.split("\n")) == sorted(all_11982)
+
+
+def test_a_record_with_a_byte_that_is_no_card_is_refused():
+    s0 = spec.ms_deal(1)
+    rec = spec_record(s0)
+    with pytest.raises(ValueError, match="not a card: byte 60"):
+        certtext.cert_text(s0, [bytes([60]) + rec[1:]])
+    with pytest.raises(ValueError, match="not a card"):
+        certtext.encode_state(s0, s0._replace(cells=(C(14, 0),)))
+
+
+# The SHA-256 of the module rendered from deal 11982's certificate (84,767 positions), as the renderer wrote
+# it before it encoded records column by column: the same certificate renders to the same bytes.
+DEAL11982_LEAN_SHA256 = "e8e8ee7adae0bc6b506dcf7fbda114e230818237fee69e0a7d22adc3cf21bfaf"
+
+
+def test_the_module_of_11982_is_the_same_bytes(cert11982):
+    text = render.cert_module_text(cert11982)
+    assert hashlib.sha256(text.encode("utf-8")).hexdigest() == DEAL11982_LEAN_SHA256
 
 
 # -- Rendered files ------------------------------------------------------------------------------------

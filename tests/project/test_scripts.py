@@ -27,6 +27,8 @@ def script(name, *args, cwd):
     ("bench.py", ["--child", "nosuch"], "--child takes one of store, ddd-big"),
     ("bench.py", ["--child", "store", "1"], "--child takes one of store, ddd-big"),
     ("bench.py", ["--reps", "0"], "--reps must be a whole number from 1 to 1000, got '0'"),
+    ("bench.py", ["--prove-only", "--prove-other", "/nonexistent"],
+     "--prove-other /nonexistent: no .venv/bin/python there (a checkout set up by `make setup`)"),
     ("bench_play.py", ["--paint-runs", "0"], "--paint-runs must be a whole number from 1 to 1000, got '0'"),
     ("bench_play.py", ["--hint-step", "-1"], "--hint-step must be a whole number from 0 to 32000, got '-1'"),
 ])
