@@ -36,12 +36,13 @@ static int score(const ctx_t *c, const fkey_t *k, const int *w) {
         int x = h[s] * 4 + s, r = h[s];
         if ((k->cells >> x) & 1) continue;
         /* x is in exactly one column: still in the base of its start column (whose bottom card is that
-           column's), the one-card base of a column, or a chain card */
+           column's; a base of one card there is x itself), else at the bottom of a column (a base of one
+           card: a base of more is a start column's prefix, found above), or a chain card */
         if (c->ocol[x] != 0xFF) {
             int i = at[c->orig[c->ocol[x]][0]];
-            if (i >= 0 && L[i] >= 2 && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; continue; }
+            if (i >= 0 && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; continue; }
         }
-        if (at[x] >= 0 && L[at[x]] == 1) { buried += ch[at[x]]; continue; }
+        if (at[x] >= 0) { buried += n[at[x]] - 1; continue; }
         for (int i = 0; i < 8; i++) {
             if (!n[i]) continue;
             uint32_t wi = ww[i];
@@ -89,12 +90,11 @@ static uint32_t heap_pop(fc_search *s) {
     return 0xFFFFFFFFu - (uint32_t)top;
 }
 
-FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
+/* Push state idx, whose key is k (h64: hash64_key(k)), on the heap by its score. */
+static int push_scored(fc_search *s, uint32_t idx, const fkey_t *k, uint64_t h64) {
     const int *w = s->w;
-    fkey_t k;
-    load_key(s, idx, &k);
-    int64_t f = (int64_t)score(&s->c, &k, w);
-    if (w[9] > 0) f += (int64_t)((hash_key(&k) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
+    int64_t f = (int64_t)score(&s->c, k, w);
+    if (w[9] > 0) f += (int64_t)(((uint32_t)(h64 >> 32) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
     if (w[8]) {
         /* depth first: the deepest state first, its children in the order of their scores */
         if (f < 0) f = 0;
@@ -108,20 +108,31 @@ FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
     return heap_push_key(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
 }
 
-/* After state idx was stored: when its columns are sorted, store the won position as its child.
-   Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
-FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
+FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
     fkey_t k;
-    ckey_t ck;
     load_key(s, idx, &k);
-    if (!key_sorted(&s->c, &k)) return 0;
-    won_key(&k);
-    int e = insert(s, &k, &ck, prep_key(s, &k, &ck), idx);
+    return push_scored(s, idx, &k, hash64_key(&k));
+}
+
+/* After state idx, whose key is k, was stored: when its columns are sorted, store the won position as its
+   child. Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
+static int goal_of(fc_search *s, uint32_t idx, const fkey_t *k) {
+    if (!key_sorted(&s->c, k)) return 0;
+    fkey_t won;
+    ckey_t ck;
+    won_key(&won);
+    int e = insert(s, &won, &ck, prep_key(s, &won, &ck), idx);
     if (e == 1) {
         s->mv[s->count - 1] = MV_HOMEALL;
         s->dep[s->count - 1] = s->dep[idx] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[idx] + 1);
     }
     return e;
+}
+
+FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
+    fkey_t k;
+    load_key(s, idx, &k);
+    return goal_of(s, idx, &k);
 }
 
 FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
@@ -163,10 +174,12 @@ FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
                 s->mv[idx] = s->mvbuf[i];
                 s->dep[idx] = d;
                 if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
-                e = best_goal(s, idx);
+                e = goal_of(s, idx, &s->buf[i]);
                 if (UNLIKELY(e > 1 || e < 0)) return e;
                 if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
-                if (heap_push(s, idx)) return FC_ENOMEM;
+                /* prep_key's hash is hash64_key's while the keys are not compact (always, best first) */
+                if (push_scored(s, idx, &s->buf[i], s->compact ? hash64_key(&s->buf[i]) : s->hbuf[i]))
+                    return FC_ENOMEM;
             }
         }
         s->expanded++;
