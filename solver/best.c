@@ -1,4 +1,4 @@
-/* best.c -- best first (FC_ORDER_BEST): the heuristic score, the heap, run_best. */
+/* best.c -- best first (FC_ORDER_BEST): the heuristic score, the queue (buckets and a heap), run_best. */
 #include "fc_internal.h"
 
 /* The score of a state, lower is better: a weighted sum of the cards not home, the cards lying above a
@@ -90,6 +90,57 @@ static uint32_t heap_pop(fc_search *s) {
     return 0xFFFFFFFFu - (uint32_t)top;
 }
 
+/* The queue of best first: its keys (score << 32 | ~index, smallest first) below BQ_N << 32 in buckets, one
+   a score, the rest (larger scores, depth first's keys) in the heap. A bucket is a stack of its states
+   linked from the largest index down (the states are pushed as they are stored, in the order of their
+   indices, so its top is its smallest key; a push out of that order goes to the heap); a bitmap of the
+   buckets that are not empty finds the lowest, at or above bqmin. The smaller of that bucket's top and
+   the heap's is popped: the same order as one heap of every key, with no sifting for most of them.
+   s->bq holds the bitmap (BQ_N / 32 words), the buckets' tops (BQ_N), then the link of each state. */
+#define BQ_N 8192u
+#define BQ_HEAD (BQ_N / 32 + BQ_N)
+#define BQ_NONE 0xFFFFFFFFu
+
+static int queue_push(fc_search *s, uint64_t key) {
+    uint32_t f = (uint32_t)(key >> 32), idx = 0xFFFFFFFFu - (uint32_t)key;
+    if (key >> 32 >= BQ_N) return heap_push_key(s, key);
+    if (BQ_HEAD + (uint64_t)idx >= s->bqcap) {
+        uint64_t ncap = s->bqcap ? s->bqcap * 2 : BQ_HEAD + 4096;
+        while (BQ_HEAD + (uint64_t)idx >= ncap) ncap *= 2;
+        uint32_t *q = (uint32_t *)realloc(s->bq, ncap * sizeof *q);
+        if (!q) return FC_ENOMEM;
+        s->bq = q;
+        s->bqcap = ncap;
+    }
+    uint32_t *bits = s->bq, *top = bits + BQ_N / 32, *link = bits + BQ_HEAD;
+    if (!s->bqn) { memset(bits, 0, BQ_N / 8); s->bqmin = BQ_N; }   /* a new queue: every bucket empty */
+    uint32_t full = bits[f >> 5] >> (f & 31) & 1;
+    if (full && idx < top[f]) return heap_push_key(s, key);
+    link[idx] = full ? top[f] : BQ_NONE;
+    top[f] = idx;
+    bits[f >> 5] |= 1u << (f & 31);
+    if (f < s->bqmin) s->bqmin = f;
+    s->bqn++;
+    return 0;
+}
+
+static uint32_t queue_pop(fc_search *s) {
+    if (s->bqn) {
+        uint32_t *bits = s->bq, *top = bits + BQ_N / 32, *link = bits + BQ_HEAD;
+        uint32_t wi = s->bqmin >> 5, m = bits[wi] & (0xFFFFFFFFu << (s->bqmin & 31));
+        while (!m) m = bits[++wi];
+        uint32_t f = wi * 32 + (uint32_t)ctz64(m), idx = top[f];
+        s->bqmin = f;
+        if (!s->hn || (((uint64_t)f << 32) | (0xFFFFFFFFu - idx)) < s->heap[0]) {
+            top[f] = link[idx];
+            if (top[f] == BQ_NONE) bits[wi] &= ~(1u << (f & 31));
+            s->bqn--;
+            return idx;
+        }
+    }
+    return heap_pop(s);
+}
+
 /* Push state idx, whose key is k (h64: hash64_key(k)), on the heap by its score. */
 static int push_scored(fc_search *s, uint32_t idx, const fkey_t *k, uint64_t h64) {
     const int *w = s->w;
@@ -105,7 +156,7 @@ static int push_scored(fc_search *s, uint32_t idx, const fkey_t *k, uint64_t h64
         if (f < 0) f = 0;
         if (f > 0x7FFFFFFF) f = 0x7FFFFFFF;
     }
-    return heap_push_key(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
+    return queue_push(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
 }
 
 FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
@@ -138,9 +189,9 @@ FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
 FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
     const ctx_t *c = &s->c;
     uint64_t budget = max_expand;
-    while (s->hn) {
+    while (s->hn || s->bqn) {
         if (max_expand && budget-- == 0) return FC_RUNNING;
-        uint32_t cur = heap_pop(s);
+        uint32_t cur = queue_pop(s);
         fkey_t k;
         load_key(s, cur, &k);
         int n = gen_mv(c, &k, s->buf, s->mvbuf, s->frombuf, c->canonical);
