@@ -2,9 +2,10 @@
 
 The search core (solver/*.c) finds a line for each deal of a batch (solver.search.solve_deals); before a
 deal counts as winnable its line is replayed here by code that shares nothing with the search: the
-checker's own dealer (msDeal), its own records and its own move rules, written from lean/FreeCell/Spec.lean
-(the checker's ``moves``, ``patch``, ``can_home``, ``stacks_on``). A line is accepted only when every move
-is legal and the last position is won.
+checker's own dealer (msDeal, read by its record parser) and its own move rules, written from
+lean/FreeCell/Spec.lean (``can_home``, ``stacks_on``, the sources and destinations its ``moves`` allows),
+played on a table of the columns' cards (``fcc_replay``). A line is accepted only when every move is
+legal and the last position is won.
 
     from certgen import replay
     replay.line(1, codes)                  # 0: replays to a won position; k: move k is illegal;

@@ -1537,9 +1537,42 @@ int main(int argc, char **argv) {
    core's (docs: solver/fc.h): card key | destination << 8, destination 0..7 a column, 8 the free cells,
    9 the card's foundation; the source is wherever the card is. Each move is checked the way `moves`
    above makes it (the top card of a column, a free cell's card, or -- with foundation returns -- the top
-   of its foundation; onto its foundation when it is the next card there and not from it; onto another
-   column that is empty or whose top card it stacks on; into the free cells from a column while one is
-   free) and applied by the same `patch`. */
+   of its foundation; onto its foundation when it is the next card there (`can_home`) and not from it;
+   onto another column that is empty or whose top card it stacks on (`stacks_on`); into the free cells
+   from a column while one is free). The deal is msDeal's record, read by `parse`; the line is played on
+   a table of the columns' cards, where a move is one card taken off and put on. */
+
+/* A position as the replay plays it: each column's cards, bottom to top (at most 19: a start column's 7
+   and 12 stacked on a king; a move that would make 21 is refused, never made), how many cards the free
+   cells hold, the foundation heights, and where each card b is: at[b] its column 0..7, IN_CELL or
+   IN_HOME (the destinations of a move code: a card goes where its move says). */
+#define IN_CELL 8
+#define IN_HOME 9
+#define TABLE_COL 20
+typedef struct {
+    unsigned char col[8][TABLE_COL];
+    int len[8];
+    unsigned char at[53];
+    int ncell;
+    int home[4];
+} Table;
+
+/* The table of a parsed record. */
+static void table_of(const Pos *s, Table *t) {
+    int c, i;
+    memset(t->at, IN_HOME, sizeof t->at);
+    for (c = 0; c < 8; c++) {
+        int from = c ? s->end[c - 1] + 1 : 0;
+        t->len[c] = s->end[c] - from;
+        for (i = 0; i < t->len[c]; i++) {
+            t->col[c][i] = s->rec[from + i];
+            t->at[s->rec[from + i]] = (unsigned char)c;
+        }
+    }
+    for (i = 0; i < s->ncell; i++) t->at[s->rec[s->cell0 + i]] = IN_CELL;
+    t->ncell = s->ncell;
+    for (i = 0; i < 4; i++) t->home[i] = s->home[i];
+}
 
 /* Replay `n` codes from msDeal `deal`: 0 when every move is legal and the last position is won; k (1..n)
    when move k is not a legal move; n + 1 when the line ends in a position that is not won; -1 for a
@@ -1547,37 +1580,40 @@ int main(int argc, char **argv) {
 int fcc_replay(uint64_t deal, int cells, int foundation_return, const uint16_t *codes, int n);
 
 int fcc_replay(uint64_t deal, int cells, int foundation_return, const uint16_t *codes, int n) {
-    unsigned char rec[P64], out[P64];
+    unsigned char rec[P64];
     Pos s;
+    Table t;
     int k;
     if (deal < 1 || deal > 8589934591ull || cells < 0 || cells > 8 || n < 0) return -1;
     ms_deal(deal, rec);
     if (parse(rec, &s)) return -1;
+    table_of(&s, &t);
     for (k = 0; k < n; k++) {
-        int key = codes[k] & 0xff, dst = codes[k] >> 8, card = key + 1, a = -1, src = -1, i;
+        int key = codes[k] & 0xff, dst = codes[k] >> 8, card = key + 1, from;
         if (key >= 52 || dst > 9) return k + 1;
-        if (s.tops >> card & 1) { src = s.col_of[card]; a = s.end[src] - 1; }
-        else {
-            for (i = 0; i < s.ncell; i++)
-                if (s.rec[s.cell0 + i] == card) a = s.cell0 + i;
-            if (a < 0 && !(foundation_return && s.home[SUIT(card)] == RANK(card))) return k + 1;
-        }
+        from = t.at[card];
+        if (from < 8 ? t.col[from][t.len[from] - 1] != card          /* a column's top card */
+                     : from == IN_HOME && !(foundation_return && t.home[SUIT(card)] == RANK(card)))
+            return k + 1;                                          /* or a cell's, or its foundation's top */
         if (dst == 9) { /* home: not from the foundation itself */
-            if (a < 0 || !can_home(s.home, card)) return k + 1;
-            patch(&s, a, -1, card, out);
-        } else if (dst == 8) { /* into the free cells, kept sorted */
-            int below = 0;
-            if (src < 0 || s.ncell >= cells) return k + 1;
-            for (i = 0; i < s.ncell; i++) below += s.rec[s.cell0 + i] < card;
-            patch(&s, a, s.cell0 + below, card, out);
+            if (from == IN_HOME || !can_home(t.home, card)) return k + 1;
+        } else if (dst == 8) { /* into the free cells, from a column */
+            if (from >= 8 || t.ncell >= cells) return k + 1;
         } else { /* onto column dst: empty, or its top card one rank higher and of the other colour */
-            int top = s.top[dst];
-            if (dst == src || (top && top != stacks_on(card, 0) && top != stacks_on(card, 1))) return k + 1;
-            patch(&s, a, s.end[dst], card, out);
+            int top = t.len[dst] ? t.col[dst][t.len[dst] - 1] : 0;
+            if (dst == from || (top && top != stacks_on(card, 0) && top != stacks_on(card, 1))
+                || t.len[dst] == TABLE_COL)
+                return k + 1;
         }
-        layout(out, &s);
+        if (from < 8) t.len[from]--;
+        else if (from == IN_CELL) t.ncell--;
+        else t.home[SUIT(card)]--;
+        if (dst == 9) t.home[SUIT(card)]++;
+        else if (dst == 8) t.ncell++;
+        else t.col[dst][t.len[dst]++] = (unsigned char)card;
+        t.at[card] = (unsigned char)dst;
     }
-    return won(&s) ? 0 : n + 1;
+    return t.home[0] == 13 && t.home[1] == 13 && t.home[2] == 13 && t.home[3] == 13 ? 0 : n + 1;
 }
 
 /* fcc_replay on the lines of deals first .. first+count-1: line i is codes[offset[i] .. offset[i] + len[i])

@@ -1,4 +1,4 @@
-/* best.c -- best first (FC_ORDER_BEST): the heuristic score, the heap, run_best. */
+/* best.c -- best first (FC_ORDER_BEST): the heuristic score, the queue (buckets and a heap), run_best. */
 #include "fc_internal.h"
 
 /* The score of a state, lower is better: a weighted sum of the cards not home, the cards lying above a
@@ -36,12 +36,13 @@ static int score(const ctx_t *c, const fkey_t *k, const int *w) {
         int x = h[s] * 4 + s, r = h[s];
         if ((k->cells >> x) & 1) continue;
         /* x is in exactly one column: still in the base of its start column (whose bottom card is that
-           column's), the one-card base of a column, or a chain card */
+           column's; a base of one card there is x itself), else at the bottom of a column (a base of one
+           card: a base of more is a start column's prefix, found above), or a chain card */
         if (c->ocol[x] != 0xFF) {
             int i = at[c->orig[c->ocol[x]][0]];
-            if (i >= 0 && L[i] >= 2 && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; continue; }
+            if (i >= 0 && c->opos[x] < L[i]) { buried += n[i] - 1 - c->opos[x]; continue; }
         }
-        if (at[x] >= 0 && L[at[x]] == 1) { buried += ch[at[x]]; continue; }
+        if (at[x] >= 0) { buried += n[at[x]] - 1; continue; }
         for (int i = 0; i < 8; i++) {
             if (!n[i]) continue;
             uint32_t wi = ww[i];
@@ -89,12 +90,62 @@ static uint32_t heap_pop(fc_search *s) {
     return 0xFFFFFFFFu - (uint32_t)top;
 }
 
-FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
+/* The queue of best first: its keys (score << 32 | ~index, smallest first) below BQ_N << 32 in buckets, one
+   a score, the rest (larger scores, depth first's keys) in the heap. A bucket is a stack of its states
+   linked from the largest index down (the states are pushed as they are stored, in the order of their
+   indices, so its top is its smallest key; a push out of that order goes to the heap); a bitmap of the
+   buckets that are not empty finds the lowest, at or above bqmin. The smaller of that bucket's top and
+   the heap's is popped: the same order as one heap of every key, with no sifting for most of them.
+   s->bq holds the bitmap (BQ_N / 32 words), the buckets' tops (BQ_N), then the link of each state. */
+#define BQ_N 8192u
+#define BQ_HEAD (BQ_N / 32 + BQ_N)
+#define BQ_NONE 0xFFFFFFFFu
+
+static int queue_push(fc_search *s, uint64_t key) {
+    uint32_t f = (uint32_t)(key >> 32), idx = 0xFFFFFFFFu - (uint32_t)key;
+    if (key >> 32 >= BQ_N) return heap_push_key(s, key);
+    if (BQ_HEAD + (uint64_t)idx >= s->bqcap) {
+        uint64_t ncap = s->bqcap ? s->bqcap * 2 : BQ_HEAD + 4096;
+        while (BQ_HEAD + (uint64_t)idx >= ncap) ncap *= 2;
+        uint32_t *q = (uint32_t *)realloc(s->bq, ncap * sizeof *q);
+        if (!q) return FC_ENOMEM;
+        s->bq = q;
+        s->bqcap = ncap;
+    }
+    uint32_t *bits = s->bq, *top = bits + BQ_N / 32, *link = bits + BQ_HEAD;
+    if (!s->bqn) { memset(bits, 0, BQ_N / 8); s->bqmin = BQ_N; }   /* a new queue: every bucket empty */
+    uint32_t full = bits[f >> 5] >> (f & 31) & 1;
+    if (full && idx < top[f]) return heap_push_key(s, key);
+    link[idx] = full ? top[f] : BQ_NONE;
+    top[f] = idx;
+    bits[f >> 5] |= 1u << (f & 31);
+    if (f < s->bqmin) s->bqmin = f;
+    s->bqn++;
+    return 0;
+}
+
+static uint32_t queue_pop(fc_search *s) {
+    if (s->bqn) {
+        uint32_t *bits = s->bq, *top = bits + BQ_N / 32, *link = bits + BQ_HEAD;
+        uint32_t wi = s->bqmin >> 5, m = bits[wi] & (0xFFFFFFFFu << (s->bqmin & 31));
+        while (!m) m = bits[++wi];
+        uint32_t f = wi * 32 + (uint32_t)ctz64(m), idx = top[f];
+        s->bqmin = f;
+        if (!s->hn || (((uint64_t)f << 32) | (0xFFFFFFFFu - idx)) < s->heap[0]) {
+            top[f] = link[idx];
+            if (top[f] == BQ_NONE) bits[wi] &= ~(1u << (f & 31));
+            s->bqn--;
+            return idx;
+        }
+    }
+    return heap_pop(s);
+}
+
+/* Push state idx, whose key is k (h64: hash64_key(k)), on the heap by its score. */
+static int push_scored(fc_search *s, uint32_t idx, const fkey_t *k, uint64_t h64) {
     const int *w = s->w;
-    fkey_t k;
-    load_key(s, idx, &k);
-    int64_t f = (int64_t)score(&s->c, &k, w);
-    if (w[9] > 0) f += (int64_t)((hash_key(&k) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
+    int64_t f = (int64_t)score(&s->c, k, w);
+    if (w[9] > 0) f += (int64_t)(((uint32_t)(h64 >> 32) ^ (uint32_t)w[10]) % (uint32_t)w[9]);
     if (w[8]) {
         /* depth first: the deepest state first, its children in the order of their scores */
         if (f < 0) f = 0;
@@ -105,18 +156,23 @@ FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
         if (f < 0) f = 0;
         if (f > 0x7FFFFFFF) f = 0x7FFFFFFF;
     }
-    return heap_push_key(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
+    return queue_push(s, ((uint64_t)f << 32) | (0xFFFFFFFFu - idx));
 }
 
-/* After state idx was stored: when its columns are sorted, store the won position as its child.
-   Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
-FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
+FC_HIDDEN int heap_push(fc_search *s, uint32_t idx) {
     fkey_t k;
-    ckey_t ck;
     load_key(s, idx, &k);
-    if (!key_sorted(&s->c, &k)) return 0;
-    won_key(&k);
-    int e = insert(s, &k, &ck, prep_key(s, &k, &ck), idx);
+    return push_scored(s, idx, &k, hash64_key(&k));
+}
+
+/* After state idx, whose key is k, was stored: when its columns are sorted, store the won position as its
+   child. Returns 1 when the won position was stored, 0 if not, or FC_LIMIT / FC_ENOMEM. */
+static int goal_of(fc_search *s, uint32_t idx, const fkey_t *k) {
+    if (!key_sorted(&s->c, k)) return 0;
+    fkey_t won;
+    ckey_t ck;
+    won_key(&won);
+    int e = insert(s, &won, &ck, prep_key(s, &won, &ck), idx);
     if (e == 1) {
         s->mv[s->count - 1] = MV_HOMEALL;
         s->dep[s->count - 1] = s->dep[idx] == 0xFFFF ? 0xFFFF : (uint16_t)(s->dep[idx] + 1);
@@ -124,12 +180,18 @@ FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
     return e;
 }
 
+FC_HIDDEN int best_goal(fc_search *s, uint32_t idx) {
+    fkey_t k;
+    load_key(s, idx, &k);
+    return goal_of(s, idx, &k);
+}
+
 FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
     const ctx_t *c = &s->c;
     uint64_t budget = max_expand;
-    while (s->hn) {
+    while (s->hn || s->bqn) {
         if (max_expand && budget-- == 0) return FC_RUNNING;
-        uint32_t cur = heap_pop(s);
+        uint32_t cur = queue_pop(s);
         fkey_t k;
         load_key(s, cur, &k);
         int n = gen_mv(c, &k, s->buf, s->mvbuf, s->frombuf, c->canonical);
@@ -163,10 +225,12 @@ FC_HIDDEN int run_best(fc_search *s, uint64_t max_expand) {
                 s->mv[idx] = s->mvbuf[i];
                 s->dep[idx] = d;
                 if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
-                e = best_goal(s, idx);
+                e = goal_of(s, idx, &s->buf[i]);
                 if (UNLIKELY(e > 1 || e < 0)) return e;
                 if (UNLIKELY(s->won && s->stop_on_win)) return FC_WON;
-                if (heap_push(s, idx)) return FC_ENOMEM;
+                /* prep_key's hash is hash64_key's while the keys are not compact (always, best first) */
+                if (push_scored(s, idx, &s->buf[i], s->compact ? hash64_key(&s->buf[i]) : s->hbuf[i]))
+                    return FC_ENOMEM;
             }
         }
         s->expanded++;

@@ -150,6 +150,9 @@ struct fc_search {
     uint16_t *dep;           /* moves from the start (saturating) */
     uint64_t *heap;          /* min-heap of (score << 32 | ~index) */
     uint64_t hn, hcap;
+    uint32_t *bq;            /* best.c's buckets of the smaller keys, beside the heap */
+    uint64_t bqcap, bqn;
+    uint32_t bqmin;
     int w[FC_NWEIGHTS];
     fkey_t start_raw;        /* the start as given (before autoplay, columns in place) */
     uint16_t mvbuf[SOLVE_MAX_SUCC];

@@ -27,7 +27,7 @@ FC_HIDDEN int search_start(fc_search *s, const fc_pos *start, const fc_rules *r,
     s->won_index = -1;
     s->status = FC_RUNNING;
     s->count = s->head = s->expanded = s->generated = 0;
-    s->novf = s->sp = s->hn = 0;
+    s->novf = s->sp = s->hn = s->bqn = 0;
     s->nbits = s->nzero = s->nzdir = 0;
     if (s->pbit) memset(s->pbit, 0, s->pbcap * sizeof *s->pbit);
     /* 40-byte keys first; compact keys for the enumerations once they hold FC_COMPACT_AT positions
@@ -116,6 +116,7 @@ void fc_search_free(fc_search *s) {
     free(s->mv);
     free(s->dep);
     free(s->heap);
+    free(s->bq);
     free(s->bigbuf);
     free(s->bigck);
     free(s->bighash);
@@ -431,7 +432,8 @@ uint64_t fc_search_memory(const fc_search *s) {
            + s->ovfcap * sizeof(fkey_t) + s->tsize * sizeof(uint32_t)
            + s->pbcap * sizeof(uint64_t) + s->zdcap * sizeof(uint64_t)
            + s->scap * sizeof(uint32_t) + sizeof *s
-           + s->pcap * (sizeof(uint32_t) + 2 * sizeof(uint16_t)) + s->hcap * sizeof(uint64_t);
+           + s->pcap * (sizeof(uint32_t) + 2 * sizeof(uint16_t)) + s->hcap * sizeof(uint64_t)
+           + s->bqcap * sizeof(uint32_t);
 }
 
 void fc_search_compact_at(fc_search *s, uint64_t states) { s->compact_at = states; }

@@ -92,6 +92,42 @@ def test_every_batch_line_replays_and_corrupted_lines_are_refused():
     assert replay.line(1, [52]) == 1 and replay.line(1, [0 | 10 << 8]) == 1 and replay.line(1, []) == 1
 
 
+@pytest.mark.parametrize("cells,fret", [(4, False), (2, True), (1, False), (0, True)])
+def test_the_replay_answers_as_the_python_replay_on_random_walks(cells, fret):
+    """Random walks from deals (each step one of the legal moves by solver.lines: cards from the columns'
+    tops, the free cells and -- with foundation returns -- the foundations' tops), with an illegal move
+    tried at every step: the replay answers as the Python replay (the illegal move's index; the line's
+    length + 1, legal but not won)."""
+    rules = Rules(cells=cells, foundation_return=fret)
+    rnd = random.Random(cells * 2 + fret)
+    tried = {"illegal": 0, "from cell": 0, "from home": 0}
+    for n in rnd.sample(range(1, 2 ** 33), 9) + [1, 2 ** 31 + 5]:
+        pos, codes = deals.ms_deal(n), []
+        for _step in range(80):
+            cols, cell_cards, home = pos
+            cards = [c[-1] for c in cols if c] + list(cell_cards) + [(h - 1) * 4 + s for s, h in enumerate(home) if h]
+            legal, illegal = [], []
+            for code in (card | dst << 8 for card in cards for dst in range(10)):
+                try:
+                    legal.append((code, lines.codes_to_moves(pos, [code], rules, need_won=False)[1]))
+                except lines.LineError:
+                    illegal.append(code)
+            bad = rnd.choice(illegal)
+            assert replay.line(n, codes + [bad], cells, fret) == len(codes) + 1, (n, codes, bad)
+            tried["illegal"] += 1
+            if not legal:
+                break
+            code, pos = rnd.choice(legal)
+            if code >> 8 == search.CELL:       # the walk goes on longer with the cells filling slower
+                code, pos = rnd.choice(legal)
+            tried["from cell"] += (code & 0xFF) in cell_cards
+            tried["from home"] += home[code & 3] == (code & 0xFF) // 4 + 1
+            codes.append(code)
+        assert replay.line(n, codes, cells, fret) == len(codes) + 1, n
+    assert tried["illegal"] > 150 and (tried["from cell"] > 10) == (cells > 0)
+    assert (tried["from home"] > 10) == fret
+
+
 def first_return(b):
     """A line of the batch cut after a card went home, then that card back onto a column where it may go
     (empty, or a top card one rank higher of the other colour): the first such, by the Python replay."""

@@ -546,3 +546,18 @@ def test_line_lengths_1_1000():
         assert r.verdict == "winnable"
         lengths.append(r.length)
     assert statistics.median(lengths) <= 200
+
+
+@pytest.mark.parametrize("depth,first,deal,want", [
+    (4, 1, 600001, ("won", 303, 35, 104)), (4, 1, 617, ("limit", 20000, 19777, 0)),
+    (90, 0, 600001, ("limit", 20000, 11582, 0)), (90, 0, 617, ("limit", 20000, 12603, 0)),
+    (40, 0, 617, ("limit", 20000, 12817, 0))])
+def test_the_best_first_queue_keeps_its_order_past_the_buckets(depth, first, deal, want):
+    """best.c's queue holds the smaller keys in buckets and the rest in a heap: with depth-first keys (weight 8)
+    every key but the start's is in the heap, and with a depth weight of 40 or 90 the scores pass the buckets'
+    8,192 within about a hundred moves. The searches expand the same states as the one heap did (figures of
+    the single heap's build), to the same line."""
+    w = (6, 4, 2, 9, 4, depth, 5, 3, first, 20 if depth == 90 else 0, 7, 0)
+    st, codes, states, expanded, _found = search.solve_line(deals.ms_deal(deal), solve.speedups(STANDARD), 20000, 0,
+                                                           (search.Stage(0, 0, w),))
+    assert (st, states, expanded, len(codes or [])) == want
