@@ -4,10 +4,12 @@
 
 /* ---- moves: the raw successors of k (no autoplay), in the order of fc.h ---- */
 /* The columns of k: pw[i] its word, top[i] its top card (-1 when empty), dst[x] the columns whose top
-   card x may go on (dst holds 56 bytes), h[s] the foundation heights. Returns the set of empty columns. */
+   card x may go on (dst holds 56 bytes), h[s] the foundation heights, *movable the cards that may go onto a
+   column's top or home (a bit each; bits 52..63 are no card's). Returns the set of empty columns. */
 static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw, int *top, uint8_t *dst,
-                                   int *h) {
+                                   int *h, uint64_t *movable) {
     unsigned empty = 0;
+    uint64_t mv = 0;
     memset(dst, 0, 56);
     for (int i = 0; i < 8; i++) {
         pw[i] = k->w[i] & WMASK;
@@ -20,8 +22,13 @@ static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw
         int b = rank0(p) > 0 ? (rank0(p) - 1) * 4 : 52;
         dst[b + (r ^ 1)] |= (uint8_t)(1u << i);
         dst[b + 2 + r] |= (uint8_t)(1u << i);
+        mv |= 1ull << (b + (r ^ 1)) | 1ull << (b + 2 + r);
     }
-    for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
+    for (int s = 0; s < 4; s++) {
+        h[s] = (int)(k->w[s] >> 28);
+        mv |= 1ull << (h[s] * 4 + s);   /* the next card of suit s (none past the king: bits 52..55) */
+    }
+    *movable = mv;
     return empty;
 }
 
@@ -111,8 +118,9 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
     uint32_t pw[8];
     uint8_t dst[56];                /* dst[x]: the columns whose top card x may go on (col_targets) */
     int top[8], h[4], n = 0;
+    uint64_t movable;
     const int pflags = solver ? c->pflags : 0, super = solver ? c->super : c->supermoves;
-    unsigned empty = col_targets(c, k, pw, top, dst, h);   /* the empty columns */
+    unsigned empty = col_targets(c, k, pw, top, dst, h, &movable);   /* the empty columns */
     unsigned allempty = empty;
     if (!solver) prune = 0;
     if (prune) empty &= -empty;     /* the first empty column only */
@@ -134,9 +142,12 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
             }
     }
 
+    /* the sources that have no move are passed over at once (the common case: the cells are full, no column
+       is empty, and the top card goes neither home nor onto another column) */
+    int any = room || empty || super;
     for (int i = 0; i < 8; i++) {
         int x = top[i];
-        if (x < 0) continue;
+        if (x < 0 || !(any || ((movable >> x) & 1))) continue;
         fkey_t b = *k;
         uint32_t rest = w_pop(c, pw[i]);
         b.w[i] = (k->w[i] & HMASK) | rest;
@@ -165,7 +176,7 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
         if (solver) for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }
     int n1 = n;
-    for (uint64_t cm = k->cells; cm; cm &= cm - 1) {
+    for (uint64_t cm = empty ? k->cells : k->cells & movable; cm; cm &= cm - 1) {
         int x = ctz64(cm);
         fkey_t b = *k;
         b.cells &= ~(1ull << x);
