@@ -14,15 +14,12 @@ static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw
     for (int i = 0; i < 8; i++) {
         pw[i] = k->w[i] & WMASK;
         if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
-        int p = w_top(c, pw[i]), r = isred(p);
+        int p = w_top(c, pw[i]);
         top[i] = p;
-        /* the two cards one rank lower of the other colour: clubs and spades on a red card, diamonds and
-           hearts on a black one; none on an ace (written to dst[52..55], which no card reads). Without a
-           branch: the colour of a column's top is not predictable. */
-        int b = rank0(p) > 0 ? (rank0(p) - 1) * 4 : 52;
-        dst[b + (r ^ 1)] |= (uint8_t)(1u << i);
-        dst[b + 2 + r] |= (uint8_t)(1u << i);
-        mv |= 1ull << (b + (r ^ 1)) | 1ull << (b + 2 + r);
+        /* the two cards that go onto p (none on an ace: dst[52..55], which no card reads) */
+        dst[c->under[p][0]] |= (uint8_t)(1u << i);
+        dst[c->under[p][1]] |= (uint8_t)(1u << i);
+        mv |= c->underm[p];
     }
     for (int s = 0; s < 4; s++) {
         h[s] = (int)(k->w[s] >> 28);
