@@ -145,21 +145,23 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
     for (int i = 0; i < 8; i++) {
         int x = top[i];
         if (x < 0 || !(any || ((movable >> x) & 1))) continue;
-        fkey_t b = *k;
-        uint32_t rest = w_pop(c, pw[i]);
-        b.w[i] = (k->w[i] & HMASK) | rest;
+        uint32_t rest = w_pop(c, pw[i]), wi = (k->w[i] & HMASK) | rest;
         int n0 = n;
-        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME)); }
+        /* each successor is k copied, then its changes written: not a copy of a changed key, whose read would
+           wait for the store that changed it (a load spanning a smaller store is not forwarded) */
+        if (h[suit(x)] == rank0(x)) {
+            out[n] = *k; out[n].w[i] = wi; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME));
+        }
         int onp = w_chain(pw[i]) > 0;   /* x lies on its stacking parent */
         unsigned to = (onp && (pflags & FC_PRUNE_SWAP)) ? 0u : dst[x];
         if (!((prune && !rest) || (onp && (pflags & FC_PRUNE_BREAK)))) to |= empty;
         to &= ~(1u << i);
         for (unsigned m = to; m; m &= m - 1) {
             int j = ctz64(m);
-            out[n] = b; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
+            out[n] = *k; out[n].w[i] = wi; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
         }
         if (room && !(onp && (pflags & FC_PRUNE_CELL))) {
-            out[n] = b; out[n].cells |= 1ull << x; MOVE(mvcode(x, FC_TO_CELL));
+            out[n] = *k; out[n].w[i] = wi; out[n].cells |= 1ull << x; MOVE(mvcode(x, FC_TO_CELL));
         }
         if (super && w_chain(pw[i])) {
             int ch = w_chain(pw[i]), rx = rank0(x), q = isred(x) ^ 1 ^ ((rx + 1) & 1);
@@ -175,12 +177,13 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
     int n1 = n;
     for (uint64_t cm = empty ? k->cells : k->cells & movable; cm; cm &= cm - 1) {
         int x = ctz64(cm);
-        fkey_t b = *k;
-        b.cells &= ~(1ull << x);
-        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME)); }
+        uint64_t cells = k->cells & ~(1ull << x);
+        if (h[suit(x)] == rank0(x)) {
+            out[n] = *k; out[n].cells = cells; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME));
+        }
         for (unsigned m = dst[x] | empty; m; m &= m - 1) {
             int j = ctz64(m);
-            out[n] = b; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
+            out[n] = *k; out[n].cells = cells; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
         }
     }
     if (solver) for (int q = n1; q < n; q++) from[q] = FC_TO_CELL;
@@ -189,11 +192,10 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
         for (int s = 0; s < 4; s++) {
             if (!h[s]) continue;
             int x = (h[s] - 1) * 4 + s;
-            fkey_t b = *k;
-            b.w[s] -= HOME1;
+            uint32_t ws = k->w[s] - HOME1;
             for (unsigned m = dst[x] | empty; m; m &= m - 1) {
                 int j = ctz64(m);
-                out[n] = b; out[n].w[j] = w_push(b.w[j], x); MOVE(mvcode(x, j));
+                out[n] = *k; out[n].w[s] = ws; out[n].w[j] = w_push(j == s ? ws : k->w[j], x); MOVE(mvcode(x, j));
             }
         }
         if (solver) for (int q = n2; q < n; q++) from[q] = FC_TO_HOME;
