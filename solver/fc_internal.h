@@ -84,6 +84,9 @@ typedef struct {
     uint8_t cinv[9][1024];   /* the largest x with C(x, j) <= b << csh[j]: where unranking starts */
     uint8_t csh[9];
     uint8_t tops[52][16][2]; /* tops[head][chain length][last chain bit]: a column's top card (w_top) */
+    uint8_t under[52][2];    /* the two cards that go onto card p (one rank lower, the other colour), clubs or
+                                diamonds first; 52 + those suits for an ace (no card) */
+    uint64_t underm[52];     /* the same two as bits (bits 52..55: none) */
     /* popw[w & 0xFFF]: the word of the base (c_0 and L) of word w less its top card (0 for one card). Written
        by every ctx_setup for the bases of its start (not cleared: 16 KiB, and the solver sets a context up for
        every stage of every deal); w_pop reads other entries only to mask them out. binfo likewise. */

@@ -134,6 +134,12 @@ FC_HIDDEN int ctx_setup(ctx_t *c, const fc_pos *p, const fc_rules *r, int tables
         for (int h = 0; h < 52; h++)
             for (int ch = 0; ch < 16; ch++)
                 for (int lb = 0; lb < 2; lb++) c->tops[h][ch][lb] = (uint8_t)(ch > rank0(h) ? 0 : top_of(h, ch, lb));
+        for (int p = 0; p < 52; p++) {   /* clubs and spades on a red card, diamonds and hearts on a black one */
+            int b = rank0(p) > 0 ? (rank0(p) - 1) * 4 : 52, r = isred(p);
+            c->under[p][0] = (uint8_t)(b + (r ^ 1));
+            c->under[p][1] = (uint8_t)(b + 2 + r);
+            c->underm[p] = 1ull << c->under[p][0] | 1ull << c->under[p][1];
+        }
     }
     for (c->cb = 0; (1ull << c->cb) < (uint64_t)c->coff[c->cells + 1]; c->cb++) {}
     return 0;

@@ -4,24 +4,28 @@
 
 /* ---- moves: the raw successors of k (no autoplay), in the order of fc.h ---- */
 /* The columns of k: pw[i] its word, top[i] its top card (-1 when empty), dst[x] the columns whose top
-   card x may go on (dst holds 56 bytes), h[s] the foundation heights. Returns the set of empty columns. */
+   card x may go on (dst holds 56 bytes), h[s] the foundation heights, *movable the cards that may go onto a
+   column's top or home (a bit each; bits 52..63 are no card's). Returns the set of empty columns. */
 static inline unsigned col_targets(const ctx_t *c, const fkey_t *k, uint32_t *pw, int *top, uint8_t *dst,
-                                   int *h) {
+                                   int *h, uint64_t *movable) {
     unsigned empty = 0;
+    uint64_t mv = 0;
     memset(dst, 0, 56);
     for (int i = 0; i < 8; i++) {
         pw[i] = k->w[i] & WMASK;
         if (!pw[i]) { top[i] = -1; empty |= 1u << i; continue; }
-        int p = w_top(c, pw[i]), r = isred(p);
+        int p = w_top(c, pw[i]);
         top[i] = p;
-        /* the two cards one rank lower of the other colour: clubs and spades on a red card, diamonds and
-           hearts on a black one; none on an ace (written to dst[52..55], which no card reads). Without a
-           branch: the colour of a column's top is not predictable. */
-        int b = rank0(p) > 0 ? (rank0(p) - 1) * 4 : 52;
-        dst[b + (r ^ 1)] |= (uint8_t)(1u << i);
-        dst[b + 2 + r] |= (uint8_t)(1u << i);
+        /* the two cards that go onto p (none on an ace: dst[52..55], which no card reads) */
+        dst[c->under[p][0]] |= (uint8_t)(1u << i);
+        dst[c->under[p][1]] |= (uint8_t)(1u << i);
+        mv |= c->underm[p];
     }
-    for (int s = 0; s < 4; s++) h[s] = (int)(k->w[s] >> 28);
+    for (int s = 0; s < 4; s++) {
+        h[s] = (int)(k->w[s] >> 28);
+        mv |= 1ull << (h[s] * 4 + s);   /* the next card of suit s (none past the king: bits 52..55) */
+    }
+    *movable = mv;
     return empty;
 }
 
@@ -111,8 +115,9 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
     uint32_t pw[8];
     uint8_t dst[56];                /* dst[x]: the columns whose top card x may go on (col_targets) */
     int top[8], h[4], n = 0;
+    uint64_t movable;
     const int pflags = solver ? c->pflags : 0, super = solver ? c->super : c->supermoves;
-    unsigned empty = col_targets(c, k, pw, top, dst, h);   /* the empty columns */
+    unsigned empty = col_targets(c, k, pw, top, dst, h, &movable);   /* the empty columns */
     unsigned allempty = empty;
     if (!solver) prune = 0;
     if (prune) empty &= -empty;     /* the first empty column only */
@@ -134,24 +139,29 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
             }
     }
 
+    /* the sources that have no move are passed over at once (the common case: the cells are full, no column
+       is empty, and the top card goes neither home nor onto another column) */
+    int any = room || empty || super;
     for (int i = 0; i < 8; i++) {
         int x = top[i];
-        if (x < 0) continue;
-        fkey_t b = *k;
-        uint32_t rest = w_pop(c, pw[i]);
-        b.w[i] = (k->w[i] & HMASK) | rest;
+        if (x < 0 || !(any || ((movable >> x) & 1))) continue;
+        uint32_t rest = w_pop(c, pw[i]), wi = (k->w[i] & HMASK) | rest;
         int n0 = n;
-        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME)); }
+        /* each successor is k copied, then its changes written: not a copy of a changed key, whose read would
+           wait for the store that changed it (a load spanning a smaller store is not forwarded) */
+        if (h[suit(x)] == rank0(x)) {
+            out[n] = *k; out[n].w[i] = wi; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME));
+        }
         int onp = w_chain(pw[i]) > 0;   /* x lies on its stacking parent */
         unsigned to = (onp && (pflags & FC_PRUNE_SWAP)) ? 0u : dst[x];
         if (!((prune && !rest) || (onp && (pflags & FC_PRUNE_BREAK)))) to |= empty;
         to &= ~(1u << i);
         for (unsigned m = to; m; m &= m - 1) {
             int j = ctz64(m);
-            out[n] = b; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
+            out[n] = *k; out[n].w[i] = wi; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
         }
         if (room && !(onp && (pflags & FC_PRUNE_CELL))) {
-            out[n] = b; out[n].cells |= 1ull << x; MOVE(mvcode(x, FC_TO_CELL));
+            out[n] = *k; out[n].w[i] = wi; out[n].cells |= 1ull << x; MOVE(mvcode(x, FC_TO_CELL));
         }
         if (super && w_chain(pw[i])) {
             int ch = w_chain(pw[i]), rx = rank0(x), q = isred(x) ^ 1 ^ ((rx + 1) & 1);
@@ -165,14 +175,15 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
         if (solver) for (int q = n0; q < n; q++) from[q] = (uint8_t)i;
     }
     int n1 = n;
-    for (uint64_t cm = k->cells; cm; cm &= cm - 1) {
+    for (uint64_t cm = empty ? k->cells : k->cells & movable; cm; cm &= cm - 1) {
         int x = ctz64(cm);
-        fkey_t b = *k;
-        b.cells &= ~(1ull << x);
-        if (h[suit(x)] == rank0(x)) { out[n] = b; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME)); }
+        uint64_t cells = k->cells & ~(1ull << x);
+        if (h[suit(x)] == rank0(x)) {
+            out[n] = *k; out[n].cells = cells; out[n].w[suit(x)] += HOME1; MOVE(mvcode(x, FC_TO_HOME));
+        }
         for (unsigned m = dst[x] | empty; m; m &= m - 1) {
             int j = ctz64(m);
-            out[n] = b; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
+            out[n] = *k; out[n].cells = cells; out[n].w[j] = w_push(k->w[j], x); MOVE(mvcode(x, j));
         }
     }
     if (solver) for (int q = n1; q < n; q++) from[q] = FC_TO_CELL;
@@ -181,11 +192,10 @@ static ALWAYS_INLINE int gen_moves(const ctx_t *c, const fkey_t *k, fkey_t *out,
         for (int s = 0; s < 4; s++) {
             if (!h[s]) continue;
             int x = (h[s] - 1) * 4 + s;
-            fkey_t b = *k;
-            b.w[s] -= HOME1;
+            uint32_t ws = k->w[s] - HOME1;
             for (unsigned m = dst[x] | empty; m; m &= m - 1) {
                 int j = ctz64(m);
-                out[n] = b; out[n].w[j] = w_push(b.w[j], x); MOVE(mvcode(x, j));
+                out[n] = *k; out[n].w[s] = ws; out[n].w[j] = w_push(j == s ? ws : k->w[j], x); MOVE(mvcode(x, j));
             }
         }
         if (solver) for (int q = n2; q < n; q++) from[q] = FC_TO_HOME;

@@ -1,5 +1,7 @@
 /* store.c -- the enumeration's store: the arena of keys, the hash table, the parent bitmap, insert. */
+#define _DEFAULT_SOURCE           /* madvise's MADV_HUGEPAGE (Linux), besides fc_internal.h's POSIX */
 #include "fc_internal.h"
+#include <sys/mman.h>
 
 /* A table of `size` slots (at most 2^32), rebuilt from the arena. The old table is freed first (no
    second table in memory); when the new one cannot be had, one of the old size is made again. */
@@ -47,11 +49,29 @@ FC_HIDDEN void *room_for(void *arr, uint64_t n, uint64_t *cap, size_t elem, uint
     return a;
 }
 
+/* A block of the arena. An enumeration's blocks of 40-byte keys (2.5 MiB) start on a huge page boundary, and
+   their first huge page is asked for where the system has them (Linux's transparent huge pages, MADV_HUGEPAGE):
+   one page fault instead of 512 (with 4 KiB pages the faults were about a tenth of deal 11982's search). Not the
+   solver's (FC_ORDER_BEST: many small searches) nor the compact blocks (1 MiB). */
+#define HUGE_PAGE ((size_t)1 << 21)
+static uint8_t *new_block(const fc_search *s) {
+    size_t size = ((size_t)1 << BLKBITS) * s->ks;
+#if defined(MADV_HUGEPAGE)
+    void *p = NULL;
+    if (s->order != FC_ORDER_BEST && size >= HUGE_PAGE) {
+        if (posix_memalign(&p, HUGE_PAGE, size)) return NULL;
+        madvise(p, HUGE_PAGE, MADV_HUGEPAGE);   /* a hint: the block is used the same without it */
+        return (uint8_t *)p;
+    }
+#endif
+    return (uint8_t *)malloc(size);
+}
+
 FC_HIDDEN int grow_arena(fc_search *s) {
     int e = 0;
     s->blk = (uint8_t **)room_for(s->blk, s->nblk, &s->blkcap, sizeof *s->blk, 16, &e);
     if (e) return e;
-    uint8_t *blk = (uint8_t *)malloc(((size_t)1 << BLKBITS) * s->ks);
+    uint8_t *blk = new_block(s);
     if (!blk) return FC_ENOMEM;
     s->blk[s->nblk++] = blk;
     return 0;

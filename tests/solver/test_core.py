@@ -5,6 +5,7 @@ The spec's moves are compared to the C core's as sets of P64 records: on the sta
 deal 1's), under several rules. The figures of seed 000 are checked: 84,767 positions and at most 2
 cards home for deal 11982, and 61,643 positions in the canonical + safe-autoplay counting mode.
 """
+import hashlib
 import itertools
 import random
 
@@ -65,6 +66,22 @@ def test_11982_dfs_same_set(r11982):
     assert (res.states, res.max_home, res.complete, res.won) == (84767, 2, True, False)
     assert set(res.records()) == set(r11982.records())
     assert res.records()[0] == r11982.records()[0] == pack_p64(ms(11982))
+
+
+def test_discovery_order_is_pinned(r11982):
+    """The states in discovery order (the move generator's order of successors, fc.h's, and the store's): the
+    same records in the same order as ever, a digest of each export. The move generator and the store are
+    tuned for speed; a change of order would change every state's number and line."""
+    def digest(res):
+        return hashlib.sha256(res.export_p64()).hexdigest()[:32]
+    assert digest(r11982) == "bdc5243ed49b8e4e106367eaa4840a18"
+    dfs = search.explore(ms(11982), order="dfs")
+    assert digest(dfs) == "42d7041035aeb885d3eb44d184efa0c1"
+    more = search.explore(ms(1), Rules(cells=3, foundation_return=True, supermoves=True), max_states=30000,
+                          stop_on_win=False)
+    assert (more.states, more.status, digest(more)) == (30000, "limit", "d63ab934733924e8b8802314a99fa429")
+    dfs.close()
+    more.close()
 
 
 def spec_enumeration(pos, rules):
