@@ -353,8 +353,8 @@ def test_two_surveys_on_one_folder_are_refused(tmp_path):
 
 def test_dir_dash_and_old_folders_are_one_line(tmp_path):
     code, out, err = run_cli("survey", "1-10", "--dir", "-")
-    assert code == 2 and err == "error: --dir '-': a survey needs a folder (`-` is standard output elsewhere); " \
-                                "give a folder name\n", err
+    assert code == 2 and err == "error: the survey directory: '-' is not a folder (write ./- for a folder of " \
+                                "that name)\n", err
     assert not os.path.exists(os.path.join(ROOT, "-"))
     old = tmp_path / "old"
     (old / "chunks").mkdir(parents=True)
