@@ -792,9 +792,10 @@ static inline int first_difference(const unsigned char *a, const unsigned char *
    above it; that block is then searched (in_block). Where to look for the block first: successors that
    differ from their parents first at the same byte tend to land in the same block as the last such one
    (the hint kept per first differing byte: one look at two heads settles 60-70 % of the keys); else near
-   the parent near[q] in the sorted order (first[q]: the first byte where the key and its parent differ; the moves that leave the first columns alone keep a long
-   common prefix): the key is compared with the heads WINDOW blocks either side of the parent's, and most
-   keys fall between them; the others are searched among all. The searches run side by side, one level at
+   the parent near[q] in the sorted order (the moves that leave the first columns alone keep a long common
+   prefix): the key is compared with the heads WINDOW blocks either side of the parent's, and most keys
+   fall between them; the others are searched among all. first[q]: the first byte where the key and its
+   parent differ, found when the key was made. The searches run side by side, one level at
    a time, so that their memory reads overlap (each probe of the next level is prefetched). A search
    keeps the number of leading words the key shares with both ends of its range: every head in between
    shares them too, so they are not compared again. */
