@@ -778,13 +778,24 @@ static inline uint64_t be64(const unsigned char *p) {
            (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 | (uint64_t)p[6] << 8 | (uint64_t)p[7];
 }
 
+/* The first byte where records a and b differ (P64 when they are equal). */
+static inline int first_difference(const unsigned char *a, const unsigned char *b) {
+    int w;
+    for (w = 0; w < P64; w += 8) {
+        uint64_t x = le64(a + w) ^ le64(b + w);
+        if (x) return w + CTZ(x) / 8;
+    }
+    return P64;
+}
+
 /* found[q] = is keys[q] among the records, for q < nk. Each key's block is the last whose head is not
    above it; that block is then searched (in_block). Where to look for the block first: successors that
    differ from their parents first at the same byte tend to land in the same block as the last such one
    (the hint kept per first differing byte: one look at two heads settles 60-70 % of the keys); else near
-   the parent near[q] in the sorted order (the moves that leave the first columns alone keep a long
-   common prefix): the key is compared with the heads WINDOW blocks either side of the parent's, and most
-   keys fall between them; the others are searched among all. The searches run side by side, one level at
+   the parent near[q] in the sorted order (the moves that leave the first columns alone keep a long common
+   prefix): the key is compared with the heads WINDOW blocks either side of the parent's, and most keys
+   fall between them; the others are searched among all. first[q]: the first byte where the key and its
+   parent differ, found when the key was made. The searches run side by side, one level at
    a time, so that their memory reads overlap (each probe of the next level is prefetched). A search
    keeps the number of leading words the key shares with both ends of its range: every head in between
    shares them too, so they are not compared again. */
@@ -805,17 +816,15 @@ static inline int diff(const unsigned char *x, const uint64_t *key, int w, int *
 
 /* Start the search for a key: 1 and its range, or 0 when it is settled already (found says how): the
    key is a head, or below every record. */
-static int start_search(Store *st, const unsigned char *key, uint64_t near, const uint64_t *kw, Range *r,
-                        unsigned char *found) {
+static int start_search(Store *st, uint64_t near, int first, const uint64_t *kw, Range *r, unsigned char *found) {
     const unsigned char *h = st->heads;
     uint64_t m = st->blocks, lo = 0, hi = m;
     int less, w, wl = 0, wh = 0;
     *found = 0;
     r->first = P64;
     if (near < st->n) { /* the hint's block: settled if the key lies between its head and the next */
-        const unsigned char *parent = record_at(st, near);
         uint64_t b = 0;
-        for (r->first = 0; r->first < P64 && parent[r->first] == key[r->first]; r->first++) continue;
+        r->first = first;
         if (st->hint[r->first]) {
             b = st->hint[r->first] - 1;
             w = diff(h + P64 * b, kw, 0, &less);
@@ -856,12 +865,12 @@ static int start_search(Store *st, const unsigned char *key, uint64_t near, cons
     return 1;
 }
 
-static void members(Store *st, const unsigned char *keys, const uint64_t *near, int nk, Range *rg,
+static void members(Store *st, const unsigned char *keys, const uint64_t *near, const int *first, int nk, Range *rg,
                     uint64_t (*kw)[8], int *act, unsigned char *found) {
     int q, w, k, na = 0, nb = 0;
     for (q = 0; q < nk; q++) {
         for (w = 0; w < 8; w++) kw[q][w] = be64(keys + P64 * q + 8 * w);
-        if (start_search(st, keys + P64 * q, near[q], kw[q], &rg[q], &found[q])) act[na++] = q;
+        if (start_search(st, near[q], first[q], kw[q], &rg[q], &found[q])) act[na++] = q;
     }
     while (na) { /* one level of each active search; a search done leaves its key for a block scan */
         for (k = 0; k < na; k++) {
@@ -1306,6 +1315,7 @@ static int check(const char *path, int json, int show_progress) {
     static uint64_t kw[BATCH + MAXMOVES][8];
     static int act[BATCH + MAXMOVES];
     static uint64_t parent[BATCH + MAXMOVES];
+    static int first_diff[BATCH + MAXMOVES];
     static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
     unsigned char dealrec[P64], start[P64], ordered[P64];
     const char *in_order = "", *put_in_order = "", *nor_safe = "";
@@ -1342,7 +1352,8 @@ static int check(const char *path, int json, int show_progress) {
     }
     if (!failure) { /* 1. the start position is in the set */
         uint64_t among_all = ct.states;
-        members(&ct.recs, start, &among_all, 1, rg, kw, act, found);
+        int none = P64;
+        members(&ct.recs, start, &among_all, &none, 1, rg, kw, act, found);
         if (!found[0]) {
             failure = "start";
             describe(start, d1);
@@ -1376,12 +1387,13 @@ static int check(const char *path, int json, int show_progress) {
                     column_order(keys + P64 * (nk + k), ordered);
                     memcpy(keys + P64 * (nk + k), ordered, P64);
                 }
+                first_diff[nk + k] = first_difference(s.rec, keys + P64 * (nk + k));
             }
             nk += n;
             i++;
         }
         /* 2. every successor of every member is in the set */
-        members(&ct.recs, keys, parent, nk, rg, kw, act, found);
+        members(&ct.recs, keys, parent, first_diff, nk, rg, kw, act, found);
         for (q = 0; q < nk && found[q]; q++) continue;
         if (q < nk) {
             failure = "successor";

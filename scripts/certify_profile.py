@@ -2,7 +2,7 @@
 under cProfile timed in processor seconds, split into the search, the sort of the records, their export
 in that order, zlib, SHA-256, the rest of this process, and the fast checker (its child processes).
 
-    python scripts/certify_profile.py LIST DIR [--range A-B] [--json]
+    python scripts/certify_profile.py LIST DIR [--range A-B] [--max-states N] [--canonical-max-states N] [--json]
 
 DIR must be a new folder (a folder with rows skips them). The ledger's `seconds` of the same run add up to
 about the total.
@@ -22,19 +22,21 @@ from solver.survey import parse_range
 
 # phase: the built-ins whose own time it is (as cProfile names them)
 PHASES = (("search", ("<built-in method solver._fc.fc_search_run>",)),
-          ("sort", ("<built-in method solver._fc.fc_search_sort_p64>",)),
-          ("export in order", ("<built-in method solver._fc.fc_search_export_p64_at>",)),
+          ("sort", ("<built-in method solver._fc.fc_search_sort_p64>",
+                    "<built-in method solver._fc.fc_search_sort_records>")),
+          ("export in order", ("<built-in method solver._fc.fc_search_export_p64_at>",
+                               "<built-in method solver._fc.fc_p64_gather>")),
           ("zlib", ("<method 'compress' of 'zlib.Compress' objects>", "<method 'flush' of 'zlib.Compress' objects>")),
           ("SHA-256", ("<method 'update' of '_hashlib.HASH' objects>",)))
 
 
-def profile(list_path, folder, first, last):
+def profile(list_path, folder, first, last, **limits):
     if os.path.exists(folder):
         raise SystemExit(f"{folder} exists: give a new folder")
     pr = cProfile.Profile(time.process_time)
     t0 = os.times()
     pr.enable()
-    counts, listed = certify.run(list_path, folder, first, last, jobs=1, say=lambda text: None)
+    counts, listed = certify.run(list_path, folder, first, last, jobs=1, say=lambda text: None, **limits)
     pr.disable()
     t1 = os.times()
     own = t1.user + t1.system - t0.user - t0.system
@@ -55,11 +57,15 @@ def main():
     p.add_argument("list")
     p.add_argument("dir")
     p.add_argument("--range", metavar="A-B", default=None)
+    p.add_argument("--max-states", type=int, default=certify.CERTIFY_STATES, help="as certify-list's")
+    p.add_argument("--canonical-max-states", type=int, default=certify.CERTIFY_CANONICAL_STATES,
+                   help="as certify-list's")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     try:
         first, last = parse_range(a.range, max_range=None) if a.range else (1, certify.deals.MAX_DEAL)
-        f = profile(a.list, a.dir, first, last)
+        f = profile(a.list, a.dir, first, last, max_states=a.max_states,
+                    canonical_max_states=a.canonical_max_states)
     except FreecellError as e:
         raise SystemExit(str(e)) from None
     if a.json:

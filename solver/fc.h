@@ -192,6 +192,15 @@ uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count
    far: 16 bytes a state of working memory besides order. 0 or FC_ENOMEM. */
 int fc_search_sort_p64(const fc_search *s, uint32_t *order);
 
+/* The same order as fc_search_sort_p64, faster, in more memory: every state's P64 record decoded once into
+   recs (count*64 bytes, in discovery order), sorted there a byte at a time (16 bytes a state of working
+   memory), the order into order[0 .. count-1]. Then fc_p64_gather copies the records recs[idx[i]], i <
+   count, into out. Callers use these up to FC_SORTED_MAX states (recs of 1 GiB), fc_search_sort_p64 and
+   fc_search_export_p64_at above. 0 or FC_ENOMEM. */
+#define FC_SORTED_MAX 16777216
+int fc_search_sort_records(const fc_search *s, uint8_t *recs, uint32_t *order);
+void fc_p64_gather(const uint8_t *recs, const uint32_t *idx, uint64_t count, uint8_t *out);
+
 /* States idx[0 .. count-1] as count*64 bytes of P64 into out. Returns the number written (it stops at
    an index out of range). */
 uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out);

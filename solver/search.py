@@ -30,6 +30,7 @@ except ImportError as exc:      # the .so is built by `make setup` (pip install 
 P64_SIZE = lib.FC_P64_SIZE
 MAX_CELLS = lib.FC_MAX_CELLS
 MAX_SUCC = lib.FC_MAX_SUCC
+SORTED_MAX = lib.FC_SORTED_MAX  # up to this many states, sorted_batches decodes the records once, in 64 bytes each
 MAX_LINE = lib.FC_MAX_LINE      # longest line of move codes the solver writes
 CELL = lib.FC_TO_CELL           # a move's destination: the free cells (also a source, in solver.lines)
 HOME = lib.FC_TO_HOME           # a move's destination: the card's foundation
@@ -247,16 +248,23 @@ class Search:
         return list(out)
 
     def sorted_batches(self, size):
-        """Every state's P64 record in the order of the records (fc_search_sort_p64), as bytes of up to
-        ``size`` records at a time (a record may repeat in a counting mode: the caller drops repeats)."""
+        """Every state's P64 record in the order of the records, as bytes of up to ``size`` records at a time
+        (a record may repeat in a counting mode: the caller drops repeats). Up to SORTED_MAX states the
+        records are decoded once and sorted in a buffer (fc_search_sort_records); above, the states are
+        ordered (fc_search_sort_p64) and decoded again in that order, in less memory."""
         n = len(self)
         order = ffi.new("uint32_t[]", max(n, 1))
-        if lib.fc_search_sort_p64(self._h(), order) != 0:
+        recs = ffi.new("uint8_t[]", max(n, 1) * P64_SIZE) if n <= SORTED_MAX else None
+        if (lib.fc_search_sort_records(self._h(), recs, order) if recs is not None else
+                lib.fc_search_sort_p64(self._h(), order)) != 0:
             raise MemoryError("cannot sort the positions: out of memory")
         out = ffi.new("uint8_t[]", size * P64_SIZE)
         for first in range(0, n, size):
             m = min(size, n - first)
-            lib.fc_search_export_p64_at(self._h(), order + first, m, out)
+            if recs is not None:
+                lib.fc_p64_gather(recs, order + first, m, out)
+            else:
+                lib.fc_search_export_p64_at(self._h(), order + first, m, out)
             yield ffi.buffer(out, m * P64_SIZE)[:]
 
     def successors_p64(self, k):
