@@ -337,10 +337,12 @@ def _error(message, status):
 OUTPUT_ARGS = ("out", "svg", "standalone")     # the flags naming a file that may be standard output
 PATH_ARGS = {"out": "--out", "out_dir": "--out-dir", "lean_dir": "--lean-dir", "standalone": "--standalone",
              "svg": "--svg", "svg_dir": "--svg-dir", "dir": "the survey directory", "table": "--table",
-             "certs": "--certs", "cert": "the certificate", "board": "--board"}
+             "certs": "--certs", "cert": "the certificate", "board": "--board", "from_survey": "--from-survey"}
 
 
-FOLDER_ARGS = ("out_dir", "lean_dir", "svg_dir", "dir", "certs")    # the flags naming a folder
+# the flags naming a folder (--tmp and --work-dir: an empty one is check_disk_args's)
+FOLDER_ARGS = {**{name: PATH_ARGS[name] for name in ("out_dir", "lean_dir", "svg_dir", "dir", "certs", "from_survey")},
+               "tmp": "--tmp", "work_dir": "--work-dir"}
 
 
 def check_paths(args):
@@ -351,7 +353,9 @@ def check_paths(args):
         value = getattr(args, name, None)
         if value == "" or (isinstance(value, list) and "" in value):
             raise FreecellError(f"{flag}: empty path")
-        if name in FOLDER_ARGS and "-" in (value if isinstance(value, list) else [value]):
+    for name, flag in FOLDER_ARGS.items():
+        value = getattr(args, name, None)
+        if "-" in (value if isinstance(value, list) else [value]):
             raise FreecellError(f"{flag}: '-' is not a folder (write ./- for a folder of that name)")
 
 

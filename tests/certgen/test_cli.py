@@ -44,6 +44,7 @@ def test_audit_refuses_certs_that_are_no_folder(tmp_path, given, words):
     (("render", "c.cert", "--lean-dir", ""), "--lean-dir"),
     (("survey", "1-2", "--dir", ""), "the survey directory"),
     (("check", ""), "the certificate"),
+    (("prove", "--from-survey", "", "--out-dir", "o"), "--from-survey"),
 ])
 def test_an_empty_path_is_one_line(tmp_path, args, flag):
     assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {flag}: empty path"
@@ -55,6 +56,11 @@ def test_an_empty_path_is_one_line(tmp_path, args, flag):
     (("prove", "--deal", "7", "--cells", "0", "--out-dir", "-"), "--out-dir"),
     (("survey", "1-2", "--dir", "-"), "the survey directory"),
     (("audit", "--certs", "-"), "--certs"),
+    (("prove", "--from-survey", "-", "--out-dir", "o"), "--from-survey"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "c.cert", "--memory", "1G", "--on-disk", "--tmp", "-"),
+     "--tmp"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "c.cert", "--memory", "1G", "--on-disk", "--work-dir", "-"),
+     "--work-dir"),
 ])
 def test_a_folder_named_dash_is_one_line(tmp_path, args, flag):
     # '-' is standard input or output elsewhere: as a folder it would be a folder named '-'
