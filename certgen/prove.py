@@ -26,7 +26,6 @@ import contextlib
 import os
 import random
 import shlex
-import shutil
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +44,7 @@ from solver.source import Source, load
 
 from . import (audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, sampled,
                survey, upto)
-from .paths import GENERATED, OUT, shown
+from .paths import GENERATED, OUT, on_path, shown
 
 
 @contextlib.contextmanager
@@ -249,7 +248,7 @@ def kernel_ahead(wanted: Optional[str], rules: Rules, lean_dir: Optional[str], c
     search: "Coq" when coqc is on PATH (and coqchk with ``coqchk``), "Lean" when lake is found (not installed
     here), the certificate is Lean's (fixed columns) and the modules go to the library's folder; None when
     neither (then the Python reference checks every member). ``wanted``: the prover asked for, if any."""
-    if wanted in (None, "coq") and coqcheck.find_coqc() and not (coqchk and shutil.which("coqchk") is None):
+    if wanted in (None, "coq") and coqcheck.find_coqc() and not (coqchk and on_path("coqchk") is None):
         return "Coq"
     if wanted in (None, "lean") and not rules.column_order and lake.find_lake() and \
             os.path.abspath(lean_dir or GENERATED) == GENERATED:

@@ -80,6 +80,20 @@ def test_a_prover_asked_for_and_missing_fails_before_the_search(tmp_path, no_lea
     assert p.returncode == 2 and "invalid choice: 'isabelle'" in p.stderr
 
 
+@needs_coqc
+def test_coqc_found_through_a_relative_path_entry_still_runs(tmp_path):
+    # PATH=bin:...: coqc runs in folders of its own, where the relative name bin/coqc named nothing
+    os.makedirs(tmp_path / "bin")
+    os.symlink(prove.coqcheck.find_coqc(), tmp_path / "bin" / "coqc")
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path),
+               PATH=os.pathsep.join(["bin", os.path.dirname(sys.executable), "/usr/bin", "/bin"]))
+    p = subprocess.run([sys.executable, "-m", "certgen", "prove", "--deal", "7", "--cells", "0", "--prover", "coq",
+                        "--out-dir", "o"], cwd=tmp_path, env=dict(env, PYTHONPATH=ROOT), capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.splitlines()[-1].startswith("proven by Coq: freecell_7_unwinnable : ")
+
+
 def test_without_lean_the_modules_stay_out_of_the_library(tmp_path):
     # a local `make prove` wrote lean/FreeCell/Generated/Deal<N>.lean, which made the audit test skip
     before = sorted(os.listdir(GENERATED))
@@ -214,7 +228,7 @@ def test_the_kernel_ahead_is_a_prover_found_before_the_search(monkeypatch):
     found = {"coqc": None, "lake": None}
     monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: found["coqc"])
     monkeypatch.setattr(prove.lake, "find_lake", lambda: found["lake"])
-    monkeypatch.setattr(prove.shutil, "which", lambda name: None)        # no coqchk
+    monkeypatch.setattr(prove, "on_path", lambda name: None)             # no coqchk
     plain, upto = Rules(), Rules(canonical=True)
     assert prove.kernel_ahead(None, plain, None) is None
     found["coqc"] = "/x/coqc"
