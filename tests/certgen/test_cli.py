@@ -69,6 +69,19 @@ def test_a_folder_named_dash_is_one_line(tmp_path, args, flag):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("args,flag", [
+    (("prove", "--deal", "7", "--cells", "0", "--out-dir", "d/" * 1000 + "e"), "--out-dir"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "d/" * 1000 + "c.cert"), "--out"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "c.cert", "--memory", "1G", "--work-dir", "d/" * 300),
+     "--work-dir"),
+])
+def test_a_path_too_deep_is_one_line(tmp_path, args, flag):
+    # os.makedirs goes down one call a folder: a thousand made Python's recursion stop with a traceback
+    depth = args[-1].count("/") + 1
+    assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {flag}: a path {depth:,} names deep (at most 256)"
+    assert os.listdir(tmp_path) == []
+
+
 @pytest.mark.parametrize("args,message", [
     (("build", "--deal", "7", "--cells", "0", "--out", "somefile/x.cert"),
      "cannot write somefile/x.cert: somefile is a file, not a folder"),
