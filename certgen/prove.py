@@ -200,8 +200,9 @@ PROVE_SAMPLE = 1_000        # members whose closure the sampled reference checks
 def reference_sample(states: int, kernel: Optional[str]) -> Optional[int]:
     """How many members the Python reference checks the closure of: every one (None) unless ``kernel`` (the
     prover that will check every member: "Coq" or "Lean") is given, the fast checker is built (it checks every
-    member) and the certificate has more than PROVE_SAMPLE members; then PROVE_SAMPLE."""
-    return PROVE_SAMPLE if kernel and fastcheck.binary() and states > PROVE_SAMPLE else None
+    member; build/fccheck itself, not another program named by FCCHECK) and the certificate has more than
+    PROVE_SAMPLE members; then PROVE_SAMPLE."""
+    return PROVE_SAMPLE if kernel and fastcheck.binary() == fastcheck.BINARY and states > PROVE_SAMPLE else None
 
 
 def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", kernel: Optional[str] = None) -> None:
@@ -213,7 +214,8 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
     they are, no decoding; the seed is printed, ``certgen check --reference --sample N --seed S`` checks the
     same sample again). ``label`` starts the check's line."""
     with ThreadPoolExecutor(1) as pool:       # the fast checker (a process) runs while Python reads and checks
-        fast = pool.submit(fastcheck.check, p.cert_path) if fastcheck.binary() else None
+        exe = fastcheck.binary()
+        fast = pool.submit(fastcheck.check, p.cert_path, exe=exe) if exe else None
         with _timed(p.phases, "read"):
             p.cert = certificate.read(p.cert_path)
         sample = reference_sample(p.cert.states, kernel)
@@ -237,7 +239,7 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
         if fast is not None:
             with _timed(p.phases, "fastcheck"):      # what is left of its time once Python is done
                 fast = fast.result()
-            say(f"  fast checker (build/fccheck): {fast.message}")
+            say(f"  fast checker ({shown(exe)}): {fast.message}")
             if fast.ok != p.check.ok:
                 say("  the two checkers disagree: NOT proven")
                 p.check.ok = False

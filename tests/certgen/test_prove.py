@@ -216,12 +216,25 @@ def test_a_sampled_check_still_refuses_a_certificate_with_a_member_missing(cells
 
 
 def test_the_sample_is_for_large_certificates_a_kernel_checks_with_the_fast_checker_built(monkeypatch):
-    monkeypatch.setattr(prove.fastcheck, "binary", lambda: "/x/fccheck")
+    monkeypatch.setattr(prove.fastcheck, "binary", lambda: prove.fastcheck.BINARY)
     assert prove.reference_sample(5297, "Coq") == prove.PROVE_SAMPLE == 1000
     assert prove.reference_sample(5297, None) is None                   # no kernel: every member
     assert prove.reference_sample(1000, "Lean") is None                 # a sample would be every member
     monkeypatch.setattr(prove.fastcheck, "binary", lambda: None)
     assert prove.reference_sample(5297, "Coq") is None                  # no fast checker: Python on every member
+
+
+@needs_fccheck
+def test_a_fast_checker_named_by_fccheck_gets_the_reference_on_every_member(cells3, monkeypatch, tmp_path):
+    # FCCHECK may name any program: one that says "valid" to everything must not stand in for build/fccheck
+    fake = tmp_path / "fccheck"
+    fake.write_text(f"#!/bin/sh\nexec {fastcheck.BINARY} \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("FCCHECK", str(fake))
+    assert prove.reference_sample(5297, "Coq") is None
+    p, said = checked(cells3 / "c.cert", "Coq")
+    assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
+    assert said[2].startswith(f"  fast checker ({fake}): valid for deal 11982")
 
 
 def test_the_kernel_ahead_is_a_prover_found_before_the_search(monkeypatch):
