@@ -276,6 +276,8 @@ def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Op
         if p.returncode != 0:
             refuse_if_disk_full(lib)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
+        if not os.path.isfile(vo):
+            return f"coqc ({coqc}) ended with status 0 on {name}.v but wrote no {shown(vo)}"
         if name == "Spec":
             with open(vo, "rb") as f:
                 stamps[name] = want = hashlib.sha256(want.encode() + f.read()).hexdigest()

@@ -94,6 +94,19 @@ def test_coqc_found_through_a_relative_path_entry_still_runs(tmp_path):
     assert p.stdout.splitlines()[-1].startswith("proven by Coq: freecell_7_unwinnable : ")
 
 
+def test_a_coqc_that_writes_nothing_is_not_a_proof(tmp_path):
+    # a coqc on PATH that says nothing and ends with status 0 (a stub): one line on what it did, NOT proven
+    os.makedirs(tmp_path / "bin")
+    (tmp_path / "bin" / "coqc").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "bin" / "coqc").chmod(0o755)
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path),
+               PATH=os.pathsep.join([str(tmp_path / "bin"), os.path.dirname(sys.executable)]))
+    p = run("prove", "--deal", "7", "--cells", "0", "--prover", "coq", "--out-dir", str(tmp_path / "o"), env=env)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.stdout.splitlines()[-1] == (f"Coq: the Coq library does not compile: coqc ({tmp_path}/bin/coqc) ended "
+                                         f"with status 0 on Spec.v but wrote no {tmp_path}/o/coq-lib/Spec.vo: NOT proven")
+
+
 def test_without_lean_the_modules_stay_out_of_the_library(tmp_path):
     # a local `make prove` wrote lean/FreeCell/Generated/Deal<N>.lean, which made the audit test skip
     before = sorted(os.listdir(GENERATED))
