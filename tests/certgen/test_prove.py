@@ -215,6 +215,8 @@ def test_with_a_kernel_ahead_the_reference_checks_a_sample(cells3):
     assert said[1].startswith("  valid on a sample for deal 11982 under the rules with 3 free cells")
     assert "a sample of 1,000 of 5,297 members" in said[1] and "drawn with seed " in said[1]
     assert said[2].startswith("  fast checker (build/fccheck): valid for deal 11982") and len(said) == 3
+    p, said = checked(cells3 / "c.cert", "Lean")      # Lean's modules prove their check by native_decide
+    assert said[0] == SAMPLED.replace("Coq's kernel", "Lean's compiled check (native_decide)")
     p, said = checked(cells3 / "c.cert", None)                       # no kernel ahead: every member
     assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
     assert said[1].startswith("  valid for deal 11982 under the rules with 3 free cells") and "5,297 states" in said[1]
