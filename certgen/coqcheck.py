@@ -26,7 +26,6 @@ certificate.
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from solver.progress import bar
 from . import certificate
 from .coq import IDENT, UNWINNABLE, cert_module, coq_dir, driver_path, driver_text, full_statement, render_cert
 from .names import cert_stem
-from .paths import COQ_SRC, shown
+from .paths import COQ_SRC, on_path, shown
 from .usertext import user_text
 
 LIBRARY = ("Spec", "Cert", "Columns", "Autoplay", "CertUpTo", "CertAuto", "Fast", "Decode")  # in dependency order
@@ -118,7 +117,7 @@ GENERATED_PREFIX = "Generated"      # the logical path of <out>/coq: Generated.<
 
 
 def find_coqc() -> Optional[str]:
-    return shutil.which("coqc")
+    return on_path("coqc")
 
 
 def coqc_version(coqc: str) -> str:
@@ -277,6 +276,8 @@ def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Op
         if p.returncode != 0:
             refuse_if_disk_full(lib)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
+        if not os.path.isfile(vo):
+            return f"coqc ({coqc}) ended with status 0 on {name}.v but wrote no {shown(vo)}"
         if name == "Spec":
             with open(vo, "rb") as f:
                 stamps[name] = want = hashlib.sha256(want.encode() + f.read()).hexdigest()
@@ -413,7 +414,7 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
         print("coqc is not on PATH (Debian: apt-get install coq): the Coq file is kept, and NOTHING was "
               "checked by Coq.", file=sys.stderr)
         return 3, None
-    checker = shutil.which("coqchk") if coqchk else None
+    checker = on_path("coqchk") if coqchk else None
     if coqchk and checker is None:
         print("coqchk is not on PATH (it comes with coqc): NOTHING was checked again by coqchk.", file=sys.stderr)
         return 3, None

@@ -77,12 +77,18 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
         raise FreecellError(path + line[len(shown):] if line.startswith(shown) else line)
     if proc.returncode not in (0, 1):
         raise FreecellError(f"the fast checker stopped with exit status {proc.returncode} on {path}")
-    obj = json.loads(proc.stdout.decode("utf-8"))
-    res = FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
-                     successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
-                     source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
-                     read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
-                     check_cpu_seconds=obj["check_cpu_seconds"], held_bytes=obj["held_bytes"])
+    try:
+        obj = json.loads(proc.stdout.decode("utf-8"))
+        res = FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
+                         successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
+                         source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
+                         read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
+                         check_cpu_seconds=obj["check_cpu_seconds"], held_bytes=obj["held_bytes"])
+        if not isinstance(res.ok, bool) or not isinstance(res.message, str):
+            raise ValueError("no verdict")
+    except (ValueError, KeyError, TypeError):       # FCCHECK may name any program
+        raise FreecellError(f"the fast checker {exe} gave no report of its check on {path} (not fccheck's "
+                            f"--json object)") from None
     certificate.check_source(res.source, lambda why: FreecellError(f"{path}: {why}"))
     if "code" in res.source and res.failure != "start-mismatch":
         try:

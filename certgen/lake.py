@@ -1,16 +1,15 @@
 """Lean's build tool: find `lake` (installing elan and the pinned toolchain when asked), build modules, run
 `lake env lean` on a file. Lean is optional here: when it is not available, the answer says so."""
 import os
-import shutil
 import subprocess
 
-from .paths import INSTALL_LEAN, ROOT
+from .paths import INSTALL_LEAN, ROOT, on_path
 
 NOT_AVAILABLE = 3       # the exit status of a prove command when Lean is not available
 
 
 def find_lake():
-    found = shutil.which("lake")
+    found = on_path("lake")
     if found:
         return found
     elan = os.path.join(os.path.expanduser("~"), ".elan", "bin", "lake")

@@ -1,5 +1,6 @@
 """Where things are in the checkout: the one module that knows its folders and files."""
 import os
+import shutil
 
 from solver.errors import printable
 
@@ -17,6 +18,13 @@ SPEC_COQ = os.path.join(COQ_SRC, "Spec.v")
 OUT = os.path.join(ROOT, "out")                               # certificates and standalone files
 KNOWN_TABLE = os.path.join(ROOT, "docs", "KNOWN.md")
 INSTALL_LEAN = os.path.join(ROOT, "scripts", "install_lean.sh")
+
+
+def on_path(program):
+    """``program`` as PATH finds it, as an absolute path (the tools run in folders of their own, where a
+    relative PATH entry such as ``bin`` names nothing), or None."""
+    found = shutil.which(program)
+    return os.path.abspath(found) if found else None
 
 
 def shown(path):

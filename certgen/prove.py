@@ -26,7 +26,6 @@ import contextlib
 import os
 import random
 import shlex
-import shutil
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +44,7 @@ from solver.source import Source, load
 
 from . import (audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, sampled,
                survey, upto)
-from .paths import GENERATED, OUT, shown
+from .paths import GENERATED, OUT, on_path, shown
 
 
 @contextlib.contextmanager
@@ -196,13 +195,17 @@ def prepare(source: Source, rules: Rules, out_dir: str, max_states: Optional[int
 
 
 PROVE_SAMPLE = 1_000        # members whose closure the sampled reference checks when a kernel checks them all
+# what checks every member, by kernel_ahead's answer: Lean's generated modules prove their check by
+# native_decide (compiled code, which the kernel takes on trust: docs/TRUST.md), not by the kernel's evaluation
+CHECKS_EVERY_MEMBER = {"Coq": "Coq's kernel", "Lean": "Lean's compiled check (native_decide)"}
 
 
 def reference_sample(states: int, kernel: Optional[str]) -> Optional[int]:
     """How many members the Python reference checks the closure of: every one (None) unless ``kernel`` (the
     prover that will check every member: "Coq" or "Lean") is given, the fast checker is built (it checks every
-    member) and the certificate has more than PROVE_SAMPLE members; then PROVE_SAMPLE."""
-    return PROVE_SAMPLE if kernel and fastcheck.binary() and states > PROVE_SAMPLE else None
+    member; build/fccheck itself, not another program named by FCCHECK) and the certificate has more than
+    PROVE_SAMPLE members; then PROVE_SAMPLE."""
+    return PROVE_SAMPLE if kernel and fastcheck.binary() == fastcheck.BINARY and states > PROVE_SAMPLE else None
 
 
 def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", kernel: Optional[str] = None) -> None:
@@ -214,7 +217,8 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
     they are, no decoding; the seed is printed, ``certgen check --reference --sample N --seed S`` checks the
     same sample again). ``label`` starts the check's line."""
     with ThreadPoolExecutor(1) as pool:       # the fast checker (a process) runs while Python reads and checks
-        fast = pool.submit(fastcheck.check, p.cert_path) if fastcheck.binary() else None
+        exe = fastcheck.binary()
+        fast = pool.submit(fastcheck.check, p.cert_path, exe=exe) if exe else None
         with _timed(p.phases, "read"):
             p.cert = certificate.read(p.cert_path)
         sample = reference_sample(p.cert.states, kernel)
@@ -229,7 +233,7 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
                 p.check = checker.check(p.cert, progress, members=decoded)
         else:
             say(f"2/4 check: the independent Python checker (the transliterated Lean spec) on a sample of "
-                f"{sample:,} of the {p.cert.states:,} members, as {kernel}'s kernel checks every member "
+                f"{sample:,} of the {p.cert.states:,} members, as {CHECKS_EVERY_MEMBER[kernel]} checks every member "
                 f"(--full-reference: every member); the fast checker on every member")
             seed = random.SystemRandom().randrange(sampled.MAX_SEED + 1)
             with _timed(p.phases, "check"):
@@ -238,7 +242,7 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
         if fast is not None:
             with _timed(p.phases, "fastcheck"):      # what is left of its time once Python is done
                 fast = fast.result()
-            say(f"  fast checker (build/fccheck): {fast.message}")
+            say(f"  fast checker ({shown(exe)}): {fast.message}")
             if fast.ok != p.check.ok:
                 say("  the two checkers disagree: NOT proven")
                 p.check.ok = False
@@ -249,7 +253,7 @@ def kernel_ahead(wanted: Optional[str], rules: Rules, lean_dir: Optional[str], c
     search: "Coq" when coqc is on PATH (and coqchk with ``coqchk``), "Lean" when lake is found (not installed
     here), the certificate is Lean's (fixed columns) and the modules go to the library's folder; None when
     neither (then the Python reference checks every member). ``wanted``: the prover asked for, if any."""
-    if wanted in (None, "coq") and coqcheck.find_coqc() and not (coqchk and shutil.which("coqchk") is None):
+    if wanted in (None, "coq") and coqcheck.find_coqc() and not (coqchk and on_path("coqchk") is None):
         return "Coq"
     if wanted in (None, "lean") and not rules.column_order and lake.find_lake() and \
             os.path.abspath(lean_dir or GENERATED) == GENERATED:

@@ -64,6 +64,7 @@ import json
 import os
 import re
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -338,7 +339,7 @@ COQC_PRINTED = re.compile(r"\(coqc (\d+(?:\.\d+)?) s, peak ")       # prove's cl
 COQC_SHIM = """#!/bin/sh
 # coqc, its wall time appended to $FCP_COQC_LOG (bench item 5: the Coq step's time, every coqc run of it)
 t0=$(date +%s.%N)
-"$FCP_COQC" "$@"
+@COQC@ "$@"
 rc=$?
 echo "$t0 $(date +%s.%N)" >> "$FCP_COQC_LOG"
 exit $rc
@@ -346,11 +347,13 @@ exit $rc
 
 
 def _coqc_shim(folder):
-    """A folder with a `coqc` that runs the real one and logs each run's wall time (the Coq step's time)."""
+    """A folder with a `coqc` that runs the real one (by its absolute path: coqc runs in folders of its own) and
+    logs each run's wall time (the Coq step's time)."""
+    from certgen.paths import on_path
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "coqc")
     with open(path, "w") as f:
-        f.write(COQC_SHIM)
+        f.write(COQC_SHIM.replace("@COQC@", shlex.quote(on_path("coqc"))))
     os.chmod(path, 0o755)
     return folder
 
@@ -366,7 +369,7 @@ def _prove_run(root, out, coq, shim=None):
     if not coq:
         env["PATH"] = os.path.dirname(python)
     elif shim:
-        env.update(PATH=shim + os.pathsep + env.get("PATH", ""), FCP_COQC=shutil.which("coqc"), FCP_COQC_LOG=log)
+        env.update(PATH=shim + os.pathsep + env.get("PATH", ""), FCP_COQC_LOG=log)
     if os.path.exists(log):
         os.remove(log)
     cmd = [python, "-m", "certgen", "prove", "--deal", str(DEAL), "--out-dir", out, "--lean-dir",

@@ -337,22 +337,33 @@ def _error(message, status):
 OUTPUT_ARGS = ("out", "svg", "standalone")     # the flags naming a file that may be standard output
 PATH_ARGS = {"out": "--out", "out_dir": "--out-dir", "lean_dir": "--lean-dir", "standalone": "--standalone",
              "svg": "--svg", "svg_dir": "--svg-dir", "dir": "the survey directory", "table": "--table",
-             "certs": "--certs", "cert": "the certificate", "board": "--board"}
+             "certs": "--certs", "cert": "the certificate", "board": "--board", "from_survey": "--from-survey"}
 
 
-FOLDER_ARGS = ("out_dir", "lean_dir", "svg_dir", "dir", "certs")    # the flags naming a folder
+# the flags naming a folder (--tmp and --work-dir: an empty one is check_disk_args's)
+FOLDER_ARGS = {**{name: PATH_ARGS[name] for name in ("out_dir", "lean_dir", "svg_dir", "dir", "certs", "from_survey")},
+               "tmp": "--tmp", "work_dir": "--work-dir"}
+
+
+DEEPEST = 256          # the folders a path given on the command line may go down (os.makedirs recurses once a folder)
 
 
 def check_paths(args):
     """An empty path (``--out ""``) is one line naming the flag: it would mean the current folder, or
     nothing at all, depending on who reads it. A folder given as ``-`` is one line too: ``-`` means
-    standard input or output elsewhere, never a folder named so."""
+    standard input or output elsewhere, never a folder named so. So is a path more than DEEPEST folders
+    deep (Python's recursion stopped the making of its folders)."""
     for name, flag in PATH_ARGS.items():
         value = getattr(args, name, None)
         if value == "" or (isinstance(value, list) and "" in value):
             raise FreecellError(f"{flag}: empty path")
-        if name in FOLDER_ARGS and "-" in (value if isinstance(value, list) else [value]):
-            raise FreecellError(f"{flag}: '-' is not a folder (write ./- for a folder of that name)")
+    for name, flag in {**PATH_ARGS, **FOLDER_ARGS}.items():
+        values = getattr(args, name, None)
+        for value in values if isinstance(values, list) else [values]:
+            if name in FOLDER_ARGS and value == "-":
+                raise FreecellError(f"{flag}: '-' is not a folder (write ./- for a folder of that name)")
+            if isinstance(value, str) and value.count("/") >= DEEPEST:
+                raise FreecellError(f"{flag}: a path {value.count('/') + 1:,} names deep (at most {DEEPEST})")
 
 
 _ARGV = []          # the command line being parsed (for Parser.error's hint about names starting with '-')

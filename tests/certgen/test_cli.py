@@ -44,6 +44,7 @@ def test_audit_refuses_certs_that_are_no_folder(tmp_path, given, words):
     (("render", "c.cert", "--lean-dir", ""), "--lean-dir"),
     (("survey", "1-2", "--dir", ""), "the survey directory"),
     (("check", ""), "the certificate"),
+    (("prove", "--from-survey", "", "--out-dir", "o"), "--from-survey"),
 ])
 def test_an_empty_path_is_one_line(tmp_path, args, flag):
     assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {flag}: empty path"
@@ -55,11 +56,29 @@ def test_an_empty_path_is_one_line(tmp_path, args, flag):
     (("prove", "--deal", "7", "--cells", "0", "--out-dir", "-"), "--out-dir"),
     (("survey", "1-2", "--dir", "-"), "the survey directory"),
     (("audit", "--certs", "-"), "--certs"),
+    (("prove", "--from-survey", "-", "--out-dir", "o"), "--from-survey"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "c.cert", "--memory", "1G", "--on-disk", "--tmp", "-"),
+     "--tmp"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "c.cert", "--memory", "1G", "--on-disk", "--work-dir", "-"),
+     "--work-dir"),
 ])
 def test_a_folder_named_dash_is_one_line(tmp_path, args, flag):
     # '-' is standard input or output elsewhere: as a folder it would be a folder named '-'
     line = assert_one_line_error(run_in(tmp_path, *args))
     assert line == f"error: {flag}: '-' is not a folder (write ./- for a folder of that name)"
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("args,flag", [
+    (("prove", "--deal", "7", "--cells", "0", "--out-dir", "d/" * 1000 + "e"), "--out-dir"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "d/" * 1000 + "c.cert"), "--out"),
+    (("build", "--deal", "7", "--cells", "0", "--out", "c.cert", "--memory", "1G", "--work-dir", "d/" * 300),
+     "--work-dir"),
+])
+def test_a_path_too_deep_is_one_line(tmp_path, args, flag):
+    # os.makedirs goes down one call a folder: a thousand made Python's recursion stop with a traceback
+    depth = args[-1].count("/") + 1
+    assert assert_one_line_error(run_in(tmp_path, *args)) == f"error: {flag}: a path {depth:,} names deep (at most 256)"
     assert os.listdir(tmp_path) == []
 
 

@@ -6,6 +6,7 @@ import hashlib
 import os
 import random
 import subprocess
+import sys
 import zlib
 
 import msgpack
@@ -402,6 +403,22 @@ def test_a_missing_file_and_bad_arguments(tmp_path):
 
 
 # -- `certgen check` uses it ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("script", ["exit 0", "echo not json", "echo '{\"valid\": true}'",
+                                    "echo '[1, 2]'"])
+def test_a_program_named_by_fccheck_without_its_report_is_one_line(tmp_path, small_certs, script):
+    # FCCHECK may name any program: its output, when it is not fccheck's --json object, is no verdict
+    fake = tmp_path / "fake"
+    fake.write_text(f"#!/bin/sh\n{script}\n")
+    fake.chmod(0o755)
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
+                       cwd=ROOT, env=dict(os.environ, FCCHECK=str(fake)))
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert p.stderr.splitlines() == [f"error: the fast checker {fake} gave no report of its check on {path} "
+                                     f"(not fccheck's --json object)"]
+
 
 def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, small_certs, capsys):
     import json

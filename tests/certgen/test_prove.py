@@ -80,6 +80,33 @@ def test_a_prover_asked_for_and_missing_fails_before_the_search(tmp_path, no_lea
     assert p.returncode == 2 and "invalid choice: 'isabelle'" in p.stderr
 
 
+@needs_coqc
+def test_coqc_found_through_a_relative_path_entry_still_runs(tmp_path):
+    # PATH=bin:...: coqc runs in folders of its own, where the relative name bin/coqc named nothing
+    os.makedirs(tmp_path / "bin")
+    os.symlink(prove.coqcheck.find_coqc(), tmp_path / "bin" / "coqc")
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path),
+               PATH=os.pathsep.join(["bin", os.path.dirname(sys.executable), "/usr/bin", "/bin"]))
+    p = subprocess.run([sys.executable, "-m", "certgen", "prove", "--deal", "7", "--cells", "0", "--prover", "coq",
+                        "--out-dir", "o"], cwd=tmp_path, env=dict(env, PYTHONPATH=ROOT), capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.splitlines()[-1].startswith("proven by Coq: freecell_7_unwinnable : ")
+
+
+def test_a_coqc_that_writes_nothing_is_not_a_proof(tmp_path):
+    # a coqc on PATH that says nothing and ends with status 0 (a stub): one line on what it did, NOT proven
+    os.makedirs(tmp_path / "bin")
+    (tmp_path / "bin" / "coqc").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "bin" / "coqc").chmod(0o755)
+    env = dict(os.environ, LEAN_BOOTSTRAP="0", HOME=str(tmp_path),
+               PATH=os.pathsep.join([str(tmp_path / "bin"), os.path.dirname(sys.executable)]))
+    p = run("prove", "--deal", "7", "--cells", "0", "--prover", "coq", "--out-dir", str(tmp_path / "o"), env=env)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.stdout.splitlines()[-1] == (f"Coq: the Coq library does not compile: coqc ({tmp_path}/bin/coqc) ended "
+                                         f"with status 0 on Spec.v but wrote no {tmp_path}/o/coq-lib/Spec.vo: NOT proven")
+
+
 def test_without_lean_the_modules_stay_out_of_the_library(tmp_path):
     # a local `make prove` wrote lean/FreeCell/Generated/Deal<N>.lean, which made the audit test skip
     before = sorted(os.listdir(GENERATED))
@@ -188,6 +215,8 @@ def test_with_a_kernel_ahead_the_reference_checks_a_sample(cells3):
     assert said[1].startswith("  valid on a sample for deal 11982 under the rules with 3 free cells")
     assert "a sample of 1,000 of 5,297 members" in said[1] and "drawn with seed " in said[1]
     assert said[2].startswith("  fast checker (build/fccheck): valid for deal 11982") and len(said) == 3
+    p, said = checked(cells3 / "c.cert", "Lean")      # Lean's modules prove their check by native_decide
+    assert said[0] == SAMPLED.replace("Coq's kernel", "Lean's compiled check (native_decide)")
     p, said = checked(cells3 / "c.cert", None)                       # no kernel ahead: every member
     assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
     assert said[1].startswith("  valid for deal 11982 under the rules with 3 free cells") and "5,297 states" in said[1]
@@ -202,7 +231,7 @@ def test_a_sampled_check_still_refuses_a_certificate_with_a_member_missing(cells
 
 
 def test_the_sample_is_for_large_certificates_a_kernel_checks_with_the_fast_checker_built(monkeypatch):
-    monkeypatch.setattr(prove.fastcheck, "binary", lambda: "/x/fccheck")
+    monkeypatch.setattr(prove.fastcheck, "binary", lambda: prove.fastcheck.BINARY)
     assert prove.reference_sample(5297, "Coq") == prove.PROVE_SAMPLE == 1000
     assert prove.reference_sample(5297, None) is None                   # no kernel: every member
     assert prove.reference_sample(1000, "Lean") is None                 # a sample would be every member
@@ -210,11 +239,24 @@ def test_the_sample_is_for_large_certificates_a_kernel_checks_with_the_fast_chec
     assert prove.reference_sample(5297, "Coq") is None                  # no fast checker: Python on every member
 
 
+@needs_fccheck
+def test_a_fast_checker_named_by_fccheck_gets_the_reference_on_every_member(cells3, monkeypatch, tmp_path):
+    # FCCHECK may name any program: one that says "valid" to everything must not stand in for build/fccheck
+    fake = tmp_path / "fccheck"
+    fake.write_text(f"#!/bin/sh\nexec {fastcheck.BINARY} \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("FCCHECK", str(fake))
+    assert prove.reference_sample(5297, "Coq") is None
+    p, said = checked(cells3 / "c.cert", "Coq")
+    assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
+    assert said[2].startswith(f"  fast checker ({fake}): valid for deal 11982")
+
+
 def test_the_kernel_ahead_is_a_prover_found_before_the_search(monkeypatch):
     found = {"coqc": None, "lake": None}
     monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: found["coqc"])
     monkeypatch.setattr(prove.lake, "find_lake", lambda: found["lake"])
-    monkeypatch.setattr(prove.shutil, "which", lambda name: None)        # no coqchk
+    monkeypatch.setattr(prove, "on_path", lambda name: None)             # no coqchk
     plain, upto = Rules(), Rules(canonical=True)
     assert prove.kernel_ahead(None, plain, None) is None
     found["coqc"] = "/x/coqc"

@@ -1,5 +1,7 @@
 """The scripts/ entries, run as files from another folder: bad input is one line `error: …` naming the problem,
 a non-zero exit, no traceback (solver.cliargs.one_line_errors, as the commands)."""
+import os
+import shutil
 import subprocess
 import sys
 
@@ -46,3 +48,24 @@ def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
 def test_a_bench_child_runs_from_another_folder(tmp_path):
     p = script("bench.py", "--child", "store", 11982, 0, "bfs", cwd=tmp_path)
     assert p.returncode == 0 and '"states": 84767' in p.stdout and '"status": "done"' in p.stdout, p.stderr
+
+
+@pytest.mark.skipif(shutil.which("coqc") is None, reason="no coqc")
+def test_the_bench_coqc_shim_runs_coqc_found_through_a_relative_path_entry(tmp_path, monkeypatch):
+    # PATH=bin:...: the shim runs in coqc's own empty folder, where bin/coqc names nothing
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        import bench
+    finally:
+        sys.path.pop(0)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "coqc").symlink_to(shutil.which("coqc"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", "bin" + os.pathsep + os.environ["PATH"])
+    shim = bench._coqc_shim(str(tmp_path / "shim"))
+    (tmp_path / "elsewhere").mkdir()
+    log = tmp_path / "times"
+    p = subprocess.run([os.path.join(shim, "coqc"), "--version"], cwd=tmp_path / "elsewhere", capture_output=True,
+                       text=True, env=dict(os.environ, FCP_COQC_LOG=str(log)))
+    assert p.returncode == 0 and p.stdout.startswith("The Coq Proof Assistant"), p.stdout + p.stderr
+    assert len(log.read_text().split()) == 2                # one run: its start and end times
