@@ -36,7 +36,8 @@ from solver import deals, packed, report, search, spec
 from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
-from solver.limits import DISK_MAX_STATES, EXPLORE_STATES, PROVE_FIRST_SOLVE_STATES, SOLVE_STATES
+from solver.limits import DISK_MAX_STATES, EXPLORE_STATES, PROVE_FIRST_SOLVE_STATES, PROVE_QUICK_SOLVE_STATES, \
+    SOLVE_STATES
 from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import judge, solve
@@ -460,9 +461,10 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
           coqchk: bool = False, full_reference: bool = False) -> int:
     """The pipeline for one start: find the provers, explore and write the certificate, check it with both
     checkers, render each prover's file, run each prover; one closing line per prover (:func:`closing`).
-    First an enumeration in memory up to the solver's cheap limit (:func:`first_enumeration`): complete without
-    a won position, it is the certificate's, and there is no winning line for the solver to find. Else the
-    solver (the same limit): when it finds a winning line, replay-verified, there is nothing unwinnable to
+    First the solver up to PROVE_QUICK_SOLVE_STATES (most winning lines take a few thousand), then an
+    enumeration in memory up to the solver's cheap limit (:func:`first_enumeration`): complete without a won
+    position, it is the certificate's, and there is no winning line for the solver to find. Else the solver
+    (the same limit). When the solver finds a winning line, replay-verified, there is nothing unwinnable to
     prove: one line with the prove-win command, exit status WINNABLE. With ``win``
     (prove-coq) the search comes first and a winnable start's line is proven instead (a line on the real
     columns proves it, whatever an enumeration up to column order counted). ``memory``/``tmp``: the
@@ -471,8 +473,10 @@ def prove(source: Source, rules: Rules, out_dir: str, lean_dir: Optional[str] = 
     done = None
     if not win:
         limit = min(PROVE_FIRST_SOLVE_STATES, max_states or PROVE_FIRST_SOLVE_STATES)
-        done = first_enumeration(source, rules, limit) if memory is None else None
-        first = solve(source.position, rules, max_states=limit) if done is None else None
+        first = solve(source.position, rules, max_states=min(PROVE_QUICK_SOLVE_STATES, limit))
+        if first.verdict != "winnable":
+            done = first_enumeration(source, rules, limit) if memory is None else None
+            first = solve(source.position, rules, max_states=limit) if done is None else None
         if first is not None and first.verdict == "winnable":
             say(f"{source.name}{report.rules_words(rules)} is winnable (a line of {first.length} single-card "
                 f"moves, replayed against the spec rules): nothing unwinnable to prove; the win is proven by "

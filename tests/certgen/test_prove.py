@@ -321,16 +321,31 @@ def test_prove_enumerates_a_winnable_start_only_up_to_the_solvers_limit(monkeypa
         seen.append(k.get("max_states"))
         return explore(*a, **k)
     monkeypatch.setattr(prove.search, "explore", bounded)
+    monkeypatch.setattr(prove, "PROVE_QUICK_SOLVE_STATES", 10)     # a line the quick try does not find
     said = []
     assert prove.prove(prove.load(deal=5), prove.STANDARD, str(tmp_path), str(tmp_path), say=said.append) == 4
     assert len(said) == 1
     assert seen and all(m is not None and m <= limits.PROVE_FIRST_SOLVE_STATES for m in seen)
 
 
+def test_a_winning_line_found_at_once_needs_no_enumeration(monkeypatch, tmp_path):
+    # deal 5's line takes the solver 430 positions; the enumeration up to a million before it took half a second
+    monkeypatch.setattr(prove.search, "explore", lambda *a, **k: pytest.fail("the enumeration ran"))
+    said = []
+    assert prove.prove(prove.load(deal=5), prove.STANDARD, str(tmp_path), str(tmp_path), say=said.append) == 4
+    assert said[0].startswith("deal 5 is winnable (a line of ")
+
+
 def test_an_unwinnable_start_enumerated_within_the_limit_needs_no_solver(monkeypatch, tmp_path, no_lean):
     # the solver's try (405,246 positions for #11982, half a second) came before the enumeration that proves
-    # the start unwinnable (84,767); enumerated first, a complete set without a won position is the certificate's
-    monkeypatch.setattr(prove, "solve", lambda *a, **k: pytest.fail("the solver ran"))
+    # the start unwinnable (84,767); enumerated first, a complete set without a won position is the certificate's,
+    # and the solver runs only its quick try
+    solve = prove.solve
+
+    def quick_only(*a, **k):
+        assert k["max_states"] <= limits.PROVE_QUICK_SOLVE_STATES, "the solver ran past its quick try"
+        return solve(*a, **k)
+    monkeypatch.setattr(prove, "solve", quick_only)
     monkeypatch.setattr(prove.coqcheck, "find_coqc", lambda: None)
     said = []
     assert prove.prove(load(deal=7), Rules(cells=0), str(tmp_path), say=said.append) == prove.NOT_AVAILABLE
