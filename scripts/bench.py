@@ -365,7 +365,7 @@ def _prove_run(root, out, coq, shim=None):
     as prove prints it or None, every coqc run's wall seconds summed, exit status, its check line.)"""
     python = sys.executable if root == ROOT else os.path.join(root, ".venv", "bin", "python")
     env = dict(_user_env(), LEAN_BOOTSTRAP="0")
-    log = os.path.join(out + ".coqc-times")
+    log = out + ".coqc-times"
     if not coq:
         env["PATH"] = os.path.dirname(python)
     elif shim:
