@@ -42,7 +42,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import solve
 from solver.source import load
 
-from . import prove, survey
+from . import fastcheck, prove, survey
 
 FORMS = ("fixed", "canonical-safe", "disk-canonical-safe", "unknown", "winnable")
 CERTIFIED = FORMS[:3]
@@ -232,6 +232,7 @@ def run(list_path, folder, first=1, last=deals.MAX_DEAL, max_states=CERTIFY_STAT
         keep_certs=False, from_ledger=None, progress=False, command=None, say=None, client=None):
     """Certify the listed deals of first..last into ``folder``; returns {form: count} of the range's rows."""
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+    fastcheck.refuse_another("certify-list")
     listed = read_list(list_path)
     todo_all = [n for n in listed if first <= n <= last]
     settings = {"max_states": max_states, "canonical_max_states": canonical_max_states, "disk": memory is not None}

@@ -37,6 +37,21 @@ def binary() -> Optional[str]:
     return path
 
 
+def another() -> Optional[str]:
+    """The program FCCHECK names when it is not build/fccheck itself, else None. `certgen check` names it
+    in its verdict; a survey and certify-list, whose rows say "checked by build/fccheck", refuse it."""
+    path = os.environ.get("FCCHECK")
+    return path if path and os.path.abspath(path) != BINARY else None
+
+
+def refuse_another(command: str) -> None:
+    """One line, before any work, when FCCHECK names another program than build/fccheck for `command`."""
+    path = another()
+    if path is not None:
+        raise FreecellError(f"{command} checks its certificates with build/fccheck itself, but FCCHECK names "
+                            f"{path}: unset FCCHECK")
+
+
 def why_not() -> str:
     """Why binary() is None, in a few words."""
     if os.path.isfile(BINARY) and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(BINARY):
@@ -59,6 +74,7 @@ class FastResult:
     check_seconds: float     # each record parsed, the three fence conditions (wall time)
     check_cpu_seconds: float  # the same in processor time (less sensitive to a busy machine)
     held_bytes: int          # memory the checker held for the records (front-coded blocks; about 11-15 a position)
+    program: str = BINARY    # the program that checked: build/fccheck, or the one FCCHECK names
 
 
 def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastResult:
@@ -83,7 +99,8 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
                          successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
                          source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
                          read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
-                         check_cpu_seconds=obj["check_cpu_seconds"], held_bytes=obj["held_bytes"])
+                         check_cpu_seconds=obj["check_cpu_seconds"], held_bytes=obj["held_bytes"],
+                         program=exe)
         if not isinstance(res.ok, bool) or not isinstance(res.message, str):
             raise ValueError("no verdict")
     except (ValueError, KeyError, TypeError):       # FCCHECK may name any program
@@ -126,10 +143,12 @@ def successors(records: List[bytes], cells: int = 4, foundation_return: bool = F
 
 def report(cert_path: str, res: FastResult, as_json: bool) -> str:
     """What `certgen check` prints for a fast check: the checker's one line, or one JSON object (the
-    reference checker's keys, and `checker`)."""
+    reference checker's keys, `checker`, and `program` when FCCHECK named another program than
+    build/fccheck, which the line names too)."""
+    other = os.path.abspath(res.program) != BINARY
     if not as_json:
-        return res.message
+        return res.message + (f" (by {res.program}, named by FCCHECK: not build/fccheck)" if other else "")
     return json.dumps({"certificate": cert_path, "valid": res.ok, "start": _header_only(res).start_json(),
                        "rules": res.rules, "states": res.states, "checked": res.checked,
                        "successors": res.successors, "failure": res.failure, "message": res.message,
-                       "checker": "fast"})
+                       "checker": "fast", **({"program": res.program} if other else {})})

@@ -439,6 +439,7 @@ def run(first, last, out_dir, rules=STANDARD, max_states=None, second_max_states
         rows=False, engine="local", scheduler=None, progress=False, command=None, client=None):
     """Survey first..last into ``out_dir`` (see the module docstring); returns the summary dict. ``client``:
     a dask.distributed Client to run on (left open)."""
+    fastcheck.refuse_another("the survey")
     max_states = max_states or SOLVE_STATES
     settings = {"first": first, "last": last, "chunk": chunk or default_chunk(first, last),
                 "rules": rules.to_dict(), "max_states": max_states,

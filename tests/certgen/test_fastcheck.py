@@ -3,6 +3,7 @@ transliterated spec on thousands of positions, its deal generator against spec.m
 against the Python checker (the reference), every single deletion refused, and damaged files refused
 with exit status 2 and one line."""
 import hashlib
+import json
 import os
 import random
 import subprocess
@@ -18,7 +19,7 @@ from certgen import certificate, checker, fastcheck, mutate
 from solver import packed, spec
 from solver.errors import FreecellError
 
-from helpers import ROOT
+from helpers import ROOT, one_line_error
 from helpers.positions import dead_positions, p64, random_state, walk
 
 EXE = fastcheck.binary()
@@ -494,3 +495,40 @@ def test_the_python_reader_says_what_the_fast_checker_says(tmp_path):
         if c != f"error: {e.value}":
             differ.append(case)
     assert differ == []
+
+
+def test_a_program_named_by_fccheck_is_named_in_the_verdict(tmp_path, small_certs):
+    # FCCHECK may name a program that says what fccheck says: `check` must not pass its word for build/fccheck's
+    fake = tmp_path / "fake"
+    fake.write_text(f"#!/bin/sh\nexec {fastcheck.BINARY} \"$@\"\n")
+    fake.chmod(0o755)
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    env = dict(os.environ, FCCHECK=str(fake))
+    ran = {flag: subprocess.run([sys.executable, "-m", "certgen", "check", *flag, str(path)], capture_output=True,
+                                text=True, cwd=ROOT, env=env) for flag in ((), ("--json",))}
+    assert all(p.returncode == 0 for p in ran.values()), ran
+    assert ran[()].stdout.startswith("valid for deal 11982 ")
+    assert ran[()].stdout.endswith(f"none of them is won (by {fake}, named by FCCHECK: not build/fccheck)\n")
+    assert json.loads(ran[("--json",)].stdout)["program"] == str(fake)
+    env["FCCHECK"] = fastcheck.BINARY                   # build/fccheck itself is not another program
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", "--json", str(path)], capture_output=True,
+                       text=True, cwd=ROOT, env=env)
+    assert p.returncode == 0 and "program" not in json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("command", ["certify-list", "survey"])
+def test_a_run_whose_rows_say_build_fccheck_refuses_another_program(tmp_path, command):
+    fake = tmp_path / "fake"
+    fake.write_text(f"#!/bin/sh\nexec {fastcheck.BINARY} \"$@\"\n")
+    fake.chmod(0o755)
+    lst = tmp_path / "list.txt"
+    lst.write_text("146692\n")
+    args = [str(lst), "--dir", str(tmp_path / "d")] if command == "certify-list" else \
+        ["1-10", "--dir", str(tmp_path / "d")]
+    p = subprocess.run([sys.executable, "-m", "certgen", command, *args], capture_output=True, text=True, cwd=ROOT,
+                       env=dict(os.environ, FCCHECK=str(fake)))
+    name = "certify-list" if command == "certify-list" else "the survey"
+    one_line_error(p, f"{name} checks its certificates with build/fccheck itself, but FCCHECK names {fake}: "
+                      f"unset FCCHECK")
+    assert not (tmp_path / "d").exists()
