@@ -19,15 +19,14 @@ from solver.atomic import check_not_input
 from solver.cliargs import (Parser, add_command, add_disk_args, check_disk_args, jobs_arg, memory_arg, memory_words,
                             progress_of, rules_of, run, source_of, whole_arg, writing)
 from solver.limits import (CERTIFY_CANONICAL_STATES, CERTIFY_STATES, EXPLORE_STATES, IN_MEMORY_MAX_STATES,
-                           SOLVE_STATES)
+                           PROVE_SAMPLE, SOLVE_STATES)
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.atomic import STDOUT, write_atomic
 from solver.report import write, write_json
-from solver.survey import parse_range
 
-from . import audit, certificate, certify, checker, coqcheck, fastcheck, mutate, prove, render, sampled, specdoc, survey
-from .paths import GENERATED, KNOWN_TABLE, OUT, shown
+from . import certificate, checker, fastcheck, mutate, sampled
+from .paths import GENERATED, KNOWN_TABLE, OUT, PROVERS, shown
 
 PROG = "python -m certgen"
 
@@ -37,6 +36,7 @@ def say(text=""):
 
 
 def cmd_build(args):
+    from . import prove
     src = source_of(args)
     with writing(args.out):
         rules = _disk_rules(args, src)
@@ -129,6 +129,7 @@ def cmd_mutate(args):
 
 
 def cmd_render(args):
+    from . import render
     check_not_input(args.standalone, args.cert)
     cert = certificate.read(args.cert)
     render.refuse_column_order(cert, args.cert)
@@ -146,6 +147,7 @@ def cmd_render(args):
 
 
 def cmd_render_shipped(args):
+    from . import render
     with writing(args.lean_dir or GENERATED):
         paths = render.write_shipped(args.lean_dir)
     for path in paths:
@@ -154,6 +156,7 @@ def cmd_render_shipped(args):
 
 
 def cmd_spec_doc(args):
+    from . import specdoc
     check_not_input(args.out, *specdoc.INPUTS)
     text = specdoc.build()
     if args.out is None:
@@ -167,6 +170,7 @@ def cmd_spec_doc(args):
 
 
 def cmd_prove(args):
+    from . import prove
     if args.from_survey is not None:
         if any(getattr(args, f, None) is not None for f in ("number", "deal", "board", "code")):
             raise FreecellError("give either a position or --from-survey DIR, not both")
@@ -180,11 +184,13 @@ def cmd_prove(args):
 
 
 def cmd_prove_known(args):
+    from . import prove
     return prove.prove_known(args.out_dir, args.lean_dir, args.table, args.max_states, progress_of(args), say,
                              prover=args.prover)
 
 
 def cmd_audit(args):
+    from . import audit
     for d in args.certs or ():
         if not os.path.isdir(d):
             raise FreecellError(f"--certs {d}: " + ("not a directory" if os.path.exists(d) else "no such directory"))
@@ -192,21 +198,26 @@ def cmd_audit(args):
 
 
 def cmd_prove_win(args):
+    from . import prove
     src = source_of(args)
     return prove.prove_win(src, rules_of(args, src), args.lean_dir, args.max_states, say)
 
 
 def cmd_prove_coq(args):
+    from . import prove
     src = source_of(args)
     return prove.prove(src, rules_of(args, src), args.out_dir, None, args.max_states, progress_of(args), say,
                        prover="coq", win=True, coqchk=args.coqchk, full_reference=args.full_reference)
 
 
 def cmd_audit_coq(args):
+    from . import coqcheck
     return coqcheck.audit_file(args.file, args.cert, coqcheck.find_coqc(), say, args.coqchk)
 
 
 def cmd_survey(args):
+    from . import survey
+    from solver.survey import parse_range
     first, last = parse_range(args.range, max_range=None)
     command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
     summary = survey.run(first, last, args.dir, rules_of(args), args.max_states, args.second_max_states,
@@ -227,6 +238,8 @@ def cmd_survey(args):
 
 
 def cmd_certify_list(args):
+    from . import certify
+    from solver.survey import parse_range
     first, last = parse_range(args.range, max_range=None) if args.range is not None else (1, MAX_DEAL)
     command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
     counts, listed = certify.run(args.list, args.dir, first, last, args.max_states, args.canonical_max_states,
@@ -241,6 +254,7 @@ def cmd_certify_list(args):
 
 
 def cmd_prove_survey(args):
+    from . import prove
     return prove.prove_survey(args.dir, args.out_dir, args.lean_dir, progress_of(args), say, prover=args.prover)
 
 
@@ -254,7 +268,7 @@ def _dirs(p, out=True):
 
 
 def _prover_arg(p):
-    p.add_argument("--prover", choices=prove.PROVERS, default=None,
+    p.add_argument("--prover", choices=PROVERS, default=None,
                    help="check with this prover only, and fail when it is missing (default: every prover found: "
                         "Lean's lake, Coq's coqc)")
 
@@ -263,7 +277,7 @@ def _full_reference_arg(p):
     p.add_argument("--full-reference", action="store_true",
                    help="the Python reference checker checks every member even when a prover's kernel will (by "
                         "default it then checks the start, that no member is won and the successors of a random "
-                        f"sample of {prove.PROVE_SAMPLE:,} members; the fast checker checks every member either way)")
+                        f"sample of {PROVE_SAMPLE:,} members; the fast checker checks every member either way)")
 
 
 def _autoplay_arg(p):

@@ -19,6 +19,8 @@ OUT = os.path.join(ROOT, "out")                               # certificates and
 KNOWN_TABLE = os.path.join(ROOT, "docs", "KNOWN.md")
 INSTALL_LEAN = os.path.join(ROOT, "scripts", "install_lean.sh")
 
+PROVERS = ("lean", "coq")                                    # the pipeline's provers, in its order (lake, coqc)
+
 
 def on_path(program):
     """``program`` as PATH finds it, as an absolute path (the tools run in folders of their own, where a

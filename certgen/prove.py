@@ -37,7 +37,7 @@ from solver.atomic import check_not_input, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
 from solver.limits import DISK_MAX_STATES, EXPLORE_STATES, PROVE_FIRST_SOLVE_STATES, PROVE_QUICK_SOLVE_STATES, \
-    SOLVE_STATES
+    PROVE_SAMPLE, SOLVE_STATES
 from solver.lines import step_indices
 from solver.rules import STANDARD, Rules
 from solver.solve import judge, solve
@@ -45,7 +45,7 @@ from solver.source import Source, load
 
 from . import (audit, certificate, checker, coq, coqcheck, fastcheck, known, lake, members, names, render, sampled,
                survey, upto)
-from .paths import GENERATED, OUT, on_path, shown
+from .paths import GENERATED, OUT, PROVERS, on_path, shown
 
 
 @contextlib.contextmanager
@@ -195,7 +195,6 @@ def prepare(source: Source, rules: Rules, out_dir: str, max_states: Optional[int
     return p
 
 
-PROVE_SAMPLE = 1_000        # members whose closure the sampled reference checks when a kernel checks them all
 # what checks every member, by kernel_ahead's answer: Lean's generated modules prove their check by
 # native_decide (compiled code, which the kernel takes on trust: docs/TRUST.md), not by the kernel's evaluation
 CHECKS_EVERY_MEMBER = {"Coq": "Coq's kernel", "Lean": "Lean's compiled check (native_decide)"}
@@ -264,7 +263,6 @@ def kernel_ahead(wanted: Optional[str], rules: Rules, lean_dir: Optional[str], c
 
 # -- The provers: Lean and Coq as backends of one pipeline ---------------------------------------------------
 
-PROVERS = ("lean", "coq")
 PROVED, REFUSED, NOT_AVAILABLE = 0, 1, lake.NOT_AVAILABLE
 
 

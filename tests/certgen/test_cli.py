@@ -11,7 +11,7 @@ from certgen import certificate
 from solver import deals, search
 from solver.rules import Rules
 
-from helpers import ROOT, one_line_error as assert_one_line_error, run_in
+from helpers import ROOT, loaded_after, one_line_error as assert_one_line_error, run_in
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +174,13 @@ def test_audit_coq_says_a_module_path_that_is_no_regular_file(tmp_path, run, mak
     path = tmp_path / "coq" / "Deal11982.v"
     make(path)
     assert_one_line_error(run("audit-coq", str(path), module="certgen"), f"{path}: not a regular file")
+
+
+def test_check_and_info_load_no_prover_side(small_cert):
+    """`certgen check` and `info` read and check a certificate: they must not pay for the renderers (jinja2),
+    the prove pipeline, the audits, the surveys or certify-list."""
+    path = small_cert
+    heavy = ["jinja2", "certgen.prove", "certgen.render", "certgen.audit", "certgen.certify", "certgen.survey",
+             "certgen.coqcheck", "certgen.specdoc", "solver.survey"]
+    for argv in (["check", str(path)], ["check", "--reference", str(path)], ["info", str(path)]):
+        assert loaded_after(argv, heavy, module="certgen") == [], argv

@@ -101,6 +101,18 @@ def one_line_error(p, message=None, code=2):
     return lines[0]
 
 
+def loaded_after(argv, modules, module="solver"):
+    """Which of `modules` a fresh process has imported after `module`'s CLI ran `argv` (exit 0)."""
+    code = ("import sys, io, contextlib\n"
+            f"from {module}.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert main({argv!r}) == 0\n"
+            f"print(' '.join(m for m in {modules!r} if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
 def journal_records(folder, table=None):
     """How many records (of ``table``, or of every table) the journal in ``folder`` holds: 0 before it or its
     tables exist (a run started in another process may not have made them yet)."""

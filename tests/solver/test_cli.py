@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from helpers import ROOT, one_line_error as assert_one_line_error, run_in
+from helpers import ROOT, loaded_after, one_line_error as assert_one_line_error, run_in
 
 # Seed 003's numbered FreeCell deal 1, laid out in rows of eight.
 SIGGY_N1_BOARD = """\
@@ -322,25 +322,14 @@ def test_explore_board_equals_deal(run, deal11982_board):
 
 # --- start-up cost ----------------------------------------------------------------------------------
 
-def _loaded_after(argv, modules):
-    code = ("import sys, io, contextlib\n"
-            "from solver.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    assert main({argv!r}) == 0\n"
-            f"print(' '.join(m for m in {modules!r} if m in sys.modules))\n")
-    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    return p.stdout.split()
-
-
 def test_cli_imports_stay_cheap():
     """`python -m solver deal N` must not pay for json, tqdm, hashlib, cffi, the C core or certgen, nor for
     dataclasses or typing; `explore` pays for the C core and the spec (and solver.solve, for its verdict:
     solver.solve.judge), not for tqdm, json or dataclasses."""
     heavy = ["json", "tqdm", "hashlib", "cffi", "solver.search", "solver._fc", "certgen", "msgpack", "jinja2",
              "solver.siggysoft", "dataclasses", "typing"]
-    assert _loaded_after(["deal", "11982"], heavy) == []
-    assert _loaded_after(["explore", "--deal", "11982"], heavy) == ["solver.search", "solver._fc", "typing"]
+    assert loaded_after(["deal", "11982"], heavy) == []
+    assert loaded_after(["explore", "--deal", "11982"], heavy) == ["solver.search", "solver._fc", "typing"]
 
 
 # --- QA regressions --------------------------------------------------------------------------------------
