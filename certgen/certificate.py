@@ -450,14 +450,14 @@ def _chunks(body):
             yield piece
 
 
-def _inflate(body, states, bad, keep=True, digest=None):
+def _inflate(body, states, bad, keep=True, feed=None):
     """The records of a body of checked form: first a count no body of its size can hold is refused (deflate
     expands at most DEFLATE_MAX_RATIO:1, as build/fccheck refuses it); then inflated a piece at a time, never
     past states × 64 bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
     body (a zip bomb) is refused as soon as it shows. keep=False: only checked and counted (returns
     the count; memory flat in the number of states); keep="joined": the records as one bytearray of
-    ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list). ``digest``
-    (a hashlib object): fed the records as they are checked (:func:`records_sha256`)."""
+    ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list). ``feed`` (a
+    function): called with each run of records (bytes of whole records, in order) once they are checked."""
     size = packed.SIZE
     held = sum(p.length if isinstance(p, _FileBody) else len(p) for p in (body if isinstance(body, list) else [body]))
     if states > (held * DEFLATE_MAX_RATIO + 1024) // size:
@@ -492,8 +492,8 @@ def _inflate(body, states, bad, keep=True, digest=None):
                     prev = rec
                 if joined is not None:
                     joined += buf[:end]
-                if digest is not None:
-                    digest.update(buf[:end])
+                if feed is not None and end:
+                    feed(buf[:end])
                 pending = buf[end:]
                 if d.eof or (not chunk and not data):
                     break
@@ -623,7 +623,7 @@ def summarize(path: str, records: bool = True) -> Summary:
     ``records_sha256`` is that of the records read (:func:`records_sha256`; None with ``records=False``)."""
     def counted(h, body, bad):
         digest = hashlib.sha256() if records else None
-        n = _inflate(body, h["states"], bad, keep=False, digest=digest) if records else h["states"]
+        n = _inflate(body, h["states"], bad, keep=False, feed=digest and digest.update) if records else h["states"]
         return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"],
                        records_sha256=digest and digest.hexdigest())
 
@@ -646,6 +646,23 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
 
     got, cert = _read_once(path, joined)
     return got if cert is None else (_summary_of(cert), bytearray(b"".join(cert.records)))
+
+
+def stream_records(path: str, feed) -> Summary:
+    """The certificate at ``path`` read like :func:`read_joined` (the same checks, the same refusals), its
+    records given to ``feed`` a run at a time (bytes of whole records, in order, each run once it is checked)
+    and kept nowhere: memory flat in the number of states (a file not laid out as the writer lays it out is
+    read whole, as read_joined reads it). Returns its header."""
+    def streamed(h, body, bad):
+        _inflate(body, h["states"], bad, keep=False, feed=feed)
+        return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"], info=h["info"])
+
+    got, cert = _read_once(path, streamed)
+    if cert is None:
+        return got
+    if cert.records:
+        feed(b"".join(cert.records))
+    return _summary_of(cert)
 
 
 # A regular file not laid out as the writer lays it out is read whole to name its fault; above this size it

@@ -90,7 +90,7 @@ def _check_sample(args):
         raise FreecellError("--sample is a mode of the reference checker: give --reference --sample N "
                             "(the fast checker checks every member)")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(sampled.MAX_SEED + 1)
-    head, body = certificate.read_joined(args.cert)
+    head, body = sampled.read(args.cert)     # the records in memory, or left on disk past SAMPLE_MEMORY
     if not args.json:
         print(f"sampled reference check: closure on {sampled.words(args.sample, head.states)}, seed {seed}",
               file=sys.stderr, flush=True)

@@ -3,7 +3,12 @@ fence conditions for a certificate too big to decode whole, still decided by the
 the Lean spec (solver/spec.py), never by the C core.
 
 The records stay one bytearray of sorted 64-byte P64 records (certificate.read_joined: 64 bytes a
-position, against the ~1 KB of a decoded spec State in a set), and membership is a binary search over it.
+position, against the ~1 KB of a decoded spec State in a set), and membership is a binary search over it --
+up to solver.limits.SAMPLE_MEMORY bytes of records (:func:`read`). Past it they stay on disk and are read
+twice (:func:`_check_streamed`): the first pass checks every record and every member and computes the
+successors of the start and of the drawn members, the second merge-joins those successors, sorted, with the
+records. Memory then grows with the sample, not with the certificate; the verdict, its counts and its words
+are the same (tests/certgen/test_sampled_stream.py compares the two on every form and on mutants).
 
   1. the start position is in the set: checked (on the whole set, by a binary search);
   3. no member is won: checked on every member. A won position has every card on its foundation, so its
@@ -34,13 +39,18 @@ checker's verdict (docs/TRUST.md), not a verdict, and :func:`verdict` gives it i
 (SAMPLE_ONLY) and the JSON ``"valid": null``. A failure it finds is a real one (exit 1, ``"valid": false``);
 a sample that covers every member is the full check (exit 0, ``"valid": true``).
 """
+import bisect
+import hashlib
 import itertools
+import os
 import random
 from typing import Optional, Tuple
 from solver import packed, spec
 from solver.errors import FreecellError
+from solver.limits import SAMPLE_MEMORY
 from solver.progress import bar
 
+from . import certificate
 from .certificate import Summary
 from .autoplay import settled_record
 from .checker import NOT_IN_ORDER, NOT_SETTLED, CheckResult, lookup
@@ -160,74 +170,283 @@ def _closure_words(n: int, sample: int, seed: int, others: int, looked: int, put
     return f"every one of the {looked:,} successors of {whose}{put} is in it"
 
 
+class _Plan:
+    """What both modes of the check work from, and the words of every verdict: the certificate's ``n``
+    members, the start (in the checkers' order, after the automatic moves when the rules have them) and its
+    record, the Lookup, the drawn members (``picks``). ``mismatch``: the start-mismatch refusal (the start
+    and the rest are then unset)."""
+
+    def __init__(self, head: Summary, n: int, sample: int, seed: int):
+        self.n, self.sample, self.seed = n, sample, seed
+        self.named = {"subject": head.subject(), "start": head.start_json(), "rules": dict(head.rules)}
+        self.of = f" (closure checked on the start and {words(sample, n)} drawn with seed {seed})"
+        self.mismatch = None
+        try:
+            start = start_of(head)
+        except StartMismatch as e:
+            self.mismatch = self.result(False, 0, 0, "start-mismatch", str(e))
+            return
+        rules = rules_of(head)
+        self.how = how = lookup(rules)
+        self.order = how.name
+        self.start = self.order(start)
+        self.start_rec = record_of(self.start)
+        self.rules = rules.plain().spec()
+        # every member drawn: its order checked with its closure, in the records' order, as the full check
+        # does; else on every member first
+        self.in_loop = how.up_to and sample >= n
+        self.picks = drawn(n, sample, seed)
+        self.decoder, self.encoder = Decoder(), Encoder()
+
+    def result(self, ok, checked, looked, failure, message, **found) -> CheckResult:
+        return CheckResult(ok, self.n, checked, looked, failure, message, **found, **self.named)
+
+    def no_start(self) -> CheckResult:
+        return self.result(False, 0, 0, "start", f"the start position{self.how.start_words} is not in the "
+                           f"certificate", missing=self.start)
+
+    def won(self) -> CheckResult:
+        return self.result(False, 0, 0, "won", "the certificate contains a won position",
+                           won_state=self.decoder.state(WON))
+
+    def misplacement(self, rec: bytes) -> Optional[str]:
+        """Up to column order: "column-order" for a member stored in another order, "autoplay" for one not
+        after its safe automatic moves (with them), else None."""
+        if not self.how.up_to:
+            return None
+        if not in_column_order(rec):
+            return "column-order"
+        if self.how.auto and not settled_record(rec):
+            return "autoplay"
+        return None
+
+    def misplaced(self, rec: bytes, kind: str, checked: int = 0, looked: int = 0) -> CheckResult:
+        why = NOT_IN_ORDER if kind == "column-order" else NOT_SETTLED
+        if self.in_loop:
+            why += self.of
+        else:
+            why = why[:-1] + ("; the order checked on every member)" if kind == "column-order"
+                              else "; checked on every member)")
+        return self.result(False, checked, looked, kind, why, misplaced=self.decoder.state(rec))
+
+    def state(self, i, rec: bytes) -> spec.State:
+        """The State of the visit of member ``i`` (None: the start) whose record is ``rec``."""
+        return self.start if i is None else self.decoder.state(rec)
+
+    def successors(self, s: spec.State):
+        """The successors of ``s``, each as it is looked up (``Lookup.name``)."""
+        return map(self.order, spec.moves(self.rules, s))
+
+    def missing(self, checked: int, looked: int, t: spec.State, s: spec.State) -> CheckResult:
+        return self.result(False, checked, looked, "successor", f"a successor of a member{self.how.successor_words}"
+                           f" is not in the certificate" + self.of, missing=t, parent=s)
+
+    def valid(self, checked: int, looked: int, others: int) -> CheckResult:
+        n, sample, how = self.n, self.sample, self.how
+        won = "the one member is not won" if n == 1 else f"none of the {n:,} members is won"
+        return self.result(True, checked, looked, None,
+                           f"valid on a sample for {self.named['subject']}: {words(sample, n)}: the start position"
+                           f"{how.start_words} is in the set, {won}, and "
+                           f"{_closure_words(n, sample, self.seed, others, looked, how.successor_words)} (closure"
+                           f" checked on {'every member' if checked == n else _count(checked, 'member') + ' only'}; "
+                           f"the start{', the column order' if how.up_to else ''}"
+                           f"{', the automatic moves' if how.auto else ''} and 'no member is won' on all)")
+
+
+class Streamed:
+    """The records of the certificate at ``path``, left on disk: :func:`check` reads them twice (:func:`read`)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+
+def read(path: str, budget: Optional[int] = None):
+    """The certificate at ``path`` for :func:`check`: its header and its records, joined in memory
+    (certificate.read_joined) when their ``64 × states`` bytes are at most ``budget`` (default
+    solver.limits.SAMPLE_MEMORY; tests give 0 to stream a small one), else left on disk (Streamed: memory
+    independent of the number of states). A FIFO or a device is read once, in memory."""
+    budget = SAMPLE_MEMORY if budget is None else budget
+    if os.path.isfile(path):
+        head = certificate.summarize(path, records=False)
+        if head.states * SIZE > budget:
+            return head, Streamed(path)
+    return certificate.read_joined(path)
+
+
 def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -> CheckResult:
-    """The sampled check of the certificate with header ``head`` and records ``body`` (read_joined)."""
+    """The sampled check of the certificate with header ``head`` and records ``body`` (:func:`read`: joined
+    bytes, or Streamed)."""
+    if isinstance(body, Streamed):
+        return _check_streamed(head, body.path, sample, seed, progress)
     recs = Records(body)
     n = len(recs)
-    named = {"subject": head.subject(), "start": head.start_json(), "rules": dict(head.rules)}
-    of = f" (closure checked on the start and {words(sample, n)} drawn with seed {seed})"
-    try:
-        start = start_of(head)
-    except StartMismatch as e:
-        return CheckResult(False, n, 0, 0, "start-mismatch", str(e), **named)
-    rules = rules_of(head)
-    how = lookup(rules)
-    up_to, order = how.up_to, how.name
-    start = order(start)
-    start_rec = record_of(start)
+    p = _Plan(head, n, sample, seed)
+    if p.mismatch:
+        return p.mismatch
+    start_rec = p.start_rec
     if start_rec not in recs:
-        return CheckResult(False, n, 0, 0, "start", f"the start position{how.start_words} is not in the "
-                           f"certificate", missing=start, **named)
-    decoder, encoder = Decoder(), Encoder()
+        return p.no_start()
     if WON in recs:
-        return CheckResult(False, n, 0, 0, "won", "the certificate contains a won position",
-                           won_state=decoder.state(WON), **named)
-    order_in_loop = up_to and sample >= n      # every member drawn: its order checked with its closure, in the
-    if up_to and not order_in_loop:             # records' order, as the full check does; else all first, here
+        return p.won()
+    if p.how.up_to and not p.in_loop:
         with bar(progress, total=n, unit=" states", desc="column order") as b:
             for i in range(n):
-                if not in_column_order(recs[i]):
-                    return CheckResult(False, n, 0, 0, "column-order", NOT_IN_ORDER[:-1] + "; the order checked on "
-                                       "every member)", misplaced=decoder.state(recs[i]), **named)
-                if how.auto and not settled_record(recs[i]):
-                    return CheckResult(False, n, 0, 0, "autoplay", NOT_SETTLED[:-1] + "; checked on every member)",
-                                       misplaced=decoder.state(recs[i]), **named)
+                kind = p.misplacement(recs[i])
+                if kind:
+                    return p.misplaced(recs[i], kind)
                 if i % 65536 == 65535:
                     b.update(65536)
             b.update(n % 65536)
-    rules = rules.plain().spec()
     checked = looked = others = 0
-    picks = drawn(n, sample, seed)
-    with bar(progress, total=len(picks) + 1, unit=" states", desc="check (sample)") as b:
-        for i in itertools.chain((None,), picks):      # the start first (picks may be a range of 10**8)
+    with bar(progress, total=len(p.picks) + 1, unit=" states", desc="check (sample)") as b:
+        for i in itertools.chain((None,), p.picks):      # the start first (picks may be a range of 10**8)
             rec = start_rec if i is None else recs[i]
             if i is not None and rec == start_rec:
                 b.update(1)
                 continue        # the start was checked first
-            s = start if i is None else decoder.state(rec)
-            if order_in_loop and i is not None and not in_column_order(rec):
-                return CheckResult(False, n, checked, looked, "column-order", NOT_IN_ORDER + of, misplaced=s,
-                                   **named)
-            if order_in_loop and how.auto and i is not None and not settled_record(rec):
-                return CheckResult(False, n, checked, looked, "autoplay", NOT_SETTLED + of, misplaced=s, **named)
-            for t in spec.moves(rules, s):
+            if p.in_loop and i is not None:
+                kind = p.misplacement(rec)
+                if kind:
+                    return p.misplaced(rec, kind, checked, looked)
+            s = p.state(i, rec)
+            for t in p.successors(s):
                 looked += 1
-                t = order(t)
-                if encoder.record(t) not in recs:
-                    return CheckResult(False, n, checked, looked, "successor",
-                                       f"a successor of a member{how.successor_words} is not in the "
-                                       f"certificate" + of, missing=t, parent=s, **named)
+                if p.encoder.record(t) not in recs:
+                    return p.missing(checked, looked, t, s)
             checked += 1
             others += i is not None
             b.update(1)
-    won = "the one member is not won" if n == 1 else f"none of the {n:,} members is won"
-    return CheckResult(True, n, checked, looked, None,
-                       f"valid on a sample for {named['subject']}: {words(sample, n)}: the start position"
-                       f"{how.start_words} is in the set, {won}, and "
-                       f"{_closure_words(n, sample, seed, others, looked, how.successor_words)} (closure"
-                       f" checked on {'every member' if checked == n else _count(checked, 'member') + ' only'}; "
-                       f"the start{', the column order' if up_to else ''}"
-                       f"{', the automatic moves' if how.auto else ''} and 'no member is won' on all)", **named)
+    return p.valid(checked, looked, others)
+
+
+class _FirstPass:
+    """The streaming check's first pass, fed the records a run at a time: whether the start and the won
+    record are among them, the first member misplaced (up to column order), and the visits (the start's,
+    then the drawn members' in the records' order, as :func:`check` makes them) with their successors, as
+    the ``SIZE + SEQ`` bytes of each successor's record and its number in the order they are looked up."""
+
+    def __init__(self, p: _Plan):
+        self.p = p
+        self.count = 0                 # records fed so far
+        self.has_start = self.has_won = False
+        self.misplaced = None          # (index, kind, record) of the first member misplaced
+        self.next = 0                  # the next drawn member: p.picks[self.next]
+        self.visits = []               # (number of the visit's first successor, member index or None, record)
+        self.keys = []                 # successor record + its number (SEQ bytes, big-endian)
+        self.looked = 0
+        self.visit(None, p.start_rec)
+
+    def visit(self, i, rec):
+        p = self.p
+        self.visits.append((self.looked, i, rec))
+        for t in p.successors(p.state(i, rec)):
+            self.keys.append(p.encoder.record(t) + self.looked.to_bytes(SEQ, "big"))
+            self.looked += 1
+
+    def __call__(self, run: bytes):
+        p, base, k = self.p, self.count, len(run) // SIZE
+        self.count += k
+        if base == 0 and run[:SIZE] == WON:     # the smallest record there is: the first one if it is there
+            self.has_won = True
+        if not self.has_start and run[:SIZE] <= p.start_rec <= run[-SIZE:] and p.start_rec in Records(run):
+            self.has_start = True
+        if p.how.up_to and self.misplaced is None:
+            for j in range(k):
+                rec = run[j * SIZE:(j + 1) * SIZE]
+                kind = p.misplacement(rec)
+                if kind:
+                    self.misplaced = (base + j, kind, rec)
+                    break
+        picks, end = p.picks, base + k
+        while self.next < len(picks) and picks[self.next] < end:
+            i = picks[self.next]
+            self.next += 1
+            if self.misplaced is not None and (not p.in_loop or self.misplaced[0] <= i):
+                continue                # its verdict is the misplaced member's (no successor comes first)
+            rec = run[(i - base) * SIZE:(i - base + 1) * SIZE]
+            if rec != p.start_rec:      # the start was visited first
+                self.visit(i, rec)
+
+
+SEQ = 6                         # bytes of a successor's number in the streaming check (up to 2**48 successors)
+
+
+class _SecondPass:
+    """The streaming check's second pass: the successors' records, sorted and distinct (each with the least
+    number it was looked up as), merge-joined with the records fed a run at a time: ``found[j]`` for
+    ``wanted[j]``."""
+
+    def __init__(self, keys):
+        keys.sort()
+        self.wanted, self.first = [], []
+        for key in keys:
+            rec = key[:SIZE]
+            if not self.wanted or self.wanted[-1] != rec:
+                self.wanted.append(rec)
+                self.first.append(int.from_bytes(key[SIZE:], "big"))
+        self.found = [False] * len(self.wanted)
+        self.next = 0
+
+    def __call__(self, run: bytes):
+        wanted, j, last, recs = self.wanted, self.next, run[-SIZE:], Records(run)
+        while j < len(wanted) and wanted[j] <= last:
+            self.found[j] = wanted[j] in recs
+            j += 1
+        self.next = j
+
+    def first_missing(self) -> Optional[int]:
+        """The least number of a successor not found (None: every one was)."""
+        return min((seq for seq, ok in zip(self.first, self.found) if not ok), default=None)
+
+
+def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: bool) -> CheckResult:
+    """:func:`check` with the records left on disk, read twice: the first pass checks every record (as
+    read_joined does) and every member (won, the start, the column order and the automatic moves) and
+    computes the successors of the start and of the drawn members; the second merge-joins them, sorted,
+    with the records. The verdict, its counts and its words are :func:`check`'s: each failure is the one
+    :func:`check` meets first (the checks all take place before a verdict is said, so a damaged body is
+    refused first, as read_joined refuses it). Memory: the drawn members' successors (SIZE + SEQ bytes
+    each, in a list), not the records."""
+    n = head.states
+    p = _Plan(head, n, sample, seed)
+    first = None if p.mismatch else _FirstPass(p)
+    digest = hashlib.sha256()
+    with bar(progress, total=n, unit=" states", desc="pass 1: members") as b:
+        def feed(run):
+            digest.update(run)
+            if first is not None:
+                first(run)
+            b.update(len(run) // SIZE)
+        certificate.stream_records(path, feed)
+    if p.mismatch:
+        return p.mismatch
+    if not first.has_start:
+        return p.no_start()
+    if first.has_won:
+        return p.won()
+    if first.misplaced is not None and not p.in_loop:
+        return p.misplaced(first.misplaced[2], first.misplaced[1])
+    second = _SecondPass(first.keys)
+    first.keys = None
+    again = hashlib.sha256()
+    with bar(progress, total=n, unit=" states", desc="pass 2: successors") as b:
+        def join(run):
+            again.update(run)
+            second(run)
+            b.update(len(run) // SIZE)
+        certificate.stream_records(path, join)
+    if again.digest() != digest.digest():
+        raise FreecellError(f"{path}: the records changed between the two passes over them")
+    seq, visits = second.first_missing(), first.visits
+    if seq is not None:
+        v = bisect.bisect_right([at for at, _, _ in visits], seq) - 1
+        at, i, rec = visits[v]
+        s = p.state(i, rec)
+        t = next(itertools.islice(p.successors(s), seq - at, None))
+        return p.missing(v, seq + 1, t, s)
+    if first.misplaced is not None:             # every member drawn, and no successor missing before it
+        return p.misplaced(first.misplaced[2], first.misplaced[1], len(visits), first.looked)
+    return p.valid(len(visits), first.looked, len(visits) - 1)
 
 
 def verdict(res: CheckResult) -> Tuple[int, Optional[bool]]:

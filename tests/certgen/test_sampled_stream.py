@@ -1,0 +1,245 @@
+"""The sampled reference check with the records left on disk (certgen/sampled.py's streaming mode: two passes
+over the file, past solver.limits.SAMPLE_MEMORY): the same verdict, counts, words and JSON as with the records
+in memory, on certificates of every form, sound ones and mutants, and the same one-line refusal of a damaged
+file. ``sampled.read(path, budget=0)`` streams a small certificate."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from certgen import autoplay, certificate, checker, cli, columns, mutate, sampled
+from solver import packed, spec
+from solver.errors import FreecellError
+
+FORMS = {"fixed": [], "canonical": ["--canonical"], "safe": ["--canonical", "--autoplay", "safe"]}
+CERTS = [(617, "fixed"), (617, "canonical"), (617, "safe"), (11982, "safe")]    # 2 cells: 1,158 .. 585 members
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    """(deal, form) -> (path, Certificate), each built by `certgen build` with 2 free cells."""
+    folder, out = tmp_path_factory.mktemp("stream"), {}
+    for deal, form in CERTS:
+        path = folder / f"{deal}-{form}.cert"
+        p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", str(deal), "--cells", "2",
+                            *FORMS[form], "--out", str(path), "--no-progress"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        out[deal, form] = path, certificate.read(str(path))
+    return out
+
+
+def both(path, sample, seed):
+    """The check of the certificate at ``path`` with its records in memory and streamed: equal, returned."""
+    head, body = sampled.read(str(path))
+    assert isinstance(body, bytearray)
+    in_memory = sampled.check(head, body, sample, seed)
+    head, body = sampled.read(str(path), budget=0)
+    assert isinstance(body, sampled.Streamed)
+    streamed = sampled.check(head, body, sample, seed)
+    assert streamed == in_memory
+    return streamed
+
+
+def written(tmp_path, name, cert):
+    path = tmp_path / name
+    certificate.write(str(path), cert)
+    return path
+
+
+def state_of(rec):
+    return spec.from_position(packed.unpack(rec))
+
+
+def p64(s):
+    return packed.pack(spec.to_position(s))
+
+
+def with_records(cert, records):
+    return certificate.make(cert.source, cert.rules, packed.unpack(cert.start), records, {})
+
+
+def test_the_budget_chooses_the_mode(certs):
+    path, cert = certs[617, "fixed"]
+    assert cert.states == 1158
+    assert isinstance(sampled.read(str(path), budget=1158 * 64)[1], bytearray)
+    assert isinstance(sampled.read(str(path), budget=1158 * 64 - 1)[1], sampled.Streamed)
+    assert sampled.SAMPLE_MEMORY == 4 << 30
+
+
+@pytest.mark.parametrize("deal, form", CERTS)
+def test_sound_certificates_give_the_same_verdict(certs, deal, form):
+    path, cert = certs[deal, form]
+    n = cert.states
+    full = checker.check(cert, jobs=1)
+    for sample, seed in ((1, 0), (7, 3), (n // 3, 34), (n - 1, 5), (n, 1), (10 ** 6, 2)):
+        res = both(path, sample, seed)
+        assert res.ok and res.states == n
+        if sample >= n:
+            assert (res.checked, res.successors) == (full.checked, full.successors) == (n, full.successors)
+            assert sampled.verdict(res) == (0, True)
+        else:
+            assert res.checked in (sample, sample + 1) and sampled.verdict(res) == (sampled.SAMPLE_ONLY, None)
+            assert 0 < res.successors < full.successors
+
+
+@pytest.mark.parametrize("deal, form", CERTS)
+@pytest.mark.parametrize("kind", ["deal", "first-successor", "last-successor", "add-won", "random:1", "random:3"])
+def test_mutants_are_refused_alike(certs, tmp_path, deal, form, kind):
+    path, cert = certs[deal, form]
+    failures = set()
+    for seed in range(3) if kind.startswith("random") else (0,):
+        mutant, _ = mutate.mutate(cert, kind, seed=seed)
+        path = written(tmp_path, f"{kind}-{seed}.cert", mutant)
+        full = checker.check(mutant, jobs=1)
+        assert not full.ok
+        for sample, sample_seed in ((1, 0), (mutant.states // 2, seed), (10 ** 6, 0)):
+            res = both(path, sample, sample_seed)
+            failures.add(res.failure)
+            if sample >= mutant.states and kind != "add-won":   # every member drawn: the full check's refusal
+                assert (res.failure, res.checked, res.successors, res.missing, res.parent) == \
+                       (full.failure, full.checked, full.successors, full.missing, full.parent)
+    # (the won record is found first, before any closure: the full check meets it in its pass over the members)
+    assert failures >= {"start" if kind == "deal" else "won" if kind == "add-won" else "successor"}
+
+
+def rotated(s):
+    """``s`` with its columns rotated so that they are out of the checkers' order."""
+    return next(t for t in (s._replace(cols=s.cols[r:] + s.cols[:r]) for r in range(1, 8)) if columns.canon(t) != t)
+
+
+@pytest.mark.parametrize("deal, form", [(617, "canonical"), (617, "safe"), (11982, "safe")])
+def test_members_out_of_order_are_refused_alike(certs, tmp_path, deal, form):
+    """A member added in another column order, early and late in the records; the last member replaced by itself
+    out of order (its class's successors then go missing: with every member drawn a missing successor comes
+    first, as in the full check, and with fewer the pass over every member finds the misplaced one)."""
+    path, cert = certs[deal, form]
+    recs = cert.records
+    early = min((rotated(state_of(r)) for r in recs[:200]), key=p64)
+    late = max((rotated(state_of(r)) for r in recs[-200:]), key=p64)
+    cases = {"early": recs + [p64(early)], "late": recs + [p64(late)],
+             "last": recs[:-1] + [p64(rotated(state_of(recs[-1])))]}
+    for name, records in cases.items():
+        mutant = with_records(cert, records)
+        path = written(tmp_path, f"{name}.cert", mutant)
+        full = checker.check(mutant, jobs=1)
+        for sample, seed in ((1, 1), (mutant.states // 4, 7), (mutant.states, 0)):
+            res = both(path, sample, seed)
+            assert not res.ok
+            if sample >= mutant.states:
+                assert (res.failure, res.checked, res.successors, res.misplaced, res.missing) == \
+                       (full.failure, full.checked, full.successors, full.misplaced, full.missing)
+            else:
+                assert (res.failure, res.checked, res.successors) == ("column-order", 0, 0)
+        assert full.failure == ("column-order" if name != "last" else "successor")
+
+
+def test_members_not_after_their_automatic_moves_are_refused_alike(certs, tmp_path):
+    """A position with a card that goes home by the safe rule added (#617 with 2 cells: #11982's never has
+    one), the one whose record sorts first and the one that sorts last."""
+    path, cert = certs[617, "safe"]
+    rules, members = spec.Rules(cells=2), set(cert.records)
+    extras = {p64(columns.canon(t)) for rec in cert.records for t in spec.moves(rules, state_of(rec))
+              if not autoplay.settled(t)} - members
+    assert len(extras) == 10
+    for extra in (min(extras), max(extras)):
+        mutant = with_records(cert, cert.records + [extra])
+        path = written(tmp_path, "unsettled.cert", mutant)
+        full = checker.check(mutant, jobs=1)
+        assert full.failure == "autoplay" and full.misplaced == state_of(extra)
+        for sample, seed in ((1, 1), (mutant.states // 3, 2), (mutant.states, 0)):
+            res = both(path, sample, seed)
+            assert (res.failure, res.misplaced) == ("autoplay", state_of(extra))
+            if sample >= mutant.states:
+                assert (res.checked, res.successors) == (full.checked, full.successors)
+            else:
+                assert (res.checked, res.successors) == (0, 0)
+
+
+def cli_check(capsys, monkeypatch, path, budget, *args):
+    monkeypatch.setattr(sampled, "SAMPLE_MEMORY", budget)
+    status = cli.main(["check", str(path), "--reference", "--no-progress", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("mutation", [None, "add-won", "random:1"])
+def test_the_command_says_the_same_in_both_modes(certs, tmp_path, capsys, monkeypatch, mutation):
+    path, cert = certs[617, "safe"]
+    if mutation:
+        path = written(tmp_path, "m.cert", mutate.mutate(cert, mutation, seed=1)[0])
+    for args in (["--sample", "100", "--seed", "9"], ["--sample", "100000", "--seed", "9"]):
+        for extra in ([], ["--json"]):
+            got = {budget: cli_check(capsys, monkeypatch, path, budget, *args, *extra) for budget in (4 << 30, 0)}
+            assert got[0] == got[4 << 30]
+            status, out, err = got[0]
+            every = args[1] != "100"
+            refused = mutation == "add-won" or (mutation and every)    # (a sample of 100 misses the deleted one)
+            assert status == (1 if refused else 0 if every else sampled.SAMPLE_ONLY), out
+            if extra:
+                assert set(json.loads(out)) == {"certificate", "valid", "start", "rules", "states", "checked",
+                                                "successors", "failure", "message", "sample", "seed",
+                                                "sample_valid"}
+
+
+def swapped(s):
+    """``s`` with its first two columns swapped: out of the checkers' order (two bottom cards differ)."""
+    return s._replace(cols=(s.cols[1], s.cols[0]) + s.cols[2:])
+
+
+def damaged(tmp_path, cert):
+    """Files every reader refuses: a byte of the body flipped, the file cut short, and a body whose records
+    are not sorted and distinct (with a valid checksum), its fault after a member out of column order."""
+    good = written(tmp_path, "good.cert", cert)
+    data = good.read_bytes()
+    flipped = tmp_path / "flipped.cert"
+    flipped.write_bytes(data[:-200] + bytes([data[-200] ^ 1]) + data[-199:])
+    cut = tmp_path / "cut.cert"
+    cut.write_bytes(data[:len(data) // 2])
+    misplaced = min(p64(swapped(state_of(r))) for r in cert.records)
+    recs = sorted(cert.records + [misplaced])
+    recs.append(recs[-1])          # record states + 2 repeats the one before
+    unsorted = tmp_path / "unsorted.cert"
+    certificate.write(str(unsorted), certificate.Certificate(cert.source, cert.rules, cert.start, recs, {}))
+    return {"flipped": flipped, "cut": cut, "unsorted": unsorted}
+
+
+def test_a_damaged_file_is_refused_alike(certs, tmp_path, capsys, monkeypatch):
+    cert = certs[617, "canonical"][1]
+    for name, path in damaged(tmp_path, cert).items():
+        said = []
+        for budget in (None, 0):
+            with pytest.raises(FreecellError) as e:
+                head, body = sampled.read(str(path), budget)
+                sampled.check(head, body, 10, 1)
+            said.append(str(e.value))
+        assert said[0] == said[1] and said[0].startswith(str(path)), name
+        if name == "unsorted":
+            assert said[0].endswith(f"records are not sorted and distinct (record {cert.states + 2})")
+        for args in ([], ["--json"]):
+            got = [cli_check(capsys, monkeypatch, path, budget, "--sample", "10", "--seed", "1", *args)
+                   for budget in (4 << 30, 0)]
+            # (streamed, the body is read after the line saying what is checked: a refusal found in it follows it)
+            (status, out, err), (status_s, out_s, err_s) = got
+            said = "sampled reference check: closure on a sample of 10 of 1,160 members, seed 1\n"
+            assert err_s.startswith(said) == (name == "unsorted" and not args)
+            assert (status, out, err) == (status_s, out_s, err_s.replace(said, "", 1))
+            assert status == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_the_records_must_not_change_between_the_passes(certs, tmp_path, monkeypatch):
+    """The second pass reads the file again: another set of records there is refused, not joined."""
+    path, cert = certs[617, "fixed"]
+    other = written(tmp_path, "other.cert", mutate.mutate(cert, "random:1", seed=4)[0])
+    target = written(tmp_path, "c.cert", cert)
+    passes = []
+    real = certificate.stream_records
+
+    def swapping(p, feed):
+        passes.append(p)
+        return real(str(other) if len(passes) == 2 else p, feed)
+    monkeypatch.setattr(certificate, "stream_records", swapping)
+    head, body = sampled.read(str(target), budget=0)
+    with pytest.raises(FreecellError, match="the records changed between the two passes over them"):
+        sampled.check(head, body, 10, 1)
+    assert len(passes) == 2
