@@ -450,14 +450,17 @@ def _chunks(body):
             yield piece
 
 
-def _inflate(body, states, bad, keep=True, feed=None):
+def _inflate(body, states, bad, keep=True, feed=None, checked=True):
     """The records of a body of checked form: first a count no body of its size can hold is refused (deflate
     expands at most DEFLATE_MAX_RATIO:1, as build/fccheck refuses it); then inflated a piece at a time, never
     past states × 64 bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
     body (a zip bomb) is refused as soon as it shows. keep=False: only checked and counted (returns
     the count; memory flat in the number of states); keep="joined": the records as one bytearray of
     ``states × 64`` bytes (64 bytes a record instead of the ~100 of a bytes object in a list). ``feed`` (a
-    function): called with each run of records (bytes of whole records, in order) once they are checked."""
+    function): called with each run of records (bytes of whole records, in order) once they are checked.
+    ``checked=False`` (with keep=False): the records are not checked one by one (the body's length, its
+    zlib stream and its end still are): only for records read and checked before, whose digest the caller
+    compares (the sampled check's second pass)."""
     size = packed.SIZE
     held = sum(p.length if isinstance(p, _FileBody) else len(p) for p in (body if isinstance(body, list) else [body]))
     if states > (held * DEFLATE_MAX_RATIO + 1024) // size:
@@ -479,7 +482,7 @@ def _inflate(body, states, bad, keep=True, feed=None):
                     raise bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes")
                 buf = pending + chunk if pending else chunk
                 end = len(buf) - len(buf) % size
-                for i in range(0, end, size):
+                for i in range(0, end if checked else 0, size):
                     rec = buf[i:i + size]
                     if rec <= prev:
                         raise bad(f"records are not sorted and distinct (record {count + 1})")
@@ -507,7 +510,7 @@ def _inflate(body, states, bad, keep=True, feed=None):
         raise bad("bytes after the end of the compressed body")
     if produced != limit:
         raise bad(f"body holds {produced} bytes, expected {states} states of {size} bytes")
-    return joined if joined is not None else records if keep else count
+    return joined if joined is not None else records if keep else states
 
 
 class _FileBody:
@@ -648,13 +651,14 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
     return got if cert is None else (_summary_of(cert), bytearray(b"".join(cert.records)))
 
 
-def stream_records(path: str, feed) -> Summary:
+def stream_records(path: str, feed, checked: bool = True) -> Summary:
     """The certificate at ``path`` read like :func:`read_joined` (the same checks, the same refusals), its
     records given to ``feed`` a run at a time (bytes of whole records, in order, each run once it is checked)
     and kept nowhere: memory flat in the number of states (a file not laid out as the writer lays it out is
-    read whole, as read_joined reads it). Returns its header."""
+    read whole, as read_joined reads it). ``checked=False``: the records are not checked one by one (a second
+    pass over records checked before, whose digest the caller compares: _inflate). Returns its header."""
     def streamed(h, body, bad):
-        _inflate(body, h["states"], bad, keep=False, feed=feed)
+        _inflate(body, h["states"], bad, keep=False, feed=feed, checked=checked)
         return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"], info=h["info"])
 
     got, cert = _read_once(path, streamed)

@@ -434,7 +434,7 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
             again.update(run)
             second(run)
             b.update(len(run) // SIZE)
-        certificate.stream_records(path, join)
+        certificate.stream_records(path, join, checked=False)     # the digest is compared instead
     if again.digest() != digest.digest():
         raise FreecellError(f"{path}: the records changed between the two passes over them")
     seq, visits = second.first_missing(), first.visits
