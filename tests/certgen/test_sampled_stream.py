@@ -243,3 +243,18 @@ def test_the_records_must_not_change_between_the_passes(certs, tmp_path, monkeyp
     with pytest.raises(FreecellError, match="the records changed between the two passes over them"):
         sampled.check(head, body, 10, 1)
     assert len(passes) == 2
+
+
+def test_a_start_that_is_not_the_deal_is_refused_alike(certs, tmp_path):
+    """The header's start is deal 1's: "start-mismatch" in both modes, after the records are read (a body
+    that is also damaged is refused as damaged, in both)."""
+    from solver import deals
+    cert = certs[617, "fixed"][1]
+    forged = certificate.Certificate(cert.source, cert.rules, packed.pack(deals.ms_deal(1)), cert.records, {})
+    res = both(written(tmp_path, "forged.cert", forged), 10, 1)
+    assert (res.ok, res.failure, res.checked, res.successors) == (False, "start-mismatch", 0, 0)
+    forged.records = cert.records + cert.records[-1:]
+    path = written(tmp_path, "forged-twice.cert", forged)
+    for budget in (None, 0):
+        with pytest.raises(FreecellError, match=r"not sorted and distinct \(record 1159\)"):
+            sampled.check(*sampled.read(str(path), budget), 10, 1)
