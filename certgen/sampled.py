@@ -372,31 +372,31 @@ SEQ = 6                         # bytes of a successor's number in the streaming
 
 
 class _SecondPass:
-    """The streaming check's second pass: the successors' records, sorted and distinct (each with the least
-    number it was looked up as), merge-joined with the records fed a run at a time: ``found[j]`` for
-    ``wanted[j]``."""
+    """The streaming check's second pass: the successors (``SIZE + SEQ`` bytes each), sorted, each record
+    kept once (with the least number it was looked up as), merge-joined with the records fed a run at a time:
+    ``found[j]`` for ``keys[j]``. ``keys`` (the first pass's list) is emptied: its bytes are this pass's."""
 
     def __init__(self, keys):
         keys.sort()
-        self.wanted, self.first = [], []
-        for key in keys:
-            rec = key[:SIZE]
-            if not self.wanted or self.wanted[-1] != rec:
-                self.wanted.append(rec)
-                self.first.append(int.from_bytes(key[SIZE:], "big"))
-        self.found = [False] * len(self.wanted)
+        self.keys = [k for i, k in enumerate(keys) if not i or keys[i - 1][:SIZE] != k[:SIZE]]
+        keys.clear()
+        self.found = bytearray(len(self.keys))
         self.next = 0
 
     def __call__(self, run: bytes):
-        wanted, j, last, recs = self.wanted, self.next, run[-SIZE:], Records(run)
-        while j < len(wanted) and wanted[j] <= last:
-            self.found[j] = wanted[j] in recs
+        keys, found, j, last, recs = self.keys, self.found, self.next, run[-SIZE:], Records(run)
+        while j < len(keys):
+            rec = keys[j][:SIZE]
+            if rec > last:
+                break
+            found[j] = rec in recs
             j += 1
         self.next = j
 
     def first_missing(self) -> Optional[int]:
         """The least number of a successor not found (None: every one was)."""
-        return min((seq for seq, ok in zip(self.first, self.found) if not ok), default=None)
+        return min((int.from_bytes(k[SIZE:], "big") for k, ok in zip(self.keys, self.found) if not ok),
+                   default=None)
 
 
 def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: bool) -> CheckResult:
@@ -406,7 +406,7 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
     with the records. The verdict, its counts and its words are :func:`check`'s: each failure is the one
     :func:`check` meets first (the checks all take place before a verdict is said, so a damaged body is
     refused first, as read_joined refuses it). Memory: the drawn members' successors (SIZE + SEQ bytes
-    each, in a list), not the records."""
+    each, in a list: about 130 bytes a successor), not the records."""
     n = head.states
     p = _Plan(head, n, sample, seed)
     first = None if p.mismatch else _FirstPass(p)
@@ -427,7 +427,6 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
     if first.misplaced is not None and not p.in_loop:
         return p.misplaced(first.misplaced[2], first.misplaced[1])
     second = _SecondPass(first.keys)
-    first.keys = None
     again = hashlib.sha256()
     with bar(progress, total=n, unit=" states", desc="pass 2: successors") as b:
         def join(run):
