@@ -399,6 +399,15 @@ class _SecondPass:
                    default=None)
 
 
+CHANGED = "{}: the certificate changed between two readings of it"
+
+
+def _same(head: Summary, again: Summary, path: str):
+    """Refuse a file whose header is not the one read first (``read``'s): the check's plan is made from it."""
+    if (again.source, again.rules, again.start, again.states) != (head.source, head.rules, head.start, head.states):
+        raise FreecellError(CHANGED.format(path))
+
+
 def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: bool) -> CheckResult:
     """:func:`check` with the records left on disk, read twice: the first pass checks every record (as
     read_joined does) and every member (won, the start, the column order and the automatic moves) and
@@ -417,7 +426,7 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
             if first is not None:
                 first(run)
             b.update(len(run) // SIZE)
-        certificate.stream_records(path, feed)
+        _same(head, certificate.stream_records(path, feed), path)
     if p.mismatch:
         return p.mismatch
     if not first.has_start:
@@ -433,9 +442,9 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
             again.update(run)
             second(run)
             b.update(len(run) // SIZE)
-        certificate.stream_records(path, join, checked=False)     # the digest is compared instead
+        _same(head, certificate.stream_records(path, join, checked=False), path)   # the records' digest instead
     if again.digest() != digest.digest():
-        raise FreecellError(f"{path}: the records changed between the two passes over them")
+        raise FreecellError(CHANGED.format(path))
     seq, visits = second.first_missing(), first.visits
     if seq is not None:
         v = bisect.bisect_right([at for at, _, _ in visits], seq) - 1
