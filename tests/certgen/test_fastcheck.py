@@ -545,6 +545,7 @@ def _forwarding_fake(path, log=None):
 
 
 def test_fccheck_through_a_link_then_dotdot_names_the_program_that_runs(tmp_path, small_certs, monkeypatch):
+    tmp_path = tmp_path.resolve()                 # the program is named as the file that runs
     # lnk/../.. spelled to read as build/fccheck, where the system, which follows lnk first, finds a fake
     q = tmp_path / "q"
     up = len(q.parts) - 1                          # from q up to /
@@ -587,6 +588,7 @@ def test_fccheck_without_a_slash_is_the_file_in_the_folder_not_one_on_path(tmp_p
 
 
 def test_fccheck_naming_no_program_is_one_line_and_a_name_stays_on_one_line(tmp_path, small_certs):
+    tmp_path = tmp_path.resolve()                 # the program is named as the file that runs
     path = tmp_path / "c.cert"
     certificate.write(str(path), small_certs[0])
     missing = tmp_path / "no-such-program"
@@ -601,6 +603,7 @@ def test_fccheck_naming_no_program_is_one_line_and_a_name_stays_on_one_line(tmp_
 
 
 def test_a_worker_refuses_another_program_its_environment_names(tmp_path, small_certs, monkeypatch):
+    tmp_path = tmp_path.resolve()                 # the program is named as the file that runs
     # a dask worker's environment is its own: the client's refusal does not cover it
     from certgen import survey
     from solver.rules import Rules
