@@ -19,7 +19,7 @@ from typing import List, Optional
 
 from solver.errors import FreecellError
 
-from . import certificate, members
+from . import certificate, members, paths
 from .paths import ROOT
 SOURCE = os.path.join(ROOT, "checker", "fccheck.c")
 BINARY = os.path.join(ROOT, "build", "fccheck")
@@ -28,20 +28,34 @@ P64 = 64
 
 def binary() -> Optional[str]:
     """The built checker, or None: not built (no C compiler or zlib), or older than its source (run
-    `make setup`). FCCHECK in the environment names another binary."""
-    path = os.environ.get("FCCHECK") or BINARY
+    `make setup`). FCCHECK in the environment names another binary: returned as the file it resolves to
+    (build/fccheck itself when that is the file), what runs and what is named; one line when it names no
+    executable file but build/fccheck."""
+    named = os.environ.get("FCCHECK")
+    path = _resolved(named) if named else BINARY
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        if path != BINARY:
+            raise FreecellError(f"FCCHECK names {paths.shown(named)}, which is not an executable file")
         return None
     if path == BINARY and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(path):
         return None
     return path
 
 
+def _resolved(path: str) -> str:
+    """``path`` as the system resolves it (symbolic links, then `..`; a name without a slash in the current
+    folder, not on PATH): BINARY when that is build/fccheck's file."""
+    real = os.path.realpath(path)
+    return BINARY if real == os.path.realpath(BINARY) else real
+
+
 def another() -> Optional[str]:
-    """The program FCCHECK names when it is not build/fccheck itself, else None. `certgen check` names it
-    in its verdict; a survey and certify-list, whose rows say "checked by build/fccheck", refuse it."""
+    """The program FCCHECK names (the file it resolves to) when it is not build/fccheck itself, else None.
+    `certgen check` names it in its verdict; a survey and certify-list, whose rows say "checked by
+    build/fccheck", refuse it."""
     path = os.environ.get("FCCHECK")
-    return path if path and os.path.abspath(path) != BINARY else None
+    real = _resolved(path) if path else BINARY
+    return real if real != BINARY else None
 
 
 def refuse_another(command: str) -> None:
@@ -49,7 +63,7 @@ def refuse_another(command: str) -> None:
     path = another()
     if path is not None:
         raise FreecellError(f"{command} checks its certificates with build/fccheck itself, but FCCHECK names "
-                            f"{path}: unset FCCHECK")
+                            f"{paths.shown(path)}: unset FCCHECK")
 
 
 def why_not() -> str:
@@ -104,7 +118,7 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
         if not isinstance(res.ok, bool) or not isinstance(res.message, str):
             raise ValueError("no verdict")
     except (ValueError, KeyError, TypeError):       # FCCHECK may name any program
-        raise FreecellError(f"the fast checker {exe} gave no report of its check on {path} (not fccheck's "
+        raise FreecellError(f"the fast checker {paths.shown(exe)} gave no report of its check on {path} (not fccheck's "
                             f"--json object)") from None
     certificate.check_source(res.source, lambda why: FreecellError(f"{path}: {why}"))
     if "code" in res.source and res.failure != "start-mismatch":
@@ -145,9 +159,9 @@ def report(cert_path: str, res: FastResult, as_json: bool) -> str:
     """What `certgen check` prints for a fast check: the checker's one line, or one JSON object (the
     reference checker's keys, `checker`, and `program` when FCCHECK named another program than
     build/fccheck, which the line names too)."""
-    other = os.path.abspath(res.program) != BINARY
+    other = _resolved(res.program) != BINARY
     if not as_json:
-        return res.message + (f" (by {res.program}, named by FCCHECK: not build/fccheck)" if other else "")
+        return res.message + (f" (by {paths.shown(res.program)}, named by FCCHECK: not build/fccheck)" if other else "")
     return json.dumps({"certificate": cert_path, "valid": res.ok, "start": _header_only(res).start_json(),
                        "rules": res.rules, "states": res.states, "checked": res.checked,
                        "successors": res.successors, "failure": res.failure, "message": res.message,

@@ -266,7 +266,9 @@ def file_sha256(path):
 def _cert_ok(path, n, rules):
     """Whether the certificate file at ``path`` is whole and valid for deal ``n`` under ``rules``: its start is
     deal n's, its rules the survey's, and every state checked -- by the fast checker (build/fccheck) when it is
-    built, else by certgen/checker.py."""
+    built, else by certgen/checker.py. FCCHECK naming another program is refused here too: a dask worker's
+    environment is not the client's."""
+    fastcheck.refuse_another("this worker of a survey or certify-list")
     try:
         if fastcheck.binary():
             fast = fastcheck.check(path)

@@ -532,3 +532,85 @@ def test_a_run_whose_rows_say_build_fccheck_refuses_another_program(tmp_path, co
     one_line_error(p, f"{name} checks its certificates with build/fccheck itself, but FCCHECK names {fake}: "
                       f"unset FCCHECK")
     assert not (tmp_path / "d").exists()
+
+
+def _forwarding_fake(path, log=None):
+    """A program at ``path`` that runs build/fccheck (noting in ``log`` that it ran): fccheck's word, not its
+    program."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    note = f"echo ran >> {log}\n" if log else ""
+    path.write_text(f"#!/bin/sh\n{note}exec {fastcheck.BINARY} \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_fccheck_through_a_link_then_dotdot_names_the_program_that_runs(tmp_path, small_certs, monkeypatch):
+    tmp_path = tmp_path.resolve()                 # the program is named as the file that runs
+    # lnk/../.. spelled to read as build/fccheck, where the system, which follows lnk first, finds a fake
+    q = tmp_path / "q"
+    up = len(q.parts) - 1                          # from q up to /
+    evil = tmp_path / "evil"
+    target = evil.joinpath(*["a"] * (up + 1))
+    target.mkdir(parents=True)
+    q.mkdir()
+    (q / "lnk").symlink_to(target)
+    fake = _forwarding_fake(evil / fastcheck.BINARY.lstrip(os.sep))
+    named = os.path.join("lnk", *[".."] * (up + 1), fastcheck.BINARY.lstrip(os.sep))
+    assert os.path.abspath(os.path.join(q, named)) == fastcheck.BINARY
+    assert os.path.realpath(os.path.join(q, named)) == str(fake)
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    env = dict(os.environ, FCCHECK=named, PYTHONPATH=ROOT)
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
+                       cwd=q, env=env)
+    assert p.returncode == 0 and p.stdout.endswith(f"(by {fake}, named by FCCHECK: not build/fccheck)\n"), p
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", "--json", str(path)], capture_output=True,
+                       text=True, cwd=q, env=env)
+    assert json.loads(p.stdout)["program"] == str(fake)
+    monkeypatch.chdir(q)
+    monkeypatch.setenv("FCCHECK", named)
+    with pytest.raises(FreecellError, match=f"FCCHECK names {fake}: unset FCCHECK"):
+        fastcheck.refuse_another("the survey")
+
+
+def test_fccheck_without_a_slash_is_the_file_in_the_folder_not_one_on_path(tmp_path, small_certs):
+    # cd build; FCCHECK=fccheck: build/fccheck is what was named and checked for; a fccheck on PATH must not run
+    log = tmp_path / "ran"
+    _forwarding_fake(tmp_path / "bin" / "fccheck", log)
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
+                       cwd=os.path.dirname(fastcheck.BINARY),
+                       env=dict(os.environ, FCCHECK="fccheck", PYTHONPATH=ROOT,
+                                PATH=f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"))
+    assert p.returncode == 0 and p.stdout.endswith("none of them is won\n"), p
+    assert not log.exists()
+
+
+def test_fccheck_naming_no_program_is_one_line_and_a_name_stays_on_one_line(tmp_path, small_certs):
+    tmp_path = tmp_path.resolve()                 # the program is named as the file that runs
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    missing = tmp_path / "no-such-program"
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
+                       cwd=ROOT, env=dict(os.environ, FCCHECK=str(missing)))
+    one_line_error(p, f"FCCHECK names {missing}, which is not an executable file")
+    fake = _forwarding_fake(tmp_path / "x\nvalid for deal 1" / "f")
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
+                       cwd=ROOT, env=dict(os.environ, FCCHECK=str(fake)))
+    assert p.returncode == 0 and p.stdout.count("\n") == 1, p
+    assert p.stdout.endswith(f"(by {tmp_path}/x\\nvalid for deal 1/f, named by FCCHECK: not build/fccheck)\n")
+
+
+def test_a_worker_refuses_another_program_its_environment_names(tmp_path, small_certs, monkeypatch):
+    tmp_path = tmp_path.resolve()                 # the program is named as the file that runs
+    # a dask worker's environment is its own: the client's refusal does not cover it
+    from certgen import survey
+    from solver.rules import Rules
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    assert survey._cert_ok(str(path), 11982, Rules(cells=2))
+    fake = _forwarding_fake(tmp_path / "fake")
+    monkeypatch.setenv("FCCHECK", str(fake))
+    with pytest.raises(FreecellError, match=f"FCCHECK names {fake}: unset FCCHECK"):
+        survey._cert_ok(str(path), 11982, Rules(cells=2))
