@@ -626,7 +626,9 @@ Qed.
 
 (** ** The safe automatic moves of `CertAuto.v` *)
 
-Definition fhomeBy (h : list Num) (c : FCard) : bool := fcanHome h c && lowSafe (map numNat h) (absC c).
+(** `if`, not `&&`: the virtual machine evaluates both arguments of `andb`, and `lowSafe` (on `Spec.v`'s
+unary ranks) is needed only for a card that can go home. *)
+Definition fhomeBy (h : list Num) (c : FCard) : bool := if fcanHome h c then lowSafe (map numNat h) (absC c) else false.
 
 Definition fautoCol (s : FState) (i : nat) : option FState :=
   match nth i (fcols s) [] with
@@ -659,7 +661,7 @@ Definition fautoplay (s : FState) : FState := fautoplayN 52 s.
 Definition fsettled (s : FState) : bool := match fautoStep s with None => true | Some _ => false end.
 
 Lemma fhomeBy_abs h c : fhomeBy h c = homeBy lowSafe (map numNat h) (absC c).
-Proof. unfold fhomeBy, homeBy; rewrite fcanHome_abs; reflexivity. Qed.
+Proof. unfold fhomeBy, homeBy; rewrite fcanHome_abs; destruct (canHome (map numNat h) (absC c)); reflexivity. Qed.
 
 Lemma firstSome_map_option {A B C} (f : A -> option B) (g : B -> C) l :
   option_map g (firstSome f l) = firstSome (fun x => option_map g (f x)) l.
