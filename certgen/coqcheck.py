@@ -102,12 +102,12 @@ CLOSED = "Closed under the global context"
 PINNED = {
     "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
-    "Decode": "9e4e7f5d50871dd8c9ddda6cc32676cd268ab6d9d28633ce3ca23d197264faf9",
+    "Decode": "3ecb56f00afaecf813dd32eaeb312550c739e9546b4949466871178c7fced206",
     "Columns": "7d13a7c8bb54ce45701c0c88a121c2dd3cc231da314851fc483260f8ee950e27",
     "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
     "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
     "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
-    "Fast": "3607ee3847f2d9b1de27917b5c2d16573f09f59a205439fc203aba3b05dea795",
+    "Fast": "1db7ef2afd129cc8f43f8c84231e6439f995e744874c83dae46eb5b55165b2df",
 }
 
 

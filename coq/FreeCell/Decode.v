@@ -32,12 +32,22 @@ Definition cardInt (c : FCard) : int :=
   | k48 => 48 | k49 => 49 | k50 => 50 | k51 => 51
   end%uint63.
 
+(** The hash reads the top two cards of each column and the free cells, not every card: a lookup compares
+the position with its bucket card by card anyway, and positions of one certificate that agree on these
+are few. *)
+Definition hashTop (h : int) (col : list FCard) : int :=
+  match col with
+  | [] => h * 1000003 + 63
+  | [c] => (h * 1000003 + cardInt c) * 1000003 + 63
+  | c :: d :: _ => (h * 1000003 + cardInt c) * 1000003 + cardInt d
+  end%uint63.
+
 (* Written out as fixpoints, not `fold_left` with a closure: this runs on every position looked up. *)
 Fixpoint hashCards (h : int) (l : list FCard) : int :=
   match l with [] => h | c :: l => hashCards (h * 1000003 + cardInt c)%uint63 l end.
 
 Fixpoint hashCols (h : int) (l : list (list FCard)) : int :=
-  match l with [] => h | col :: l => hashCols (hashCards h col * 1000003 + 63)%uint63 l end.
+  match l with [] => h | col :: l => hashCols (hashTop h col) l end.
 
 (** The lowest `n` bits of `h`, pushed onto `acc`. *)
 Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
@@ -46,9 +56,14 @@ Fixpoint bitsPos (n : nat) (h : int) (acc : positive) : positive :=
   | S n => bitsPos n (h >> 1)%uint63 (if (h land 1 =? 0)%uint63 then xO acc else xI acc)
   end.
 
+(** The keys of the low 12 bits, computed once: a key then costs 8 steps of `bitsPos`, not 20. *)
+Definition keyTable : array positive :=
+  snd (N.iter 4096 (fun '(i, t) => ((i + 1)%uint63, PArray.set t i (bitsPos 12 i xH))) (0%uint63, PArray.make 4096 xH)).
+
 Definition hashKey (s : FState) : positive :=
   let h := hashCards (hashCols 1 (fcols s)) (fcells s) in
-  bitsPos 20 (h lxor (h >> 23) lxor (h >> 41))%uint63 xH.
+  let h := (h lxor (h >> 23) lxor (h >> 41))%uint63 in
+  bitsPos 8 (h >> 12)%uint63 (PArray.get keyTable (h land 4095)%uint63).
 
 (** ** Reading the symbol stream *)
 
@@ -87,9 +102,15 @@ Definition countCard (n : Counts) (c : FCard) : Counts :=
   | spades => counts a b d (e + 1)
   end%uint63.
 
-(** The foundations: what is in no column and no cell. *)
-Definition homeOf (cs : list (list FCard)) (cl : list FCard) : list Num :=
-  let (a, b, d, e) := fold_left (fun n col => fold_left countCard col n) cs (fold_left countCard cl (counts 0 0 0 0)) in
+Definition partCounts (l : list FCard) : Counts := fold_left countCard l (counts 0 0 0 0).
+
+Definition addCounts (n m : Counts) : Counts :=
+  let (a, b, d, e) := n in let (a', b', d', e') := m in counts (a + a') (b + b') (d + d') (e + e')%uint63.
+
+(** The foundations: what is in no column and no cell, from the counts of the eight columns and the cells
+(kept from one position to the next, so only the parts that changed are counted again). *)
+Definition homeOf (ns : list Counts) : list Num :=
+  let (a, b, d, e) := fold_left addCounts ns (counts 0 0 0 0) in
   map (fun k => PArray.get numTable (13 - k)%uint63) [a; b; d; e].
 
 (** Cards up to the next 0 (at most `fuel` of them). *)
@@ -110,32 +131,40 @@ Fixpoint dropInt {A} (l : list A) (d : int) : list A :=
   | _ :: xs => if (d =? 0)%uint63 then l else dropInt xs (d - 1)%uint63
   end.
 
-(** The columns: those whose bit is clear in `mask` are the previous position's, the others are
-read from the stream (relative to the start position's column). *)
-Fixpoint readCols (table : array FCard) (starts prevs : list (list FCard)) (mask : int)
-  (a : array int) (c : Cursor) : list (list FCard) * Cursor :=
-  match starts, prevs with
-  | st :: sts, pv :: pvs =>
+(** The columns and their counts: those whose bit is clear in `mask` are the previous position's, the
+others are read from the stream (relative to the start position's column). *)
+Fixpoint readCols (table : array FCard) (starts prevs : list (list FCard)) (ns : list Counts) (mask : int)
+  (a : array int) (c : Cursor) : list (list FCard) * list Counts * Cursor :=
+  match starts, prevs, ns with
+  | st :: sts, pv :: pvs, n :: ns =>
     if (mask land 1 =? 0)%uint63 then
-      let (cs, c) := readCols table sts pvs (mask >> 1)%uint63 a c in (pv :: cs, c)
+      let '(cs, ns, c) := readCols table sts pvs ns (mask >> 1)%uint63 a c in (pv :: cs, n :: ns, c)
     else
       let (d, c) := next a c in
       let (top, c) := readCards table 60 a c in
-      let (cs, c) := readCols table sts pvs (mask >> 1)%uint63 a c in
-      ((top ++ dropInt st d) :: cs, c)
-  | _, _ => ([], c)
+      let col := top ++ dropInt st d in
+      let '(cs, ns, c) := readCols table sts pvs ns (mask >> 1)%uint63 a c in
+      (col :: cs, partCounts col :: ns, c)
+  | _, _, _ => ([], [], c)
   end.
 
-(** One position, given the start position and the previous position of the stream: two symbols
-of mask (bit `i` for column `i`, bit 8 for the free cells: written anew), then what changed. *)
-Definition readState (table : array FCard) (s0 prev : FState) (a : array int) (c : Cursor)
-  : FState * Cursor :=
+(** The counts of a position's parts: its eight columns, then its free cells. *)
+Definition stateCounts (s : FState) : list Counts := map partCounts (fcols s) ++ [partCounts (fcells s)].
+
+(** One position, given the start position and the previous position of the stream (with its parts'
+counts): two symbols of mask (bit `i` for column `i`, bit 8 for the free cells: written anew), then what
+changed. *)
+Definition readState (table : array FCard) (s0 prev : FState) (ns : list Counts) (a : array int) (c : Cursor)
+  : FState * list Counts * Cursor :=
   let (m0, c) := next a c in
   let (m1, c) := next a c in
   let mask := (m0 lor (m1 << 6))%uint63 in
-  let (cs, c) := readCols table (fcols s0) (fcols prev) mask a c in
-  let (cl, c) := if (mask land 256 =? 0)%uint63 then (fcells prev, c) else readCards table 60 a c in
-  (fstate cs cl (homeOf cs cl), c).
+  let '(cs, colNs, c) := readCols table (fcols s0) (fcols prev) ns mask a c in
+  let '(cl, n, c) :=
+    if (mask land 256 =? 0)%uint63 then (fcells prev, last ns (counts 0 0 0 0), c)
+    else let (cl, c) := readCards table 60 a c in (cl, partCounts cl, c) in
+  let ns := colNs ++ [n] in
+  (fstate cs cl (homeOf ns), ns, c).
 
 (** ** The set *)
 
@@ -148,10 +177,10 @@ first position is written relative to the start position, every other one relati
 before it. *)
 Definition decodeCert (s0 : FState) (chunks : list (N * array int)) : FSet :=
   let table := cardTable in
-  let step a '(c, prev, cur) :=
-    let (s, cur) := readState table s0 prev a cur in (insert c s, s, cur) in
-  let '(c, _) :=
-    fold_left (fun '(c, prev) '(n, a) =>
-                 let '(c, prev, _) := N.iter n (step a) (c, prev, cursor0) in (c, prev))
-      chunks (PositiveMap.empty (list FState), s0) in
+  let step a '(c, prev, ns, cur) :=
+    let '(s, ns, cur) := readState table s0 prev ns a cur in (insert c s, s, ns, cur) in
+  let '(c, _, _) :=
+    fold_left (fun '(c, prev, ns) '(n, a) =>
+                 let '(c, prev, ns, _) := N.iter n (step a) (c, prev, ns, cursor0) in (c, prev, ns))
+      chunks (PositiveMap.empty (list FState), s0, stateCounts s0) in
   c.

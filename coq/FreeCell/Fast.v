@@ -215,15 +215,26 @@ Definition ftoColsSpec (s : FState) (c : FCard) (src : option nat) : list FState
     | p :: ps => if fcanStack c p then Some (fwithCols s (set (fcols s) j (c :: p :: ps))) else None
     end) (seq 0 8).
 
+(** `walk` with `ftoCols`'s test written in: the virtual machine then makes no closure call per column. *)
+Fixpoint toColsWalk (s : FState) (c : FCard) (src : option nat) (j : nat) (pre rest : list (list FCard))
+  : list FState :=
+  match rest with
+  | [] => []
+  | col :: rest' =>
+    let tl := toColsWalk s c src (S j) (col :: pre) rest' in
+    if match src with Some i => i =? j | None => false end then tl else
+    match col with
+    | [] => fwithCols s (rev_append pre ([c] :: rest')) :: tl
+    | p :: ps => if fcanStack c p then fwithCols s (rev_append pre ((c :: p :: ps) :: rest')) :: tl else tl
+    end
+  end.
+
+(** Eight columns, by a `match` (cheaper for the virtual machine than `length … =? 8` in unary). *)
+Definition eightCols (l : list (list FCard)) : bool :=
+  match l with [_; _; _; _; _; _; _; _] => true | _ => false end.
+
 Definition ftoCols (s : FState) (c : FCard) (src : option nat) : list FState :=
-  if length (fcols s) =? 8 then
-    walk (fun j pre col rest =>
-      if match src with Some i => i =? j | None => false end then None else
-      match col with
-      | [] => Some (fwithCols s (rev_append pre ([c] :: rest)))
-      | p :: ps => if fcanStack c p then Some (fwithCols s (rev_append pre ((c :: p :: ps) :: rest))) else None
-      end) 0 [] (fcols s)
-  else ftoColsSpec s c src.
+  if eightCols (fcols s) then toColsWalk s c src 0 [] (fcols s) else ftoColsSpec s c src.
 
 Definition fplace (r : Rules) (s : FState) (x : FCard * FState * option nat) : list FState :=
   let '(c, s', src) := x in
@@ -239,14 +250,19 @@ Definition ffromColsSpec (s : FState) : list (FCard * FState * option nat) :=
     | c :: rest => Some (c, fwithCols s (set (fcols s) i rest), Some i)
     end) (seq 0 8).
 
+Fixpoint fromColsWalk (s : FState) (i : nat) (pre rest : list (list FCard))
+  : list (FCard * FState * option nat) :=
+  match rest with
+  | [] => []
+  | col :: rest' =>
+    match col with
+    | [] => fromColsWalk s (S i) (col :: pre) rest'
+    | c :: r => (c, fwithCols s (rev_append pre (r :: rest')), Some i) :: fromColsWalk s (S i) (col :: pre) rest'
+    end
+  end.
+
 Definition ffromCols (s : FState) : list (FCard * FState * option nat) :=
-  if length (fcols s) =? 8 then
-    walk (fun i pre col rest =>
-      match col with
-      | [] => None
-      | c :: r => Some (c, fwithCols s (rev_append pre (r :: rest)), Some i)
-      end) 0 [] (fcols s)
-  else ffromColsSpec s.
+  if eightCols (fcols s) then fromColsWalk s 0 [] (fcols s) else ffromColsSpec s.
 
 Definition ffromCells (s : FState) : list (FCard * FState * option nat) :=
   map (fun c => (c, fwithCells s (erase fcardEqb (fcells s) c), None)) (fcells s).
@@ -266,28 +282,28 @@ Definition fmoves (r : Rules) (s : FState) : list FState :=
 Definition fwon (s : FState) : bool :=
   match fhome s with [r13; r13; r13; r13] => true | _ => false end.
 
-(** Two lists equal element by element under `eqb`, stopping at the first difference. *)
-Section ListEqb.
-Context {A : Type} (eqb : A -> A -> bool).
-
-Fixpoint listEqb (l m : list A) : bool :=
+(** Two lists equal element by element, stopping at the first difference; one fixpoint for each element
+type, since calling a comparison passed as an argument costs the virtual machine a closure call per element. *)
+Fixpoint fcardsEqb (l m : list FCard) : bool :=
   match l, m with
   | [], [] => true
-  | x :: xs, y :: ys => if eqb x y then listEqb xs ys else false
+  | x :: xs, y :: ys => if fcardEqb x y then fcardsEqb xs ys else false
   | _, _ => false
   end.
 
-Lemma listEqb_eq : (forall x y, eqb x y = true -> x = y) -> forall l m, listEqb l m = true -> l = m.
-Proof.
-  intros H l; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
-  destruct (eqb x y) eqn:E1; [|discriminate]; intros E2.
-  rewrite (H _ _ E1), (IH _ E2); reflexivity.
-Qed.
-End ListEqb.
+Fixpoint fcolsEqb (l m : list (list FCard)) : bool :=
+  match l, m with
+  | [], [] => true
+  | x :: xs, y :: ys => if fcardsEqb x y then fcolsEqb xs ys else false
+  | _, _ => false
+  end.
 
-Definition fcardsEqb : list FCard -> list FCard -> bool := listEqb fcardEqb.
-Definition fcolsEqb : list (list FCard) -> list (list FCard) -> bool := listEqb fcardsEqb.
-Definition numsEqb : list Num -> list Num -> bool := listEqb numEqb.
+Fixpoint numsEqb (l m : list Num) : bool :=
+  match l, m with
+  | [], [] => true
+  | x :: xs, y :: ys => if numEqb x y then numsEqb xs ys else false
+  | _, _ => false
+  end.
 
 (** `if … then … else false` rather than `&&`: the virtual machine evaluates both arguments of `andb`,
 and a comparison should stop at the first difference. *)
@@ -392,10 +408,39 @@ Lemma walk_set (pre : list (list FCard)) col rest j x :
   j = length pre -> set (rev pre ++ col :: rest) j x = rev_append pre (x :: rest).
 Proof. intros ->; rewrite rev_append_rev, <- rev_length; apply set_app_len. Qed.
 
+Lemma eightCols_length l : eightCols l = true -> length l = 8.
+Proof. do 9 (destruct l as [|? l]; try discriminate); reflexivity. Qed.
+
+Lemma toColsWalk_walk s c src j pre rest :
+  toColsWalk s c src j pre rest =
+  walk (fun j pre col rest =>
+      if match src with Some i => i =? j | None => false end then None else
+      match col with
+      | [] => Some (fwithCols s (rev_append pre ([c] :: rest)))
+      | p :: ps => if fcanStack c p then Some (fwithCols s (rev_append pre ((c :: p :: ps) :: rest))) else None
+      end) j pre rest.
+Proof.
+  revert j pre; induction rest as [|col rest IH]; intros j pre; simpl; [reflexivity|rewrite IH].
+  destruct (match src with Some i => i =? j | None => false end); [reflexivity|].
+  destruct col as [|p ps]; [reflexivity|destruct (fcanStack c p); reflexivity].
+Qed.
+
+Lemma fromColsWalk_walk s i pre rest :
+  fromColsWalk s i pre rest =
+  walk (fun i pre col rest =>
+      match col with
+      | [] => None
+      | c :: r => Some (c, fwithCols s (rev_append pre (r :: rest)), Some i)
+      end) i pre rest.
+Proof.
+  revert i pre; induction rest as [|col rest IH]; intros i pre; simpl; [reflexivity|rewrite IH].
+  destruct col; reflexivity.
+Qed.
+
 Lemma ftoCols_spec s c src : ftoCols s c src = ftoColsSpec s c src.
 Proof.
-  unfold ftoCols; destruct (length (fcols s) =? 8) eqn:E8; [|reflexivity].
-  apply Nat.eqb_eq in E8; unfold ftoColsSpec; rewrite <- E8.
+  unfold ftoCols; destruct (eightCols (fcols s)) eqn:E8; [|reflexivity].
+  apply eightCols_length in E8; rewrite toColsWalk_walk; unfold ftoColsSpec; rewrite <- E8.
   apply (walk_seq _ _ (fcols s)); [|reflexivity|reflexivity].
   intros j pre col rest Hj HL; rewrite <- HL, walk_nth by exact Hj.
   destruct (match src with Some i => i =? j | None => false end); [reflexivity|].
@@ -405,8 +450,8 @@ Qed.
 
 Lemma ffromCols_spec s : ffromCols s = ffromColsSpec s.
 Proof.
-  unfold ffromCols; destruct (length (fcols s) =? 8) eqn:E8; [|reflexivity].
-  apply Nat.eqb_eq in E8; unfold ffromColsSpec; rewrite <- E8.
+  unfold ffromCols; destruct (eightCols (fcols s)) eqn:E8; [|reflexivity].
+  apply eightCols_length in E8; rewrite fromColsWalk_walk; unfold ffromColsSpec; rewrite <- E8.
   apply (walk_seq _ _ (fcols s)); [|reflexivity|reflexivity].
   intros j pre col rest Hj HL; rewrite <- HL, walk_nth by exact Hj.
   destruct col as [|c r]; [reflexivity|rewrite walk_set by exact Hj; reflexivity].
@@ -499,13 +544,22 @@ Qed.
 (** ** Equality, and won positions *)
 
 Lemma fcardsEqb_eq l m : fcardsEqb l m = true -> l = m.
-Proof. apply listEqb_eq, fcardEqb_eq. Qed.
+Proof.
+  revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
+  destruct (fcardEqb x y) eqn:E; [|discriminate]; intros H; rewrite (fcardEqb_eq _ _ E), (IH _ H); reflexivity.
+Qed.
 
 Lemma fcolsEqb_eq l m : fcolsEqb l m = true -> l = m.
-Proof. apply listEqb_eq, fcardsEqb_eq. Qed.
+Proof.
+  revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
+  destruct (fcardsEqb x y) eqn:E; [|discriminate]; intros H; rewrite (fcardsEqb_eq _ _ E), (IH _ H); reflexivity.
+Qed.
 
 Lemma numsEqb_eq l m : numsEqb l m = true -> l = m.
-Proof. apply listEqb_eq, numEqb_eq. Qed.
+Proof.
+  revert m; induction l as [|x l IH]; intros [|y m]; simpl; try discriminate; [reflexivity|].
+  destruct (numEqb x y) eqn:E; [|discriminate]; intros H; rewrite (numEqb_eq _ _ E), (IH _ H); reflexivity.
+Qed.
 
 Lemma fstateEqb_eq s t : fstateEqb s t = true -> s = t.
 Proof.
@@ -572,7 +626,9 @@ Qed.
 
 (** ** The safe automatic moves of `CertAuto.v` *)
 
-Definition fhomeBy (h : list Num) (c : FCard) : bool := fcanHome h c && lowSafe (map numNat h) (absC c).
+(** `if`, not `&&`: the virtual machine evaluates both arguments of `andb`, and `lowSafe` (on `Spec.v`'s
+unary ranks) is needed only for a card that can go home. *)
+Definition fhomeBy (h : list Num) (c : FCard) : bool := if fcanHome h c then lowSafe (map numNat h) (absC c) else false.
 
 Definition fautoCol (s : FState) (i : nat) : option FState :=
   match nth i (fcols s) [] with
@@ -605,7 +661,7 @@ Definition fautoplay (s : FState) : FState := fautoplayN 52 s.
 Definition fsettled (s : FState) : bool := match fautoStep s with None => true | Some _ => false end.
 
 Lemma fhomeBy_abs h c : fhomeBy h c = homeBy lowSafe (map numNat h) (absC c).
-Proof. unfold fhomeBy, homeBy; rewrite fcanHome_abs; reflexivity. Qed.
+Proof. unfold fhomeBy, homeBy; rewrite fcanHome_abs; destruct (canHome (map numNat h) (absC c)); reflexivity. Qed.
 
 Lemma firstSome_map_option {A B C} (f : A -> option B) (g : B -> C) l :
   option_map g (firstSome f l) = firstSome (fun x => option_map g (f x)) l.
@@ -653,28 +709,58 @@ Section Check.
 
 Variable hash : FState -> positive.
 
+(** `s` is in the bucket (compared position by position, stopping at the first equal one). *)
+Fixpoint fmemb (s : FState) (bucket : list FState) : bool :=
+  match bucket with
+  | [] => false
+  | t :: bucket => if fstateEqb s t then true else fmemb s bucket
+  end.
+
 Definition fcontains (c : FSet) (s : FState) : bool :=
   match PositiveMap.find (hash s) c with
-  | Some bucket => existsb (fstateEqb s) bucket
+  | Some bucket => fmemb s bucket
   | None => false
   end.
 
-Definition fmembers (c : FSet) : list FState := flat_map snd (PositiveMap.elements c).
+(** A member: in a bucket of the trie, under any key. *)
+Definition FMember (c : FSet) (s : FState) : Prop := exists k bucket, PositiveMap.find k c = Some bucket /\ In s bucket.
 
-Lemma fcontains_members c s : fcontains c s = true -> In s (fmembers c).
+Lemma fcontains_member c s : fcontains c s = true -> FMember c s.
 Proof.
-  unfold fcontains, fmembers; intros H.
+  unfold fcontains; intros H.
   destruct (PositiveMap.find (hash s) c) as [bucket|] eqn:F; [|discriminate].
-  apply existsb_exists in H as [t [Ht E]]; rewrite <- (fstateEqb_eq s t E) in Ht.
-  apply in_flat_map; exists (hash s, bucket); split; [|exact Ht].
-  apply PositiveMap.elements_correct; exact F.
+  exists (hash s), bucket; split; [exact F|]; clear F.
+  induction bucket as [|t bucket IH]; simpl in H; [discriminate|].
+  destruct (fstateEqb s t) eqn:E; [left; symmetry; apply fstateEqb_eq, E|right; apply IH, H].
+Qed.
+
+(** `f` holds on every member: a walk down the trie (no keys, no list of the members built). *)
+Fixpoint fforall (f : FState -> bool) (c : FSet) : bool :=
+  match c with
+  | PositiveMap.Leaf _ => true
+  | PositiveMap.Node l o r =>
+    if fforall f l then
+      if match o with Some bucket => forallb f bucket | None => true end then fforall f r else false
+    else false
+  end.
+
+Lemma fforall_member f c : fforall f c = true -> forall s, FMember c s -> f s = true.
+Proof.
+  intros H s (k & bucket & F & Hs); revert k F H.
+  induction c as [|l IHl o r IHr]; intros k F H; [destruct k; discriminate|].
+  simpl in H; destruct (fforall f l); [|discriminate].
+  destruct (match o with Some bucket => forallb f bucket | None => true end) eqn:Eo; [|discriminate].
+  destruct k as [k|k|]; simpl in F.
+  - exact (IHr k F H).
+  - exact (IHl k F eq_refl).
+  - rewrite F, forallb_forall in Eo; apply Eo, Hs.
 Qed.
 
 (** The positions of `Spec.v` the set stands for. *)
-Definition Holds (c : FSet) (s : State) : Prop := exists m, In m (fmembers c) /\ absS m = s.
+Definition Holds (c : FSet) (s : State) : Prop := exists m, FMember c m /\ absS m = s.
 
 Lemma fcontains_Holds c s : fcontains c s = true -> Holds c (absS s).
-Proof. intros H; exists s; split; [apply fcontains_members, H|reflexivity]. Qed.
+Proof. intros H; exists s; split; [apply fcontains_member, H|reflexivity]. Qed.
 
 Lemma ofState_abs s0 : stateEqb (absS (ofState s0)) s0 = true -> absS (ofState s0) = s0.
 Proof. apply stateEqb_eq. Qed.
@@ -684,21 +770,21 @@ all its moves in `c`. *)
 Definition checkFast (r : Rules) (s0 : State) (c : FSet) : bool :=
   let f0 := ofState s0 in
   stateEqb (absS f0) s0 && fcontains c f0 &&
-  forallb (fun s => negb (fwon s) && forallb (fcontains c) (fmoves r s)) (fmembers c).
+  fforall (fun s => negb (fwon s) && forallb (fcontains c) (fmoves r s)) c.
 
 Lemma fmoves_in r s t : In t (moves r (absS s)) -> exists u, In u (fmoves r s) /\ absS u = t.
 Proof. rewrite <- fmoves_abs, in_map_iff; intros (u & E & H); exists u; auto. Qed.
 
 Theorem unwinnable_of_fast r s0 c : checkFast r s0 c = true -> forall s, Reachable r s0 s -> ~ Won s.
 Proof.
-  unfold checkFast; rewrite !andb_true_iff, forallb_forall; intros [[H0 Hstart] Hall].
+  unfold checkFast; rewrite !andb_true_iff; intros [[H0 Hstart] Hall]; pose proof (fforall_member _ _ Hall) as Hall'; clear Hall; rename Hall' into Hall.
   assert (Hin : forall s, Reachable r s0 s -> Holds c s).
   { intros s Hr; induction Hr as [|s t _ (m & Hm & <-) Ht].
     - rewrite <- (ofState_abs s0 H0); apply fcontains_Holds, Hstart.
     - destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fcontains_Holds.
-      specialize (Hall m Hm); rewrite andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu. }
+      specialize (Hall m Hm); cbv beta in Hall; rewrite andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu. }
   intros s Hr; destruct (Hin s Hr) as (m & Hm & <-); apply fwon_abs.
-  specialize (Hall m Hm); rewrite andb_true_iff, negb_true_iff in Hall; apply Hall.
+  specialize (Hall m Hm); cbv beta in Hall; rewrite andb_true_iff, negb_true_iff in Hall; apply Hall.
 Qed.
 
 (** Up to column order (`CertUpTo.v`'s `checkCertUpTo`): each position is looked up with its columns in
@@ -706,7 +792,7 @@ the order `fcanon` gives. *)
 Definition checkFastUpTo (r : Rules) (s0 : State) (c : FSet) : bool :=
   let f0 := ofState s0 in
   stateEqb (absS f0) s0 && fcontains c (fcanon f0) &&
-  forallb (fun s => negb (fwon s) && forallb (fun t => fcontains c (fcanon t)) (fmoves r s)) (fmembers c).
+  fforall (fun s => negb (fwon s) && forallb (fun t => fcontains c (fcanon t)) (fmoves r s)) c.
 
 Lemma fcanon_Holds c s : fcontains c (fcanon s) = true -> exists m, Holds c m /\ SameUpToOrder (absS s) m.
 Proof.
@@ -717,13 +803,14 @@ Qed.
 Theorem unwinnable_of_fast_up_to_column_order r s0 c :
   length (cols s0) = 8 -> checkFastUpTo r s0 c = true -> forall s, Reachable r s0 s -> ~ Won s.
 Proof.
-  intros H8; unfold checkFastUpTo; rewrite !andb_true_iff, forallb_forall; intros [[H0 Hstart] Hall].
+  intros H8; unfold checkFastUpTo; rewrite !andb_true_iff; intros [[H0 Hstart] Hall].
+  pose proof (fforall_member _ _ Hall) as Hall'; clear Hall; rename Hall' into Hall.
   apply (unwinnable_of_fence_up_to_column_order r s0 (Holds c) H8).
   - destruct (fcanon_Holds c _ Hstart) as (m & Hm & Hs); rewrite (ofState_abs s0 H0) in Hs; eauto.
   - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fcanon_Holds.
-    specialize (Hall m Hm); rewrite andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu.
+    specialize (Hall m Hm); cbv beta in Hall; rewrite andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu.
   - intros s (m & Hm & <-); apply fwon_abs.
-    specialize (Hall m Hm); rewrite andb_true_iff, negb_true_iff in Hall; apply Hall.
+    specialize (Hall m Hm); cbv beta in Hall; rewrite andb_true_iff, negb_true_iff in Hall; apply Hall.
 Qed.
 
 (** With safe automatic moves (`CertAuto.v`'s `checkCertAuto`): no foundation returns, the start a valid
@@ -732,8 +819,8 @@ settled. *)
 Definition checkFastAuto (r : Rules) (s0 : State) (c : FSet) : bool :=
   let f0 := ofState s0 in
   stateEqb (absS f0) s0 && negb (foundationReturn r) && validb s0 && fcontains c (fcanon (fautoplay f0)) &&
-  forallb (fun s => negb (fwon s) && fsettled s &&
-                    forallb (fun t => fcontains c (fcanon (fautoplay t))) (fmoves r s)) (fmembers c).
+  fforall (fun s => negb (fwon s) && fsettled s &&
+                    forallb (fun t => fcontains c (fcanon (fautoplay t))) (fmoves r s)) c.
 
 Lemma fauto_Holds c s : fcontains c (fcanon (fautoplay s)) = true ->
   exists m, Holds c m /\ exists u, AutoReachBy lowSafe (absS s) u /\ SameUpToOrder u m.
@@ -744,14 +831,14 @@ Qed.
 
 Theorem unwinnable_of_fast_auto r s0 c : checkFastAuto r s0 c = true -> forall s, Reachable r s0 s -> ~ Won s.
 Proof.
-  unfold checkFastAuto; rewrite !andb_true_iff, negb_true_iff, forallb_forall.
-  intros [[[[H0 Hr] Hv] Hstart] Hall].
+  unfold checkFastAuto; rewrite !andb_true_iff, negb_true_iff.
+  intros [[[[H0 Hr] Hv] Hstart] Hall]; pose proof (fforall_member _ _ Hall) as Hall'; clear Hall; rename Hall' into Hall.
   apply (unwinnable_of_safe_autoplay_fence_up_to_column_order r s0 (Holds c) Hr (validb_Valid s0 Hv)).
   - destruct (fauto_Holds c _ Hstart) as (m & Hm & Hs); rewrite (ofState_abs s0 H0) in Hs; eauto.
   - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fauto_Holds.
-    specialize (Hall m Hm); rewrite !andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu.
+    specialize (Hall m Hm); cbv beta in Hall; rewrite !andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu.
   - intros s (m & Hm & <-); apply fwon_abs.
-    specialize (Hall m Hm); rewrite !andb_true_iff, negb_true_iff in Hall; apply Hall.
+    specialize (Hall m Hm); cbv beta in Hall; rewrite !andb_true_iff, negb_true_iff in Hall; apply Hall.
 Qed.
 
 End Check.
