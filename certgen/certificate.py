@@ -450,6 +450,14 @@ def _chunks(body):
             yield piece
 
 
+def _can_hold(body, states, bad):
+    """Refuse a count of states that no body of this size can hold (deflate expands at most
+    DEFLATE_MAX_RATIO:1, as build/fccheck refuses it), before anything is read or planned from the count."""
+    held = sum(p.length if isinstance(p, _FileBody) else len(p) for p in (body if isinstance(body, list) else [body]))
+    if states > (held * DEFLATE_MAX_RATIO + 1024) // packed.SIZE:
+        raise bad(f"a body of {held} bytes cannot hold {states} states")
+
+
 def _inflate(body, states, bad, keep=True, feed=None, checked=True):
     """The records of a body of checked form: first a count no body of its size can hold is refused (deflate
     expands at most DEFLATE_MAX_RATIO:1, as build/fccheck refuses it); then inflated a piece at a time, never
@@ -462,9 +470,7 @@ def _inflate(body, states, bad, keep=True, feed=None, checked=True):
     zlib stream and its end still are): only for records read and checked before, whose digest the caller
     compares (the sampled check's second pass)."""
     size = packed.SIZE
-    held = sum(p.length if isinstance(p, _FileBody) else len(p) for p in (body if isinstance(body, list) else [body]))
-    if states > (held * DEFLATE_MAX_RATIO + 1024) // size:
-        raise bad(f"a body of {held} bytes cannot hold {states} states")
+    _can_hold(body, states, bad)
     pieces = _chunks(body)
     limit = states * size
     problem = packed.validator()
@@ -622,11 +628,15 @@ def summarize(path: str, records: bool = True) -> Summary:
     records checked and counted in a streaming pass over the body, which stays on disk: memory flat in
     the number of states. ``records=False`` (``--header-only``): no pass over the records (a few seconds
     instead of about 1.5 hours at 10**9): the SHA-256 and the header are checked, the count is the header's
-    claim. A file not laid out as the writer lays it out (or not a regular file) is read whole. The Summary's
+    claim (refused when the body's size cannot hold it). A file not laid out as the writer lays it out (or not a regular file) is read whole. The Summary's
     ``records_sha256`` is that of the records read (:func:`records_sha256`; None with ``records=False``)."""
     def counted(h, body, bad):
         digest = hashlib.sha256() if records else None
-        n = _inflate(body, h["states"], bad, keep=False, feed=digest and digest.update) if records else h["states"]
+        if records:
+            n = _inflate(body, h["states"], bad, keep=False, feed=digest and digest.update)
+        else:
+            _can_hold(body, h["states"], bad)
+            n = h["states"]
         return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=n, info=h["info"],
                        records_sha256=digest and digest.hexdigest())
 

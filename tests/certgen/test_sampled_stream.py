@@ -5,7 +5,9 @@ file. ``sampled.read(path, budget=0)`` streams a small certificate."""
 import json
 import subprocess
 import sys
+import zlib
 
+import msgpack
 import pytest
 
 from certgen import autoplay, certificate, checker, cli, columns, mutate, sampled
@@ -274,3 +276,16 @@ def test_a_start_that_is_not_the_deal_is_refused_alike(certs, tmp_path):
     for budget in (None, 0):
         with pytest.raises(FreecellError, match=r"not sorted and distinct \(record 1159\)"):
             sampled.check(*sampled.read(str(path), budget), 10, 1)
+
+
+def test_a_count_no_body_can_hold_is_refused_before_a_sample_is_drawn(certs, tmp_path):
+    # a header claiming 2**40 states over a few KB of records, checksum valid: streamed (past any budget),
+    # it drew --sample members of range(2**40) first, time and memory growing with --sample, then refused
+    cert = certs[617, "canonical"][1]
+    header = certificate._header_bytes(cert.source, cert.rules, cert.start, 2 ** 40, cert.info)
+    body = zlib.compress(b"".join(cert.records), 6)
+    path = tmp_path / "lie.cert"
+    path.write_bytes(msgpack.packb({"format": certificate.FORMAT, "version": certificate.VERSION, "header": header,
+                                    "body": body, "sha256": certificate._digest(header, body)}, use_bin_type=True))
+    with pytest.raises(FreecellError, match=f"a body of {len(body)} bytes cannot hold {2 ** 40} states"):
+        sampled.read(str(path))
