@@ -31,15 +31,20 @@ def binary() -> Optional[str]:
     `make setup`). FCCHECK in the environment names another binary: returned as the file it resolves to
     (build/fccheck itself when that is the file), what runs and what is named; one line when it names no
     executable file but build/fccheck."""
-    named = os.environ.get("FCCHECK")
-    path = _resolved(named) if named else BINARY
+    path = _chosen()
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         if path != BINARY:
-            raise FreecellError(f"FCCHECK names {paths.shown(named)}, which is not an executable file")
+            raise FreecellError(f"FCCHECK names {paths.shown(os.environ['FCCHECK'])}, which is not an executable file")
         return None
     if path == BINARY and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(path):
         return None
     return path
+
+
+def _chosen() -> str:
+    """The checker the environment chooses: build/fccheck, or the file FCCHECK resolves to."""
+    named = os.environ.get("FCCHECK")
+    return _resolved(named) if named else BINARY
 
 
 def _resolved(path: str) -> str:
@@ -53,9 +58,8 @@ def another() -> Optional[str]:
     """The program FCCHECK names (the file it resolves to) when it is not build/fccheck itself, else None.
     `certgen check` names it in its verdict; a survey and certify-list, whose rows say "checked by
     build/fccheck", refuse it."""
-    path = os.environ.get("FCCHECK")
-    real = _resolved(path) if path else BINARY
-    return real if real != BINARY else None
+    path = _chosen()
+    return path if path != BINARY else None
 
 
 def refuse_another(command: str) -> None:
