@@ -30,7 +30,9 @@ from typing import Optional
 
 from solver import spec
 from solver.cards import card_name
+from solver.errors import FreecellError, WorkerLost
 from solver.progress import bar
+from solver.workers import end_pool, orphan_watch, pool_results, start_pool
 
 from .autoplay import autoplay, settled
 from .certificate import Certificate
@@ -130,14 +132,17 @@ def _check_slice(bounds):
 
 
 def _slices(n, jobs):
-    """(lo, hi) bounds, in order, and the processes to run them (None: in this process)."""
+    """(lo, hi) bounds, in order, and the processes to run them (None: in this process, also when the system
+    cannot start them)."""
     jobs = min(jobs, MAX_JOBS)
-    if jobs <= 1 or n < PARALLEL_FROM:
+    if jobs <= 1 or n < PARALLEL_FROM or "fork" not in mp.get_all_start_methods():
         return [(0, n)], None
-    if "fork" not in mp.get_all_start_methods():
+    try:
+        pool = start_pool(jobs, orphan_watch, (os.getpid(),))
+    except FreecellError:
         return [(0, n)], None
     step = -(-n // SLICES)
-    return [(lo, min(lo + step, n)) for lo in range(0, n, step)], mp.get_context("fork").Pool(jobs)
+    return [(lo, min(lo + step, n)) for lo in range(0, n, step)], pool
 
 
 def check(cert: Certificate, progress: bool = False, members: Optional[Members] = None,
@@ -162,22 +167,25 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     _WORK.update(states=m.states, skip=m.states.index(start))
     gc.freeze()     # the decoded set is long-lived: no collection scans it (and forked workers share its pages)
-    pool = None
+    pool, lost = None, False
     try:
         bounds, pool = _slices(n, jobs) if failure is None else ([], None)
         with bar(progress, total=n, unit=" states", desc="check") as b:
-            results = pool.imap(_check_slice, bounds) if pool is not None else map(_check_slice, bounds)
+            results = pool_results(pool, pool.imap(_check_slice, bounds)) if pool is not None else \
+                map(_check_slice, bounds)
             for (lo, hi), (c, k, failure) in zip(bounds, results):
                 checked, looked = checked + c, looked + k
                 b.update(hi - lo)
                 if failure is not None:
                     break
+    except WorkerLost:
+        lost = True
+        raise
     finally:
         _WORK.clear()
         gc.unfreeze()
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            end_pool(pool, lost)
     if failure is None:
         return CheckResult(True, n, checked, looked, None,
                            f"valid for {named['subject']}: {n:,} state{'' if n == 1 else 's'}; the start position"

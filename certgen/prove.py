@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from solver import deals, packed, report, search, spec
-from solver.atomic import check_not_input, temp_folder_for, unwritable
+from solver.atomic import check_not_input, remove_made, temp_folder_for, unwritable
 from solver.disksearch import explore_within, say_resume
 from solver.errors import FreecellError
 from solver.limits import DISK_MAX_STATES, EXPLORE_STATES, PROVE_FIRST_SOLVE_STATES, PROVE_QUICK_SOLVE_STATES, \
@@ -82,13 +82,23 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     naming it and ``out_flag``, the option that chose it). ``level``: the certificate's zlib level (default
     certificate.body_level). ``done``: an enumeration of ``source`` under ``rules`` already made in memory (it is
     closed here), used instead of a search."""
-    phases = {}
+    phases, made = {}, []
     try:
-        folder = _writable(source, rules, out_path, memory, tmp, work_dir, out_flag)
+        folder = _writable(source, rules, out_path, memory, tmp, work_dir, out_flag, made)
     except BaseException:
+        remove_made(made)
         if done is not None:
             done.close()
         raise
+    try:
+        return _build(source, rules, out_path, max_states, progress, memory, tmp, on_disk, work_dir, level, done,
+                      phases, folder)
+    finally:
+        remove_made(made)                       # those still empty: no certificate was written in them
+
+
+def _build(source, rules, out_path, max_states, progress, memory, tmp, on_disk, work_dir, level, done, phases,
+           folder):
     with _timed(phases, "search"):
         if done is not None:
             result = done
@@ -116,8 +126,10 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
         result.close()
 
 
-def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str) -> Optional[str]:
-    """build's checks before its search: the certificate's path and folder (returned)."""
+def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str,
+              made: list) -> Optional[str]:
+    """build's checks before its search: the certificate's path and folder (returned; the folders made for
+    it appended to ``made``)."""
     check_not_input(out_path, source.path)
     rules.header()          # a certificate exists for these rules (fixed columns or up to column order)
     if work_dir is not None and os.path.commonpath([os.path.realpath(out_path), os.path.realpath(work_dir)]) == \
@@ -126,7 +138,7 @@ def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir
                             f"write the certificate elsewhere")
     if os.path.isdir(out_path):
         raise FreecellError(f"cannot write {out_path}: Is a directory")      # as the write itself says it
-    folder = temp_folder_for(out_path)
+    folder = temp_folder_for(out_path, made)
     why = folder and unwritable(folder)
     if why:             # hours of search, then no certificate (and, by default, no folder for the disk files)
         used = ", and the disk search's files (no --tmp given)" if memory is not None and tmp is None and \

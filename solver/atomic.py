@@ -70,14 +70,27 @@ def write_atomic_with(path: str, emit) -> str:
     return path
 
 
-def temp_folder_for(path):
+def temp_folder_for(path, made=None):
     """Where a temporary file for the output `path` goes: the folder write_atomic renames into (made
-    when missing), or None (the system's) when `path` is standard output or written in place."""
+    when missing; the folders made appended to the list ``made``), or None (the system's) when `path` is
+    standard output or written in place."""
     if path == STDOUT or _in_place(path):
         return None
     folder = os.path.dirname(os.path.realpath(path))
-    _makedirs(folder)
+    new = _makedirs(folder)
+    if made is not None:
+        made.extend(new)
     return folder
+
+
+def remove_made(made):
+    """Remove the folders of ``made`` (temp_folder_for's list) that are still empty, innermost first: an
+    output that was never written leaves no folder behind. A folder something was put into stays."""
+    for d in reversed(made):
+        try:
+            os.rmdir(d)
+        except OSError:
+            return
 
 
 def unwritable(folder):
@@ -165,7 +178,8 @@ def _write_stdout(emit):
 
 
 def _makedirs(folder):
-    """os.makedirs without its recursion (a path of a thousand nested folders is no RecursionError)."""
+    """os.makedirs without its recursion (a path of a thousand nested folders is no RecursionError); the
+    folders it made, outermost first."""
     missing = []
     while folder and not os.path.isdir(folder):
         missing.append(folder)
@@ -173,12 +187,15 @@ def _makedirs(folder):
         if parent == folder:
             break
         folder = parent
+    made = []
     for d in reversed(missing):
         try:
             os.mkdir(d)
+            made.append(d)
         except FileExistsError:
             if not os.path.isdir(d):
                 raise
+    return made
 
 
 def _write_atomic(path, emit):

@@ -19,7 +19,7 @@ import sys
 from . import source as sources
 from .cards import parse_card
 from .atomic import is_stdout, messages_to_stderr, reason
-from .errors import FreecellError, InternalError, WorkerLost, interrupted, printable
+from .errors import OUT_OF_MEMORY, FreecellError, InternalError, WorkerLost, interrupted, printable
 from .limits import COMMAND_BYTES_PER_POSITION, DISK_MAX_STATES, IN_MEMORY_MAX_STATES, MAX_MEMORY, MIN_MEMORY
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
@@ -409,8 +409,7 @@ def one_line_errors(call):
         return _error(f"{where}{reason(exc)}", 2)
     except MemoryError:
         # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
-        return _error("out of memory: stopped before an answer, so nothing is claimed (a search: try a "
-                      "smaller --max-states, or a smaller --memory)", 1)
+        return _error(OUT_OF_MEMORY, 1)
     except KeyboardInterrupt as exc:
         sys.stdout.flush()
         print(interrupted(exc), file=sys.stderr)

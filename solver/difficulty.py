@@ -77,7 +77,6 @@ those deals done again; a CSV of the older format (no digests) is refused in one
 import csv
 import io
 import math
-import multiprocessing as mp
 import os
 import shutil
 import sys
@@ -96,7 +95,7 @@ from .report import plural
 from .rules import Rules
 from .solve import DEEP, judge, solve
 from .verdict import decide
-from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, signals_held,
+from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, start_pool,
                       term_as_interrupt)
 
 MAX_K = 4
@@ -587,10 +586,8 @@ def _run_tier(tasks, jobs, journal, done, b, chunk=4, temporary=False):
         if jobs <= 1 or len(tasks) <= 1:
             results = map(_work, tasks)
         else:
-            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
             tmp = pool_folder() if temporary else None
-            with signals_held():            # the workers start with Ctrl-C and SIGTERM held, until orphan_watch
-                pool = ctx.Pool(jobs, initializer=orphan_watch, initargs=(os.getpid(), tmp))
+            pool = start_pool(jobs, orphan_watch, (os.getpid(), tmp))
             # chunks made here, not by imap_unordered's chunksize (which hides the pool's own iterator, the
             # one pool_results needs to wait with a timeout)
             parts = pool_results(pool, pool.imap_unordered(_pool_chunk, [tasks[i:i + chunk]

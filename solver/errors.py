@@ -36,6 +36,8 @@ class Terminated(KeyboardInterrupt):
 
 
 INTERRUPTED = "interrupted (Ctrl-C): stopped before an answer, nothing is claimed"
+OUT_OF_MEMORY = ("out of memory: stopped before an answer, so nothing is claimed (a search: try a smaller "
+                 "--max-states, or a smaller --memory; a check: check --reference --sample N)")
 TERMINATED = "stopped (SIGTERM) before an answer, nothing is claimed"
 
 
@@ -58,6 +60,10 @@ def main_of(module):
         import sys
         print(interrupted(exc), file=sys.stderr)
         status = 130
+    except MemoryError:                 # while the modules are imported (the commands' own: the runner's)
+        import sys
+        print(f"error: {OUT_OF_MEMORY}", file=sys.stderr)
+        status = 1
     raise SystemExit(status)
 
 

@@ -18,7 +18,6 @@ journal does not hold; FILE.csv is exported at the end.
 """
 import csv
 import io
-import multiprocessing as mp
 import os
 import statistics
 import time
@@ -31,7 +30,7 @@ from .limits import SOLVE_STATES, SURVEY_MAX_DEALS
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
-from .workers import end_pool, orphan_watch, pool_results, restore_term, signals_held, term_as_interrupt
+from .workers import end_pool, orphan_watch, pool_results, restore_term, start_pool, term_as_interrupt
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 
@@ -187,9 +186,7 @@ def _solve_all(todo, jobs, settings, progress, j=None):
         elif todo:
             chunk = max(1, min(256, n // (jobs * 32) or 1))
             chunks = [todo[a:a + chunk] for a in range(0, n, chunk)]
-            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-            with signals_held():        # the workers start with Ctrl-C and SIGTERM held, until _worker_init
-                pool = ctx.Pool(jobs, initializer=_worker_init, initargs=(os.getpid(), settings))
+            pool = start_pool(jobs, _worker_init, (os.getpid(), settings))
             lost = False
             try:
                 for part in pool_results(pool, pool.imap(_solve_chunk, chunks)):

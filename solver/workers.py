@@ -40,6 +40,25 @@ def signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def start_pool(jobs, initializer, initargs):
+    """A multiprocessing pool of ``jobs`` workers (forked where the system can fork), started with SIGINT and
+    SIGTERM held (:func:`signals_held`), each running ``initializer(*initargs)`` first (which calls
+    :func:`orphan_watch`). A pool the system cannot start (no memory, no thread or process left: Python's pool
+    then leaves the workers it had forked waiting for ever) is one line, its workers killed."""
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    before = {p.pid for p in mp.active_children()}
+    try:
+        with signals_held():
+            return ctx.Pool(jobs, initializer=initializer, initargs=initargs)
+    except (RuntimeError, OSError, MemoryError) as e:
+        for p in mp.active_children():
+            if p.pid not in before:
+                p.kill()
+                p.join(5)
+        raise FreecellError(f"cannot start {jobs} worker processes ({e or type(e).__name__}): free some memory, "
+                            f"or use fewer processes") from None
+
+
 def let_signals_through():
     """In a worker, once its handlers are set: the signals :func:`signals_held` held."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
@@ -68,7 +87,10 @@ def orphan_watch(parent, tmp=None):
         while os.getppid() == parent:
             time.sleep(0.5)
         os._exit(1)
-    threading.Thread(target=watch, daemon=True).start()
+    try:
+        threading.Thread(target=watch, daemon=True).start()
+    except RuntimeError:            # no thread left (memory): a worker without its watch could outlive the
+        os._exit(1)                 # parent; ending now, it is a lost worker to the parent (pool_results)
 
 
 def pool_results(pool, results, poll=1.0):

@@ -97,3 +97,18 @@ def test_many_random_single_deletions_on_11982(cert11982):
         mutant, changed = mutate.mutate(cert11982, "random:1", seed=seed)
         res = checker.check(mutant)
         assert not res.ok and res.missing == spec.from_position(packed.unpack(changed[0]))
+
+
+def test_a_check_whose_processes_cannot_start_is_made_in_one_process(small_certs, monkeypatch):
+    # no thread left (memory): the pool's workers were left waiting for ever and the check was a traceback
+    import multiprocessing as mp
+    import threading
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(checker, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    before = {p.pid for p in mp.active_children()}
+    res = checker.check(small_certs[0], jobs=2)
+    assert res.ok and res.checked == small_certs[0].states, res.message
+    assert {p.pid for p in mp.active_children()} - before == set()

@@ -184,3 +184,17 @@ def test_check_and_info_load_no_prover_side(small_cert):
              "certgen.coqcheck", "certgen.specdoc", "solver.survey"]
     for argv in (["check", str(path)], ["check", "--reference", str(path)], ["info", str(path)]):
         assert loaded_after(argv, heavy, module="certgen") == [], argv
+
+
+@pytest.mark.parametrize("args, code, written", [
+    (["--deal", "1"], 1, False),                                   # winnable: no certificate
+    (["--deal", "11982", "--max-states", "100"], 1, False),         # at its limit: no certificate
+    (["--deal", "7", "--cells", "0"], 0, True),                     # unwinnable: the certificate, in its folders
+])
+def test_build_leaves_no_folder_it_made_for_a_certificate_it_did_not_write(tmp_path, args, code, written):
+    (tmp_path / "kept").mkdir()
+    out = tmp_path / "kept" / "new" / "deeper" / "x.cert"
+    p = run_in(tmp_path, "build", *args, "--out", str(out))
+    assert p.returncode == code, p.stderr
+    assert out.is_file() == written
+    assert (tmp_path / "kept" / "new").exists() == written and (tmp_path / "kept").is_dir()

@@ -532,3 +532,14 @@ def test_a_command_started_with_standard_output_closed_says_so_in_one_line(cmd):
                        preexec_fn=lambda: os.close(1))
     assert (p.returncode, p.stderr) == (2, "error: standard output is closed: nothing could be said (give it a "
                                            "file, e.g. >/dev/null)\n")
+
+
+def test_out_of_memory_while_the_commands_are_imported_is_one_line(tmp_path):
+    # python -m certgen under a tight memory limit ran out while importing: a MemoryError traceback
+    from solver.errors import OUT_OF_MEMORY
+    (tmp_path / "greedy.py").write_text("raise MemoryError\n")
+    p = subprocess.run([sys.executable, "-c", "from solver.errors import main_of; main_of('greedy')"],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}"))
+    assert p.returncode == 1 and p.stdout == ""
+    assert p.stderr.splitlines() == [f"error: {OUT_OF_MEMORY}"]

@@ -54,12 +54,30 @@ def test_a_worker_outlives_its_killed_parent_by_seconds_only(tmp_path):
     assert gone, "the worker kept running after its parent was killed"
 
 
-def test_both_surveys_start_their_workers_with_it():
-    for path, more in (("solver/difficulty.py", " tmp"), ("certgen/survey.py", "")):
-        text = (ROOT / path).read_text()
-        assert f"initializer=orphan_watch, initargs=(os.getpid(),{more})" in text, path
-    text = (ROOT / "solver/survey.py").read_text()
-    assert "initializer=_worker_init, initargs=(os.getpid(), settings)" in text and "    orphan_watch(parent)\n" in text
+def test_every_pool_starts_its_workers_with_it():
+    for path, started in (("solver/difficulty.py", "start_pool(jobs, orphan_watch, (os.getpid(), tmp))"),
+                          ("certgen/checker.py", "start_pool(jobs, orphan_watch, (os.getpid(),))"),
+                          ("certgen/survey.py", "initializer=orphan_watch, initargs=(os.getpid(),)"),
+                          ("solver/survey.py", "start_pool(jobs, _worker_init, (os.getpid(), settings))")):
+        assert started in (ROOT / path).read_text(), path
+    assert "    orphan_watch(parent)\n" in (ROOT / "solver/survey.py").read_text()
+
+
+def test_a_pool_the_system_cannot_start_is_one_line_and_leaves_no_worker(monkeypatch):
+    # Python's pool forks its workers, then starts its threads: when no thread can start (no memory), it
+    # raised RuntimeError and left the forked workers waiting on their queue for ever
+    import multiprocessing as mp
+    import threading
+    from solver.errors import FreecellError
+    from solver.workers import start_pool
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    before = {p.pid for p in mp.active_children()}
+    with pytest.raises(FreecellError, match=r"^cannot start 2 worker processes \(can't start new thread\): "):
+        start_pool(2, time.sleep, (60,))      # workers that would wait a minute (orphan_watch would end them)
+    assert {p.pid for p in mp.active_children()} - before == set()
 
 
 def children(pid):
