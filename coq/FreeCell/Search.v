@@ -106,12 +106,6 @@ Proof.
       * exists k', b'; rewrite PositiveMap.gso by exact Hne; auto.
 Qed.
 
-Lemma fmemb_In s b : fmemb s b = true -> In s b.
-Proof.
-  induction b as [|t b IH]; simpl; [discriminate|].
-  destruct (fstateEqb s t) eqn:E; [left; symmetry; apply fstateEqb_eq, E|right; apply IH, H].
-Qed.
-
 Lemma fadd_none c s : fadd c s = None -> FMember c s.
 Proof.
   unfold fadd; destruct (PositiveMap.find (hash s) c) as [b|] eqn:F; [|discriminate].
@@ -211,9 +205,6 @@ Definition checkSearch (hash : FState -> positive) (r : Rules) (s0 : State) : bo
   let f0 := ofState s0 in
   stateEqb (absS f0) s0 && searchDone hash r (fun s => s) (fun s => negb (fwon s)) bound f0.
 
-Lemma member_Holds c m : FMember c m -> Holds c (absS m).
-Proof. intros H; exists m; split; [exact H|reflexivity]. Qed.
-
 Theorem unwinnable_of_search hash r s0 : checkSearch hash r s0 = true -> forall s, Reachable r s0 s -> ~ Won s.
 Proof.
   unfold checkSearch; rewrite andb_true_iff; intros [H0 Hs].
@@ -230,18 +221,15 @@ Definition checkSearchUpTo (hash : FState -> positive) (r : Rules) (s0 : State) 
   let f0 := ofState s0 in
   stateEqb (absS f0) s0 && searchDone hash r fcanon (fun s => negb (fwon s)) bound f0.
 
-Lemma canon_member c s : FMember c (fcanon s) -> exists m, Holds c m /\ SameUpToOrder (absS s) m.
-Proof. intros H; exists (absS (fcanon s)); split; [apply member_Holds, H|rewrite fcanon_abs; apply canon_same]. Qed.
-
 Theorem unwinnable_of_search_up_to_column_order hash r s0 :
   length (cols s0) = 8 -> checkSearchUpTo hash r s0 = true -> forall s, Reachable r s0 s -> ~ Won s.
 Proof.
   intros H8; unfold checkSearchUpTo; rewrite andb_true_iff; intros [H0 Hs].
   destruct (search_fence _ _ _ _ _ _ Hs) as (c & Hstart & Hall); unfold Closed in Hall.
   apply (unwinnable_of_fence_up_to_column_order r s0 (Holds c) H8).
-  - destruct (canon_member c _ Hstart) as (m & Hm & Hsame); rewrite (ofState_abs s0 H0) in Hsame; eauto.
+  - destruct (fcanon_Holds c _ Hstart) as (m & Hm & Hsame); rewrite (ofState_abs s0 H0) in Hsame; eauto.
   - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-).
-    apply canon_member, (proj2 (Hall m Hm)), Hu.
+    apply fcanon_Holds, (proj2 (Hall m Hm)), Hu.
   - intros s (m & Hm & <-); apply fwon_abs, negb_true_iff, (proj1 (Hall m Hm)).
 Qed.
 
@@ -253,21 +241,14 @@ Definition checkSearchAuto (hash : FState -> positive) (r : Rules) (s0 : State) 
   stateEqb (absS f0) s0 && negb (foundationReturn r) && validb s0 &&
   searchDone hash r (fun t => fcanon (fautoplay t)) (fun s => negb (fwon s) && fsettled s) bound f0.
 
-Lemma auto_member c s : FMember c (fcanon (fautoplay s)) ->
-  exists m, Holds c m /\ exists u, AutoReachBy lowSafe (absS s) u /\ SameUpToOrder u m.
-Proof.
-  intros H; destruct (canon_member c _ H) as (m & Hm & Hsame); exists m; split; [exact Hm|].
-  exists (absS (fautoplay s)); split; [rewrite fautoplay_abs; apply autoplay_reach|exact Hsame].
-Qed.
-
 Theorem unwinnable_of_search_auto hash r s0 : checkSearchAuto hash r s0 = true -> forall s, Reachable r s0 s -> ~ Won s.
 Proof.
   unfold checkSearchAuto; rewrite !andb_true_iff, negb_true_iff; intros [[[H0 Hr] Hv] Hs].
   destruct (search_fence _ _ _ _ _ _ Hs) as (c & Hstart & Hall); unfold Closed in Hall.
   apply (unwinnable_of_safe_autoplay_fence_up_to_column_order r s0 (Holds c) Hr (validb_Valid s0 Hv)).
-  - destruct (auto_member c _ Hstart) as (m & Hm & Hsame); rewrite (ofState_abs s0 H0) in Hsame; eauto.
+  - destruct (fauto_Holds c _ Hstart) as (m & Hm & Hsame); rewrite (ofState_abs s0 H0) in Hsame; eauto.
   - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-).
-    apply auto_member, (proj2 (Hall m Hm)), Hu.
+    apply fauto_Holds, (proj2 (Hall m Hm)), Hu.
   - intros s (m & Hm & <-); pose proof (proj1 (Hall m Hm)) as Hok; cbv beta in Hok; apply andb_true_iff in Hok as [Hw _].
     apply fwon_abs, negb_true_iff, Hw.
 Qed.
