@@ -387,6 +387,27 @@ def test_a_winnable_start_is_refused_by_the_search(out, canonical):
 
 @needs_coqc
 @pytest.mark.coq
+@pytest.mark.parametrize("old,new", [("if ok s then", "if true then"),           # members not tested
+                                     ("let (c', todo') := push c todo (fmoves r s) in Busy c' todo'",
+                                      "Done c")])                                 # Done too soon
+def test_a_search_that_skips_a_test_is_not_proved(tmp_path, monkeypatch, old, new):
+    # Search.v with its search made unsound: its proof no longer goes through, so no module could use it
+    import hashlib
+    import shutil
+    src = tmp_path / "FreeCell"
+    shutil.copytree(coqcheck.COQ_SRC, src)
+    text = (src / "Search.v").read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    (src / "Search.v").write_text(text.replace(old, new), encoding="utf-8")
+    monkeypatch.setattr(coqcheck, "COQ_SRC", str(src))
+    monkeypatch.setitem(coqcheck.PINNED, "Search", hashlib.sha256((src / "Search.v").read_bytes()).hexdigest())
+    err = coqcheck.build_library(COQC, str(tmp_path / "o"))
+    assert err is not None and err.startswith("coqc Search.v failed: ") and "Error" in err, err
+    assert "Error: In environment hash : FState -> positive r : Rules" in err, err   # a step of a proof fails
+
+
+@needs_coqc
+@pytest.mark.coq
 def test_a_winning_line_is_proven_and_a_short_one_refused(out):
     from solver import solve
     r = solve.solve(deals.ms_deal(1))
