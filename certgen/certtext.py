@@ -6,7 +6,7 @@ The text: for each of the 8 columns, a digit k (0..9), then letters; the column 
 first) followed by the bottom k cards of the start position's same column; then, if there are free-cell
 cards, '|' and their letters (sorted by key). Card index i = (rank-1)*4 + suit is the letter 'A'+i for
 i < 26 and 'a'+(i-26) after. Foundations are not written: each suit's height is 13 minus its cards in the
-columns and cells. Coq's encoding (certgen/coq.py) shares :func:`common_bottom`.
+columns and cells.
 """
 import itertools
 from functools import partial

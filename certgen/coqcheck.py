@@ -4,16 +4,16 @@ primitives); `coqchk` on the compiled files when asked; `audit-coq`.
 
 The Coq library is `coq/FreeCell/` (README, "Coq: the same theorem, checked here"): `Spec.v` (trusted, the twin of
 lean/FreeCell/Spec.lean), `Cert.v` (`checkCert`, `cert_sound`, `replay`, all proved, no axiom),
-`Decode.v` (untrusted: how the data certgen/coq.py writes becomes positions, and the hash that files them),
 `Columns.v` (proved, no axiom: moves commute with reordering the columns, the lemma behind enumerating
 positions up to column order), `Autoplay.v` (proved, no axiom: playing a card home by the horne, safe or
 twos rule never loses a win, without foundation returns; `unwinnable_of_autoplay_fence`,
 `unwinnable_of_safe_autoplay_fence`, `unwinnable_of_twos_autoplay_fence` and their column-order forms, the
 fences a search with automatic moves can use), `CertUpTo.v` (proved, no axiom: `checkCertUpTo`, the check of a
 certificate up to column order, and `unwinnable_of_cert_up_to_column_order`), `CertAuto.v` (the same with safe
-automatic moves) and `Fast.v` (proved, no axiom: the checks the modules run, `checkFast`, `checkFastUpTo`,
-`checkFastAuto`, on positions with constructor cards, whose moves are proved equal to `Spec.v`'s through
-`absS`, `fmoves_abs`; `Decode.v` builds their set). It is compiled into `<out>/coq-lib/` (never
+automatic moves), `Fast.v` (proved, no axiom: positions with constructor cards, whose moves are proved equal
+to `Spec.v`'s through `absS`, `fmoves_abs`, and the fence checks on them) and `Search.v` (proved, no axiom:
+the search the modules run, `checkSearch`, `checkSearchUpTo`, `checkSearchAuto`, and their theorems; and
+`hashKey`, the key no proof looks into). It is compiled into `<out>/coq-lib/` (never
 into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
 compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
 must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
@@ -43,12 +43,12 @@ from .names import cert_stem
 from .paths import COQ_SRC, on_path, shown
 from .usertext import user_text
 
-LIBRARY = ("Spec", "Cert", "Columns", "Autoplay", "CertUpTo", "CertAuto", "Fast", "Decode")  # in dependency order
+LIBRARY = ("Spec", "Cert", "Columns", "Autoplay", "CertUpTo", "CertAuto", "Fast", "Search")  # in dependency order
 
 # What `Print Assumptions` may list, by the names and with the types Coq 8.16 prints in the driver
 # (Check.v.j2): the primitive 63-bit integers and arrays (declared with `Primitive` in Coq's PrimInt63
-# and PArray, implemented by the kernel), each of them and nothing else. The data is held in them; the
-# proofs (Cert.v) use none. A name is printed as the shortest suffix that names the object in the
+# and PArray, implemented by the kernel), each of them and nothing else. The key (Search.v's `hashKey`)
+# computes with them; the proofs use none. A name is printed as the shortest suffix that names the object in the
 # driver, and the driver imports coq.PRIMITIVE_IMPORTS (Coq's own files) last, before it prints: a bare name
 # is one of theirs, while an object of any other file (a `PrimInt63.v` of <out>/coq, whose axiom would
 # print `PrimInt63.addc : PrimInt63.int -> ...` were Coq's file not imported) prints with a qualifier. The
@@ -102,12 +102,12 @@ CLOSED = "Closed under the global context"
 PINNED = {
     "Spec": "ac89994727d688b81b6ff2c7e69e868638db83b7cde6241fee0c194a1951d2c1",
     "Cert": "0316aa01c1a09b0a2a4411ebbb0ee685bef7d06997eebf3c1a42e5f153e5f6c5",
-    "Decode": "3ecb56f00afaecf813dd32eaeb312550c739e9546b4949466871178c7fced206",
     "Columns": "7d13a7c8bb54ce45701c0c88a121c2dd3cc231da314851fc483260f8ee950e27",
     "Autoplay": "47ab5ee62da2023265707825032d9de33a52bddffab0774f23df463dc99d9c40",
     "CertUpTo": "84a1a88413d2b8ec91cf53ec7048a7b83a66171e74584235da342e125c3d4bd6",
     "CertAuto": "f62cd753e3ae579ae60e89003cea262f179c7f7217a37079942eb2b61bec4185",
-    "Fast": "1db7ef2afd129cc8f43f8c84231e6439f995e744874c83dae46eb5b55165b2df",
+    "Fast": "80c0f4b8e5e8cfb790ea7b9addd858621d92a57cfc2384854a654f9eb6627b5c",
+    "Search": "bc25adbd80ea0bcf95425bddff5fe8a27fc1380f0a29c8079f1ecf346589e546",
 }
 
 
@@ -396,9 +396,8 @@ def prove_cert(cert, out_dir: str, coqc: Optional[str], progress: bool = False,
                say: Callable = print, coqchk: bool = False) -> Tuple[int, Optional[CoqRun]]:
     """Render a certificate's Coq file and run coqc on it. (exit status, run): 0 proven, 1 not, 3 no coqc."""
     path, ctx = render_cert(cert, out_dir)
-    n = len(ctx["chunks"])
-    say(f"  wrote {shown(path)} ({ctx['state_count']:,} positions in {ctx['word_count']:,} integers, "
-        f"{n} array{'' if n == 1 else 's'})")
+    say(f"  wrote {shown(path)} (no positions: Coq's search, {ctx['check']}, builds its own set; the "
+        f"certificate held {ctx['state_count']:,})")
     return check_file(path, ctx, out_dir, coqc, UNWINNABLE, progress, say, coqchk)
 
 

@@ -725,13 +725,17 @@ Definition fcontains (c : FSet) (s : FState) : bool :=
 (** A member: in a bucket of the trie, under any key. *)
 Definition FMember (c : FSet) (s : FState) : Prop := exists k bucket, PositiveMap.find k c = Some bucket /\ In s bucket.
 
+Lemma fmemb_In s bucket : fmemb s bucket = true -> In s bucket.
+Proof.
+  induction bucket as [|t bucket IH]; simpl; [discriminate|].
+  destruct (fstateEqb s t) eqn:E; [left; symmetry; apply fstateEqb_eq, E|right; apply IH, H].
+Qed.
+
 Lemma fcontains_member c s : fcontains c s = true -> FMember c s.
 Proof.
   unfold fcontains; intros H.
   destruct (PositiveMap.find (hash s) c) as [bucket|] eqn:F; [|discriminate].
-  exists (hash s), bucket; split; [exact F|]; clear F.
-  induction bucket as [|t bucket IH]; simpl in H; [discriminate|].
-  destruct (fstateEqb s t) eqn:E; [left; symmetry; apply fstateEqb_eq, E|right; apply IH, H].
+  exists (hash s), bucket; split; [exact F|apply fmemb_In, H].
 Qed.
 
 (** `f` holds on every member: a walk down the trie (no keys, no list of the members built). *)
@@ -759,8 +763,11 @@ Qed.
 (** The positions of `Spec.v` the set stands for. *)
 Definition Holds (c : FSet) (s : State) : Prop := exists m, FMember c m /\ absS m = s.
 
+Lemma member_Holds c s : FMember c s -> Holds c (absS s).
+Proof. intros H; exists s; split; [exact H|reflexivity]. Qed.
+
 Lemma fcontains_Holds c s : fcontains c s = true -> Holds c (absS s).
-Proof. intros H; exists s; split; [apply fcontains_member, H|reflexivity]. Qed.
+Proof. intros H; apply member_Holds, fcontains_member, H. Qed.
 
 Lemma ofState_abs s0 : stateEqb (absS (ofState s0)) s0 = true -> absS (ofState s0) = s0.
 Proof. apply stateEqb_eq. Qed.
@@ -794,9 +801,9 @@ Definition checkFastUpTo (r : Rules) (s0 : State) (c : FSet) : bool :=
   stateEqb (absS f0) s0 && fcontains c (fcanon f0) &&
   fforall (fun s => negb (fwon s) && forallb (fun t => fcontains c (fcanon t)) (fmoves r s)) c.
 
-Lemma fcanon_Holds c s : fcontains c (fcanon s) = true -> exists m, Holds c m /\ SameUpToOrder (absS s) m.
+Lemma fcanon_Holds c s : FMember c (fcanon s) -> exists m, Holds c m /\ SameUpToOrder (absS s) m.
 Proof.
-  intros H; exists (absS (fcanon s)); split; [apply fcontains_Holds, H|].
+  intros H; exists (absS (fcanon s)); split; [apply member_Holds, H|].
   rewrite fcanon_abs; apply canon_same.
 Qed.
 
@@ -806,8 +813,8 @@ Proof.
   intros H8; unfold checkFastUpTo; rewrite !andb_true_iff; intros [[H0 Hstart] Hall].
   pose proof (fforall_member _ _ Hall) as Hall'; clear Hall; rename Hall' into Hall.
   apply (unwinnable_of_fence_up_to_column_order r s0 (Holds c) H8).
-  - destruct (fcanon_Holds c _ Hstart) as (m & Hm & Hs); rewrite (ofState_abs s0 H0) in Hs; eauto.
-  - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fcanon_Holds.
+  - destruct (fcanon_Holds c _ (fcontains_member _ _ Hstart)) as (m & Hm & Hs); rewrite (ofState_abs s0 H0) in Hs; eauto.
+  - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fcanon_Holds, fcontains_member.
     specialize (Hall m Hm); cbv beta in Hall; rewrite andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu.
   - intros s (m & Hm & <-); apply fwon_abs.
     specialize (Hall m Hm); cbv beta in Hall; rewrite andb_true_iff, negb_true_iff in Hall; apply Hall.
@@ -822,7 +829,7 @@ Definition checkFastAuto (r : Rules) (s0 : State) (c : FSet) : bool :=
   fforall (fun s => negb (fwon s) && fsettled s &&
                     forallb (fun t => fcontains c (fcanon (fautoplay t))) (fmoves r s)) c.
 
-Lemma fauto_Holds c s : fcontains c (fcanon (fautoplay s)) = true ->
+Lemma fauto_Holds c s : FMember c (fcanon (fautoplay s)) ->
   exists m, Holds c m /\ exists u, AutoReachBy lowSafe (absS s) u /\ SameUpToOrder u m.
 Proof.
   intros H; destruct (fcanon_Holds c _ H) as (m & Hm & Hsame); exists m; split; [exact Hm|].
@@ -834,8 +841,8 @@ Proof.
   unfold checkFastAuto; rewrite !andb_true_iff, negb_true_iff.
   intros [[[[H0 Hr] Hv] Hstart] Hall]; pose proof (fforall_member _ _ Hall) as Hall'; clear Hall; rename Hall' into Hall.
   apply (unwinnable_of_safe_autoplay_fence_up_to_column_order r s0 (Holds c) Hr (validb_Valid s0 Hv)).
-  - destruct (fauto_Holds c _ Hstart) as (m & Hm & Hs); rewrite (ofState_abs s0 H0) in Hs; eauto.
-  - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fauto_Holds.
+  - destruct (fauto_Holds c _ (fcontains_member _ _ Hstart)) as (m & Hm & Hs); rewrite (ofState_abs s0 H0) in Hs; eauto.
+  - intros s t (m & Hm & <-) Ht; destruct (fmoves_in r m t Ht) as (u & Hu & <-); apply fauto_Holds, fcontains_member.
     specialize (Hall m Hm); cbv beta in Hall; rewrite !andb_true_iff, forallb_forall in Hall; apply (proj2 Hall), Hu.
   - intros s (m & Hm & <-); apply fwon_abs.
     specialize (Hall m Hm); cbv beta in Hall; rewrite !andb_true_iff, negb_true_iff in Hall; apply Hall.

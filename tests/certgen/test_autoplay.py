@@ -1,10 +1,10 @@
 """Certificates with safe automatic moves, up to column order (header rules ``"column_order": true, "autoplay":
 "safe"``): built by ``certgen build --canonical --autoplay safe``, checked by the three checkers (certgen/checker.py
-and its --sample, build/fccheck, Coq's CertAuto.v), each taking every position after its safe automatic moves
-with its own copy of them (certgen/autoplay.py, fccheck's autoplay, CertAuto.v's autoplay) before it puts it in
-the checkers' column order; their mutants (a deleted member, a deleted successor, an added won position, a
-member not after its automatic moves) refused by all three; the copies against the C core's automatic moves on
-random positions; ``records_sha256``. Tests that run coqc are skipped where it is missing; the long one (#11982
+and its --sample, build/fccheck), each taking every position after its safe automatic moves with its own copy of
+them (certgen/autoplay.py, fccheck's autoplay) before it puts it in the checkers' column order; their mutants (a
+deleted member, a deleted successor, an added won position, a member not after its automatic moves) refused by
+all three; Coq's CertAuto.v and the search of the same form the Coq modules run (Search.v's `checkSearchAuto`);
+the copies against the C core's automatic moves on random positions; ``records_sha256``. Tests that run coqc are skipped where it is missing; the long one (#11982
 with four cells, about two minutes) is marked slow."""
 import hashlib
 import json
@@ -22,7 +22,7 @@ from solver import deals, packed, search, spec
 from solver.rules import Rules
 
 from helpers.checkers import checks, mutated, refused_by_both
-from helpers.coq import COQC, coq_refuses, coqc_file, needs_coqc, state_term, statement_checks
+from helpers.coq import COQC, coqc_file, needs_coqc, state_term, statement_checks
 from helpers.positions import coq_low, random_state, walk
 
 EXE = fastcheck.binary()
@@ -343,7 +343,7 @@ def test_small_certificates_are_proven_by_coq(out, deal, cells):
     cert = auto_cert(deal, cells)
     path, ctx = coq.render_cert(cert, out, stem=f"Auto{deal}Cells{cells}")
     text = open(path, encoding="utf-8").read()
-    assert f"Lemma certificate_ok : checkFastAuto hashKey (rules {cells} false 0) (msDeal {deal}) cert = true." in text
+    assert f"Lemma search_ok : checkSearchAuto hashKey (rules {cells} false 0) (msDeal {deal}) = true." in text
     assert f"Theorem freecell_{deal}_unwinnable : forall s, Reachable (rules {cells} false 0) (msDeal {deal}) s -> " \
            f"~ Won s." in text
     status, res = coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=lambda *_: None)   # and its driver
@@ -395,14 +395,6 @@ def test_mutants_fail_the_python_and_fast_checks(tmp_path, run, kind, failure):
 
 
 @needs_coqc
-@pytest.mark.parametrize("kind", [pytest.param(k, marks=() if k == "unsettled" else pytest.mark.coq) for k, _ in MUTANTS])
-def test_mutants_fail_the_coq_check(out, kind):
-    # one in the default tier (the form's own refusal), the other three in the coq tier
-    coq_refuses(mutant_of(kind), out, "RefusedAuto" + kind.title().replace("-", ""),
-                "checkFastAuto hashKey (rules 1 false 0) (msDeal 3) cert")
-
-
-@needs_coqc
 def test_prove_coq_command(out, tmp_path):
     # into the module's folder, whose Coq library the tests above compiled
     p = subprocess.run([sys.executable, "-m", "certgen", "prove-coq", "--deal", "3", "--cells", "1", "--canonical",
@@ -413,7 +405,7 @@ def test_prove_coq_command(out, tmp_path):
         "proven by Coq: freecell_3_unwinnable : forall s, Reachable (rules 1 false 0) (msDeal 3) s -> ~ Won s (coqc ")
     assert "up to column order with safe automatic moves: 112 states" in p.stdout
     with open(os.path.join(out, "coq", "Deal3Cells1ColumnOrderSafeAutoplay.v"), encoding="utf-8") as f:
-        assert "checkFastAuto" in f.read()
+        assert "checkSearchAuto" in f.read()
 
 
 @needs_coqc

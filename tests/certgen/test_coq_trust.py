@@ -20,10 +20,11 @@ from helpers import ROOT
 COQC = shutil.which("coqc")
 needs_coqc = pytest.mark.skipif(COQC is None, reason="no coqc: install Debian's coq (apt-get install -y coq)")
 
-# issue 31, item 1: a board file's name that made prove-coq print "proven" for deal 1 resting on an axiom
+# issue 31, item 1: a board file's name that made prove-coq print "proven" for deal 1 resting on an axiom (its
+# notations written for the names the module's last proof uses)
 INJECTION = ('" *) From Coq Require Import NArith. From FreeCell Require Import Spec. Axiom add:forall P:Prop,P. '
-             'Definition start:=msDeal 1. Notation hashKey:=0. Notation cert:=0. Notation certificate_ok:=0. '
-             'Notation unwinnable_of_fast:=(fun _ _ _ _ _=>add _). (*')
+             'Definition start:=msDeal 1. Notation hashKey:=0. Notation search_ok:=0. '
+             'Notation unwinnable_of_search:=(fun _ _ _ _=>add _). (*')
 HOSTILE = [INJECTION, "*)", "(*", 'a"b', "-/", "/-", "--", "x\nAxiom bad : False.\n", "x\r\n(* y",
            "ＡＸＩＯＭ ꓮ ℂ ∗) ❨∗", "a" * 4000, "\\\" *) Axiom z : False. (* \\\"", "`tick` [x] {y} <z>", "é\u202eevil"]
 
@@ -74,12 +75,8 @@ def test_no_user_text_reaches_a_coq_module_but_through_the_gate():
         cert = board_cert(name)
         text, ctx = coq.cert_module(cert, stem="B")
         assert text == plain.replace("The position plain", "The position " + usertext.user_text(cert.label()))
-        mutated = certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
-                                          records=cert.records, info={"mutation": {"kind": name}})
-        mutant, _ = coq.cert_module(mutated, mutant=True, stem="M")
-        assert "(" + usertext.user_text(name) + ")" in mutant
-        for t, benign in ((text, plain), (mutant, None)):   # comments open and close where the template's do
-            assert '"' not in t and t.count("(*") == t.count("*)") == (benign or t).count("(*")
+        # comments open and close where the template's do
+        assert '"' not in text and text.count("(*") == text.count("*)") == plain.count("(*")
 
 
 @needs_coqc
@@ -144,7 +141,8 @@ def test_an_axiom_named_like_a_primitive_is_refused(out):
     path, ctx = coq.render_cert(one_position_cert(), out, stem="AxiomAdd")
     text = open(path, encoding="utf-8").read()
     text = text.replace("Import ListNotations.", "Axiom add : forall P : Prop, P.\nImport ListNotations.")
-    text = re.sub(r"Proof\. exact \(unwinnable_of_fast .*?\)\. Qed\.", "Proof. exact (add _). Qed.", text)
+    text, n = re.subn(r"Proof\. exact \(unwinnable_of_search .*?\)\. Qed\.", "Proof. exact (add _). Qed.", text)
+    assert n == 1
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     status, run, said = check(path, ctx, out)
@@ -236,11 +234,11 @@ def test_coqchk_refuses_an_axiom_outside_coq_s_library(tmp_path):
 
 def shadowed(text, where):
     """The module of deal 1 with no free cell made to state `Reachable standard (msDeal 1)` (false: deal 1 is
-    winnable) with `standard` meaning the rules with no free cell: defined in the data region, or left to a
-    Decode.v that defines it."""
+    winnable) with `standard` meaning the rules with no free cell: defined in the module, or left to a
+    library file (Search.v) that defines it."""
     text = text.replace("(rules 0 false 0)", "standard")
-    if where == "data":
-        text = text.replace("Definition chunk0", "Definition standard := rules 0 false 0.\nDefinition chunk0", 1)
+    if where == "module":
+        text = text.replace("(** The search", "Definition standard := rules 0 false 0.\n(** The search", 1)
     return text
 
 
@@ -250,10 +248,10 @@ def standard_ctx(ctx):
 
 
 @needs_coqc
-def test_standard_shadowed_in_the_data_region_is_refused(out, tmp_path):
+def test_standard_shadowed_in_the_module_is_refused(out, tmp_path):
     cert = one_position_cert()
     path, ctx = coq.render_cert(cert, out)          # Deal1Cells0.v, the name audit-coq expects
-    text = shadowed(open(path, encoding="utf-8").read(), "data")
+    text = shadowed(open(path, encoding="utf-8").read(), "module")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     assert coqcheck.build_library(COQC, out) is None and coqcheck.run_coqc(COQC, path, out).ok   # coqc alone accepts it
@@ -263,9 +261,9 @@ def test_standard_shadowed_in_the_data_region_is_refused(out, tmp_path):
     certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
     said = []
     assert coqcheck.audit_file(path, str(tmp_path / "Deal1Cells0.cert"), COQC, said.append) == 1
-    assert said == [f"{path} is not the module rendered from {tmp_path / 'Deal1Cells0.cert'}: line 8 is "
-                    "'Definition standard := rules 0 false 0.', the rendering has 'Definition chunk0 : array int "
-                    ":= [| 0 | 0 |]%uint63.': NOT audited"]
+    rendered = "(** The search of `Search.v` from the start, run by the kernel's virtual machine (`vm_compute`)"
+    assert said == [f"{path} is not the module rendered from {tmp_path / 'Deal1Cells0.cert'}: line 7 is "
+                    f"'Definition standard := rules 0 false 0.', the rendering has {ascii(rendered[:70])}: NOT audited"]
 
 
 def edited_library(tmp_path, monkeypatch, name, tail):
@@ -279,31 +277,31 @@ def edited_library(tmp_path, monkeypatch, name, tail):
 
 
 @pytest.fixture
-def evil_decode(tmp_path, monkeypatch):
-    """coq/FreeCell/ copied, with `Definition standard := rules 0 false 0.` at the end of Decode.v."""
-    return edited_library(tmp_path, monkeypatch, "Decode", "\nDefinition standard := rules 0 false 0.\n")
+def evil_search(tmp_path, monkeypatch):
+    """coq/FreeCell/ copied, with `Definition standard := rules 0 false 0.` at the end of Search.v."""
+    return edited_library(tmp_path, monkeypatch, "Search", "\nDefinition standard := rules 0 false 0.\n")
 
 
 @needs_coqc
-def test_standard_shadowed_at_the_end_of_decode_v_is_refused(tmp_path, evil_decode, monkeypatch, coq_library):
+def test_standard_shadowed_at_the_end_of_search_v_is_refused(tmp_path, evil_search, monkeypatch, coq_library):
     cert = one_position_cert()
     work = coq_library(tmp_path / "o")
-    path, ctx = coq.render_cert(cert, work, stem="ShadowDecode")
-    text = shadowed(open(path, encoding="utf-8").read(), "decode")
+    path, ctx = coq.render_cert(cert, work, stem="ShadowSearch")
+    text = shadowed(open(path, encoding="utf-8").read(), "search")
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    evil = coqcheck.hashlib.sha256((evil_decode / "Decode.v").read_bytes()).hexdigest()
-    refused = f"coq/FreeCell/Decode.v is not the pinned file (sha256 {evil[:16]}..., pinned {coqcheck.PINNED['Decode'][:16]}...)"
+    evil = coqcheck.hashlib.sha256((evil_search / "Search.v").read_bytes()).hexdigest()
+    refused = f"coq/FreeCell/Search.v is not the pinned file (sha256 {evil[:16]}..., pinned {coqcheck.PINNED['Search'][:16]}...)"
     # prove-coq's check refuses the edited file before compiling anything; audit-coq names it
     status, run, said = check(path, standard_ctx(ctx), work)
     assert status == 1 and run is None and said.splitlines()[-1] == (
         f"{refused}: a library file that is not the reviewed one (certgen/coqcheck.py PINNED): NOT proven"), said
-    certificate.write(str(tmp_path / "ShadowDecode.cert"), cert)
+    certificate.write(str(tmp_path / "ShadowSearch.cert"), cert)
     said = []
-    assert coqcheck.audit_file(path, str(tmp_path / "ShadowDecode.cert"), COQC, said.append) == 1
+    assert coqcheck.audit_file(path, str(tmp_path / "ShadowSearch.cert"), COQC, said.append) == 1
     assert said == [f"{path}: {refused}: NOT audited"]
     # and were it pinned, the driver would refuse it: coqc accepts the module, the statement does not match
-    monkeypatch.setitem(coqcheck.PINNED, "Decode", evil)
+    monkeypatch.setitem(coqcheck.PINNED, "Search", evil)
     status, run, said = check(path, standard_ctx(ctx), work)
     assert run.ok and status == 1, said
     assert "the statement check failed" in said and said.endswith("NOT proven"), said
@@ -377,7 +375,7 @@ def test_the_primitive_signatures_are_the_ones_coqc_prints(tmp_path):
 
 @needs_coqc
 def test_audit_coq_refuses_in_one_line(tmp_path):
-    # refusals come before anything is compiled: a changed digit of the data, a module audited against another
+    # refusals come before anything is compiled: a changed digit of the module, a module audited against another
     # certificate, a missing file
     cert = one_position_cert()
     certificate.write(str(tmp_path / "Deal1Cells0.cert"), cert)
@@ -385,12 +383,12 @@ def test_audit_coq_refuses_in_one_line(tmp_path):
     assert path == str(tmp_path / "coq" / "Deal1Cells0.v")
     text = open(path, encoding="utf-8").read()
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text.replace("[| 0 | 0 |]", "[| 1 | 0 |]"))
+        f.write(text.replace("search_ok : checkSearch hashKey (rules 0", "search_ok : checkSearch hashKey (rules 1"))
     p = subprocess.run([sys.executable, "-m", "certgen", "audit-coq", path, "--cert", str(tmp_path / "Deal1Cells0.cert")],
                        cwd=ROOT, capture_output=True, text=True)
-    assert p.returncode == 1 and len(p.stdout.strip().splitlines()) == 1 and "line 8 is 'Definition chunk0 : " \
-        "array int := [| 1 | 0 |]%uint63.', the rendering has 'Definition chunk0 : array int := [| 0 | 0 |]%uint63.'" \
-        in p.stdout, p.stdout
+    assert p.returncode == 1 and len(p.stdout.strip().splitlines()) == 1 and "line 9 is 'Lemma search_ok : " \
+        "checkSearch hashKey (rules 1 false 0) (msDeal 1) = t', the rendering has 'Lemma search_ok : checkSearch " \
+        "hashKey (rules 0 false 0) (msDeal 1) = t'" in p.stdout, p.stdout
     other = str(tmp_path / "Other.cert")
     certificate.write(other, board_cert("b.txt"))
     said = []
@@ -445,7 +443,7 @@ def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
     table = text.split("## What an attacker who controls X can do", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in table.splitlines() if line.startswith("| **")]
     assert [r.split("**")[1] for r in rows] == ["file names", "certificate bytes", "generated files",
-                                                "`Decode.v` / `Decode.lean`", "survey folders", "journals",
+                                                "`Decode.lean` / `Search.v`", "survey folders", "journals",
                                                 "the environment", "the play cache"]
     assert all(r.count(" | ") == 2 and r.endswith(" |") for r in rows)
     assert "audit-coq" in text and "--coqchk" in text and "PRIMITIVE_SIGNATURES" in text
