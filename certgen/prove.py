@@ -3,8 +3,8 @@
   1 explore and write the certificate (:func:`prepare`, :func:`build`),
   2 read it back and check it with both checkers (:func:`check_both`: the fast checker build/fccheck when it
     is built, and the Python reference checker; valid only when both say so). The reference checks every
-    member, or, for ``prove`` when a kernel will check every member anyway (coqc on PATH, or lake found for a
-    module in the library) and the fast checker is built, the start, "no member is won" and the closure of a
+    member, or, for ``prove`` when a prover will decide anyway (coqc on PATH: its own search; or lake found for
+    a module in the library: its check of every member) and the fast checker is built, the start, "no member is won" and the closure of a
     random sample of PROVE_SAMPLE members (certgen/sampled.py; :func:`reference_sample`; ``full_reference``:
     every member),
   3 render each prover's file, 4 run each prover (:func:`prove_prepared`): Lean (`lake build`) and Coq
@@ -207,14 +207,16 @@ def prepare(source: Source, rules: Rules, out_dir: str, max_states: Optional[int
     return p
 
 
-# what checks every member, by kernel_ahead's answer: Lean's generated modules prove their check by
-# native_decide (compiled code, which the kernel takes on trust: docs/TRUST.md), not by the kernel's evaluation
-CHECKS_EVERY_MEMBER = {"Coq": "Coq's kernel", "Lean": "Lean's compiled check (native_decide)"}
+# why a sample of the reference is enough, by kernel_ahead's answer: Coq's kernel proves the theorem by its own
+# search (coq/FreeCell/Search.v), which reads no certificate; Lean's generated modules prove their check of every
+# member by native_decide (compiled code, which the kernel takes on trust: docs/TRUST.md)
+WHY_SAMPLE = {"Coq": "Coq's kernel proves the theorem by its own search",
+              "Lean": "Lean's compiled check (native_decide) checks every member"}
 
 
 def reference_sample(states: int, kernel: Optional[str]) -> Optional[int]:
     """How many members the Python reference checks the closure of: every one (None) unless ``kernel`` (the
-    prover that will check every member: "Coq" or "Lean") is given, the fast checker is built (it checks every
+    prover that will decide: "Coq" or "Lean") is given, the fast checker is built (it checks every
     member; build/fccheck itself, not another program named by FCCHECK) and the certificate has more than
     PROVE_SAMPLE members; then PROVE_SAMPLE."""
     return PROVE_SAMPLE if kernel and fastcheck.binary() == fastcheck.BINARY and states > PROVE_SAMPLE else None
@@ -245,7 +247,7 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
                 p.check = checker.check(p.cert, progress, members=decoded)
         else:
             say(f"2/4 check: the independent Python checker (the transliterated Lean spec) on a sample of "
-                f"{sample:,} of the {p.cert.states:,} members, as {CHECKS_EVERY_MEMBER[kernel]} checks every member "
+                f"{sample:,} of the {p.cert.states:,} members, as {WHY_SAMPLE[kernel]} "
                 f"(--full-reference: every member); the fast checker on every member")
             seed = random.SystemRandom().randrange(sampled.MAX_SEED + 1)
             with _timed(p.phases, "check"):
@@ -261,8 +263,8 @@ def check_both(p: Prepared, progress: bool, say: Callable, label: str = "  ", ke
 
 
 def kernel_ahead(wanted: Optional[str], rules: Rules, lean_dir: Optional[str], coqchk: bool = False) -> Optional[str]:
-    """The prover whose kernel will check every member of the certificate, as far as can be told before the
-    search: "Coq" when coqc is on PATH (and coqchk with ``coqchk``), "Lean" when lake is found (not installed
+    """The prover that will decide (Coq by its own search, Lean by its check of every member), as far as can
+    be told before the search: "Coq" when coqc is on PATH (and coqchk with ``coqchk``), "Lean" when lake is found (not installed
     here), the certificate is Lean's (fixed columns) and the modules go to the library's folder; None when
     neither (then the Python reference checks every member). ``wanted``: the prover asked for, if any."""
     if wanted in (None, "coq") and coqcheck.find_coqc() and not (coqchk and on_path("coqchk") is None):

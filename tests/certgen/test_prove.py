@@ -183,12 +183,12 @@ def test_a_coq_refusal_is_the_closing_line():
     assert prove.closing([o, prove.Outcome(0, "proven by Lean: T")], said.append) == 1
 
 
-# -- The reference checker's share when a kernel checks every member -------------------------------------------
+# -- The reference checker's share when a prover decides anyway --------------------------------------------------
 
 needs_fccheck = pytest.mark.skipif(fastcheck.binary() is None, reason="build/fccheck is not built (make setup)")
 SAMPLED = ("2/4 check: the independent Python checker (the transliterated Lean spec) on a sample of 1,000 of the "
-           "5,297 members, as Coq's kernel checks every member (--full-reference: every member); the fast checker "
-           "on every member")
+           "5,297 members, as Coq's kernel proves the theorem by its own search (--full-reference: every member); "
+           "the fast checker on every member")
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +216,8 @@ def test_with_a_kernel_ahead_the_reference_checks_a_sample(cells3):
     assert "a sample of 1,000 of 5,297 members" in said[1] and "drawn with seed " in said[1]
     assert said[2].startswith("  fast checker (build/fccheck): valid for deal 11982") and len(said) == 3
     p, said = checked(cells3 / "c.cert", "Lean")      # Lean's modules prove their check by native_decide
-    assert said[0] == SAMPLED.replace("Coq's kernel", "Lean's compiled check (native_decide)")
+    assert said[0] == SAMPLED.replace("Coq's kernel proves the theorem by its own search",
+                                      "Lean's compiled check (native_decide) checks every member")
     p, said = checked(cells3 / "c.cert", None)                       # no kernel ahead: every member
     assert p.ok and said[0] == "2/4 check: the independent Python checker (the transliterated Lean spec) on every member"
     assert said[1].startswith("  valid for deal 11982 under the rules with 3 free cells") and "5,297 states" in said[1]
