@@ -77,9 +77,7 @@ def temp_folder_for(path, made=None):
     if path == STDOUT or _in_place(path):
         return None
     folder = os.path.dirname(os.path.realpath(path))
-    new = _makedirs(folder)
-    if made is not None:
-        made.extend(new)
+    _makedirs(folder, made)
     return folder
 
 
@@ -177,9 +175,10 @@ def _write_stdout(emit):
     messages_to_stderr()            # the data owns standard output now; messages go to stderr
 
 
-def _makedirs(folder):
+def _makedirs(folder, made=None):
     """os.makedirs without its recursion (a path of a thousand nested folders is no RecursionError); the
-    folders it made, outermost first."""
+    folders it made, outermost first, appended to ``made`` (returned) as they are made: when a deeper one
+    cannot be (a name too long), the list holds those already made."""
     missing = []
     while folder and not os.path.isdir(folder):
         missing.append(folder)
@@ -187,7 +186,7 @@ def _makedirs(folder):
         if parent == folder:
             break
         folder = parent
-    made = []
+    made = [] if made is None else made
     for d in reversed(missing):
         try:
             os.mkdir(d)

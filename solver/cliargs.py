@@ -408,9 +408,11 @@ def one_line_errors(call):
         where = f"{exc.filename}: " if exc.filename else ""
         return _error(f"{where}{reason(exc)}", 2)
     except MemoryError:
-        # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed.
-        return _error(OUT_OF_MEMORY, 1)
+        # The C core's search (or Python) ran out of memory: a limit, so nothing is claimed. Said once out of
+        # this block, which holds the exception's traceback and with it the frames' data that filled memory.
+        pass
     except KeyboardInterrupt as exc:
         sys.stdout.flush()
         print(interrupted(exc), file=sys.stderr)
         return 130
+    return _error(OUT_OF_MEMORY, 1)

@@ -385,7 +385,9 @@ def _interruptible(call, args, poll=0.05):
     portfolio) -- in a daemon thread, the calling thread waiting for it in slices of ``poll`` seconds, so that
     Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (77 s
     on a hard deal). The abandoned call runs on in its thread until it returns or the process ends
-    (the commands end right after); its arguments stay referenced by the thread. Returns the call's value."""
+    (the commands end right after); its arguments stay referenced by the thread. When no thread can start (no
+    memory left: a pool's worker under a tight ``ulimit -v``), the call is made in this thread, a signal
+    then waiting for it. Returns the call's value."""
     import threading        # here, not at the top: explore (a search in slices) never needs a thread
     if threading.current_thread() is not threading.main_thread():
         return call(*args)
@@ -397,7 +399,10 @@ def _interruptible(call, args, poll=0.05):
         except BaseException as e:      # handed to the caller (cffi raises on a bad argument)
             out.append((False, e))
     t = threading.Thread(target=run, daemon=True, name="fc_solve")
-    t.start()
+    try:
+        t.start()
+    except RuntimeError:            # no thread left (memory, a pool's worker): the call in this thread
+        return call(*args)
     while t.is_alive():
         t.join(poll)
     ok, value = out[0]

@@ -47,10 +47,13 @@ def start_pool(jobs, initializer, initargs):
     then leaves the workers it had forked waiting for ever) is one line, its workers killed."""
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     before = {p.pid for p in mp.active_children()}
+    pool = mp.pool.Pool.__new__(mp.pool.Pool)     # ctx.Pool's pool, held here when its __init__ fails
     try:
         with signals_held():
-            return ctx.Pool(jobs, initializer=initializer, initargs=initargs)
+            pool.__init__(jobs, initializer, initargs, context=ctx)
+        return pool
     except (RuntimeError, OSError, MemoryError) as e:
+        _no_replacements(pool)      # its worker thread, if it started, replaced every worker killed here
         for p in mp.active_children():
             if p.pid not in before:
                 p.kill()
@@ -133,10 +136,7 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     Then the pool's folder ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk
     search's files)."""
     try:
-        handler = pool._worker_handler
-        handler._state = mp.pool.TERMINATE          # no replacement workers from now on
-        pool._change_notifier.put(None)
-        handler.join(5)
+        _no_replacements(pool)
         procs = list(pool._pool)
         if not lost:
             for p in procs:
@@ -154,6 +154,17 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _no_replacements(pool):
+    """The pool's worker thread (``_worker_handler``, the pool's own) stopped: it forks no replacement for a
+    worker that ends from now on. Nothing to do when that thread never started (a pool whose start failed)."""
+    handler = getattr(pool, "_worker_handler", None)
+    if handler is None or handler.ident is None:
+        return
+    handler._state = mp.pool.TERMINATE
+    pool._change_notifier.put(None)
+    handler.join(5)
 
 
 _term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)

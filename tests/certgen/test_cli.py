@@ -198,3 +198,11 @@ def test_build_leaves_no_folder_it_made_for_a_certificate_it_did_not_write(tmp_p
     assert p.returncode == code, p.stderr
     assert out.is_file() == written
     assert (tmp_path / "kept" / "new").exists() == written and (tmp_path / "kept").is_dir()
+
+
+def test_build_leaves_no_folder_it_made_when_a_deeper_one_cannot_be_made(tmp_path):
+    # the folders made before the one that failed (a name too long) stayed behind
+    (tmp_path / "kept").mkdir()
+    p = run_in(tmp_path, "build", "--deal", "1", "--out", str(tmp_path / "kept" / "new" / ("y" * 300) / "x.cert"))
+    assert p.returncode == 2 and p.stderr.endswith(": File name too long\n"), p.stderr
+    assert os.listdir(tmp_path / "kept") == []

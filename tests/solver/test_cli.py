@@ -543,3 +543,33 @@ def test_out_of_memory_while_the_commands_are_imported_is_one_line(tmp_path):
                        env=dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{tmp_path}"))
     assert p.returncode == 1 and p.stdout == ""
     assert p.stderr.splitlines() == [f"error: {OUT_OF_MEMORY}"]
+
+
+FILL_MEMORY = r"""
+import resource, sys
+from solver.cliargs import one_line_errors
+
+def fill():                             # a command whose data fills the memory it may use, to the last bytes
+    hog = []
+    for size in [1 << 20, 1 << 12, *range(1024, 0, -8)]:
+        try:
+            while True:
+                hog.append(bytearray(size))
+        except MemoryError:
+            pass
+    raise MemoryError
+
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + (64 << 20), resource.RLIM_INFINITY))
+sys.exit(one_line_errors(fill))
+"""
+
+
+def test_out_of_memory_is_one_line_when_the_data_left_no_byte_to_say_it():
+    # `ulimit -v 49000; certgen check --reference CERT`: the line was printed while the exception (its frames,
+    # the decoded certificate) still held the memory; the print failed and Python could not print that either
+    # ("object repr: MemoryError() ... lost sys.stderr", 4 runs in 6)
+    from solver.errors import OUT_OF_MEMORY
+    p = subprocess.run([sys.executable, "-c", FILL_MEMORY], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert (p.returncode, p.stdout, p.stderr) == (1, "", f"error: {OUT_OF_MEMORY}\n")

@@ -258,3 +258,18 @@ def test_survey_ranges_are_plain_digits(text):
     with pytest.raises(FreecellError, match="digits only"):
         survey.parse_range(text)
     assert_one_line_error(run("survey", text))
+
+
+def test_a_worker_that_cannot_start_the_solver_thread_solves_in_its_own(monkeypatch):
+    # `ulimit -v 60000; solver survey 1-2000 --jobs 2`: the workers (forked with the parent's thread stacks
+    # mapped) could not start search._interruptible's thread, and the survey ended in a RuntimeError traceback
+    import threading
+    real = threading.Thread.start
+
+    def no_solver_thread(self):
+        if self.name == "fc_solve":
+            raise RuntimeError("can't start new thread")
+        return real(self)
+    monkeypatch.setattr(threading.Thread, "start", no_solver_thread)
+    s = survey.survey(11980, 11984, jobs=2)
+    assert {r[0]: r[1] for r in s.rows} == KNOWN

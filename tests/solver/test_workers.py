@@ -366,3 +366,32 @@ def test_end_pool_returns_when_dead_workers_held_the_task_queues_lock():
     t.join(30)
     assert not t.is_alive(), "end_pool hung on the dead workers' lock"
     assert time.monotonic() - t0 < 30
+
+
+def test_a_pool_whose_threads_cannot_all_start_forks_no_replacement_workers(monkeypatch):
+    # its worker thread started, its task thread could not (no memory): the workers start_pool killed were
+    # replaced by that thread at once, and the new ones waited through the whole run (a check made in one
+    # process under `ulimit -v 90000` had two idle workers beside it)
+    import multiprocessing as mp
+    import multiprocessing.pool
+    import threading
+    from solver.errors import FreecellError
+    from solver.workers import start_pool
+
+    real = threading.Thread.start
+
+    def no_task_thread(self):
+        if getattr(self, "_target", None) is mp.pool.Pool._handle_tasks:
+            raise RuntimeError("can't start new thread")
+        return real(self)
+    monkeypatch.setattr(threading.Thread, "start", no_task_thread)
+    before = {p.pid for p in mp.active_children()}
+    try:
+        with pytest.raises(FreecellError, match=r"^cannot start 2 worker processes \(can't start new thread\)"):
+            start_pool(2, time.sleep, (60,))
+        time.sleep(1.5)
+        assert {p.pid for p in mp.active_children()} - before == set()
+    finally:
+        for p in mp.active_children():
+            if p.pid not in before:
+                p.kill()
