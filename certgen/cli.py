@@ -275,16 +275,16 @@ def _prover_arg(p):
 
 def _full_reference_arg(p):
     p.add_argument("--full-reference", action="store_true",
-                   help="the Python reference checker checks every member even when a prover's kernel will (by "
-                        "default it then checks the start, that no member is won and the successors of a random "
+                   help="the Python reference checker checks every member even when a prover will decide (Coq "
+                        "by its own search, Lean by its check of every member; by default it then checks the start, that no member is won and the successors of a random "
                         f"sample of {PROVE_SAMPLE:,} members; the fast checker checks every member either way)")
 
 
 def _autoplay_arg(p):
     p.add_argument("--autoplay", choices=("none", "safe"), default="none",
                    help="with --canonical: 'safe' takes each position after its safe automatic moves (header rules "
-                        "autoplay: safe; fewer positions; Coq's checkCertAuto and unwinnable_of_cert_auto, "
-                        "coq/FreeCell/CertAuto.v, with Autoplay.v's lemma; not without --canonical, not with "
+                        "autoplay: safe; fewer positions; Coq's search proves it, unwinnable_of_search_auto in "
+                        "coq/FreeCell/Search.v, with Autoplay.v's lemma; not without --canonical, not with "
                         "--foundation-return); default none")
 
 
