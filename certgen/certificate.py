@@ -214,40 +214,28 @@ def write_search(path, source, rules, start_pos, search, info=None, progress=Fal
     solver.disksearch.DiskSearch: anything with ``len`` and ``sorted_batches``) through
     :func:`write_sorted`. The bytes are those of ``write(path, make(...))``; no list of records is built. The
     core's records are distinct (one a position of a set; its counting modes, which may repeat one, go
-    through certgen/upto.py), so the batches are written as they come (``distinct``)."""
+    through certgen/upto.py, which drops repeats)."""
     return write_sorted(path, source, rules, start_pos, search.sorted_batches(_BATCH), len(search), info, progress,
-                        level, distinct=True)
+                        level)
 
 
-def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False, level=None,
-                 distinct=False) -> Summary:
-    """Write a certificate atomically from ``batches``: bytes of whole P64 records, ascending over all the
-    batches (a record repeated at once is written once), ``total`` records in all (for the bar and the zlib
-    level, :func:`body_level`). They are compressed into a temporary body file next to `path`; then the
-    file is assembled around it (the body's length is known only then): version 2, or version 3 (the body in
-    pieces) when the body passes BODY_MAX (:func:`_spans`). ``level``: the zlib level (default
-    :func:`body_level`). ``distinct``: the batches hold no repeat, and are written without looking for one
-    (record by record in Python, the writer's slowest step; a repeat left in would make the file one that
-    every reader refuses: "not sorted and distinct"). Returns the certificate's Summary, with the
-    :func:`records_sha256` of the records written."""
+def write_sorted(path, source, rules, start_pos, batches, total, info=None, progress=False, level=None) -> Summary:
+    """Write a certificate atomically from ``batches``: bytes of whole P64 records, ascending and distinct over
+    all the batches (they are written as they come: a repeat left in makes a file that every reader refuses,
+    "not sorted and distinct"), ``total`` records in all (for the bar and the zlib level, :func:`body_level`).
+    They are compressed into a temporary body file next to `path`; then the file is assembled around it (the
+    body's length is known only then): version 2, or version 3 (the body in pieces) when the body passes
+    BODY_MAX (:func:`_spans`). ``level``: the zlib level (default :func:`body_level`). Returns the
+    certificate's Summary, with the :func:`records_sha256` of the records written."""
     start = packed.pack(start_pos)
     with tempfile.TemporaryFile(dir=temp_folder_for(path)) as body:
-        z, size, kept, prev = zlib.compressobj(body_level(total) if level is None else level), 0, 0, b""
+        z, size, kept = zlib.compressobj(body_level(total) if level is None else level), 0, 0
         digest = hashlib.sha256()
         with bar(progress, total=total, unit=" records", unit_scale=True, desc="write") as b:
             for blob in batches:
-                if distinct:
-                    joined = bytes(blob)
-                    kept += len(joined) // packed.SIZE
-                else:
-                    recs = [blob[i:i + packed.SIZE] for i in range(0, len(blob), packed.SIZE)]
-                    recs = [r for i, r in enumerate(recs) if r != (recs[i - 1] if i else prev)]   # distinct
-                    if recs:
-                        prev = recs[-1]
-                    kept += len(recs)
-                    joined = b"".join(recs)
-                digest.update(joined)
-                piece = z.compress(joined)
+                kept += len(blob) // packed.SIZE
+                digest.update(blob)
+                piece = z.compress(blob)
                 body.write(piece)
                 size += len(piece)
                 b.update(len(blob) // packed.SIZE)

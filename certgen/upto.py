@@ -9,13 +9,13 @@ over the bytes: the same in Python took 18 s for the 2,417,919 records of deal 6
 times the search itself) and the records are sorted again. Two classes never share a
 representative, so the records stay distinct (repeats are dropped anyway, as in every certificate).
 
-The sort is external past ``RUN`` records: runs of ``RUN`` sorted records are written to temporary files
-(next to the certificate) and merged, so the memory stays about ``RUN`` × 110 bytes whatever the number of
-positions (the disk search's certificates too; with ``--memory M`` a run is at most M / 128 records:
-:func:`run_for`). Nothing here is trusted: the checkers put every position
-into their order themselves, and refuse a member stored in another order.
+The sort is in C (solver/records.c) and external past ``RUN`` records: a run of ``RUN`` records is put into
+column order in one buffer and sorted there (``fc_p64_order``), written to a temporary file (next to the
+certificate) but the last one, and the runs are merged (``fc_p64_merge``), repeats dropped, so the memory
+stays about ``RUN`` × 84 bytes whatever the number of positions (the disk search's certificates too; with
+``--memory M`` a run is at most M / 128 records: :func:`run_for`). Nothing here is trusted: the checkers
+put every position into their order themselves, and refuse a member stored in another order.
 """
-import heapq
 import tempfile
 
 from solver import packed
@@ -24,8 +24,8 @@ from solver.progress import bar
 from solver.search import Search, ffi, lib
 
 SIZE = packed.SIZE
-RUN = 1 << 22                   # records sorted in memory at a time (about 450 MB as bytes objects)
-BATCH = 1 << 16                 # records handed on at a time
+RUN = 1 << 22                   # records sorted in memory at a time (about 350 MB: 64 bytes each, 20 to sort)
+BATCH = 1 << 16                 # records handed on at a time, and read from a run's file at a time
 
 
 def run_for(memory=None) -> int:
@@ -47,63 +47,92 @@ def exported(search):
 def in_column_order(blob) -> bytearray:
     """Whole P64 records (bytes) put into the checkers' column order by the C core, in one pass."""
     buf = bytearray(blob)
+    _column_order(buf)
+    return buf
+
+
+def _column_order(buf):
     if len(buf) % SIZE:
         raise ValueError("not whole P64 records")
     if buf:
         lib.fc_p64_column_order(ffi.from_buffer(buf), len(buf) // SIZE)
-    return buf
 
 
-def _records(buf):
-    return [bytes(buf[i:i + SIZE]) for i in range(0, len(buf), SIZE)]
+def _order(buf):
+    """The order of a run (bytearray of whole records), put into column order in place first: a uint32_t[]."""
+    _column_order(buf)
+    n = len(buf) // SIZE
+    order = ffi.new("uint32_t[]", max(n, 1))
+    if lib.fc_p64_order(ffi.from_buffer(buf), n, order) != 0:
+        raise MemoryError("cannot sort the records: out of memory")
+    return order
 
 
-def _blobs(records):
-    for i in range(0, len(records), BATCH):
-        yield b"".join(records[i:i + BATCH])
+def _write_run(buf, f):
+    """A run written to the file ``f`` sorted, BATCH records at a time."""
+    order, n = _order(buf), len(buf) // SIZE
+    out, recs = ffi.new("uint8_t[]", BATCH * SIZE), ffi.from_buffer(buf)
+    for first in range(0, n, BATCH):
+        m = min(BATCH, n - first)
+        lib.fc_p64_gather(recs, order + first, m, out)
+        f.write(ffi.buffer(out, m * SIZE))
 
 
-def _read_run(f):
-    f.seek(0)
-    while True:
-        chunk = f.read(SIZE * BATCH)
-        if not chunk:
-            return
-        yield from _records(chunk)
+class _Run:
+    """A sorted run being merged: its records in memory (``data``, in the ``order`` of fc_p64_order), or read
+    from its file BATCH at a time."""
+
+    def __init__(self, data=None, order=ffi.NULL, f=None):
+        self.f, self.data, self.order, self.at = f, data, order, 0
+        if f is not None:
+            f.seek(0)
+            self.refill()
+
+    def refill(self):
+        """The next records of the file (False: none left, or no file)."""
+        self.data = self.f.read(SIZE * BATCH) if self.f is not None else b""
+        self.at = 0
+        return bool(self.data)
+
+
+def _merged(runs):
+    """The runs (sorted, non-empty) merged: bytes of up to BATCH records, ascending, without repeats."""
+    out = ffi.new("uint8_t[]", BATCH * SIZE)
+    last, has_last = ffi.new("uint8_t[]", SIZE), ffi.new("int *")
+    while runs:
+        c = ffi.new("fc_run[]", len(runs))
+        keep = [ffi.from_buffer(r.data) for r in runs]     # alive while the C merge reads them
+        for i, r in enumerate(runs):
+            c[i].rec, c[i].idx, c[i].at, c[i].len = keep[i], r.order, r.at, len(r.data) // SIZE
+        n = lib.fc_p64_merge(c, len(runs), last, has_last, out, BATCH)
+        if n < 0:
+            raise MemoryError("cannot merge the records: out of memory")
+        if n:
+            yield ffi.buffer(out, n * SIZE)[:]
+        for i, r in enumerate(runs):
+            r.at = c[i].at
+        runs = [r for r in runs if r.at * SIZE < len(r.data) or r.refill()]
 
 
 def sorted_batches(batches, tmp=None, run=RUN, progress=False, total=None):
     """``batches`` (bytes of whole P64 records, in any order, as the C core exports them) as bytes of whole
-    records in the checkers' column order, ascending over all the batches (a record may come twice, one
-    after the other: certificate.write_sorted drops repeats). ``tmp``: the folder of the runs' files;
-    ``progress``: a bar over the ``total`` records while they are put in order and sorted."""
-    current, runs = [], []
+    records in the checkers' column order, ascending over all the batches, each record once. ``tmp``: the
+    folder of the runs' files; ``progress``: a bar over the ``total`` records while they are put in order
+    and sorted."""
+    current, runs = bytearray(), []
     try:
         with bar(progress, total=total, unit=" records", unit_scale=True, desc="column order") as b:
             for blob in batches:
-                current += _records(in_column_order(blob))
+                current += blob
                 b.update(len(blob) // SIZE)
-                if len(current) < run:
+                if len(current) < run * SIZE:
                     continue
-                current.sort()
                 f = tempfile.TemporaryFile(dir=tmp)
                 runs.append(f)
-                for chunk in _blobs(current):
-                    f.write(chunk)
-                current = []
-            current.sort()
-        if not runs:
-            yield from _blobs(current)
-            return
-        merged = heapq.merge(iter(current), *(_read_run(f) for f in runs))
-        out = []
-        for rec in merged:
-            out.append(rec)
-            if len(out) == BATCH:
-                yield b"".join(out)
-                out = []
-        if out:
-            yield b"".join(out)
+                _write_run(current, f)
+                current = bytearray()
+            order = _order(current)
+        yield from _merged([_Run(f=f) for f in runs] + ([_Run(data=current, order=order)] if current else []))
     finally:
         for f in runs:
             f.close()

@@ -365,11 +365,13 @@ static inline uint64_t le64(const unsigned char *p) {
    cards of each suit. In a word x, 0x80 marks each 0 byte exactly in ~(((x & LOW7) + LOW7) | x | LOW7),
    and a multiplication gathers the eight marks into one byte. Card b is of suit (b + 3) & 3, two bits
    whose planes are counted (a 0 byte counts as suit 3 and is taken off). */
+static inline uint64_t zero_marks(uint64_t x) { return ~(((x & LOW7) + LOW7) | x | LOW7) >> 7; }
+
 static uint64_t scan(const unsigned char *rec, int count[4]) {
     uint64_t zeros = 0;
     int w, n0 = 0, n1 = 0, n2 = 0, n3 = 0, nz = 0;
     for (w = 0; w < 8; w++) {
-        uint64_t x = le64(rec + 8 * w), z = ~(((x & LOW7) + LOW7) | x | LOW7) >> 7;
+        uint64_t x = le64(rec + 8 * w), z = zero_marks(x);
         uint64_t suit = (x + 3 * ONES) & (3 * ONES), lo = suit & ONES, hi = suit >> 1 & ONES;
         zeros |= (z * 0x0102040810204080ull >> 56) << (8 * w);
         nz += BYTES(z);
@@ -380,6 +382,14 @@ static uint64_t scan(const unsigned char *rec, int count[4]) {
     n3 -= nz;
     n0 = P64 - nz - n1 - n2 - n3;
     count[0] = n0; count[1] = n1; count[2] = n2; count[3] = n3;
+    return zeros;
+}
+
+/* The 0 bytes of a record (bit i set when rec[i] == 0), as scan finds them. */
+static inline uint64_t zero_bytes(const unsigned char *rec) {
+    uint64_t zeros = 0;
+    int w;
+    for (w = 0; w < 8; w++) zeros |= (zero_marks(le64(rec + 8 * w)) * 0x0102040810204080ull >> 56) << (8 * w);
     return zeros;
 }
 
@@ -459,8 +469,9 @@ static int can_home(const int home[4], int c) { return home[SUIT(c)] + 1 == RANK
 
 /* toCols s c src: `card` taken off at index `a` (from column `src`; src -1: from a free cell or, with
    a -1, from a foundation), put onto each column j = 0..7, j != src, that is empty or whose top card it
-   stacks on: it goes in before that column's terminator. */
-static int to_cols(const Pos *s, int card, int a, int src, unsigned char *out) {
+   stacks on: it goes in before that column's terminator. Each successor's uncovered card is `up` (see
+   moves). */
+static int to_cols(const Pos *s, int card, int a, int src, int up, unsigned char *out, unsigned char *uncovered) {
     uint64_t targets = s->empty; /* bit j: column j */
     int k, n = 0;
     for (k = 0; k < 2; k++) {
@@ -468,34 +479,44 @@ static int to_cols(const Pos *s, int card, int a, int src, unsigned char *out) {
         if (p && (s->tops >> p & 1)) targets |= (uint64_t)1 << s->col_of[p];
     }
     if (src >= 0) targets &= ~((uint64_t)1 << src);
-    for (; targets; targets &= targets - 1) patch(s, a, s->end[CTZ(targets)], card, out + P64 * n++);
+    for (; targets; targets &= targets - 1) {
+        uncovered[n] = (unsigned char)up;
+        patch(s, a, s->end[CTZ(targets)], card, out + P64 * n++);
+    }
     return n;
 }
 
 /* moves r s: every position one legal single-card move away from `s`, in Spec.lean's order: for each
    card that can be taken off (the top card of columns 0..7, then each free cell's card), to its
    foundation, onto the columns, then (from a column only) into a free cell; then, when the rules allow
-   it, each foundation's top card back onto the columns. Returns the count; out has room for MAXMOVES. */
-static int moves(const Rules *r, const Pos *s, unsigned char *out) {
+   it, each foundation's top card back onto the columns. Returns the count; out has room for MAXMOVES.
+   uncovered[k]: what the k-th move changes of the cards that may go home (for autoplay_after): the card it
+   uncovers in a column (the one below the card taken off), 0 when none, HOME_CHANGED when a foundation
+   changes (a card home, or one back from a foundation). */
+#define HOME_CHANGED 255
+static int moves(const Rules *r, const Pos *s, unsigned char *out, unsigned char *uncovered) {
     int n = 0, i, k;
     for (i = 0; i < 8; i++) { /* fromCols */
-        int a = s->end[i] - 1, card = s->top[i], below, k2;
+        int a = s->end[i] - 1, card = s->top[i], below, k2, up;
         if (card == 0) continue;
-        if (can_home(s->home, card)) patch(s, a, -1, card, out + P64 * n++);
-        n += to_cols(s, card, a, i, out + P64 * n);
+        up = a > (i ? s->end[i - 1] + 1 : 0) ? s->rec[a - 1] : 0;
+        if (can_home(s->home, card)) { uncovered[n] = HOME_CHANGED; patch(s, a, -1, card, out + P64 * n++); }
+        n += to_cols(s, card, a, i, up, out + P64 * n, uncovered + n);
         if (s->ncell < r->cells) { /* into the free cells, kept sorted */
             for (below = 0, k2 = 0; k2 < s->ncell; k2++) below += s->rec[s->cell0 + k2] < card;
+            uncovered[n] = (unsigned char)up;
             patch(s, a, s->cell0 + below, card, out + P64 * n++);
         }
     }
     for (k = 0; k < s->ncell; k++) { /* fromCells */
         int a = s->cell0 + k, card = s->rec[a];
-        if (can_home(s->home, card)) patch(s, a, -1, card, out + P64 * n++);
-        n += to_cols(s, card, a, -1, out + P64 * n);
+        if (can_home(s->home, card)) { uncovered[n] = HOME_CHANGED; patch(s, a, -1, card, out + P64 * n++); }
+        n += to_cols(s, card, a, -1, 0, out + P64 * n, uncovered + n);
     }
     if (r->foundation_return) /* a foundation's top card back onto a column */
         for (k = 0; k < 4; k++)
-            if (s->home[k] != 0) n += to_cols(s, (s->home[k] - 1) * 4 + k + 1, -1, -1, out + P64 * n);
+            if (s->home[k] != 0)
+                n += to_cols(s, (s->home[k] - 1) * 4 + k + 1, -1, -1, HOME_CHANGED, out + P64 * n, uncovered + n);
     return n;
 }
 
@@ -503,14 +524,27 @@ static int moves(const Rules *r, const Pos *s, unsigned char *out) {
    with its columns sorted by the key of their bottom card (the column's first byte), an empty column's key
    53, after every card; the free cells untouched. Written as CertUpTo.v's sortCols, fold_right insertCol:
    the columns taken from the last to the first, each put before the first column already placed whose key
-   is not below its own. */
+   is not below its own. `out` may be `rec`. */
 static void column_order(const unsigned char *rec, unsigned char *out) {
-    int start[8], len[8], key[8], placed[8], n = 0, c, i, at = 0, o = 0;
-    for (c = 0; c < 8; c++, at++) {
+    int start[8], len[8], key[8], placed[8], n = 0, c, i, at = 0, o = 0, sorted = 1;
+    uint64_t zeros = zero_bytes(rec); /* a position: its first eight 0 bytes end the columns */
+    for (c = 0; c < 8; c++, zeros &= zeros - 1) {
         start[c] = at;
-        while (at < P64 && rec[at]) at++;
+        at = CTZ(zeros);
         len[c] = at - start[c];
         key[c] = len[c] ? rec[start[c]] : 53;
+        sorted &= c == 0 || key[c - 1] <= key[c];
+        at++;
+    }
+    if (sorted) { /* every column already placed after those before it: the record as it is */
+        if (out != rec) memcpy(out, rec, P64);
+        return;
+    }
+    if (out == rec) { /* in place: made in a copy */
+        unsigned char copy[P64];
+        memcpy(copy, rec, P64);
+        column_order(copy, out);
+        return;
     }
     for (c = 7; c >= 0; c--, n++) { /* insertCol column c into placed[0 .. n) */
         for (i = 0; i < n && key[c] > key[placed[i]]; i++) continue;
@@ -530,9 +564,10 @@ static void column_order(const unsigned char *rec, unsigned char *out) {
    other colour (o1, o2) reach rank - 1, or both reach rank - 2 and the other suit of its colour (3 - suit)
    reaches rank - 3 (a rank below 3 makes these 0, as Coq's subtraction on naturals). */
 static int home_safe(const int home[4], int c) {
-    int r = RANK(c), s = SUIT(c), red = s == 1 || s == 2, h1 = home[red ? 0 : 1], h2 = home[red ? 3 : 2];
-    int r1 = r - 1, r2 = r > 2 ? r - 2 : 0, r3 = r > 3 ? r - 3 : 0;
+    int r, s, red, h1, h2, r1, r2, r3;
     if (!can_home(home, c)) return 0;
+    r = RANK(c), s = SUIT(c), red = s == 1 || s == 2, h1 = home[red ? 0 : 1], h2 = home[red ? 3 : 2];
+    r1 = r - 1, r2 = r > 2 ? r - 2 : 0, r3 = r > 3 ? r - 3 : 0;
     return r <= 2 || (r1 <= h1 && r1 <= h2) || (r2 <= h1 && r2 <= h2 && r3 <= home[3 - s]);
 }
 
@@ -547,7 +582,8 @@ static int auto_card(const Pos *s) {
     return -1;
 }
 
-/* The record of `rec` (a position) after its safe automatic moves: one card at a time, at most 52. */
+/* The record of `rec` (a position) after its safe automatic moves: one card at a time, at most 52. `out` may
+   be `rec`. */
 static void autoplay(const unsigned char *rec, unsigned char *out) {
     Pos s;
     int n, a;
@@ -557,6 +593,16 @@ static void autoplay(const unsigned char *rec, unsigned char *out) {
         layout(out, &s);
     }
     memcpy(out, s.rec, P64);
+}
+
+/* A successor `rec` of the member `s`, by a move that uncovered `up` (moves), taken after its safe automatic
+   moves in place. The member is settled (none of its cards may go home by the safe rule: the check refuses
+   it before its moves are made). When the move leaves the foundations alone, the cards that may go home in
+   the successor (column tops and free cells) are the member's, none of which may go (the foundations being
+   the same), and the card the move uncovered: when that one may not go either, the successor is settled,
+   itself after its automatic moves. Else it is taken through autoplay. */
+static void autoplay_after(const Pos *s, int up, unsigned char *rec) {
+    if (up == HOME_CHANGED || (up && home_safe(s->home, up))) autoplay(rec, rec);
 }
 
 /* won: every foundation up to the king. */
@@ -639,7 +685,7 @@ typedef struct {
     uint64_t hint[P64 + 1];    /* for membership (below) */
 } Store;
 
-#define CACHED 256
+#define CACHED 1024
 typedef struct Decoded { uint64_t b; unsigned char rec[BLOCK][P64]; } Decoded; /* block b; b = -1: none */
 
 static void put(Store *st, unsigned v) {
@@ -751,20 +797,6 @@ static const unsigned char (*decoded(const Store *st, uint64_t b))[P64] {
 /* Record i (valid until the next block is decoded). */
 static const unsigned char *record_at(const Store *st, uint64_t i) { return decoded(st, i / BLOCK)[i % BLOCK]; }
 
-/* Is `key` in block b? */
-static int in_block(const Store *st, uint64_t b, const unsigned char *key) {
-    const unsigned char (*rec)[P64] = decoded(st, b);
-    unsigned lo = 0, len = b + 1 == st->blocks ? (unsigned)(st->n - b * BLOCK) : BLOCK;
-    while (len > 1) { /* rec[lo] <= key < rec[lo + len] */
-        unsigned half = len / 2;
-        int c = memcmp(rec[lo + half], key, P64);
-        if (c == 0) return 1;
-        if (c < 0) { lo += half; len -= half; }
-        else len = half;
-    }
-    return memcmp(rec[lo], key, P64) == 0;
-}
-
 /* ---- membership: binary searches among the heads, side by side --------------------------------------- */
 
 #if defined(__GNUC__)
@@ -812,6 +844,20 @@ static inline int diff(const unsigned char *x, const uint64_t *key, int w, int *
     }
     *less = 0;
     return 8;
+}
+
+/* Is the key (as 8 big-endian words) in block b? */
+static int in_block(const Store *st, uint64_t b, const uint64_t *kw) {
+    const unsigned char (*rec)[P64] = decoded(st, b);
+    unsigned lo = 0, len = b + 1 == st->blocks ? (unsigned)(st->n - b * BLOCK) : BLOCK;
+    int less;
+    while (len > 1) { /* rec[lo] <= key < rec[lo + len] */
+        unsigned half = len / 2;
+        if (diff(rec[lo + half], kw, 0, &less) == 8) return 1;
+        if (less) { lo += half; len -= half; }
+        else len = half;
+    }
+    return diff(rec[lo], kw, 0, &less) == 8;
 }
 
 /* Start the search for a key: 1 and its range, or 0 when it is settled already (found says how): the
@@ -895,7 +941,7 @@ static void members(Store *st, const unsigned char *keys, const uint64_t *near, 
             PREFETCH(st->heads + P64 * (r->lo + r->len / 2));
         }
     }
-    for (k = nk - nb; k < nk; k++) found[act[k]] = (unsigned char)in_block(st, rg[act[k]].lo, keys + P64 * act[k]);
+    for (k = nk - nb; k < nk; k++) found[act[k]] = (unsigned char)in_block(st, rg[act[k]].lo, kw[act[k]]);
 }
 
 /* ---- the certificate file ------------------------------------------------------------------------ */
@@ -1316,6 +1362,7 @@ static int check(const char *path, int json, int show_progress) {
     static int act[BATCH + MAXMOVES];
     static uint64_t parent[BATCH + MAXMOVES];
     static int first_diff[BATCH + MAXMOVES];
+    static unsigned char uncovered[MAXMOVES];
     static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
     unsigned char dealrec[P64], start[P64], ordered[P64];
     const char *in_order = "", *put_in_order = "", *nor_safe = "";
@@ -1376,17 +1423,13 @@ static int check(const char *path, int json, int show_progress) {
             }
             if (ct.rules.autoplay && auto_card(&s) >= 0) { unsettled_here = 1; break; } /* after its automatic moves */
             if (won(&s)) { won_here = 1; break; } /* 3. no member is won */
-            n = moves(&ct.rules, &s, keys + P64 * nk);
+            n = moves(&ct.rules, &s, keys + P64 * nk, uncovered);
             for (k = 0; k < n; k++) {
                 parent[nk + k] = i;
-                if (ct.rules.autoplay) { /* each successor after its safe automatic moves */
-                    autoplay(keys + P64 * (nk + k), ordered);
-                    memcpy(keys + P64 * (nk + k), ordered, P64);
-                }
-                if (ct.rules.column_order) { /* each successor in the checkers' column order */
-                    column_order(keys + P64 * (nk + k), ordered);
-                    memcpy(keys + P64 * (nk + k), ordered, P64);
-                }
+                if (ct.rules.autoplay) /* each successor after its safe automatic moves (s is settled) */
+                    autoplay_after(&s, uncovered[k], keys + P64 * (nk + k));
+                if (ct.rules.column_order) /* each successor in the checkers' column order */
+                    column_order(keys + P64 * (nk + k), keys + P64 * (nk + k));
                 first_diff[nk + k] = first_difference(s.rec, keys + P64 * (nk + k));
             }
             nk += n;
@@ -1463,7 +1506,7 @@ static int check(const char *path, int json, int show_progress) {
 /* ---- debug modes: successors of records on stdin; a deal's record ------------------------------------ */
 
 static int successors(const Rules *r) {
-    static unsigned char succ[MAXMOVES * P64];
+    static unsigned char succ[MAXMOVES * P64], uncovered[MAXMOVES];
     unsigned char rec[P64];
     size_t got;
     g_name = "stdin";
@@ -1473,7 +1516,7 @@ static int successors(const Rules *r) {
         unsigned char cnt[2];
         const char *why = parse(rec, &s);
         if (why) die("not a position (%s)", why);
-        n = moves(r, &s, succ);
+        n = moves(r, &s, succ, uncovered);
         cnt[0] = (unsigned char)(n & 0xff);
         cnt[1] = (unsigned char)(n >> 8);
         fwrite(cnt, 1, 2, stdout);

@@ -55,6 +55,12 @@ In one run it measures
      against raw keys (24 bytes a key: the disk search's key; --disk-other ROOT of a checkout before
      December 2026 had 16), seconds in the core, processor seconds, wall; with --disk-other ROOT the same
      in another checkout (e.g. main's, built), the ratios of the two and whether the certificate bodies agree.
+ 13. with --certify LIST (nothing else), issue 34's throughput of `certgen certify-list`: certgen.certify.certify_deal
+     on the first --certify-deals (default 300) listed deals above 2^31, with the list run's limits
+     (--max-states 1,000,000, --canonical-max-states 80,000,000): deals a processor second (a row's `seconds`:
+     the deal's processor time, the fast checker's included; target >= 2), by form; with --certify-other ROOT
+     another checkout (set up, e.g. main's) run alike, slices of CERTIFY_SLICE deals alternating between the
+     two, each slice a process of each, and the same rows (form, positions, records_sha256) required.
 Plain text by default, one JSON object with --json. A child process that runs Python of this script's own (the
 store's search, the big disk search) is this module again: `python -m scripts.bench --child NAME ARGS` (CHILDREN).
 The package and this folder are found through the checkout's editable install (`make setup`).
@@ -703,6 +709,73 @@ def bench_fccheck(certs=(), other=None, runs=3):
     return {"available": True, "load": load, "runs": runs, "rows": rows}
 
 
+CERTIFY_FIRST = 2 ** 31                  # the deals above it: those the list run (1..2^31-1) does not reach
+CERTIFY_LIMITS = (1_000_000, 80_000_000)  # max_states, canonical_max_states: the list run's
+CERTIFY_SLICE = 10                       # deals a process, the two checkouts alternating slice by slice
+CERTIFY_TARGET = 2.0                     # deals a processor second
+# One process of a checkout: certify_deal on each deal given, one JSON row a deal on stdout (its own code: run by
+# another checkout's Python in that checkout, it needs nothing of this script).
+CERTIFY_CHILD = """import json, sys, tempfile
+from certgen import certify
+max_states, canonical = map(int, sys.argv[1:3])
+with tempfile.TemporaryDirectory() as tmp:
+    for n in map(int, sys.argv[3:]):
+        row = certify.certify_deal({"deal": n, "max_states": max_states, "canonical_max_states": canonical,
+                                    "memory": None, "tmp": tmp, "certs": None})
+        print(json.dumps(row), flush=True)
+"""
+
+
+def bench_certify(list_path, count=300, other=None):
+    """certify_deal on the first `count` listed deals above CERTIFY_FIRST, in this checkout and (``other``) in
+    another, CERTIFY_SLICE deals a process, alternating: deals a processor second (the rows' `seconds`), by
+    form, with the load average before and after."""
+    from certgen import certify
+    deals = [n for n in certify.read_list(list_path) if n > CERTIFY_FIRST][:count]
+    roots = [ROOT] + ([os.path.abspath(other)] if other else [])
+    rows = {r: [] for r in roots}
+    load = os.getloadavg()
+    for k, first in enumerate(range(0, len(deals), CERTIFY_SLICE)):
+        part = deals[first:first + CERTIFY_SLICE]
+        for root in roots if k % 2 == 0 else roots[::-1]:
+            p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), "-c", CERTIFY_CHILD,
+                                *map(str, CERTIFY_LIMITS), *map(str, part)], cwd=root, capture_output=True, text=True)
+            if p.returncode != 0:
+                raise FreecellError(f"certify_deal in {root}: " + (p.stderr.strip().splitlines() or
+                                                                    [f"exit status {p.returncode}"])[-1])
+            rows[root] += [json.loads(line) for line in p.stdout.splitlines()]
+    out = {"deals": len(deals), "first": deals[0] if deals else None, "last": deals[-1] if deals else None,
+           "limits": CERTIFY_LIMITS, "load_before": load, "load_after": os.getloadavg(), "runs": []}
+    for root in roots:
+        forms = {}
+        for r in rows[root]:
+            f = forms.setdefault(r["form"], {"deals": 0, "seconds": 0.0})
+            f["deals"] += 1
+            f["seconds"] += r["seconds"]
+        secs = sum(r["seconds"] for r in rows[root])
+        out["runs"].append({"root": root, "seconds": secs, "deals_per_cpu_s": len(rows[root]) / secs if secs else None,
+                            "forms": forms})
+    if other:
+        key = lambda r: (r["deal"], r["form"], r["positions"], r["records_sha256"])     # noqa: E731
+        out["same_rows"] = [key(r) for r in rows[roots[0]]] == [key(r) for r in rows[roots[1]]]
+        out["ratio"] = out["runs"][0]["deals_per_cpu_s"] / out["runs"][1]["deals_per_cpu_s"]
+    return out
+
+
+def report_certify(c):
+    print(f"certify_deal on {c['deals']} listed deals above 2^31 ({c['first']} .. {c['last']}; max_states "
+          f"{c['limits'][0]:,}, canonical {c['limits'][1]:,}; load average "
+          f"{' '.join(f'{x:.2f}' for x in c['load_before'])} before, "
+          f"{' '.join(f'{x:.2f}' for x in c['load_after'])} after):")
+    for r in c["runs"]:
+        forms = ", ".join(f"{f} {v['deals']} in {v['seconds']:.1f} s" for f, v in sorted(r["forms"].items()))
+        rate = r["deals_per_cpu_s"] or 0
+        print(f"  {r['root']}: {r['seconds']:.1f} processor s = {rate:.3f} deals a core-second "
+              f"(target >= {CERTIFY_TARGET}: {'ok' if rate >= CERTIFY_TARGET else 'MISSED'}); {forms}")
+    if "ratio" in c:
+        print(f"  this checkout / the other: {c['ratio']:.2f}x; the same rows: {'yes' if c['same_rows'] else 'NO'}")
+
+
 def bench_coq():
     """Deal 11982: the Python checker on its certificate, and the Coq check (render + coqc: Coq's own search)."""
     import tempfile
@@ -768,6 +841,13 @@ def main(argv=None):
                     help="only the disk search's files: deal 219837216 to 30 M positions and 1474422072 whole "
                          "on disk, bytes a position, time (~2 min; with --disk-other twice that)")
     ap.add_argument("--disk-other", metavar="ROOT", help="with --disk: another checkout (built), run alike")
+    ap.add_argument("--certify", metavar="LIST",
+                    help="only certify-list's throughput: certify_deal on the first --certify-deals listed deals of "
+                         "LIST above 2^31, deals a processor second (300 deals: about 10 processor minutes)")
+    ap.add_argument("--certify-deals", type=whole_arg("--certify-deals", 1, 10 ** 6), default=300,
+                    help="with --certify: how many deals (default 300)")
+    ap.add_argument("--certify-other", metavar="ROOT",
+                    help="with --certify: another checkout (set up, e.g. main's) run alike, alternating")
     ap.add_argument("--no-prove", action="store_true", help="leave out the prove pipeline (about 10 s, and the prove processes: with coqc 3 times its 25-40 s)")
     ap.add_argument("--no-checkers", action="store_true", help="skip the two certificate checkers (~30 s)")
     ap.add_argument("--fccheck", action="store_true",
@@ -801,6 +881,15 @@ def main(argv=None):
     if args.disk:
         res = {"disk": bench_disk(args.disk_other)}
         print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_disk(res["disk"])
+        return 0
+    if args.certify_other and not args.certify:
+        raise FreecellError("--certify-other goes with --certify")
+    if args.certify_other and not os.access(os.path.join(args.certify_other, ".venv", "bin", "python"), os.X_OK):
+        raise FreecellError(f"--certify-other {args.certify_other}: no .venv/bin/python there (a checkout set up by "
+                            f"`make setup`)")
+    if args.certify:
+        res = {"certify": bench_certify(args.certify, args.certify_deals, args.certify_other)}
+        print(json.dumps(res, indent=2, sort_keys=True)) if args.json else report_certify(res["certify"])
         return 0
     if args.zlib:
         res = {"zlib": bench_zlib()}

@@ -9,7 +9,7 @@ from cffi import FFI
 
 # the core's files, one job each (docs/ARCHITECTURE.md, "The C core"); fc_internal.h and ddd_internal.h hold what
 # they share
-CORE = ("position", "key", "moves", "store", "search", "best", "solve", "line", "ddd_files", "ddd_search", "ddd_state")
+CORE = ("position", "key", "moves", "store", "search", "records", "best", "solve", "line", "ddd_files", "ddd_search", "ddd_state")
 
 here = os.path.dirname(os.path.abspath(__file__))
 ffibuilder = FFI()

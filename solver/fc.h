@@ -193,13 +193,26 @@ uint64_t fc_search_export_p64(const fc_search *s, uint64_t first, uint64_t count
 int fc_search_sort_p64(const fc_search *s, uint32_t *order);
 
 /* The same order as fc_search_sort_p64, faster, in more memory: every state's P64 record decoded once into
-   recs (count*64 bytes, in discovery order), sorted there a byte at a time (16 bytes a state of working
-   memory), the order into order[0 .. count-1]. Then fc_p64_gather copies the records recs[idx[i]], i <
-   count, into out. Callers use these up to FC_SORTED_MAX states (recs of 1 GiB), fc_search_sort_p64 and
-   fc_search_export_p64_at above. 0 or FC_ENOMEM. */
+   recs (count*64 bytes, in discovery order), their order into order[0 .. count-1] (fc_p64_order, below).
+   Then fc_p64_gather copies the records recs[idx[i]], i < count, into out. Callers use these up to
+   FC_SORTED_MAX states (recs of 1 GiB), fc_search_sort_p64 and fc_search_export_p64_at above. 0 or FC_ENOMEM. */
 #define FC_SORTED_MAX 16777216
 int fc_search_sort_records(const fc_search *s, uint8_t *recs, uint32_t *order);
 void fc_p64_gather(const uint8_t *recs, const uint32_t *idx, uint64_t count, uint8_t *out);
+
+/* The order of the n records at recs (n*64 bytes), bytewise ascending, into order[0 .. n-1] (records.c: a
+   radix sort of their indices, 16 bytes a record of working memory; equal records side by side). 0,
+   FC_ENOMEM, or FC_ERANGE when n is 2^32 or more. fc_p64_gather then copies them in that order. */
+int fc_p64_order(const uint8_t *recs, uint64_t n, uint32_t *order);
+
+/* Sorted runs of records merged (certgen/upto.py's external sort): run i is the len records at rec, in the
+   order idx (NULL: as they are), its next one the at-th. The smallest next record of all the runs is taken,
+   again and again, and written to out unless it equals the last one written (last, 64 bytes, when
+   *has_last; both updated), so the stream written is ascending without repeats across calls. Stops when cap
+   records were written or a run's records are used up (at == len: the caller gives it its next records, or
+   drops it); nothing is taken when a run has none at the start. Returns the records written, or FC_ENOMEM. */
+typedef struct { const uint8_t *rec; const uint32_t *idx; uint64_t at, len; } fc_run;
+int64_t fc_p64_merge(fc_run *runs, int k, uint8_t *last, int *has_last, uint8_t *out, uint64_t cap);
 
 /* States idx[0 .. count-1] as count*64 bytes of P64 into out. Returns the number written (it stops at
    an index out of range). */

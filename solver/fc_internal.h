@@ -547,6 +547,30 @@ static inline int64_t probe(const fc_search *s, const fkey_t *k, const ckey_t *c
 }
 
 typedef struct { uint64_t key; uint32_t idx; } skey_t;
+/* The eight bytes at p, little-endian (byte 0 the lowest). */
+static inline uint64_t le8(const uint8_t *p) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+#else
+    uint64_t x = 0;
+    for (int t = 7; t >= 0; t--) x = x << 8 | p[t];
+    return x;
+#endif
+}
+/* The eight bytes at p, big-endian (a sort key: eight bytes of a P64 record). */
+static inline uint64_t be8(const uint8_t *p) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+#else
+    uint64_t x = 0;
+    for (int t = 0; t < 8; t++) x = x << 8 | p[t];
+    return x;
+#endif
+}
 /* The record of element i of a collection (a search's state i, a disk search's key i), as P64. */
 typedef void (*rec_fn)(const void *src, uint64_t i, uint8_t *rec);
 /* the card at depth t (0 = the top) of the top chain of column word w (t <= chain length) */

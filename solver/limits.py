@@ -19,7 +19,7 @@ measured for one store and used for one purpose (named by it):
   (the solver's store, the checks after `build`/`prove`; docs/TRUST.md, scripts/bench.py): what --help says
   --max-states costs (solver.cliargs.memory_words).
 * ``SORT_BYTES_PER_RECORD`` (128): a record held in a run while a certificate up to column order is sorted
-  (a 64-byte bytes object is 97 bytes, its list slot, the sort; certgen/upto.py).
+  (an upper bound: 64 bytes in the run's buffer, 20 to sort it, and the buffer's growth; certgen/upto.py).
 """
 
 # --- default limits: positions a search may store, then "unknown" ---------------------------------------------

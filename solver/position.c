@@ -67,30 +67,43 @@ int fc_p64_to_pos(const uint8_t *in, fc_pos *p) {
     return fc_pos_check(p, FC_MAX_CELLS);
 }
 
+/* Bit i set when byte i of the record is 0, eight bytes at a time: 0x80 marks each 0 byte of a word x in
+   ~(((x & LOW7) + LOW7) | x | LOW7), and a multiplication gathers the eight marks into one byte. */
+static inline uint64_t zero_bytes(const uint8_t *p) {
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t zeros = 0;
+    for (int w = 0; w < 8; w++) {
+        uint64_t x = le8(p + 8 * w), z = ~(((x & low7) + low7) | x | low7) >> 7;
+        zeros |= (z * 0x0102040810204080ull >> 56) << (8 * w);
+    }
+    return zeros;
+}
+
 void fc_p64_column_order(uint8_t *recs, uint64_t n) {
     for (uint64_t r = 0; r < n; r++) {
         uint8_t *p = recs + r * FC_P64_SIZE, out[FC_P64_SIZE];
-        int start[8], key[8], order[8], at = 0, o = 0;
-        for (int c = 0; c < 8; c++, at++) {
-            start[c] = at;
-            while (at < FC_P64_SIZE && p[at]) at++;
-            key[c] = at > start[c] ? p[start[c]] : 53;          /* empty: after every card (1..52) */
+        int start[8], end[8], key[8], order[8], o = 0, in_order = 1;
+        uint64_t zeros = zero_bytes(p);
+        if (popc64(zeros) < 8) continue;                     /* fewer than eight column ends */
+        for (int c = 0; c < 8; c++, zeros &= zeros - 1) {
+            start[c] = c ? end[c - 1] + 1 : 0;
+            end[c] = ctz64(zeros);
+            key[c] = end[c] > start[c] ? p[start[c]] : 53;    /* empty: after every card (1..52) */
+            in_order &= !c || key[c - 1] <= key[c];
         }
-        if (at > FC_P64_SIZE) continue;                      /* fewer than eight column ends */
+        if (in_order) continue;
         for (int c = 0; c < 8; c++) {                        /* insertion sort, stable */
             int i = c;
             for (; i > 0 && key[order[i - 1]] > key[c]; i--) order[i] = order[i - 1];
             order[i] = c;
         }
         for (int i = 0; i < 8; i++) {
-            int c = order[i], len = 0;
-            while (p[start[c] + len]) len++;
+            int c = order[i], len = end[c] - start[c];
             memcpy(out + o, p + start[c], (size_t)len);
             o += len;
             out[o++] = 0;
         }
-        memcpy(out + o, p + at, (size_t)(FC_P64_SIZE - at));   /* the free cells and the zeros after them */
-        memcpy(p, out, FC_P64_SIZE);
+        memcpy(p, out, (size_t)o);          /* the free cells and the zeros after them stay where they are */
     }
 }
 

@@ -250,13 +250,6 @@ static void search_rec(const void *src, uint64_t i, uint8_t *rec) {
     key_to_p64(&s->c, &k, rec);
 }
 
-/* The eight bytes at p, big-endian. */
-static inline uint64_t be8(const uint8_t *p) {
-    uint64_t x = 0;
-    for (int t = 0; t < 8; t++) x = x << 8 | p[t];
-    return x;
-}
-
 /* Sort v by the P64 bytes off..off+7 (big-endian), then each run of equal bytes by the next eight. */
 FC_HIDDEN void sort_level(rec_fn f, const void *src, skey_t *v, uint64_t n, int off) {
     uint8_t rec[FC_P64_SIZE];
@@ -282,96 +275,10 @@ int fc_search_sort_p64(const fc_search *s, uint32_t *order) {
     return 0;
 }
 
-/* ---- the records themselves, sorted in a buffer (fc_search_sorted_p64) ---- */
-
-/* v[0..n) (keys: bytes off..off+7 of their records in buf) by their records from byte off on. */
-static void insertion_p64(const uint8_t *buf, skey_t *v, uint64_t n, int off) {
-    for (uint64_t i = 1; i < n; i++) {
-        skey_t x = v[i];
-        uint64_t j = i;
-        for (; j > 0; j--) {
-            const skey_t *y = &v[j - 1];
-            if (y->key < x.key) break;
-            if (y->key == x.key && (off + 8 >= FC_P64_SIZE ||
-                memcmp(buf + (size_t)y->idx * FC_P64_SIZE + off + 8, buf + (size_t)x.idx * FC_P64_SIZE + off + 8,
-                       (size_t)(FC_P64_SIZE - off - 8)) <= 0)) break;
-            v[j] = *y;
-        }
-        v[j] = x;
-    }
-}
-
-#define RADIX_SMALL 48
-
-/* v[0..n) by their records in buf, from byte off + byte on (the bytes before it are equal in all): a most
-   significant digit first radix sort in place, one byte a pass (a pass whose byte is the same in all is a
-   look only), keys reloaded eight bytes further on where the eight agree, the small groups by insertion. */
-static void radix_p64(const uint8_t *buf, skey_t *v, uint64_t n, int off, int byte) {
-    for (;;) {
-        if (n <= RADIX_SMALL) { insertion_p64(buf, v, n, off); return; }
-        if (byte == 8) {
-            off += 8;
-            if (off >= FC_P64_SIZE) return;        /* equal records: none in a search */
-            for (uint64_t i = 0; i < n; i++) {
-                if (i + 8 < n) PREFETCH(buf + (size_t)v[i + 8].idx * FC_P64_SIZE + off);
-                v[i].key = be8(buf + (size_t)v[i].idx * FC_P64_SIZE + off);
-            }
-            byte = 0;
-        }
-        int shift = 56 - 8 * byte;
-        uint64_t first[256] = {0}, next[256];
-        for (uint64_t i = 0; i < n; i++) first[v[i].key >> shift & 255]++;
-        uint64_t at = 0;
-        int used = 0;
-        for (int d = 0; d < 256; d++) {
-            uint64_t k = first[d];
-            used += k != 0;
-            first[d] = next[d] = at;
-            at += k;
-        }
-        if (used == 1) { byte++; continue; }
-        for (int d = 0; d < 256; d++) {   /* each element to its digit's bucket, in cycles */
-            uint64_t end = d == 255 ? n : first[d + 1];
-            while (next[d] < end) {
-                skey_t x = v[next[d]];
-                int e = (int)(x.key >> shift & 255);
-                while (e != d) {
-                    skey_t y = v[next[e]];
-                    v[next[e]++] = x;
-                    x = y;
-                    e = (int)(x.key >> shift & 255);
-                }
-                v[next[d]++] = x;
-            }
-        }
-        for (int d = 0; d < 256; d++) {
-            uint64_t end = d == 255 ? n : first[d + 1];
-            if (end - first[d] > 1) radix_p64(buf, v + first[d], end - first[d], off, byte + 1);
-        }
-        return;
-    }
-}
+/* ---- the records themselves, sorted in a buffer (records.c) ---- */
 
 int fc_search_sort_records(const fc_search *s, uint8_t *recs, uint32_t *order) {
-    uint64_t n = s->count;
-    skey_t *v = (skey_t *)malloc((size_t)(n ? n : 1) * sizeof *v);
-    if (!v) return FC_ENOMEM;
-    fc_search_export_p64(s, 0, n, recs);
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].idx = (uint32_t)i;
-        v[i].key = be8(recs + i * FC_P64_SIZE);
-    }
-    radix_p64(recs, v, n, 0, 0);
-    for (uint64_t i = 0; i < n; i++) order[i] = v[i].idx;
-    free(v);
-    return 0;
-}
-
-void fc_p64_gather(const uint8_t *recs, const uint32_t *idx, uint64_t count, uint8_t *out) {
-    for (uint64_t i = 0; i < count; i++) {
-        if (i + 8 < count) PREFETCH(recs + (size_t)idx[i + 8] * FC_P64_SIZE);
-        memcpy(out + i * FC_P64_SIZE, recs + (size_t)idx[i] * FC_P64_SIZE, FC_P64_SIZE);
-    }
+    return fc_p64_order(recs, fc_search_export_p64(s, 0, s->count, recs), order);
 }
 
 uint64_t fc_search_export_p64_at(const fc_search *s, const uint32_t *idx, uint64_t count, uint8_t *out) {

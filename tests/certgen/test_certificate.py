@@ -283,23 +283,19 @@ def test_write_search_is_byte_identical_to_write(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".tmp")]
 
 
-def test_distinct_batches_are_written_as_they_come_and_a_repeat_left_in_is_refused(tmp_path, small_certs):
-    """write_sorted(distinct=True) (write_search's: the core's records are a set) writes the batches without
-    looking for repeats: the same bytes as the writer that drops them when there is none; a repeat left in
-    makes a file that both readers refuse, where the default writer drops it."""
+def test_batches_are_written_as_they_come_and_a_repeat_left_in_is_refused(tmp_path, small_certs):
+    """write_sorted writes the batches without looking for repeats (write_search's records are a set, upto's
+    runs are merged without repeats): the bytes of ``encode``; a repeat left in makes a file that both
+    readers refuse."""
     cert = small_certs[-1]
     raw = b"".join(cert.records)
     args = (cert.source, cert.rules, packed.unpack(cert.start))
-    for distinct in (False, True):
-        path = tmp_path / f"c{distinct}.cert"
-        s = certificate.write_sorted(str(path), *args, [raw[:128], raw[128:]], cert.states, cert.info,
-                                     distinct=distinct)
-        assert path.read_bytes() == certificate.encode(cert) and s.records_sha256 == hashlib.sha256(raw).hexdigest()
+    path = tmp_path / "c.cert"
+    s = certificate.write_sorted(str(path), *args, [raw[:128], raw[128:]], cert.states, cert.info)
+    assert path.read_bytes() == certificate.encode(cert) and s.records_sha256 == hashlib.sha256(raw).hexdigest()
     repeated = raw[:128] + raw[64:]                       # the second record twice
-    dropped, kept = tmp_path / "dropped.cert", tmp_path / "kept.cert"
-    certificate.write_sorted(str(dropped), *args, [repeated], cert.states + 1, cert.info)
-    assert dropped.read_bytes() == certificate.encode(cert)
-    s = certificate.write_sorted(str(kept), *args, [repeated], cert.states + 1, cert.info, distinct=True)
+    kept = tmp_path / "kept.cert"
+    s = certificate.write_sorted(str(kept), *args, [repeated], cert.states + 1, cert.info)
     assert s.states == cert.states + 1
     with pytest.raises(FreecellError, match="records are not sorted and distinct"):
         certificate.read(str(kept))

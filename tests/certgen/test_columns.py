@@ -305,3 +305,20 @@ def test_deal_607_with_one_cell_up_to_column_order(tmp_path, run):
     res = fastcheck.check(str(path))
     assert res.ok and res.states == 2_417_919 and res.rules == {"cells": 1, "foundation_return": False,
                                                                 "column_order": True}
+
+
+def test_the_sort_in_runs_drops_repeats_within_and_across_runs():
+    """upto.sorted_batches gives each record once, in column order, ascending, whether a repeat is in one run
+    or in two (the merge of runs in C, solver/records.c)."""
+    from solver import deals, search
+    res = search.explore(deals.ms_deal(11982), Rules(canonical=True))
+    try:
+        blob = res.search.export_p64()
+    finally:
+        res.close()
+    ordered = upto.in_column_order(blob)
+    want = b"".join(sorted({bytes(ordered[k:k + 64]) for k in range(0, len(ordered), 64)}))
+    twice = blob[:64 * 5000] + blob + blob[64 * 70000:]                 # 19,767 records twice
+    for run in (upto.RUN, 3000, 50_000):
+        batches = [twice[k:k + 64 * 7000] for k in range(0, len(twice), 64 * 7000)]
+        assert b"".join(upto.sorted_batches(batches, run=run)) == want

@@ -31,6 +31,11 @@ def script(name, *args, cwd):
     ("bench.py", ["--reps", "0"], "--reps must be a whole number from 1 to 1000, got '0'"),
     ("bench.py", ["--prove-only", "--prove-other", "/nonexistent"],
      "--prove-other /nonexistent: no .venv/bin/python there (a checkout set up by `make setup`)"),
+    ("bench.py", ["--certify-other", "."], "--certify-other goes with --certify"),
+    ("bench.py", ["--certify", "junk.txt", "--certify-other", "/nonexistent"],
+     "--certify-other /nonexistent: no .venv/bin/python there (a checkout set up by `make setup`)"),
+    ("bench.py", ["--certify", "junk.txt"], "junk.txt line 1: 'junk' is not a deal number"),
+    ("bench.py", ["--certify", "nolist"], "nolist: No such file or directory"),
     ("bench_play.py", ["--paint-runs", "0"], "--paint-runs must be a whole number from 1 to 1000, got '0'"),
     ("bench_play.py", ["--hint-step", "-1"], "--hint-step must be a whole number from 0 to 32000, got '-1'"),
 ])
