@@ -13,9 +13,10 @@ certificate up to column order, and `unwinnable_of_cert_up_to_column_order`), `C
 automatic moves), `Fast.v` (proved, no axiom: positions with constructor cards, whose moves are proved equal
 to `Spec.v`'s through `absS`, `fmoves_abs`, and the fence checks on them) and `Search.v` (proved, no axiom:
 the search the modules run, `checkSearch`, `checkSearchUpTo`, `checkSearchAuto`, and their theorems; and
-`hashKey`, the key no proof looks into). It is compiled into `<out>/coq-lib/` (never
-into the source tree), each file reused while it, the files it imports and `coqc` are unchanged (but `Spec.v`,
-compiled every time: the statement's meaning is not taken from the output folder). `Spec.v`
+`hashKey`, the key no proof looks into). It is compiled in a folder of the process's own (never in the
+source tree), once a process, and copied into `<out>/coq-lib/` for each check: no compiled file is taken
+from the output folder, whose writer could put a `.vo` crafted by hand there (Coq does not check a `.vo`
+again when it loads it). `Spec.v`
 must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
 its pinned digest.
 
@@ -26,6 +27,7 @@ certificate.
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -248,40 +250,53 @@ def library_changes(names: Sequence[str] = LIBRARY) -> List[str]:
     return out
 
 
+_PRIVATE: Dict[Tuple[str, str], "tempfile.TemporaryDirectory"] = {}   # (coqc, its version): this process's library
+_COMPILED: Dict[Tuple[str, str], str] = {}                              # (folder, file): the stamp it was compiled for
+
+
 def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Optional[str]:
-    """Compile ``names`` and the files they import from coq/FreeCell/ into <out_dir>/coq-lib; a file whose
-    stamp says it is current (same text, same coqc, the same stamps for what it imports) is kept. Returns
-    None, or the first lines of coqc's complaint."""
+    """Compile ``names`` and the files they import from coq/FreeCell/ in a folder of this process's own
+    (once a process: a file is compiled again only when it, the files it imports or `coqc` changed), then
+    put exactly those files into <out_dir>/coq-lib, whose earlier contents are removed: nothing compiled is
+    taken from the output folder (a `Search.vo` crafted there, with its stamp, had the driver print "proven"
+    for deal 1). Returns None, or the first lines of coqc's complaint."""
     lib = library_dir(out_dir)
-    os.makedirs(lib, exist_ok=True)
     version = coqc_version(coqc)
+    key = (os.path.abspath(coqc) if os.path.sep in coqc else coqc, version)
+    if key not in _PRIVATE:
+        _PRIVATE[key] = tempfile.TemporaryDirectory(prefix="coq-lib-")
+    own = _PRIVATE[key].name
     stamps: Dict[str, str] = {}
-    for name in library_closure(names):
+    need = library_closure(names)
+    for name in need:
         text = _source(name)
         digest = hashlib.sha256(version.encode() + b"\0" + text)
         for dep in library_closure(imports(text.decode("utf-8", "replace"))):
             digest.update(stamps[dep].encode())
         stamps[name] = want = digest.hexdigest()
-        stamp, vo = os.path.join(lib, name + ".stamp"), os.path.join(lib, name + ".vo")
-        # Spec.vo (what the statement means) is compiled every time, never taken from the folder: whoever
-        # writes <out> could put there a Spec.vo compiled from another Spec.v, with its stamp. coqc writes
-        # the same bytes for the same file, so the files compiled against it stay current.
-        if name != "Spec" and os.path.exists(vo) and os.path.exists(stamp) and open(stamp).read().strip() == want:
+        vo = os.path.join(own, name + ".vo")
+        if _COMPILED.get((own, name)) == want and os.path.isfile(vo):
             continue
-        if os.path.exists(stamp):
-            os.remove(stamp)
-        cmd = [coqc, "-q", "-Q", lib, "FreeCell", "-o", vo, os.path.join(COQ_SRC, name + ".v")]
+        _COMPILED.pop((own, name), None)
+        cmd = [coqc, "-q", "-Q", own, "FreeCell", "-o", vo, os.path.join(COQ_SRC, name + ".v")]
         with empty_folder() as cwd:
             p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
         if p.returncode != 0:
-            refuse_if_disk_full(lib)
+            refuse_if_disk_full(own)
             return f"coqc {name}.v failed: " + " ".join((p.stdout + p.stderr).split())[:400]
         if not os.path.isfile(vo):
             return f"coqc ({coqc}) ended with status 0 on {name}.v but wrote no {shown(vo)}"
-        if name == "Spec":
-            with open(vo, "rb") as f:
-                stamps[name] = want = hashlib.sha256(want.encode() + f.read()).hexdigest()
-        write_atomic(stamp, want + "\n")
+        _COMPILED[own, name] = want
+    if os.path.islink(lib) or os.path.isfile(lib):
+        os.remove(lib)
+    shutil.rmtree(lib, ignore_errors=True)
+    os.makedirs(lib, exist_ok=True)
+    left = os.listdir(lib)
+    if left:
+        raise FreecellError(f"{shown(os.path.join(lib, left[0]))}: could not be removed (no compiled file is taken from "
+                            f"the output folder): nothing was checked by Coq")
+    for name in need:
+        shutil.copyfile(os.path.join(own, name + ".vo"), os.path.join(lib, name + ".vo"))
     return None
 
 

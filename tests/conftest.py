@@ -63,27 +63,7 @@ def reference11982(cert11982, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def coq_library(tmp_path_factory):
-    """``coq_library(out_dir)`` puts Coq's library (coq/FreeCell/, compiled as certgen/coqcheck.py's build_library
-    compiles it) into ``out_dir``'s coq-lib: compiled once a run by one process and copied, so build_library
-    then finds every file current but Spec.v, which it compiles again each time (1 s instead of the whole
-    library's 10 to 30). Without coqc it does nothing (the tests that need coqc skip)."""
-    import shutil
-    from certgen import coqcheck
-    coqc = shutil.which("coqc")
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent
-    built = root / "coq-library"
-    if coqc is not None:
-        with open(root / "coq-library.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (built / "done").exists():
-                assert coqcheck.build_library(coqc, str(built)) is None
-                (built / "done").write_text("")
-
-    def copy(out_dir):
-        if coqc is not None:
-            shutil.copytree(coqcheck.library_dir(str(built)), coqcheck.library_dir(str(out_dir)), dirs_exist_ok=True)
-        return str(out_dir)
-    return copy
+def coq_library():
+    """``coq_library(out_dir)``: ``out_dir`` as a string. certgen/coqcheck.py's build_library compiles Coq's
+    library once a process, in a folder of its own, and copies it into each output folder it checks in."""
+    return str

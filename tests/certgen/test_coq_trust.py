@@ -12,7 +12,7 @@ import pytest
 
 from certgen import certificate, coq, coqcheck, usertext
 from certgen.paths import COQ_SRC
-from solver import deals, search
+from solver import deals, search, spec
 from solver.rules import Rules
 
 from helpers import ROOT
@@ -487,6 +487,57 @@ def test_a_spec_vo_put_in_the_library_cache_is_not_used(tmp_path):
                 "Proof. intros s _ h; exact h. Qed.\n")
     status, run, said = check(path, standard_ctx(ctx), out)
     assert status == 1 and "coqc failed" in said and "NOT proven" in said, said
+
+
+FORGED_SEARCH = """From Coq Require Import List Bool Arith NArith PArith PrimInt63 Uint63.
+From FreeCell Require Import Spec Fast.
+Definition flag : int := 19088743%uint63.
+Definition checkSearch (hash : FState -> positive) (r : Rules) (s0 : State) : bool := (flag =? 0)%uint63.
+Theorem unwinnable_of_search hash r s0 : checkSearch hash r s0 = true -> forall s, Reachable r s0 s -> ~ Won s.
+Proof. unfold checkSearch, flag; vm_compute; discriminate. Qed.
+Definition hashKey (s : FState) : positive := xH.
+"""
+
+
+@needs_coqc
+def test_a_search_vo_crafted_in_the_library_folder_is_not_used(tmp_path):
+    # <out>/coq-lib/Search.vo replaced, its stamp kept, by one whose theorem was proved for `flag` = 19088743
+    # (0x1234567) and whose bytes then say `flag` = 0: Coq does not check a .vo again when it loads it, so
+    # `checkSearch` is true and the theorem is taken as proved. The start is won (every card home): false.
+    out = str(tmp_path / "o")
+    won = spec.State(tuple(() for _ in range(8)), (), (13, 13, 13, 13))
+    inputs = coq.CertInputs(won, 1, Rules(), None, "won")
+    ctx = coq.cert_context(inputs, "Won")
+    path = os.path.join(coq.coq_dir(out), ctx["name"] + ".v")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(coq.render_text("Deal.v.j2", **ctx))
+    assert coqcheck.build_library(COQC, out) is None
+    lib = coqcheck.library_dir(out)
+    (tmp_path / "Search.v").write_text(FORGED_SEARCH)
+    vo = os.path.join(lib, "Search.vo")
+    subprocess.run([COQC, "-q", "-Q", lib, "FreeCell", "-o", vo, str(tmp_path / "Search.v")], check=True, cwd=tmp_path)
+    data = open(vo, "rb").read()
+    literal = bytes([2, 0x01, 0x23, 0x45, 0x67])       # OCaml's marshalled 32-bit integer 0x1234567
+    assert data.count(literal) >= 2                     # the term and the virtual machine's code
+    with open(vo, "wb") as f:
+        f.write(data.replace(literal, bytes([2, 0, 0, 0, 0])))
+    status, run, said = check(path, ctx, out)
+    assert status == 1 and "coqc failed" in said and said.endswith("NOT proven"), said
+
+
+@needs_coqc
+def test_a_library_folder_that_is_a_link_is_replaced(tmp_path):
+    # <out>/coq-lib a link to a folder of someone else's: the link goes, that folder is left as it was
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "Search.vo").write_text("not Coq's")
+    os.makedirs(tmp_path / "o")
+    os.symlink(elsewhere, tmp_path / "o" / "coq-lib")
+    assert coqcheck.build_library(COQC, str(tmp_path / "o"), ["Spec"]) is None
+    lib = tmp_path / "o" / "coq-lib"
+    assert not lib.is_symlink() and sorted(os.listdir(lib)) == ["Spec.vo"]
+    assert os.listdir(elsewhere) == ["Search.vo"]
 
 
 def test_a_path_with_a_new_line_is_shown_on_one_line(tmp_path):
