@@ -227,6 +227,35 @@ def test_a_member_not_after_its_automatic_moves_is_refused(built, tmp_path, run)
     assert res.message == checker.NOT_SETTLED[:-1] + "; checked on every member)"
 
 
+@needs_fast
+def test_a_successor_that_uncovers_a_card_going_home_is_looked_up_after_its_automatic_moves(tmp_path, run):
+    """fccheck takes a successor of a member (settled: checked before its moves) through the automatic moves
+    only when its move changes the foundations or uncovers a card that goes home by the safe rule. #23 with one
+    free cell: of the 12 moves of its 13 members that leave the foundations alone (the start's class aside), 1
+    uncovers such a card and 11 do not; the set is valid for the three checkers, and the set without the
+    successor of either kind, named after its automatic moves, is refused by them in the same words."""
+    cert = auto_cert(23, 1)
+    rules = Rules.from_dict(cert.rules).plain().spec()
+    start = name(spec.ms_deal(23))
+    kinds = {}
+    for rec in cert.records:
+        s = state_of(rec)
+        for t in spec.moves(rules, s):
+            if t.home == s.home and name(t) != start:
+                kinds.setdefault(autoplay.autoplay(t) != t, []).append(t)
+    assert cert.states == 13 and (len(kinds[True]), len(kinds[False])) == (1, 11)
+    ref, fast, rc_ref, rc_fast = checks(written(tmp_path, "23.cert", cert), run)
+    assert (rc_ref, rc_fast, ref["valid"], fast["valid"]) == (0, 0, True, True)
+    assert every_member(written(tmp_path, "23.cert", cert), run)[1] == 0
+    for goes_home in (True, False):
+        gone = p64(name(kinds[goes_home][0]))
+        assert gone in cert.records and (gone == p64(columns.canon(kinds[goes_home][0]))) != goes_home
+        mutant = certificate.Certificate(cert.source, cert.rules, cert.start,
+                                         [r for r in cert.records if r != gone], {})
+        ref = refused_by_all(written(tmp_path, f"gone-{goes_home}.cert", mutant), run, "successor")
+        assert "missing " + checker.describe(name(kinds[goes_home][0])) in ref["message"]
+
+
 def test_the_same_set_without_automatic_moves_in_its_rules_is_refused(built, tmp_path, run):
     """The records say nothing of the rules: the same set under plain column order is not closed (a move that
     uncovers a safe card leads out of it)."""
