@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import zlib
@@ -254,6 +255,67 @@ def test_a_successor_that_uncovers_a_card_going_home_is_looked_up_after_its_auto
                                          [r for r in cert.records if r != gone], {})
         ref = refused_by_all(written(tmp_path, f"gone-{goes_home}.cert", mutant), run, "successor")
         assert "missing " + checker.describe(name(kinds[goes_home][0])) in ref["message"]
+
+
+# A driver of fccheck's own functions: P64 records on stdin, each taken after its safe automatic moves (so
+# settled); each successor (argv[1] free cells) through autoplay_after and through autoplay, the two compared, then
+# put in the checkers' column order in place and from another buffer, the two compared.
+LEMMA_DRIVER = """
+#define main fccheck_main
+#include "%s"
+#undef main
+int main(int argc, char **argv) {
+    static unsigned char succ[MAXMOVES * P64], up[MAXMOVES];
+    unsigned char rec[P64], a[P64], b[P64], c[P64];
+    Rules r = {atoi(argv[1]), 0, 1, 1};
+    long nsucc = 0, skipped = 0, differ = 0, order_differ = 0;
+    (void)argc;
+    while (fread(rec, 1, P64, stdin) == P64) {
+        Pos s;
+        int n, k;
+        if (parse(rec, &s)) return 2;
+        autoplay(rec, rec);
+        layout(rec, &s);
+        n = moves(&r, &s, succ, up);
+        for (k = 0; k < n; k++, nsucc++) {
+            memcpy(a, succ + P64 * k, P64);
+            autoplay(succ + P64 * k, b);
+            skipped += !(up[k] == HOME_CHANGED || (up[k] && home_safe(s.home, up[k])));
+            autoplay_after(&s, up[k], a);
+            differ += memcmp(a, b, P64) != 0;
+            memcpy(c, b, P64);
+            column_order(b, a);
+            column_order(c, c);
+            order_differ += memcmp(a, c, P64) != 0;
+        }
+    }
+    printf("%%ld %%ld %%ld %%ld\\n", nsucc, skipped, differ, order_differ);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+@pytest.mark.parametrize("cells,figures", [(1, (10981, 10063)), (4, (15173, 14063))])
+def test_fccheck_skips_the_automatic_moves_only_where_they_move_no_card(tmp_path, cells, figures):
+    """fccheck's autoplay_after on each successor of a settled position (2,000 positions, random ones and ones of
+    random games, each after its automatic moves) is its autoplay: the move leaves the foundations alone and
+    uncovers no card that goes home for most of them (the figures), and none of those has a card that goes home.
+    Its column_order in place is the same as into another buffer."""
+    exe = tmp_path / "lemma"
+    (tmp_path / "lemma.c").write_text(LEMMA_DRIVER % fastcheck.SOURCE)
+    p = subprocess.run(["cc", "-O1", "-std=c99", "-o", str(exe), str(tmp_path / "lemma.c"), "-lz"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    rng, rules, recs = random.Random(cells), spec.Rules(cells=cells), []
+    while len(recs) < 2000:
+        s = random_state(rng, rules)
+        if len(s.cells) <= cells:
+            recs.append(p64(s))
+            recs += [p64(t) for t in walk(rules, spec.ms_deal(rng.randrange(1, 10 ** 6)), rng, 40)[::4]]
+    p = subprocess.run([str(exe), str(cells)], input=b"".join(recs[:2000]), capture_output=True)
+    assert p.returncode == 0, p.stderr
+    assert tuple(map(int, p.stdout.split())) == figures + (0, 0)
 
 
 def test_the_same_set_without_automatic_moves_in_its_rules_is_refused(built, tmp_path, run):
