@@ -36,10 +36,8 @@ Engines: local processes (``--jobs J``; one process when J is 1) or dask.distrib
 DASK_SCHEDULER_ADDRESS uses a running cluster). A chunk is a pure function of its bounds and the settings,
 so a worker lost mid-chunk costs a retry of that chunk, never a deal.
 """
-import concurrent.futures as cf
 import hashlib
 import json
-import multiprocessing as mp
 import os
 import tempfile
 import time
@@ -54,7 +52,7 @@ from solver.progress import bar
 from solver.report import plural, rules_words
 from solver.rules import STANDARD, Rules
 from solver.source import load
-from solver.workers import LOST, orphan_watch, restore_term, signals_held, term_as_interrupt
+from solver.workers import end_pool, orphan_watch, pool_windowed, restore_term, start_pool, term_as_interrupt, windowed
 
 from . import certificate, checker, fastcheck, replay
 
@@ -164,51 +162,26 @@ def run_chunk(task):
 
 # -- engines: each maps chunk tasks to results, at most ``window`` in flight ----------------------------
 
-def _windowed(tasks, submit, wait_first, window):
-    inflight = set()
-    for t in tasks:
-        while len(inflight) >= window:
-            done, inflight = wait_first(inflight)
-            for f in done:
-                yield f.result()
-        inflight.add(submit(t))
-    while inflight:
-        done, inflight = wait_first(inflight)
-        for f in done:
-            yield f.result()
-
-
-def _submit_held(ex, task, fn=run_chunk):
-    """ex.submit with SIGINT and SIGTERM held: the first one forks the pool's processes (solver.workers.
-    signals_held; orphan_watch lets them through in each)."""
-    with signals_held():
-        return ex.submit(fn, task)
-
-
 def _local(tasks, jobs, fn=run_chunk):
     """``fn`` (default :func:`run_chunk`; certgen/certify.py passes its own) of each task, in ``jobs`` local
-    processes (in this one when 1), at most 2 * jobs in flight."""
+    processes (solver.workers.start_pool; in this one when 1), at most 2 * jobs in flight."""
     if jobs <= 1:
         yield from map(fn, tasks)
         return
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    ex = cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=orphan_watch, initargs=(os.getpid(),))
     old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the workers stopped, one line)
+    lost = False
     try:
+        pool = start_pool(jobs, orphan_watch, (os.getpid(),))
         try:
-            yield from _windowed(tasks, lambda t: _submit_held(ex, t, fn),
-                                 lambda fs: cf.wait(fs, return_when=cf.FIRST_COMPLETED), 2 * jobs)
-        except cf.process.BrokenProcessPool:
-            raise WorkerLost(LOST) from None
-    except BaseException:
-        # Ctrl-C (or an error): stop the running chunks now instead of waiting for them; they are redone.
-        for proc in list((getattr(ex, "_processes", None) or {}).values()):
-            proc.terminate()
-        ex.shutdown(wait=True, cancel_futures=True)
-        raise
+            # Ctrl-C or an error: end_pool stops the running chunks now instead of waiting for them (redone)
+            yield from pool_windowed(pool, fn, tasks, 2 * jobs)
+        except WorkerLost:
+            lost = True
+            raise
+        finally:
+            end_pool(pool, lost)
     finally:
         restore_term(old_term)
-    ex.shutdown(wait=True)
 
 
 def dask_client(scheduler=None, jobs=None):
@@ -242,7 +215,7 @@ def _dask(tasks, client, fn=run_chunk):
         r = wait(list(fs), return_when="FIRST_COMPLETED")
         return r.done, set(r.not_done)
     window = 2 * max(1, sum(client.nthreads().values()))
-    yield from _windowed(tasks, lambda t: client.submit(fn, t, pure=False, retries=3), wait_first, window)
+    yield from windowed(tasks, lambda t: client.submit(fn, t, pure=False, retries=3), wait_first, window)
 
 
 # -- the directory: its journal (solver/journal.py) and its certificates ----------------------------------

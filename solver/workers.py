@@ -100,18 +100,65 @@ def pool_results(pool, results, poll=1.0):
     """The items of ``results`` (an iterator of ``pool``'s ``imap`` or ``imap_unordered``) as they come.
     A multiprocessing pool whose worker is killed starts another one and waits for ever for the lost task's
     result: this raises :class:`WorkerLost` instead, as soon as one of the pool's processes has ended (no
-    worker of a pool made without ``maxtasksperchild`` ends by itself while it runs). ``pool._pool`` is the
-    pool's list of processes (multiprocessing has no public name for it)."""
-    workers = {p.pid for p in pool._pool}
+    worker of a pool made without ``maxtasksperchild`` ends by itself while it runs)."""
+    workers = _workers(pool)
     while True:
         try:
             yield results.next(timeout=poll)
         except StopIteration:
             return
         except mp.TimeoutError:
-            now = list(pool._pool)
-            if {p.pid for p in now} != workers or any(p.exitcode is not None for p in now):
-                raise WorkerLost(LOST) from None
+            _check_workers(pool, workers)
+
+
+def windowed(tasks, submit, wait_first, window, result=lambda f: f.result()):
+    """The results of ``tasks`` (an iterable read as it goes) as they come, in any order, at most ``window``
+    of them in flight, so that memory stays flat however many tasks there are: ``submit(task)`` gives a
+    future, ``wait_first(futures)`` the set of those done (at least one) and the set of the others, and
+    ``result(future)`` its result. The surveys' engines: :func:`pool_windowed`, certgen/survey.py's Dask."""
+    inflight = set()
+    for t in tasks:
+        while len(inflight) >= window:
+            done, inflight = wait_first(inflight)
+            for f in done:
+                yield result(f)
+        inflight.add(submit(t))
+    while inflight:
+        done, inflight = wait_first(inflight)
+        for f in done:
+            yield result(f)
+
+
+def pool_windowed(pool, fn, tasks, window, poll=1.0):
+    """:func:`windowed` on a multiprocessing pool: ``fn(task)`` of each task. A worker killed:
+    :class:`WorkerLost`, as :func:`pool_results` says."""
+    workers = _workers(pool)
+    came = threading.Event()
+
+    def submit(task):
+        return pool.apply_async(fn, (task,), callback=lambda _r: came.set(), error_callback=lambda _e: came.set())
+
+    def wait_first(futures):
+        while True:
+            done = {f for f in futures if f.ready()}
+            if done:
+                return done, futures - done
+            came.wait(poll)
+            came.clear()        # a result that came meanwhile is seen by ready() on the next turn
+            _check_workers(pool, workers)
+    yield from windowed(tasks, submit, wait_first, window, lambda f: f.get())
+
+
+def _workers(pool):
+    """The pids of ``pool``'s processes (``pool._pool``: multiprocessing has no public name for that list)."""
+    return {p.pid for p in pool._pool}
+
+
+def _check_workers(pool, workers):
+    """WorkerLost when one of ``pool``'s processes (``workers``, their pids at the start) has ended."""
+    now = list(pool._pool)
+    if {p.pid for p in now} != workers or any(p.exitcode is not None for p in now):
+        raise WorkerLost(LOST) from None
 
 
 def pool_folder():

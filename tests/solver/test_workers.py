@@ -57,27 +57,80 @@ def test_a_worker_outlives_its_killed_parent_by_seconds_only(tmp_path):
 def test_every_pool_starts_its_workers_with_it():
     for path, started in (("solver/difficulty.py", "start_pool(jobs, orphan_watch, (os.getpid(), tmp))"),
                           ("certgen/checker.py", "start_pool(jobs, orphan_watch, (os.getpid(),))"),
-                          ("certgen/survey.py", "initializer=orphan_watch, initargs=(os.getpid(),)"),
+                          ("certgen/survey.py", "start_pool(jobs, orphan_watch, (os.getpid(),))"),
                           ("solver/survey.py", "start_pool(jobs, _worker_init, (os.getpid(), settings))")):
         assert started in (ROOT / path).read_text(), path
     assert "    orphan_watch(parent)\n" in (ROOT / "solver/survey.py").read_text()
 
 
-def test_a_pool_the_system_cannot_start_is_one_line_and_leaves_no_worker(monkeypatch):
-    # Python's pool forks its workers, then starts its threads: when no thread can start (no memory), it
-    # raised RuntimeError and left the forked workers waiting on their queue for ever
+def _start_sleepers():
+    from solver.workers import start_pool
+    start_pool(2, time.sleep, (60,))        # workers that would wait a minute (orphan_watch would end them)
+
+
+def _certgen_local():
+    from certgen.survey import _local
+    list(_local(range(5), 2, abs))          # certgen survey's and certify-list's pool
+
+
+# Python's pool forks its workers, then starts its threads: when no thread can start (no memory), it raised
+# RuntimeError and left the forked workers waiting on their queue for ever; certgen survey's own
+# ProcessPoolExecutor raised RuntimeError from its first submit
+@pytest.mark.parametrize("start", [_start_sleepers, _certgen_local])
+def test_a_pool_the_system_cannot_start_is_one_line_and_leaves_no_worker(monkeypatch, start):
     import multiprocessing as mp
     import threading
     from solver.errors import FreecellError
-    from solver.workers import start_pool
 
     def no_thread(self):
         raise RuntimeError("can't start new thread")
     monkeypatch.setattr(threading.Thread, "start", no_thread)
     before = {p.pid for p in mp.active_children()}
     with pytest.raises(FreecellError, match=r"^cannot start 2 worker processes \(can't start new thread\): "):
-        start_pool(2, time.sleep, (60,))      # workers that would wait a minute (orphan_watch would end them)
+        start()
     assert {p.pid for p in mp.active_children()} - before == set()
+
+
+def _slow_square(x):
+    time.sleep(0.01 * (x % 3))
+    return x * x
+
+
+def test_pool_windowed_reads_its_tasks_as_it_goes_and_gives_every_result():
+    from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool
+    drawn = []
+
+    def tasks():
+        for x in range(200):
+            drawn.append(x)
+            yield x
+    pool = start_pool(2, orphan_watch, (os.getpid(),))
+    try:
+        got, ahead = [], 0
+        for r in pool_windowed(pool, _slow_square, tasks(), 4):
+            got.append(r)
+            ahead = max(ahead, len(drawn) - len(got))
+    finally:
+        end_pool(pool)
+    assert sorted(got) == [x * x for x in range(200)]
+    assert ahead <= 4       # never more than the window read ahead of the results given
+
+
+def _die(_x):
+    os.kill(os.getpid(), signal.SIGKILL)        # the out-of-memory killer's way
+
+
+def test_pool_windowed_says_a_killed_worker_is_lost():
+    from solver.errors import WorkerLost
+    from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool
+    pool = start_pool(2, orphan_watch, (os.getpid(),))
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(WorkerLost):
+            list(pool_windowed(pool, _die, [1, 2, 3], 2, poll=0.2))
+    finally:
+        end_pool(pool, lost=True)
+    assert time.monotonic() - t0 < 10
 
 
 def children(pid):
