@@ -14,13 +14,13 @@ automatic moves), `Fast.v` (proved, no axiom: positions with constructor cards, 
 to `Spec.v`'s through `absS`, `fmoves_abs`, and the fence checks on them) and `Search.v` (proved, no axiom:
 the search the modules run, `checkSearch`, `checkSearchUpTo`, `checkSearchAuto`, and their theorems; and
 `hashKey`, the key no proof looks into). It is compiled in a folder of the process's own (never in the
-source tree), once a process, and copied into `<out>/coq-lib/` for each check: no compiled file is taken
-from the output folder, whose writer could put a `.vo` crafted by hand there (Coq does not check a `.vo`
-again when it loads it). `Spec.v`
-must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every file to
-its pinned digest.
+source tree), once a process. Each check runs in a private folder (:func:`check_file`): no compiled file
+is taken from the output folder, whose writer could put a `.vo` crafted by hand there, even during a run
+(Coq does not check a `.vo` again when it loads it); the compiled files are copied there afterwards.
+`Spec.v` must have the digest PINNED gives it (the statement's meaning is there); `audit-coq` holds every
+file to its pinned digest.
 
-Compiled with `-Q <out>/coq-lib FreeCell -Q <out>/coq Generated`: a module is `Generated.<Stem>`, its
+Compiled with `-Q <folder>/coq-lib FreeCell -Q <folder>/coq Generated`: a module is `Generated.<Stem>`, its
 driver `Generated.check.<Stem>`. `audit_file` (`certgen audit-coq`) holds a module to the rendering of its
 certificate.
 """
@@ -287,6 +287,15 @@ def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Op
         if not os.path.isfile(vo):
             return f"coqc ({coqc}) ended with status 0 on {name}.v but wrote no {shown(vo)}"
         _COMPILED[own, name] = want
+    _fresh_folder(lib)
+    for name in need:
+        shutil.copyfile(os.path.join(own, name + ".vo"), os.path.join(lib, name + ".vo"))
+    return None
+
+
+def _fresh_folder(lib: str):
+    """``lib`` made an empty folder: what was there removed (a link replaced, not followed); one line when
+    something cannot be removed."""
     if os.path.islink(lib) or os.path.isfile(lib):
         os.remove(lib)
     shutil.rmtree(lib, ignore_errors=True)
@@ -295,9 +304,6 @@ def build_library(coqc: str, out_dir: str, names: Sequence[str] = LIBRARY) -> Op
     if left:
         raise FreecellError(f"{shown(os.path.join(lib, left[0]))}: could not be removed (no compiled file is taken from "
                             f"the output folder): nothing was checked by Coq")
-    for name in need:
-        shutil.copyfile(os.path.join(own, name + ".vo"), os.path.join(lib, name + ".vo"))
-    return None
 
 
 DISK_FULL = 16 << 20        # bytes free below which a failed coqc is taken as a full disk
@@ -421,8 +427,10 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
     """coqc on a rendered file (the library first), then its driver: the statement (``{r}`` the rules, ``{s}``
     the start) by full paths, and its assumptions; with ``coqchk``, coqchk on the compiled files. Plain words
     on what Coq did (or did not); "proven" only when all of it passed. (status, the module's run, its
-    `assumptions` the driver's): 0 proven, 1 not, 3 no coqc (or no coqchk when asked for)."""
-    shown_statement = statement.format(r=ctx["rules_coq"], s=ctx["start_coq"])
+    `assumptions` the driver's): 0 proven, 1 not, 3 no coqc (or no coqchk when asked for).
+    All of it runs in a folder of its own (:func:`_check_privately`), on a copy of the file taken once: nothing
+    compiled is read from <out_dir>, which someone may write while coqc runs (a module's `.vo` swapped between
+    its coqc and the driver's would be taken as checked). What was compiled is copied into <out_dir> after."""
     say(f"{step}: coqc {shown(path)}")
     if coqc is None:
         print("coqc is not on PATH (Debian: apt-get install coq): the Coq file is kept, and NOTHING was "
@@ -432,28 +440,60 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
     if coqchk and checker is None:
         print("coqchk is not on PATH (it comes with coqc): NOTHING was checked again by coqchk.", file=sys.stderr)
         return 3, None
-    with open(path, encoding="utf-8") as f:
-        names = library_closure(imports(f.read()))
+    with open(path, "rb") as f:
+        text = f.read()
+    names = library_closure(imports(text.decode("utf-8", "replace")))
     changed = library_changes(names)
     if changed:
         why = "the statement would mean something else" if changed[0].startswith("coq/FreeCell/Spec.v") else \
             "a library file that is not the reviewed one (certgen/coqcheck.py PINNED)"
         say(f"{changed[0]}: {why}: NOT proven")
         return 1, None
-    err = build_library(coqc, out_dir, names)
+    said: List[str] = []
+    with tempfile.TemporaryDirectory(prefix="coq-check-") as work:
+        mine = os.path.join(coq_dir(work), os.path.basename(path))
+        os.makedirs(coq_dir(work))
+        with open(mine, "wb") as f:
+            f.write(text)
+
+        def home(p: str) -> str:
+            """Where the file ``p`` of the private folder is copied in <out_dir>."""
+            return os.path.join(os.path.abspath(out_dir), os.path.relpath(p, work))
+        try:
+            status, run = _check_privately(mine, ctx, work, coqc, statement, names, checker, progress, home,
+                                           said.append)
+        finally:
+            _publish(work, out_dir, os.path.basename(path))
+    for line in said:
+        say(line)
+    if run is not None:
+        for r in [run] + [r for r in run.extra.values() if isinstance(r, CoqRun)]:
+            r.log = home(r.log)
+        if "driver" in run.extra and isinstance(run.extra["driver"], CoqRun):
+            run.extra["driver"].extra["driver"] = home(run.extra["driver"].extra["driver"])
+    return status, run
+
+
+def _check_privately(path: str, ctx: Dict, work: str, coqc: str, statement: str, names: List[str],
+                     checker: Optional[str], progress: bool, home: Callable,
+                     say: Callable) -> Tuple[int, Optional[CoqRun]]:
+    """:func:`check_file`'s checks on the module at ``path`` in the folder ``work`` (the library copied into
+    it from this process's own); ``home(p)``: the path shown for the file ``p`` of ``work``."""
+    shown_statement = statement.format(r=ctx["rules_coq"], s=ctx["start_coq"])
+    err = build_library(coqc, work, names)
     if err:
         say(f"the Coq library does not compile: {err}: NOT proven")
         return 1, None
-    run = run_coqc(coqc, path, out_dir, progress)
+    run = run_coqc(coqc, path, work, progress)
     figures = f"coqc {run.seconds:.1f} s, peak {_mib(run.max_rss_kib)}"
     if not run.ok:
-        refuse_if_disk_full(os.path.dirname(os.path.abspath(path)))
+        refuse_if_disk_full(work)
         last = [l for l in run.output.strip().splitlines() if l.strip()][-1:] or ["no output"]
-        say(f"coqc failed ({figures}; {last[0].strip()}; log {shown(run.log)}): NOT proven")
+        say(f"coqc failed ({figures}; {last[0].strip()}; log {shown(home(run.log))}): NOT proven")
         return 1, run
-    drv = check_statement(coqc, path, ctx, statement, out_dir)
+    drv = check_statement(coqc, path, ctx, statement, work)
     run.assumptions, run.extra["driver"] = drv.assumptions, drv
-    where = f"driver {shown(drv.extra['driver'])}, log {shown(drv.log)}"
+    where = f"driver {shown(home(drv.extra['driver']))}, log {shown(home(drv.log))}"
     if not drv.ok:
         say(f"the statement check failed ({where}): {_coq_error(drv.output)}: NOT proven")
         return 1, run
@@ -465,16 +505,31 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
         say(f"coqc succeeded but the theorem's assumptions are not Coq's own ({assumptions_words(run)}): NOT proven")
         return 1, run
     if checker:
-        chk = run_coqchk(checker, path, out_dir, names)
+        chk = run_coqchk(checker, path, work, names)
         run.extra["coqchk"] = chk
         if not chk.ok:
             say(f"coqchk refused the compiled files ({chk.seconds:.1f} s; {_coq_error(chk.output)}; log "
-                f"{shown(chk.log)}): NOT proven")
+                f"{shown(home(chk.log))}): NOT proven")
             return 1, run
         figures += f", coqchk {chk.seconds:.1f} s, peak {_mib(chk.max_rss_kib)}"
     say(f"proven by Coq: {ctx['theorem_name']} : {shown_statement} ({figures}; statement checked by the driver "
-        f"{shown(drv.extra['driver'])}; {assumptions_words(run)})")
+        f"{shown(home(drv.extra['driver']))}; {assumptions_words(run)})")
     return 0, run
+
+
+def _publish(work: str, out_dir: str, module: str):
+    """The files a check compiled and wrote in ``work`` copied into <out_dir>, for the user to look at or run
+    coqchk on (nothing reads them back): the library into <out_dir>/coq-lib (its earlier contents removed),
+    the rest of ``work``/coq but the module's own source (``module``: <out_dir> holds it) into <out_dir>/coq."""
+    _fresh_folder(library_dir(out_dir))
+    for top, _dirs, files in os.walk(work):
+        for name in files:
+            src = os.path.join(top, name)
+            rel = os.path.relpath(src, work)
+            if rel != os.path.join("coq", module):
+                os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
+                with open(src, "rb") as f:
+                    write_atomic(os.path.join(out_dir, rel), f.read())
 
 
 # -- audit-coq: a module held to its certificate and the library to its pins ----------------------------------

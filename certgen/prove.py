@@ -84,46 +84,39 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
     closed here), used instead of a search."""
     phases, made = {}, []
     try:
-        folder = _writable(source, rules, out_path, memory, tmp, work_dir, out_flag, made)
-    except BaseException:
-        remove_made(made)
-        if done is not None:
-            done.close()
-        raise
-    try:
-        return _build(source, rules, out_path, max_states, progress, memory, tmp, on_disk, work_dir, level, done,
-                      phases, folder)
+        try:
+            folder = _writable(source, rules, out_path, memory, tmp, work_dir, out_flag, made)
+        except BaseException:
+            if done is not None:
+                done.close()
+            raise
+        with _timed(phases, "search"):
+            if done is not None:
+                result = done
+            elif memory is None:
+                max_states = max_states or EXPLORE_STATES
+                result = search.explore(source.position, rules, max_states=max_states, progress=progress)
+            else:
+                max_states = max_states or DISK_MAX_STATES
+                tmp = folder if tmp is None and work_dir is None else tmp
+                result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
+                                        work_dir=work_dir, on_resume=say_resume(source.name))
+        try:
+            verdict, line = judge(source.position, result, rules)
+            summary = report.explore_summary(source.name, verdict, result, rules, max_states,
+                                             None if line is None else len(line) - 1)
+            cert = None
+            if verdict == "unwinnable":
+                with _timed(phases, "write"):
+                    info = {"max_home": result.max_home, "verdict": verdict,
+                            "search_seconds": round(float(result.seconds), 4)}
+                    cert = _write(out_path, source, rules, result.search, info, progress, memory, level)
+            kept = work_dir if getattr(result, "kept", False) and cert is None else None
+            return Built(verdict, summary, result.states, cert, out_path, phases, kept)
+        finally:
+            result.close()
     finally:
         remove_made(made)                       # those still empty: no certificate was written in them
-
-
-def _build(source, rules, out_path, max_states, progress, memory, tmp, on_disk, work_dir, level, done, phases,
-           folder):
-    with _timed(phases, "search"):
-        if done is not None:
-            result = done
-        elif memory is None:
-            max_states = max_states or EXPLORE_STATES
-            result = search.explore(source.position, rules, max_states=max_states, progress=progress)
-        else:
-            max_states = max_states or DISK_MAX_STATES
-            tmp = folder if tmp is None and work_dir is None else tmp
-            result = explore_within(source.position, rules, memory, tmp, max_states, progress, on_disk=on_disk,
-                                    work_dir=work_dir, on_resume=say_resume(source.name))
-    try:
-        verdict, line = judge(source.position, result, rules)
-        summary = report.explore_summary(source.name, verdict, result, rules, max_states,
-                                         None if line is None else len(line) - 1)
-        cert = None
-        if verdict == "unwinnable":
-            with _timed(phases, "write"):
-                info = {"max_home": result.max_home, "verdict": verdict,
-                        "search_seconds": round(float(result.seconds), 4)}
-                cert = _write(out_path, source, rules, result.search, info, progress, memory, level)
-        kept = work_dir if getattr(result, "kept", False) and cert is None else None
-        return Built(verdict, summary, result.states, cert, out_path, phases, kept)
-    finally:
-        result.close()
 
 
 def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str,

@@ -177,7 +177,7 @@ def _write_stdout(emit):
 
 def _makedirs(folder, made=None):
     """os.makedirs without its recursion (a path of a thousand nested folders is no RecursionError); the
-    folders it made, outermost first, appended to ``made`` (returned) as they are made: when a deeper one
+    folders it made, outermost first, appended to ``made`` as they are made: when a deeper one
     cannot be (a name too long), the list holds those already made."""
     missing = []
     while folder and not os.path.isdir(folder):
@@ -186,15 +186,14 @@ def _makedirs(folder, made=None):
         if parent == folder:
             break
         folder = parent
-    made = [] if made is None else made
     for d in reversed(missing):
         try:
             os.mkdir(d)
-            made.append(d)
+            if made is not None:
+                made.append(d)
         except FileExistsError:
             if not os.path.isdir(d):
                 raise
-    return made
 
 
 def _write_atomic(path, emit):

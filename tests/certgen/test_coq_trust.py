@@ -171,10 +171,15 @@ def test_an_axiom_in_a_library_named_like_a_primitive_s_is_refused(tmp_path):
         f.write("From Coq Require Import List NArith.\nFrom FreeCell Require Import Spec.\nRequire Generated.PrimInt63.\n"
                 "Theorem freecell_1_unwinnable : forall s, Reachable standard (msDeal 1) s -> ~ Won s.\n"
                 "Proof. intros. exact (match Generated.PrimInt63.addc tt tt with end). Qed.\n")
-    status, run, said = check(path, standard_ctx(ctx), out)
-    assert status == 1 and said.endswith(
-        "(ASSUMES Generated.PrimInt63.addc : Generated.PrimInt63.int -> Generated.PrimInt63.int -> "
-        "Generated.CarryType.carry Generated.PrimInt63.int): NOT proven"), said
+    # the driver, compiled beside them, prints the axiom qualified: not a primitive's signature
+    ctx = standard_ctx(ctx)
+    assert coqcheck.run_coqc(COQC, path, out).ok
+    drv = coqcheck.check_statement(COQC, path, ctx, coq.UNWINNABLE, out)
+    assert drv.ok and drv.assumptions == [("Generated.PrimInt63.addc", "Generated.PrimInt63.int -> "
+                                           "Generated.PrimInt63.int -> Generated.CarryType.carry Generated.PrimInt63.int")]
+    # and check_file compiles the module apart from <out>/coq, where nothing planted can be loaded
+    status, run, said = check(path, ctx, out)
+    assert status == 1 and "Cannot find a physical path bound to logical path Generated.PrimInt63" in said, said
 
 
 
@@ -546,3 +551,26 @@ def test_a_path_with_a_new_line_is_shown_on_one_line(tmp_path):
     text = shown(str(tmp_path / "a\nproven by Coq: x\r\tb"))
     assert "\n" not in text and "\r" not in text and "\t" not in text
     assert text.endswith("a\\nproven by Coq: x\\r\\tb")
+
+
+@needs_coqc
+def test_no_coqc_of_a_check_reads_the_output_folder(tmp_path):
+    # someone who writes <out> while a check runs could swap <out>/coq/<Stem>.vo between the module's coqc and
+    # the driver's (Coq does not check a .vo again when it loads it): every coqc now runs on a private copy
+    calls = tmp_path / "calls"
+    wrapper = tmp_path / "coqc"
+    wrapper.write_text(f'#!/bin/sh\necho "$PWD $*" >> {calls}\nexec {COQC} "$@"\n')
+    wrapper.chmod(0o755)
+    out = str(tmp_path / "o")
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    said = []
+    status, run = coqcheck.check_file(path, ctx, out, str(wrapper), coq.UNWINNABLE, say=said.append)
+    assert status == 0 and said[-1].startswith("proven by Coq: freecell_1_unwinnable"), said
+    lines = calls.read_text().splitlines()
+    assert len([l for l in lines if "--version" not in l]) >= 2          # the module and its driver at least
+    assert not [l for l in lines if out in l], lines
+    # what was compiled is copied into <out> for the user, and the words name it there
+    stem = os.path.splitext(os.path.basename(path))[0]
+    for rel in (f"coq/{stem}.vo", f"coq/check/{stem}.vo", f"coq/{stem}.log", "coq-lib/Search.vo"):
+        assert os.path.isfile(os.path.join(out, rel)), rel
+    assert f"driver {out}/coq/check/{stem}.v" in said[-1] and run.log == os.path.join(out, "coq", f"{stem}.log")
