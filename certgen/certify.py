@@ -42,7 +42,8 @@ from solver.rules import STANDARD, Rules
 from solver.solve import solve
 from solver.source import load
 
-from . import fastcheck, prove, survey
+from . import certificate, fastcheck, prove, survey
+from .usertext import user_text
 
 FORMS = ("fixed", "canonical-safe", "disk-canonical-safe", "unknown", "winnable")
 CERTIFIED = FORMS[:3]
@@ -206,6 +207,46 @@ def import_ledger(j, path, listed):
     return len(new)
 
 
+# -- a certificate built apart ------------------------------------------------------------------------------
+
+def add_certificate(j, path, listed, canonical_max_states, say):
+    """The row of a listed deal from a certificate built apart (``certgen build --deal N [--canonical --autoplay
+    safe] --memory M --work-dir W``: a resumable disk search), once the fast checker accepts it for that deal
+    under its rules, as a run's rows are; its form is the one a run gives such a set (``fixed`` under the spec
+    rules; up to column order with safe automatic moves, ``canonical-safe`` within ``canonical_max_states``
+    positions, else ``disk-canonical-safe``), its seconds the certificate's search's and this check's. A
+    certified row of that deal with other records is refused; an ``unknown`` one is replaced."""
+    t0 = cpu_seconds()
+    summary = certificate.summarize(path)
+    src = summary.source
+    n = src.get("deal") if src.get("kind") == "ms" else None
+    if not isinstance(n, int) or n not in listed:
+        raise FreecellError(f"{path}: the certificate of {user_text(summary.label())}, which is not a deal of the list")
+    rules = next((r for r in (STANDARD, SAFE) if r.header() == summary.rules), None)
+    if rules is None:
+        raise FreecellError(f"{path}: its rules are neither the fixed form's nor the canonical-safe form's")
+    if not survey._cert_ok(path, n, rules):
+        raise FreecellError(f"{path}: the fast checker does not accept it as deal {n}'s certificate: no row added")
+    form = "fixed" if rules is STANDARD else "canonical-safe" if summary.states <= canonical_max_states \
+        else "disk-canonical-safe"
+    searched = summary.info.get("search_seconds")
+    searched = searched if isinstance(searched, (int, float)) and not isinstance(searched, bool) and searched >= 0 else 0
+    body = {"positions": summary.states, "max_home": summary.info.get("max_home"),
+            "records_sha256": summary.records_sha256, "seconds": round(searched + cpu_seconds() - t0, 3)}
+    if not isinstance(body["max_home"], int) or not 0 <= body["max_home"] <= 52:
+        raise FreecellError(f"{path}: its info holds no max_home (0..52): not a certificate certgen build wrote")
+    have = {m: (f, b) for m, _l, f, b in j.rows("deal", n, n)}.get(n)
+    if have is not None and have[0] in CERTIFIED:
+        if have[1].get("records_sha256") != body["records_sha256"]:
+            raise FreecellError(f"{path}: deal {n} has a {have[0]} row with other records in {j.path} "
+                                f"({have[1].get('records_sha256')}): no row added")
+        say(f"{path}: deal {n}'s row is in {j.path} already")
+        return n
+    j.record("deal", n, body, verdict=form)
+    say(f"{path}: deal {n} added as {form}, {body['positions']:,} positions, checked by the fast checker")
+    return n
+
+
 # -- the run ----------------------------------------------------------------------------------------------
 
 def _open(folder, settings, command):
@@ -229,8 +270,9 @@ def loud(row, say):
 
 def run(list_path, folder, first=1, last=deals.MAX_DEAL, max_states=CERTIFY_STATES,
         canonical_max_states=CERTIFY_CANONICAL_STATES, memory=None, jobs=1, engine="local", scheduler=None,
-        keep_certs=False, from_ledger=None, progress=False, command=None, say=None, client=None):
-    """Certify the listed deals of first..last into ``folder``; returns {form: count} of the range's rows."""
+        keep_certs=False, from_ledger=None, progress=False, command=None, say=None, client=None, add_certs=()):
+    """Certify the listed deals of first..last into ``folder``; returns {form: count} of the range's rows.
+    With ``add_certs`` (certificates' paths): only those rows added (:func:`add_certificate`), nothing searched."""
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     fastcheck.refuse_another("certify-list")
     listed = read_list(list_path)
@@ -240,6 +282,9 @@ def run(list_path, folder, first=1, last=deals.MAX_DEAL, max_states=CERTIFY_STAT
         if from_ledger is not None:
             added = import_ledger(j, from_ledger, set(listed))
             say(f"{from_ledger}: {added:,} rows taken into {j.path}")
+        if add_certs:
+            for path in add_certs:
+                add_certificate(j, path, set(listed), canonical_max_states, say)
         tmp = os.path.join(folder, "tmp")
         shutil.rmtree(tmp, ignore_errors=True)      # a killed run's temporary files (the lock is ours)
         os.makedirs(tmp)
@@ -247,7 +292,7 @@ def run(list_path, folder, first=1, last=deals.MAX_DEAL, max_states=CERTIFY_STAT
         if certs:
             os.makedirs(certs, exist_ok=True)
         done = j.done("deal")
-        todo = [n for n in todo_all if n not in done]
+        todo = [] if add_certs else [n for n in todo_all if n not in done]
         dask = client is not None or engine == "dask" or scheduler
         base = {"max_states": max_states, "canonical_max_states": canonical_max_states, "memory": memory,
                 "tmp": None if dask else tmp, "certs": certs}

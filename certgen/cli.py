@@ -244,7 +244,7 @@ def cmd_certify_list(args):
     command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
     counts, listed = certify.run(args.list, args.dir, first, last, args.max_states, args.canonical_max_states,
                                  args.memory, args.jobs, args.engine, args.scheduler, args.keep_certs,
-                                 args.from_ledger, progress_of(args), command)
+                                 args.from_ledger, progress_of(args), command, add_certs=args.add_cert or ())
     done = sum(counts.values())
     say(f"listed deals {first:,}..{last:,}: {done:,} of {listed:,} in the ledger: " +
         ", ".join(f"{counts[f]:,} {f}" for f in certify.FORMS) + f"; ledger: {os.path.join(args.dir, certify.LEDGER)}")
@@ -449,6 +449,9 @@ def build_parser():
                     "each is a temporary file, removed once checked)")
     cl.add_argument("--from-ledger", metavar="FILE", default=None,
                     help="first take the rows of this ledger (.csv or .csv.gz) into the journal")
+    cl.add_argument("--add-cert", metavar="CERT", action="append", default=None,
+                    help="only add the row of a listed deal's certificate built apart (certgen build, e.g. a "
+                         "resumable disk search), once the fast checker accepts it; nothing is searched (repeatable)")
     cl.add_argument("--engine", choices=("local", "dask"), default="local",
                     help="local processes, or dask.distributed (the `cluster` extra)")
     cl.add_argument("--scheduler", default=None, metavar="ADDR",

@@ -185,3 +185,59 @@ def test_keep_certs_keeps_the_checked_certificate_of_the_row(tmp_path):
     assert json.loads(out)["records_sha256"] == ledger_rows(os.path.join(d, certify.LEDGER))[1][4]
     code, out, err = run_cli("check", cert)
     assert code == 0 and out.startswith("valid"), out
+
+
+def test_a_certificate_built_apart_is_added_once_the_fast_checker_accepts_it(tmp_path):
+    # #219837216's certificate comes from a resumable disk build (certgen build --memory --work-dir), not a run
+    deal = 966934022                                        # canonical-safe, 16,855 positions in the ledger
+    want = {int(r[0]): r for r in ledger_rows(LEDGER)[1:]}[deal]
+    lst = write_list(tmp_path, [SMALL[0], deal])
+    disk = str(tmp_path / "disk.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--canonical", "--autoplay", "safe", "--memory", "64M",
+                             "--on-disk", "--out", disk, "--no-progress")
+    assert code == 0, err
+    d = str(tmp_path / "d")                                 # an unknown row at small limits, then the certificate
+    limits = ("--max-states", "1000", "--canonical-max-states", "5000")
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--range", f"{deal}-{deal}", *limits)
+    assert code == 0 and ledger_rows(os.path.join(d, certify.LEDGER))[1][:2] == [str(deal), "unknown"], err
+    code, out, err = run_cli("certify-list", lst, "--dir", d, *limits, "--add-cert", disk)
+    assert code == 0 and f"deal {deal} added as disk-canonical-safe, 16,855 positions" in err, err
+    assert "1 of 2 in the ledger" in out, out               # nothing searched: SMALL[0] has no row
+    row = ledger_rows(os.path.join(d, certify.LEDGER))[1]
+    assert row[:5] == [str(deal), "disk-canonical-safe", "16855", want[3], want[4]]
+    code, out, err = run_cli("certify-list", lst, "--dir", d, *limits, "--add-cert", disk)   # again: the same row
+    assert code == 0 and "is in" in err and ledger_rows(os.path.join(d, certify.LEDGER))[1] == row, err
+    e = str(tmp_path / "e")                                 # default limits: within them, the in-memory form's name
+    code, out, err = run_cli("certify-list", lst, "--dir", e, "--add-cert", disk)
+    assert code == 0 and ledger_rows(os.path.join(e, certify.LEDGER))[1][:2] == [str(deal), "canonical-safe"], err
+
+
+def test_a_certificate_added_apart_is_refused_in_one_line(tmp_path):
+    deal = SMALL[0]
+    lst = write_list(tmp_path, [deal])
+    certs = {}
+    for name, extra in (("fixed", ()), ("safe", ("--canonical", "--autoplay", "safe")), ("canon", ("--canonical",))):
+        certs[name] = str(tmp_path / f"{name}.cert")
+        code, out, err = run_cli("build", "--deal", str(deal), *extra, "--out", certs[name], "--no-progress")
+        assert code == 0, err
+    other = str(tmp_path / "other.cert")
+    code, out, err = run_cli("build", "--deal", "11982", "--out", other, "--no-progress")
+    assert code == 0, err
+    data = bytearray(open(certs["fixed"], "rb").read())
+    data[len(data) // 2] ^= 1
+    damaged = tmp_path / "damaged.cert"
+    damaged.write_bytes(bytes(data))
+    d = str(tmp_path / "d")
+    add = lambda cert: subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d,  # noqa: E731
+                                       "--add-cert", cert], cwd=ROOT, capture_output=True, text=True)
+    assert "the certificate of deal 11982, which is not a deal of the list" in _one_line_error(add(other))
+    assert "neither the fixed form's nor the canonical-safe form's" in _one_line_error(add(certs["canon"]))
+    assert str(damaged) in _one_line_error(add(str(damaged)))
+    mutant = str(tmp_path / "mutant.cert")                  # whole, its digest right, a successor deleted
+    code, out, err = run_cli("mutate", certs["fixed"], "--delete", "first-successor", "--out", mutant)
+    assert code == 0, err
+    assert f"the fast checker does not accept it as deal {deal}'s certificate" in _one_line_error(add(mutant))
+    p = add(certs["fixed"])
+    assert p.returncode == 0 and f"deal {deal} added as fixed" in p.stderr, p.stderr
+    assert f"deal {deal} has a fixed row with other records" in _one_line_error(add(certs["safe"]))
+    assert [r[:2] for r in ledger_rows(os.path.join(d, certify.LEDGER))[1:]] == [[str(deal), "fixed"]]
