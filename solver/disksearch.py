@@ -43,7 +43,7 @@ from .journal import lock_file, release_lock
 from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
 from .lines import apply_move
 from .progress import bar
-from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
+from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _interruptible, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
 
 MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
@@ -83,8 +83,10 @@ def _start_error(code, eio, no=0, folder=None):
 
 
 STATE_FILE = "search.state"                     # the checkpoint (docs/ARCHITECTURE.md, "Checkpoints")
+SORT_STATE_FILE = "sort.state"                  # the sort's, once the search ended (fc_ddd_sort_step)
 LOCK_FILE = "search.lock"                       # held (lockf, journal.lock_file) by the one process in the folder
-_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
+_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|sort\.state(\.tmp)?|search\.lock)$")   # the
+# search's other files
 
 
 # A file of keys or records (fc.c, "The files"): a head of 32 bytes starting "FCDK", then blocks, each a head of
@@ -246,17 +248,21 @@ def _lock(work_dir):
     return lock_file(path, f"--work-dir {work_dir}: {LOCK_FILE}", busy), made
 
 
-def resume_words(name, layer, positions):
-    """The line said when a search goes on from its work folder's checkpoint."""
+def resume_words(name, layer, positions, sort=None):
+    """The line said when a search goes on from its work folder's checkpoint; ``sort``: (runs, positions
+    sorted) when the search had ended and its sort goes on."""
+    if sort is not None:
+        return (f"resuming {name} from its sort: the search ended at layer {layer:,} with {positions:,} positions, "
+                f"{sort[1]:,} of them sorted in {sort[0]:,} runs")
     return f"resuming {name} from layer {layer:,}, {positions:,} positions"
 
 
 def say_resume(name):
     """An on_resume for explore_disk: resume_words on stderr; on a terminal on a line of its own (the line is
     cleared first: a survey's tier bar, drawn by the parent process, may stand on it without a newline)."""
-    def say(layer, positions):
+    def say(layer, positions, sort=None):
         clear = "\r\033[K" if sys.stderr.isatty() else ""
-        print(clear + resume_words(name, layer, positions), file=sys.stderr, flush=True)
+        print(clear + resume_words(name, layer, positions, sort), file=sys.stderr, flush=True)
     return say
 
 
@@ -383,6 +389,9 @@ class DiskSearch:
         except BaseException:
             self.close()
             raise
+        if d != ffi.NULL and why[0] != b"\0":       # gone on with, but not as far as the folder said
+            note = ffi.string(why).decode("utf-8", "replace")
+            print(f"note: --work-dir {wd}: {note}", file=sys.stderr, flush=True)
         if d == ffi.NULL:
             self._unlock(made)              # nothing else of the folder is removed
             self.dir = None
@@ -423,6 +432,13 @@ class DiskSearch:
         """(layer, positions) the search went on from when it was resumed from a checkpoint, else None."""
         st = self.stats()
         return (int(st.resumed_layer), int(st.resumed_states)) if st.resumed else None
+
+    @property
+    def sort_resumed(self):
+        """(runs, positions sorted) the sort went on from when the search had ended and its sort was resumed
+        from the folder's sort state, else None."""
+        st = self.stats()
+        return (int(st.sort_resumed_runs), int(st.sort_resumed_positions)) if st.sort_resumed else None
 
     def kept(self):
         """Whether close() keeps the work folder: a --work-dir search stopped before its natural end."""
@@ -480,6 +496,14 @@ class DiskSearch:
                     f"failed" if sorting else       # after FC_DONE: the enumeration was complete, the sort failed
                     f"the disk search stopped after {st.states:,} positions")
             bad = damaged_file(self.dir) if st.sys_errno == errno.EIO else None
+            if bad is not None and bad.startswith("S") and self.work_dir is not None:   # a sorted run: made again
+                try:
+                    os.remove(os.path.join(self.dir, SORT_STATE_FILE))
+                except OSError:
+                    pass
+                return FreecellError(f"{head}: {os.path.join(self.dir, bad)}: damaged (its checksum does not "
+                                     f"match) (no certificate written; the whole search is kept in "
+                                     f"{self.work_dir}: the same command sorts again)")
             if bad is not None:           # the positions of a layer are lost: no command can go on from it
                 again = (f"the same command would stop here again: remove the folder {self.work_dir} to start "
                          f"again" if self.work_dir is not None else "its files were removed: the same command "
@@ -569,11 +593,19 @@ class DiskSearch:
         return recs
 
     def sorted_batches(self, size):
-        """Every position's P64 record in ascending order, ``size`` records at a time (external sort)."""
+        """Every position's P64 record in ascending order, ``size`` records at a time (external sort). The sort
+        goes in steps (fc_ddd_sort_step: a sorted run each; with a work folder each ends with the sort state,
+        so a kill loses one run at most); a step runs in a thread that Ctrl-C and SIGTERM stop within about a
+        second (fc_ddd_cancel), the work folder kept."""
         self._sorting = True            # a sort not read to its end: a work folder keeps the layers and state
-        e = lib.fc_ddd_sort_p64(self._d)
-        if e < 0:
-            raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else _error(e, "cannot sort the positions: ")
+        d = self._d
+        while True:
+            e = _interruptible(lib.fc_ddd_sort_step, (d,), cancel=lambda: lib.fc_ddd_cancel(d))
+            if e < 0:
+                raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else \
+                    _error(e, "cannot sort the positions: ")
+            if e == 0:
+                break
         out = ffi.new("uint8_t[]", size * P64_SIZE)
         while True:
             m = lib.fc_ddd_next_p64(self._d, out, size)
@@ -649,7 +681,7 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
     s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir, overflow=overflow)
     try:
         if on_resume is not None and s.resumed is not None:
-            on_resume(*s.resumed)
+            on_resume(*s.resumed, **({"sort": s.sort_resumed} if s.sort_resumed is not None else {}))
         return DiskResult(s, s.run(progress, desc))
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt) and s.work_dir is not None:    # close() keeps it with an exception going
