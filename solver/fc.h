@@ -485,7 +485,7 @@ int fc_ddd_target(fc_ddd *d, const uint8_t *p64);
 int fc_ddd_sort_step(fc_ddd *d);
 
 /* Stop the sort's step under way (fc_ddd_sort_step, called in another thread) within about a second: it
-   looks at this flag every 65,536 keys read or written and between pieces of 2^21 keys sorted. */
+   looks at this flag every 65,536 keys read or written and between pieces of 2^18 keys sorted. */
 void fc_ddd_cancel(fc_ddd *d);
 
 /* After fc_ddd_sort_step returned 0: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns

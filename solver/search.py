@@ -394,28 +394,31 @@ def _interruptible(call, args, poll=0.05, cancel=None, wait=60.0):
     import threading        # here, not at the top: explore (a search in slices) never needs a thread
     if threading.current_thread() is not threading.main_thread():
         return call(*args)
-    out = []
+    out, done = [], threading.Event()     # not Thread.join: a join interrupted by a signal marks the thread ended
 
     def run():
         try:
             out.append((True, call(*args)))
         except BaseException as e:      # handed to the caller (cffi raises on a bad argument)
             out.append((False, e))
+        finally:
+            done.set()
     t = threading.Thread(target=run, daemon=True, name="fc_solve")
     try:
         t.start()
     except RuntimeError:            # no thread left (memory, a pool's worker): the call in this thread
         return call(*args)
     try:
-        while t.is_alive():
-            t.join(poll)
+        while not done.wait(poll):
+            pass
     except BaseException:
         if cancel is not None:
             cancel()
             end = time.monotonic() + wait
-            while t.is_alive() and time.monotonic() < end:
+            while time.monotonic() < end:
                 try:
-                    t.join(poll)
+                    if done.wait(poll):
+                        break
                 except BaseException:       # a second Ctrl-C: the call is about to return
                     pass
         raise
