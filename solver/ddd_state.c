@@ -464,16 +464,50 @@ static int ddd_run_there(const fc_ddd *d, uint64_t i, uint64_t bytes, char *why,
     return 1;
 }
 
+/* Whether the folder holds a sorted run of this search (its head names it): a sort begun without a sort
+   state (by a version of this program that wrote none), so after the search's end. */
+static int ddd_sort_begun(const fc_ddd *d) {
+    char path[4200];
+    fref f;
+    int found = 0;
+    DIR *dh = opendir(d->dir);
+    struct dirent *ent;
+    while (dh && !found && (ent = readdir(dh))) {
+        uint8_t h[DDD_FHEAD], want[DDD_FHEAD];
+        if (!ddd_own_name(ent->d_name, &f) || f.kind != FK_SORTED || ddd_path(d, f, path)) continue;
+        FILE *fh = fopen(path, "rb");
+        found = fh && fread(h, 1, DDD_FHEAD, fh) == DDD_FHEAD && !memcmp(h, ddd_head(d, f, want), DDD_FHEAD);
+        if (fh) fclose(fh);
+    }
+    if (dh) closedir(dh);
+    return found;
+}
+
+/* The search ended (its state's next layer added nothing); its sort starts from its first run: 1. */
+static int ddd_sort_afresh(fc_ddd *d) {
+    d->cur++;
+    d->status = FC_DONE;
+    d->phase = PH_END;             /* the first step writes the sort state anew */
+    d->sort_resumed = 1;
+    return 1;
+}
+
 /* After the search state: the sort state, when the folder has one. 1: the search had ended; the sort goes on
    from its last finished run (or from its first when a run it lists is not there as listed: why says so).
    0: no sort state, or one that does not hold together with the search state (why says so; the search goes
-   on from its state). Or FC_ENOMEM. */
+   on from its state). With no sort state, or one that does not hold together, but a run of this search's sort
+   in the folder (the search had ended): 1, the sort from its first run. Or FC_ENOMEM. */
 static int ddd_sort_restore(fc_ddd *d, char *why, uint64_t whylen) {
     uint8_t *p = NULL;
     int code;
     char note[300];
     long n = ddd_read_state(d, DDD_SORT_STATE, DDD_SORT_MAX, &p, &code, note, sizeof note);
-    if (n == -2) return 0;
+    if (n == -2 && !ddd_sort_begun(d)) return 0;
+    if (n == -2) {
+        ddd_why(why, whylen, 0, "its sort had begun with no %s: the search had ended; the sort starts again",
+                DDD_SORT_STATE);
+        return ddd_sort_afresh(d);
+    }
     sread r = {p, n < 0 ? 0 : (size_t)n, 0, 0};
     uint64_t h[16], want = 0;
     fref f[DDD_MAXF + 2];
@@ -491,17 +525,16 @@ static int ddd_sort_restore(fc_ddd *d, char *why, uint64_t whylen) {
                  || (h[10] == nf && h[11]) || h[12] != want + h[11] || h[14] > h[15] || h[15] - h[14] > DDD_MAXF
                  || h[15] >= 1000000 || r.n - r.at != 16 * (h[15] - h[14])))
         bad = "its counters do not hold together";
-    if (bad) {
-        ddd_why(why, whylen, 0, "%s: %s: the search goes on from its state (its last layer again) and sorts again",
-                DDD_SORT_STATE, bad);
+    if (bad) {                     /* a run of this search's sort still says the search had ended */
+        int begun = ddd_sort_begun(d);
+        ddd_why(why, whylen, 0, begun ? "%s: %s: the sort starts again" : "%s: %s: the search goes on from its "
+                "state (its last layer again) and sorts again", DDD_SORT_STATE, bad);
         free(p);
-        return 0;
+        return begun ? ddd_sort_afresh(d) : 0;
     }
     d->expanded = h[3]; d->generated = h[4]; d->runs_total = h[5]; d->disk_peak = h[6];
     d->prior_seconds = (double)h[7] / 1e6;
-    d->cur = h[8];
-    d->status = FC_DONE;
-    d->phase = PH_END;             /* the first step writes the sort state anew ... */
+    ddd_sort_afresh(d);            /* cur is h[8] */
     uint64_t keys = 0;
     int there = 1, e = 0;
     for (uint64_t i = h[14]; i < h[15] && there; i++) {
@@ -513,12 +546,12 @@ static int ddd_sort_restore(fc_ddd *d, char *why, uint64_t whylen) {
     free(p);
     if (e) return FC_ENOMEM;
     if (there && keys != h[12]) there = ddd_why(note, sizeof note, 0, "its runs do not hold its positions");
-    if (!there) {                  /* ... from its first run */
+    if (!there) {                  /* from its first run */
         for (uint64_t i = h[14]; i < h[15]; i++) ddd_remove(d, FR(FK_SORTED, i));
         ddd_why(why, whylen, 0, "%s: %s: the sort starts again", DDD_SORT_STATE, note);
         return 1;
     }
-    d->phase = PH_SORT;            /* ... or from where it was */
+    d->phase = PH_SORT;            /* or from where it was */
     d->st_file = h[10]; d->st_at = h[11]; d->sorted_keys = h[12]; d->sort_runs = h[13];
     d->sfirst = d->ck_sfirst = h[14];
     d->nsorted = d->ck_nsorted = h[15];

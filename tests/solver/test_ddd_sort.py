@@ -121,26 +121,29 @@ def _damage(work, how):
         data = bytearray((work / "sort.state").read_bytes())
         data[8 + 8 * 12] ^= 1
         (work / "sort.state").write_bytes(bytes(data))
-        return ("sort.state: damaged (its checksum does not match): the search goes on from its state (its last "
-                "layer again) and sorts again")
+        return "sort.state: damaged (its checksum does not match): the sort starts again"
     if how == "forged counters":       # one more position sorted than the runs hold, the checksum made right
         head[11] += 1
         head[12] += 1
         _write_sort_state(work, head, runs)
-        return ("sort.state: its runs do not hold its positions: the sort starts again")
+        return "sort.state: its runs do not hold its positions: the sort starts again"
+    if how == "no sort state":         # as the sort of a version that wrote none left it
+        (work / "sort.state").unlink()
+        return "its sort had begun with no sort.state: the search had ended; the sort starts again"
     if how == "forged end":            # the chunks said all read: the certificate would miss positions
         head[10], head[11] = 40, 0
         _write_sort_state(work, head, runs)
-        return ("sort.state: its counters do not hold together: the search goes on from its state (its last layer "
-                "again) and sorts again")
+        return "sort.state: its counters do not hold together: the sort starts again"
     raise ValueError(how)
 
 
-@pytest.mark.parametrize("how", ["truncated run", "missing run", "flipped byte", "forged counters", "forged end"])
+@pytest.mark.parametrize("how", ["truncated run", "missing run", "flipped byte", "forged counters", "forged end",
+                                 "no sort state"])
 def test_a_sort_state_that_does_not_hold_together_is_one_line_and_sorted_again(tmp_path, straight, how):
-    """A finished run cut short or gone, a sort state damaged or forged (its checksum made right): one note
-    line, the sort done again (from the search state when the sort state itself cannot be trusted), the
-    straight certificate."""
+    """A finished run cut short or gone, a sort state damaged, forged (its checksum made right) or missing (a
+    folder whose sort was begun by the version that wrote none): one note line, the sort done again from its
+    first run (a run of this search's sort says its search had ended: it is not done again), the straight
+    certificate."""
     work = tmp_path / "w"
     _killed_in_the_sort(work, 5)
     note = _damage(work, how)
@@ -149,7 +152,8 @@ def test_a_sort_state_that_does_not_hold_together_is_one_line_and_sorted_again(t
     assert p.returncode == 0, p.stderr
     lines = p.stderr.splitlines()
     assert lines[0] == f"note: --work-dir {work}: {note}"
-    assert lines[1].startswith(f"resuming deal {DEAL} from ")
+    assert lines[1] == (f"resuming deal {DEAL} from its sort: the search ended at layer 39 with 84,767 positions, "
+                        f"0 of them sorted in 0 runs")
     assert _body(out) == straight
 
 
