@@ -23,7 +23,9 @@ fc_ddd_target), read back the same way (DiskSearch.full_line); the solver's line
 A named work folder (``work_dir``, the CLI's ``--work-dir DIR``) makes the search resumable: the C core
 writes a checkpoint (the state file ``search.state``) at the end of every layer and the folder is kept when
 the search stops before its end (a limit, Ctrl-C, SIGTERM, an error); the same call on the same folder goes
-on from the last finished layer. At the natural end (complete or won) its files are removed.
+on from the last finished layer. Once the search ended, the certificate's sort goes in steps, each ending
+with the sort state ``sort.state`` (a sorted run a step): the same command after a kill goes on from the last
+finished run, not from the search. At the natural end (complete or won) its files are removed.
 """
 import errno
 import fcntl
