@@ -42,7 +42,7 @@ import zlib
 from . import packed, solve
 from .errors import FreecellError
 from .journal import lock_file, release_lock
-from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
+from .limits import DISK_WIN_STATES, IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
 from .lines import apply_move
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _interruptible, _rules_c, explore, ffi, lib, pos_to_c
@@ -699,12 +699,21 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
     it (memory / STORE_BYTES_PER_POSITION of them, at most IN_MEMORY_MAX_STATES), else again from the start on
     disk (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir``
-    (a resumable search is one on disk from its start; one holding a state goes on). The result (an
-    ExploreResult or a DiskResult) is closed by the caller."""
+    (a resumable search is one on disk from its start; one holding a state goes on). There, with
+    ``stop_on_win``, a depth-first search in memory looks for a win first (up to DISK_WIN_STATES positions, as
+    many as fit in ``memory``), and its win is the answer: the search on disk goes breadth first, so it reaches
+    a win only after every position as near the start (deal 1: more than 10 minutes with 1G, against 21,063
+    positions depth first). The result (an ExploreResult or a DiskResult) is closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
-    if on_disk or work_dir is not None:
-        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
     fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
+    if on_disk or work_dir is not None:
+        if stop_on_win and (work_dir is None or work_state(work_dir) == "empty"):
+            r = explore(start, rules, max_states=max(1, min(fits, DISK_WIN_STATES, max_states or fits)),
+                        stop_on_win=True)
+            if r.won:
+                return r
+            r.close()
+        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
     r = explore(start, rules, max_states=max(fits, 1), progress=progress, stop_on_win=stop_on_win)
