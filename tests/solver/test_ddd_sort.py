@@ -16,6 +16,7 @@ import pytest
 from solver.errors import TERMINATED
 
 from helpers import ROOT
+from helpers.disk import fnv64
 
 DEAL = "11982"          # 84,767 positions; with --memory 64K chunks of 1,638 keys: 52 runs (more than DDD_MAXF = 32)
 BUILD = ["build", "--deal", DEAL, "--memory", "64K", "--on-disk", "--no-progress"]
@@ -72,17 +73,10 @@ def _sort_state(work):
     return head, runs
 
 
-def _fnv(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & (2 ** 64 - 1)
-    return h
-
-
 def _write_sort_state(work, head, runs):
     body = (work / "sort.state").read_bytes()[:8] + struct.pack("<16Q", *head) + \
         b"".join(struct.pack("<QQ", *r) for r in runs)
-    (work / "sort.state").write_bytes(body + struct.pack("<Q", _fnv(body)))
+    (work / "sort.state").write_bytes(body + struct.pack("<Q", fnv64(body)))
 
 
 @pytest.mark.parametrize("steps", [5, 36])     # 36: past DDD_MAXF runs, the oldest 32 merged into one
