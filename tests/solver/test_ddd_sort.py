@@ -3,6 +3,7 @@
 reboot) goes on from its last finished run with the same command, never searching again, and gives the same
 certificate; SIGTERM and Ctrl-C stop a step within about a second (fc_ddd_cancel); a sort state or a run that
 does not hold together is said in one line and the sort is done again, never a wrong certificate."""
+import json
 import os
 import signal
 import struct
@@ -200,3 +201,39 @@ def test_sigterm_in_a_long_sort_step_stops_within_seconds(tmp_path):
     assert err.splitlines()[-1] == TERMINATED and took < 4, (took, err)
     names = set(os.listdir(work))
     assert {"search.state", "sort.state"} <= names and not any(n.startswith("S") for n in names), names
+
+
+@pytest.mark.e2e
+def test_kill_9_in_the_middle_of_a_sort_then_the_same_command(tmp_path):
+    """certgen build of deal 405508700 (canonical, safe automatic moves: 1,010,043 positions; --memory 4M: 11
+    runs of 100,000) killed with SIGKILL once its sort state lists 3 runs (in the middle of a step: half a run
+    written), then the same command: it goes on with the sort from the runs listed (not the search), and the
+    certificate's records_sha256 is the ledger's (docs/data/freecell-pro-impossible-ledger.csv.gz), that of a
+    build straight through."""
+    work, out = tmp_path / "w", tmp_path / "c.cert"
+    args = ["build", "--deal", "405508700", "--canonical", "--autoplay", "safe", "--memory", "4M", "--work-dir",
+            str(work), "--no-progress", "--out", str(out)]
+    p = subprocess.Popen([sys.executable, "-m", "certgen", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline, runs = time.monotonic() + 600, 0
+    while time.monotonic() < deadline and runs < 3 and p.poll() is None:
+        time.sleep(0.02)
+        try:
+            runs = _sort_state(work)[0][13]
+        except (OSError, struct.error):
+            pass
+    assert p.poll() is None, p.communicate()
+    time.sleep(0.2)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.communicate(timeout=60)
+    head, _ = _sort_state(work)
+    assert 3 <= head[13] < 11
+    p = _certgen(*args)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines()[0] == (
+        f"resuming deal 405508700 from its sort: the search ended at layer {head[8]:,} with 1,010,043 positions, "
+        f"{head[12]:,} of them sorted in {head[13]:,} runs")
+    info = subprocess.run([sys.executable, "-m", "certgen", "info", "--json", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert json.loads(info.stdout)["records_sha256"] == \
+        "33dc1c6c0440292e4b6ae9b0dc1925bf1164e8b2717d2f0d1841b087487a7126"
