@@ -608,16 +608,32 @@ class DiskSearch:
                     _error(e, "cannot sort the positions: ")
             if e == 0:
                 break
-        out = ffi.new("uint8_t[]", size * P64_SIZE)
+        out, got = ffi.new("uint8_t[]", size * P64_SIZE), 0
         while True:
             m = lib.fc_ddd_next_p64(self._d, out, size)
             if m == 0:
                 st = self.stats()
                 if st.status < 0:
                     raise self._failed(st, sorting=True)
+                if got != st.states:        # a sort state that lied about its runs (their files hold together)
+                    raise self._sort_lost(got, st.states)
                 self._sorting = False
                 return
+            got += m
             yield ffi.buffer(out, m * P64_SIZE)[:]
+
+    def _sort_lost(self, got, states):
+        """The error of a sort whose runs do not hold every position (a sort state forged to agree with its
+        files): a work folder loses its sort state, so that the same command sorts again."""
+        where = "its files were removed"
+        if self.work_dir is not None:
+            try:
+                os.remove(os.path.join(self.dir, SORT_STATE_FILE))
+            except OSError:
+                pass
+            where = f"the whole search is kept in {self.work_dir}: the same command sorts again"
+        return FreecellError(f"the disk search enumerated all {states:,} positions, but its sorted runs hold "
+                             f"{got:,} (no certificate written; {where})")
 
 
 class DiskResult(Found):

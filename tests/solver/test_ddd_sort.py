@@ -176,6 +176,30 @@ def test_a_damaged_finished_run_is_one_line_and_the_same_command_sorts_again(tmp
     assert _body(out) == straight
 
 
+def test_a_sort_state_forged_to_agree_with_its_runs_gives_no_certificate(tmp_path, straight):
+    """A sort state whose checksum and counters agree, forged to say 100 more positions were sorted than its
+    runs hold (its first run's count and where the next chunk begins both moved): the sort goes on past them,
+    its runs hold 100 positions fewer than the search found: one line, no certificate, the sort state removed;
+    the same command then sorts again to the straight certificate."""
+    work = tmp_path / "w"
+    _killed_in_the_sort(work, 5)
+    head, runs = _sort_state(work)
+    head[11] += 100
+    head[12] += 100
+    runs[0] = (runs[0][0] + 100, runs[0][1])
+    _write_sort_state(work, head, runs)
+    out = tmp_path / "r.cert"
+    p = _certgen(*BUILD, "--work-dir", str(work), "--out", str(out))
+    assert p.returncode == 2 and not out.exists() and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.splitlines()[-1] == (
+        f"error: the disk search enumerated all 84,767 positions, but its sorted runs hold 84,667 (no certificate "
+        f"written; the whole search is kept in {work}: the same command sorts again)")
+    assert "sort.state" not in os.listdir(work)
+    p = _certgen(*BUILD, "--work-dir", str(work), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert _body(out) == straight
+
+
 @pytest.mark.e2e
 def test_sigterm_in_a_long_sort_step_stops_within_seconds(tmp_path):
     """SIGTERM a second into the sort's first step, which sorts a chunk of about a million keys (deal 405508700,
