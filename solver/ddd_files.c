@@ -469,9 +469,15 @@ FC_HIDDEN int ddd_combine(fc_ddd *d, const fref *in, uint64_t count, fref out, c
     kwriter *w = kw_open(path, c != NULL, ddd_head(d, out, h), &e);
     if (!w) { km_close(&m); return ddd_fail(d, e); }
     dkey_t last = {0, 0, 0};
-    uint64_t n = 0, bytes = 0;
+    uint64_t n = 0, bytes = 0, pops = 0;
     while (m.hn) {
         const kreader *r = &m.r[m.heap[0]];
+        if (++pops % DDD_POLL == 0 && ddd_cancelled(d)) {      /* the sort stopped (fc_ddd_cancel) */
+            km_close(&m);
+            kw_close(w, NULL);
+            ddd_remove(d, out);
+            return d->status = FC_ESTOPPED;
+        }
         if (c ? !n || memcmp(r->rec, w->prec, FC_P64_SIZE) : !n || !dk_same(&r->buf[r->at], &last)) {
             n++;
             if (!c) last = r->buf[r->at];

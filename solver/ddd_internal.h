@@ -82,7 +82,10 @@ static const char DDD_FMAGIC[4] = {'F', 'C', 'D', 'K'};
 #define DDD_FVERSION 3u      /* the files' format: 2 had 128-bit keys (127 used); 1 no head and zlib streams (an
                                 Adler-32 after the blocks) */
 #define DDD_STATE_TMP "search.state.tmp"
+#define DDD_SORT_STATE "sort.state"        /* the sort's state (see "Checkpoints") */
+#define DDD_SORT_TMP "sort.state.tmp"
 #define DDD_MAXF 32          /* files merged at once (a merge of more is done in passes) */
+#define DDD_POLL 65536       /* the sort: keys read, merged or written between two looks at the cancel flag */
 
 struct fc_ddd {
     ctx_t c;
@@ -146,9 +149,18 @@ struct fc_ddd {
     double seconds;          /* wall time in fc_ddd_run this run, up to its last return */
     double run_t0;           /* when the fc_ddd_run call under way began (in_run 1) */
     int in_run;
+    uint64_t ck_fnv;         /* the checksum of the last state file written or read (a sort state names it) */
+    /* PH_SORT: the sort into P64 order in steps (fc_ddd_sort_step), one S run a step */
+    uint64_t st_file, st_at; /* the next chunk begins at key st_at of visited file st_file (ddd_visited's order) */
+    uint64_t sorted_keys;    /* keys in the finished S runs */
+    uint64_t sort_runs;      /* S runs written from chunks (their merges not counted) */
+    uint64_t ck_sfirst, ck_nsorted;  /* the S runs the last sort state lists: S<ck_sfirst> .. S<ck_nsorted-1> */
+    int sort_resumed;        /* 1: fc_ddd_resume went on from a sort state, with ... */
+    uint64_t sort_resumed_runs, sort_resumed_keys;   /* ... these runs and keys sorted */
+    int cancel;              /* set by fc_ddd_cancel (any thread): the sort's step under way stops (FC_ESTOPPED) */
 };
 
-enum { PH_EXPAND, PH_MERGE, PH_END, PH_P64 };
+enum { PH_EXPAND, PH_MERGE, PH_END, PH_SORT, PH_P64 };
 
 
 static inline fref FR(int kind, uint64_t idx) { fref f; f.kind = kind; f.idx = idx; return f; }
@@ -203,6 +215,10 @@ FC_HIDDEN double ddd_now(void);
 FC_HIDDEN int ddd_layer_done(fc_ddd *d);
 FC_HIDDEN int ddd_listed(const fc_ddd *d, fref f);
 FC_HIDDEN int ddd_state_path(const fc_ddd *d, const char *name, char *path);
+FC_HIDDEN int ddd_sort_checkpoint(fc_ddd *d);
+
+/* Whether fc_ddd_cancel was called (from another thread: read atomically). */
+static inline int ddd_cancelled(const fc_ddd *d) { return __atomic_load_n(&d->cancel, __ATOMIC_RELAXED); }
 
 /* The reader's current key, or NULL at the end (r->err set when a read failed). */
 static inline const dkey_t *kr_peek(kreader *r) {

@@ -183,6 +183,7 @@ void fc_ddd_free(fc_ddd *d) {
     if (d->keep == 1) {            /* a half-written state file goes; the last one stays */
         char path[4200];
         if (!ddd_state_path(d, DDD_STATE_TMP, path)) remove(path);
+        if (!ddd_state_path(d, DDD_SORT_TMP, path)) remove(path);
     }
     free(d->buf);
     free(d->ovf);
@@ -409,6 +410,11 @@ void fc_ddd_stats(const fc_ddd *d, fc_ddd_info *out) {
     out->resumed_layer = d->resumed_layer;
     out->resumed_states = d->resumed_states;
     out->prior_seconds = d->prior_seconds;
+    out->sort_runs = d->sort_runs;
+    out->sorted = d->sorted_keys;
+    out->sort_resumed = d->sort_resumed;
+    out->sort_resumed_runs = d->sort_resumed_runs;
+    out->sort_resumed_positions = d->sort_resumed_keys;
 }
 
 /* Whether one of cur's successors is *next (then *cur goes in the line). */
@@ -470,29 +476,74 @@ static void ddd_rec(const void *src, uint64_t i, uint8_t *rec) {
     key_to_p64(&d->c, &k, rec);
 }
 
-/* Sort the first n keys of the buffer by their P64 records (v: the sort's index, in the buffer past the
-   chunk's keys), write them as run S<nsorted>. */
+#define DDD_PIECE (1u << 18) /* keys sorted at once (sort_level cannot be stopped: 1 to 2 s a piece, at 4 to 7 us a key) */
+
+typedef struct { skey_t *v; uint64_t at, n; uint8_t rec[FC_P64_SIZE]; } ddd_piece;   /* a sorted piece merged */
+
+static int piece_less(const ddd_piece *p, int a, int b) { return memcmp(p[a].rec, p[b].rec, FC_P64_SIZE) < 0; }
+
+static void piece_down(ddd_piece *p, int *heap, int n, int i) {
+    for (;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < n && piece_less(p, heap[l], heap[m])) m = l;
+        if (l + 1 < n && piece_less(p, heap[l + 1], heap[m])) m = l + 1;
+        if (m == i) return;
+        int t = heap[i]; heap[i] = heap[m]; heap[m] = t;
+        i = m;
+    }
+}
+
+/* Sort the first n keys of the buffer by their P64 records and write them to w: pieces of DDD_PIECE keys
+   sorted one by one (v: the sort's index, in the buffer past the chunk's keys), then merged (a heap of their
+   first records). The run is the one a single sort of the n keys gives (the records are distinct). 0, or
+   FC_ESTOPPED (fc_ddd_cancel), FC_ENOMEM, FC_EIO (w->err). */
+static int ddd_sort_chunk(fc_ddd *d, uint64_t n, skey_t *v, kwriter *w) {
+    uint64_t np = (n + DDD_PIECE - 1) / DDD_PIECE;
+    ddd_piece *p = (ddd_piece *)malloc((np ? np : 1) * sizeof *p);
+    int *heap = (int *)malloc((np ? np : 1) * sizeof *heap), hn = 0, e = 0;
+    if (!p || !heap) { free(p); free(heap); return FC_ENOMEM; }
+    for (uint64_t i = 0; i < n; i++) v[i].idx = (uint32_t)i;
+    for (uint64_t j = 0; j < np && !e; j++) {
+        if (ddd_cancelled(d)) { e = FC_ESTOPPED; break; }
+        p[j].v = v + j * DDD_PIECE;
+        p[j].n = j + 1 < np ? DDD_PIECE : n - j * DDD_PIECE;
+        p[j].at = 0;
+        sort_level(ddd_rec, d, p[j].v, p[j].n, 0);
+        ddd_rec(d, p[j].v[0].idx, p[j].rec);
+        heap[hn++] = (int)j;
+    }
+    for (int i = hn / 2; i-- > 0 && !e;) piece_down(p, heap, hn, i);
+    for (uint64_t put = 0; hn && !e; put++) {
+        ddd_piece *q = &p[heap[0]];
+        if (kw_put_rec(w, q->rec)) { e = FC_EIO; break; }
+        if (++q->at < q->n) ddd_rec(d, q->v[q->at].idx, q->rec);
+        else heap[0] = heap[--hn];
+        piece_down(p, heap, hn, 0);
+        if (put % DDD_POLL == 0 && ddd_cancelled(d)) e = FC_ESTOPPED;
+    }
+    free(p);
+    free(heap);
+    return e;
+}
+
+/* Sort the first n keys of the buffer into run S<nsorted>. 0 or a negative error. */
 static int ddd_flush_p64(fc_ddd *d, uint64_t n, skey_t *v) {
     char path[4200];
     int e = 0;
-    for (uint64_t i = 0; i < n; i++) v[i].idx = (uint32_t)i;
-    sort_level(ddd_rec, d, v, n, 0);
     fref f = FR(FK_SORTED, d->nsorted);
     uint8_t h[DDD_FHEAD];
     if (ddd_path(d, f, path)) return ddd_fail(d, ENAMETOOLONG);
     kwriter *w = kw_open(path, 1, ddd_head(d, f, h), &e);
     if (!w) return ddd_fail(d, e);
-    uint8_t rec[FC_P64_SIZE];
-    for (uint64_t i = 0; i < n; i++) {
-        ddd_rec(d, v[i].idx, rec);
-        if (kw_put_rec(w, rec)) break;
-    }
+    int s = ddd_sort_chunk(d, n, v, w);
     d->nsorted++;
     uint64_t bytes = 0;
     e = kw_close(w, &bytes);
+    if (s == FC_ESTOPPED || s == FC_ENOMEM) { ddd_remove(d, f); return d->status = s; }
     if (ddd_grew(d, f, n, bytes)) return d->status = FC_ENOMEM;
-    if (e) return ddd_fail(d, e);
-    return ddd_passes(d, FK_SORTED, &d->sfirst, &d->nsorted, &d->c);
+    if (e || s) return ddd_fail(d, e);
+    d->sort_runs++;
+    return 0;
 }
 
 static void ddd_ovf_rec(const void *src, uint64_t i, uint8_t *rec) {
@@ -514,42 +565,79 @@ static int ddd_ovf_sort(fc_ddd *d) {
     return 0;
 }
 
-int fc_ddd_sort_p64(fc_ddd *d) {
-    if (d->status != FC_DONE || d->phase == PH_P64) return FC_ERANGE;
-    /* in keep mode the layer files and the state stay (the folder's owner removes them when the certificate is
-       written: a sort cut short is done again from the state); else each file goes once read */
+/* Read the next chunk (up to `half` keys) of the visited files f[0 .. nf-1] into the buffer from key st_at
+   of file st_file (d->front: open there after the step before; else opened, and the keys before st_at
+   skipped); *file, *at: where the chunk ends. The number of keys, or a negative error. */
+static int64_t ddd_read_chunk(fc_ddd *d, const fref *f, uint64_t nf, uint64_t half, uint64_t *file, uint64_t *at) {
+    uint64_t n = 0, t = d->st_file, skip = d->front.f ? 0 : d->st_at, k0 = d->st_at, seen = 0;
+    while (t < nf && n < half) {
+        if (!d->front.f) {
+            char path[4200];
+            uint8_t h[DDD_FHEAD];
+            if (ddd_path(d, f[t], path)) return ddd_fail(d, ENAMETOOLONG);
+            if (kr_open(&d->front, path, 0, ddd_head(d, f[t], h))) {
+                int no = d->front.err; kr_close(&d->front); return ddd_fail(d, no);
+            }
+        }
+        const dkey_t *k;
+        uint64_t got = 0;
+        while (n < half && (k = kr_peek(&d->front))) {
+            if (skip) skip--;
+            else { d->buf[n++] = *k; got++; }
+            d->front.at++;
+            if (++seen % DDD_POLL == 0 && ddd_cancelled(d)) return d->status = FC_ESTOPPED;
+        }
+        if (n == half) { k0 += got; break; }   /* the file may go on: the reader stays open there */
+        int no = d->front.err;
+        kr_close(&d->front);
+        if (no) return ddd_fail(d, no);
+        if (skip) return ddd_fail(d, EIO);    /* fewer keys than the sort state says were read */
+        t++;
+        k0 = 0;
+    }
+    *file = t;
+    *at = t < nf ? k0 : 0;
+    return (int64_t)n;
+}
+
+int fc_ddd_sort_step(fc_ddd *d) {
     /* the buffer in two: a chunk of `half` keys, then their sort index (half skey_t's after them: half keys of
        24 bytes and half entries of 16 take at most the buffer's cap * 24 bytes; 24 * half is a multiple of 8,
        skey_t's alignment) */
-    uint64_t half = d->cap * sizeof(dkey_t) / (sizeof(dkey_t) + sizeof(skey_t)), n = 0;
+    uint64_t half = d->cap * sizeof(dkey_t) / (sizeof(dkey_t) + sizeof(skey_t)), file = 0, at = 0;
     skey_t *v = (skey_t *)(void *)((uint8_t *)d->buf + half * sizeof(dkey_t));
     fref f[DDD_MAXF + 2];
-    if (!half || half > 0xFFFFFFFFull || !d->buf) return FC_ERANGE;
+    int e = 0;
+    if (d->phase == PH_P64) return 0;
+    if (d->status != FC_DONE || !half || half > 0xFFFFFFFFull || !d->buf) return FC_ERANGE;
     uint64_t nf = ddd_visited(d, d->nlayers, f);
-    for (uint64_t t = 0; t < nf; t++) {
-        char path[4200];
-        kreader r;
-        memset(&r, 0, sizeof r);
-        if (ddd_path(d, f[t], path)) return ddd_fail(d, ENAMETOOLONG);
-        uint8_t h[DDD_FHEAD];
-        if (kr_open(&r, path, 0, ddd_head(d, f[t], h))) { int no = r.err; kr_close(&r); return ddd_fail(d, no); }
-        const dkey_t *k;
-        while ((k = kr_peek(&r))) {
-            d->buf[n++] = *k;
-            r.at++;
-            if (n == half) {
-                int e = ddd_flush_p64(d, n, v);
-                if (e) { kr_close(&r); return e; }
-                n = 0;
-            }
-        }
-        int no = r.err;
-        kr_close(&r);
-        if (no) return ddd_fail(d, no);
-        if (!d->keep) ddd_remove(d, f[t]);
+    if (d->phase != PH_SORT) {     /* the first step: the search's end goes in the sort state */
+        d->phase = PH_SORT;
+        d->st_file = d->st_at = d->sorted_keys = 0;
+        if (d->keep && (e = ddd_sort_checkpoint(d))) return e;
     }
-    int e = n ? ddd_flush_p64(d, n, v) : 0;
-    if (e) return e;
+    if (d->st_file < nf) {
+        uint64_t from = d->st_file;
+        int64_t n = ddd_read_chunk(d, f, nf, half, &file, &at);
+        if (n < 0) return (int)n;
+        if (n && (e = ddd_flush_p64(d, (uint64_t)n, v))) return e;
+        d->st_file = file;
+        d->st_at = at;
+        d->sorted_keys += (uint64_t)n;
+        while (d->nsorted - d->sfirst > DDD_MAXF) {    /* a merge never holds more runs open */
+            fref in[DDD_MAXF];
+            for (int i = 0; i < DDD_MAXF; i++) in[i] = FR(FK_SORTED, d->sfirst + (uint64_t)i);
+            if ((e = ddd_combine(d, in, DDD_MAXF, FR(FK_SORTED, d->nsorted), &d->c, 1))) return e;
+            d->sfirst += DDD_MAXF;
+            d->nsorted++;
+            if (d->keep && (e = ddd_sort_checkpoint(d))) return e;   /* the inputs go once it lists the merge */
+            for (int i = 0; i < DDD_MAXF; i++) ddd_remove(d, in[i]);
+        }
+        if (d->keep && (e = ddd_sort_checkpoint(d))) return e;
+        for (uint64_t t = from; t < file && !d->keep; t++) ddd_remove(d, f[t]);   /* read whole, in runs now */
+        if (d->st_file < nf) return 1;
+    }
+    kr_close(&d->front);
     if ((e = ddd_ovf_sort(d))) return d->status = e;
     uint64_t ns = d->nsorted - d->sfirst;
     for (uint64_t i = 0; i < ns; i++) f[i] = FR(FK_SORTED, d->sfirst + i);
@@ -557,6 +645,8 @@ int fc_ddd_sort_p64(fc_ddd *d) {
     d->phase = PH_P64;
     return 0;
 }
+
+void fc_ddd_cancel(fc_ddd *d) { __atomic_store_n(&d->cancel, 1, __ATOMIC_RELAXED); }
 
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap) {
     uint64_t n = 0;

@@ -107,9 +107,44 @@ FC_HIDDEN int ddd_state_path(const fc_ddd *d, const char *name, char *path) {
 /* The live files between layers: V<nseen-1> and L<lfirst> .. L<cur> (ddd_visited). */
 static uint64_t ddd_live(const fc_ddd *d, fref *f) { return ddd_visited(d, d->cur, f); }
 
+/* File f's bytes on the disk (fsync'd before a state lists it) and its size into *size: 0 or an errno. */
+static int ddd_sync(const fc_ddd *d, fref f, uint64_t *size) {
+    char path[4200];
+    struct stat st;
+    if (ddd_path(d, f, path)) return ENAMETOOLONG;
+    int fd = open(path, O_RDONLY), no = 0;
+    if (fd < 0 || fsync(fd) || fstat(fd, &st)) no = errno ? errno : EIO;
+    if (fd >= 0) close(fd);
+    *size = no ? 0 : (uint64_t)st.st_size;
+    return no;
+}
+
+/* Write b (its checksum appended: then *fnv) as the state file `name` of the folder, atomically: into `tmp`,
+   fsync'd, renamed, the folder fsync'd. 0 or an errno (after the rename: the new state is in place). */
+static int ddd_put_state(const fc_ddd *d, sbuf *b, const char *name, const char *tmpname, uint64_t *fnv, int *renamed) {
+    char path[4200], tmp[4200];
+    *fnv = fnv64(b->p, b->n);
+    sb_u64(b, *fnv);
+    *renamed = 0;
+    if (b->err) return ENOMEM;
+    if (ddd_state_path(d, tmpname, tmp) || ddd_state_path(d, name, path)) return ENAMETOOLONG;
+    FILE *o = fopen(tmp, "wb");
+    int e = o ? 0 : (errno ? errno : EIO);
+    if (o && fwrite(b->p, 1, b->n, o) != b->n) e = errno ? errno : EIO;
+    if (o && fflush(o) && !e) e = errno ? errno : EIO;
+    if (o && fsync(fileno(o)) && !e) e = errno ? errno : EIO;
+    if (o && fclose(o) && !e) e = errno ? errno : EIO;
+    if (!e && rename(tmp, path)) e = errno ? errno : EIO;
+    if (e) { remove(tmp); return e; }
+    *renamed = 1;
+    int fd = open(d->dir, O_RDONLY);   /* the rename itself reaches the disk */
+    if (fd < 0 || fsync(fd)) e = errno ? errno : EIO;
+    if (fd >= 0) close(fd);
+    return e;
+}
+
 /* Write the state file (between layers only). 0 or a negative error (FC_EIO: errno in sys_errno). */
 static int ddd_checkpoint(fc_ddd *d) {
-    char path[4200], tmp[4200];
     fref f[DDD_MAXF + 2];
     sbuf b;
     double t0 = ddd_now();
@@ -131,44 +166,62 @@ static int ddd_checkpoint(fc_ddd *d) {
     uint64_t n = ddd_live(d, f);
     sb_u64(&b, n);
     for (uint64_t i = 0; i < n; i++) {
-        struct stat st;
-        if (ddd_path(d, f[i], path)) { free(b.p); return ddd_fail(d, ENAMETOOLONG); }
-        int fd = open(path, O_RDONLY), no = 0;      /* its bytes on the disk before the state lists it */
-        if (fd < 0 || fsync(fd) || fstat(fd, &st)) no = errno ? errno : EIO;
-        if (fd >= 0) close(fd);
+        uint64_t size;
+        int no = ddd_sync(d, f[i], &size);
         if (no) { free(b.p); return ddd_fail(d, no); }
         sb_u64(&b, (uint64_t)f[i].kind);
         sb_u64(&b, f[i].idx);
         sb_u64(&b, ddd_size(d, f[i]));
-        sb_u64(&b, (uint64_t)st.st_size);
+        sb_u64(&b, size);
     }
     sb_u64(&b, d->novf);
     for (uint64_t i = 0; i < d->novf; i++) sb_key(&b, &d->ovf[i]);
     for (uint64_t l = 0; l <= d->cur + 1; l++) sb_u64(&b, d->ovl[l]);
-    sb_u64(&b, fnv64(b.p, b.n));
-    if (b.err) { free(b.p); return d->status = FC_ENOMEM; }
-    if (ddd_state_path(d, DDD_STATE_TMP, tmp) || ddd_state_path(d, DDD_STATE, path)) {
-        free(b.p); return ddd_fail(d, ENAMETOOLONG);
-    }
-    FILE *o = fopen(tmp, "wb");
-    int e = o ? 0 : (errno ? errno : EIO);
-    if (o && fwrite(b.p, 1, b.n, o) != b.n) e = errno ? errno : EIO;
-    if (o && fflush(o) && !e) e = errno ? errno : EIO;
-    if (o && fsync(fileno(o)) && !e) e = errno ? errno : EIO;
-    if (o && fclose(o) && !e) e = errno ? errno : EIO;
-    if (!e && rename(tmp, path)) e = errno ? errno : EIO;
+    int renamed, e = ddd_put_state(d, &b, DDD_STATE, DDD_STATE_TMP, &d->ck_fnv, &renamed);
     size_t bytes = b.n;
     free(b.p);
-    if (e) { remove(tmp); return ddd_fail(d, e); }
-    d->ck_lfirst = d->lfirst;      /* the new state is in place: its files are the ones to keep */
-    d->ck_nlayers = d->cur + 1;
-    d->ck_nseen = d->nseen;
-    d->checkpoints++;
-    d->ck_bytes = bytes;
-    int fd = open(d->dir, O_RDONLY);   /* the rename itself reaches the disk */
-    if (fd < 0 || fsync(fd)) e = errno ? errno : EIO;
-    if (fd >= 0) close(fd);
+    if (e == ENOMEM && !renamed) return d->status = FC_ENOMEM;
+    if (renamed) {                 /* the new state is in place: its files are the ones to keep */
+        d->ck_lfirst = d->lfirst;
+        d->ck_nlayers = d->cur + 1;
+        d->ck_nseen = d->nseen;
+        d->checkpoints++;
+        d->ck_bytes = bytes;
+    }
     d->ck_seconds += ddd_now() - t0;
+    return e ? ddd_fail(d, e) : 0;
+}
+
+static const char DDD_SORT_MAGIC[8] = {'F', 'C', 'D', 'D', 'S', 'O', 'R', 'T'};
+#define DDD_SORT_VERSION 1u
+#define DDD_SORT_MAX (1u << 16)    /* a sort state's bytes at most (it lists DDD_MAXF runs at most) */
+
+/* Write the sort state (fc_ddd_sort_step, keep mode): the search state it follows (its checksum), the ended
+   search's counters, where the next chunk begins, the live S runs with their records and bytes (fsync'd).
+   0 or a negative error. */
+FC_HIDDEN int ddd_sort_checkpoint(fc_ddd *d) {
+    sbuf b;
+    memset(&b, 0, sizeof b);
+    sb_put(&b, DDD_SORT_MAGIC, 8);
+    uint64_t head[] = {DDD_SORT_VERSION, d->id, d->ck_fnv, d->expanded, d->generated, d->runs_total, d->disk_peak,
+                       (uint64_t)(ddd_total_seconds(d) * 1e6), d->cur, d->nlayers, d->st_file, d->st_at,
+                       d->sorted_keys, d->sort_runs, d->sfirst, d->nsorted};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) sb_u64(&b, head[i]);
+    for (uint64_t i = d->sfirst; i < d->nsorted; i++) {
+        uint64_t size;
+        int no = ddd_sync(d, FR(FK_SORTED, i), &size);
+        if (no) { free(b.p); return ddd_fail(d, no); }
+        sb_u64(&b, ddd_size(d, FR(FK_SORTED, i)));
+        sb_u64(&b, size);
+    }
+    uint64_t fnv;
+    int renamed, e = ddd_put_state(d, &b, DDD_SORT_STATE, DDD_SORT_TMP, &fnv, &renamed);
+    free(b.p);
+    if (e == ENOMEM && !renamed) return d->status = FC_ENOMEM;
+    if (renamed) {
+        d->ck_sfirst = d->sfirst;
+        d->ck_nsorted = d->nsorted;
+    }
     return e ? ddd_fail(d, e) : 0;
 }
 
@@ -176,6 +229,7 @@ static int ddd_checkpoint(fc_ddd *d) {
 FC_HIDDEN int ddd_listed(const fc_ddd *d, fref f) {
     if (d->keep != 1) return 0;
     if (f.kind == FK_SEEN) return d->ck_nseen && f.idx == d->ck_nseen - 1;
+    if (f.kind == FK_SORTED) return f.idx >= d->ck_sfirst && f.idx < d->ck_nsorted;
     return f.kind == FK_LAYER && f.idx >= d->ck_lfirst && f.idx < d->ck_nlayers;
 }
 
@@ -202,6 +256,7 @@ int fc_ddd_keep(fc_ddd *d, int on) {
     char path[4200];
     if (!on) {
         d->keep = 0;
+        if (!ddd_state_path(d, DDD_SORT_STATE, path)) remove(path);
         if (!ddd_state_path(d, DDD_STATE, path)) remove(path);
         return 0;
     }
@@ -266,6 +321,7 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
         return ddd_why(why, whylen, FC_ESTATE, "%s: not a disk search's state file", DDD_STATE);
     if (fnv64(p, n - 8) != (r.at = n - 8, sr_u64(&r)))
         return ddd_why(why, whylen, FC_ESTATE, "%s: damaged (its checksum does not match)", DDD_STATE);
+    d->ck_fnv = fnv64(p, n - 8);
     r.at = 8;
     r.n = n - 8;
     uint64_t version = sr_u64(&r);
@@ -364,8 +420,149 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     return 0;
 }
 
+/* The file `name` of the folder read whole into *p (a regular file of at most `most` bytes): its size, or -1
+   with a reason in why (code FC_ESTATE, or FC_EOVERFLOW when it is bigger), -2 when it is missing. */
+static long ddd_read_state(const fc_ddd *d, const char *name, uint64_t most, uint8_t **p, int *code, char *why,
+                           uint64_t whylen) {
+    char path[4200];
+    struct stat st;
+    long size = -1;
+    FILE *f = NULL;
+    *p = NULL;
+    *code = FC_ESTATE;
+    if (ddd_state_path(d, name, path) || stat(path, &st))
+        return ddd_why(why, whylen, -2, "%s: cannot be read (missing?)", name);
+    if (!S_ISREG(st.st_mode)) return ddd_why(why, whylen, -1, "%s: not a regular file", name);
+    if ((uint64_t)st.st_size > most) {
+        *code = FC_EOVERFLOW;
+        return ddd_why(why, whylen, -1, "%s: %llu bytes, more than the overflow set of this --memory holds", name,
+                       (unsigned long long)st.st_size);
+    }
+    if ((f = fopen(path, "rb")) && (*p = (uint8_t *)malloc(st.st_size ? (size_t)st.st_size : 1))
+        && fread(*p, 1, (size_t)st.st_size, f) == (size_t)st.st_size) size = (long)st.st_size;   /* stat's size */
+    if (f) fclose(f);
+    return size < 0 ? ddd_why(why, whylen, -1, "%s: cannot be read", name) : size;
+}
+
+/* Whether S run i of the sort state is in the folder with `bytes` bytes and this search's head; else a reason
+   in why. */
+static int ddd_run_there(const fc_ddd *d, uint64_t i, uint64_t bytes, char *why, uint64_t whylen) {
+    char path[4200];
+    struct stat st;
+    uint8_t h[DDD_FHEAD], want[DDD_FHEAD];
+    if (ddd_path(d, FR(FK_SORTED, i), path)) return 0;
+    const char *name = strrchr(path, '/') + 1;
+    if (stat(path, &st)) return ddd_why(why, whylen, 0, "%s is missing (%s lists it)", name, DDD_SORT_STATE);
+    if ((uint64_t)st.st_size != bytes)
+        return ddd_why(why, whylen, 0, "%s has %llu bytes, %s says %llu", name, (unsigned long long)st.st_size,
+                       DDD_SORT_STATE, (unsigned long long)bytes);
+    FILE *fh = fopen(path, "rb");
+    size_t got = fh ? fread(h, 1, DDD_FHEAD, fh) : 0;
+    if (fh) fclose(fh);
+    if (got != DDD_FHEAD || memcmp(h, ddd_head(d, FR(FK_SORTED, i), want), DDD_FHEAD))
+        return ddd_why(why, whylen, 0, "%s is not this search's run of that name", name);
+    return 1;
+}
+
+/* Whether the folder holds a sorted run of this search (its head names it): a sort begun without a sort
+   state (by a version of this program that wrote none), so after the search's end. */
+static int ddd_sort_begun(const fc_ddd *d) {
+    char path[4200];
+    fref f;
+    int found = 0;
+    DIR *dh = opendir(d->dir);
+    struct dirent *ent;
+    while (dh && !found && (ent = readdir(dh))) {
+        uint8_t h[DDD_FHEAD], want[DDD_FHEAD];
+        if (!ddd_own_name(ent->d_name, &f) || f.kind != FK_SORTED || ddd_path(d, f, path)) continue;
+        FILE *fh = fopen(path, "rb");
+        found = fh && fread(h, 1, DDD_FHEAD, fh) == DDD_FHEAD && !memcmp(h, ddd_head(d, f, want), DDD_FHEAD);
+        if (fh) fclose(fh);
+    }
+    if (dh) closedir(dh);
+    return found;
+}
+
+/* The search ended (its state's next layer added nothing); its sort starts from its first run: 1. */
+static int ddd_sort_afresh(fc_ddd *d) {
+    d->cur++;
+    d->status = FC_DONE;
+    d->phase = PH_END;             /* the first step writes the sort state anew */
+    d->sort_resumed = 1;
+    return 1;
+}
+
+/* After the search state: the sort state, when the folder has one. 1: the search had ended; the sort goes on
+   from its last finished run (or from its first when a run it lists is not there as listed: why says so).
+   0: no sort state, or one that does not hold together with the search state (why says so; the search goes
+   on from its state). With no sort state, or one that does not hold together, but a run of this search's sort
+   in the folder (the search had ended): 1, the sort from its first run. Or FC_ENOMEM. */
+static int ddd_sort_restore(fc_ddd *d, char *why, uint64_t whylen) {
+    uint8_t *p = NULL;
+    int code;
+    char note[300];
+    long n = ddd_read_state(d, DDD_SORT_STATE, DDD_SORT_MAX, &p, &code, note, sizeof note);
+    if (n == -2 && !ddd_sort_begun(d)) return 0;
+    if (n == -2) {
+        ddd_why(why, whylen, 0, "its sort had begun with no %s: the search had ended; the sort starts again",
+                DDD_SORT_STATE);
+        return ddd_sort_afresh(d);
+    }
+    sread r = {p, n < 0 ? 0 : (size_t)n, 0, 0};
+    uint64_t h[16], want = 0;
+    fref f[DDD_MAXF + 2];
+    const char *bad = n < 0 ? note : NULL;
+    if (!bad && (n < 16 || memcmp(p, DDD_SORT_MAGIC, 8))) bad = "not a sort state";
+    if (!bad && fnv64(p, (size_t)n - 8) != (r.at = (size_t)n - 8, sr_u64(&r))) bad = "damaged (its checksum does not match)";
+    r.at = 8;
+    r.n = n < 8 ? 0 : (size_t)n - 8;
+    for (int i = 0; i < 16 && !bad; i++) h[i] = sr_u64(&r);
+    if (!bad && (r.bad || h[0] != DDD_SORT_VERSION)) bad = "written by another version of this program";
+    if (!bad && (h[1] != d->id || h[2] != d->ck_fnv)) bad = "it follows another state of the search";
+    uint64_t nf = bad ? 0 : ddd_visited(d, d->nlayers, f);
+    for (uint64_t t = 0; t < nf && t < h[10]; t++) want += ddd_size(d, f[t]);
+    if (!bad && (h[8] != d->cur + 1 || h[9] != d->nlayers || h[10] > nf || (h[10] < nf && h[11] > ddd_size(d, f[h[10]]))
+                 || (h[10] == nf && h[11]) || h[12] != want + h[11] || h[14] > h[15] || h[15] - h[14] > DDD_MAXF
+                 || h[15] >= 1000000 || r.n - r.at != 16 * (h[15] - h[14])))
+        bad = "its counters do not hold together";
+    if (bad) {                     /* a run of this search's sort still says the search had ended */
+        int begun = ddd_sort_begun(d);
+        ddd_why(why, whylen, 0, begun ? "%s: %s: the sort starts again" : "%s: %s: the search goes on from its "
+                "state (its last layer again) and sorts again", DDD_SORT_STATE, bad);
+        free(p);
+        return begun ? ddd_sort_afresh(d) : 0;
+    }
+    d->expanded = h[3]; d->generated = h[4]; d->runs_total = h[5]; d->disk_peak = h[6];
+    d->prior_seconds = (double)h[7] / 1e6;
+    ddd_sort_afresh(d);            /* cur is h[8] */
+    uint64_t keys = 0;
+    int there = 1, e = 0;
+    for (uint64_t i = h[14]; i < h[15] && there; i++) {
+        uint64_t recs = sr_u64(&r), bytes = sr_u64(&r);
+        there = ddd_run_there(d, i, bytes, note, sizeof note);
+        keys += recs;
+        if (there && (e = ddd_grew(d, FR(FK_SORTED, i), recs, bytes))) break;
+    }
+    free(p);
+    if (e) return FC_ENOMEM;
+    if (there && keys != h[12]) there = ddd_why(note, sizeof note, 0, "its runs do not hold its positions");
+    if (!there) {                  /* from its first run */
+        for (uint64_t i = h[14]; i < h[15]; i++) ddd_remove(d, FR(FK_SORTED, i));
+        ddd_why(why, whylen, 0, "%s: %s: the sort starts again", DDD_SORT_STATE, note);
+        return 1;
+    }
+    d->phase = PH_SORT;            /* or from where it was */
+    d->st_file = h[10]; d->st_at = h[11]; d->sorted_keys = h[12]; d->sort_runs = h[13];
+    d->sfirst = d->ck_sfirst = h[14];
+    d->nsorted = d->ck_nsorted = h[15];
+    d->sort_resumed = 1;
+    d->sort_resumed_runs = d->sort_runs;
+    d->sort_resumed_keys = d->sorted_keys;
+    return 1;
+}
+
 /* Remove the folder's files of the search that the state does not list (runs, a half-written layer, P64
-   runs, a merge into V not finished, the state's temporary file). */
+   runs, a merge into V not finished, the states' temporary files). */
 static int ddd_sweep(fc_ddd *d) {
     char path[4200];
     fref live[DDD_MAXF + 2], f;
@@ -375,8 +572,10 @@ static int ddd_sweep(fc_ddd *d) {
     struct dirent *ent;
     while ((ent = readdir(dh))) {
         int listed = 0, own = ddd_own_name(ent->d_name, &f);
-        if (!own && strcmp(ent->d_name, DDD_STATE_TMP)) continue;     /* not the search's: left alone */
+        if (!own && strcmp(ent->d_name, DDD_STATE_TMP) && strcmp(ent->d_name, DDD_SORT_TMP)) continue;   /* not the
+                                                                                              search's: left alone */
         for (uint64_t i = 0; own && i < n; i++) listed |= live[i].kind == f.kind && live[i].idx == f.idx;
+        listed |= own && f.kind == FK_SORTED && f.idx >= d->ck_sfirst && f.idx < d->ck_nsorted;
         if (!listed && snprintf(path, sizeof path, "%s/%s", d->dir, ent->d_name) < (int)sizeof path) remove(path);
     }
     closedir(dh);
@@ -392,27 +591,15 @@ fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *di
     if (!d) return NULL;
     char path[4200];
     uint8_t *p = NULL;
-    long size = -1;
-    FILE *f = NULL;
-    struct stat st;                /* a regular file (not a folder, not a pipe), no bigger than the overflow
-                                      set this --memory allows needs (72 bytes a position written), read whole */
-    uint64_t most = (1u << 20) + 2 * d->ovf_limit;
-    int e = 0;
-    if (ddd_state_path(d, DDD_STATE, path) || stat(path, &st))
-        e = ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read (missing?)", DDD_STATE);
-    else if (!S_ISREG(st.st_mode))
-        e = ddd_why(why, whylen, FC_ESTATE, "%s: not a regular file", DDD_STATE);
-    else if ((uint64_t)st.st_size > most)
-        e = ddd_why(why, whylen, FC_EOVERFLOW, "%s: %llu bytes, more than the overflow set of this --memory "
-                    "holds", DDD_STATE, (unsigned long long)st.st_size);
-    if (!e && (f = fopen(path, "rb")) && (p = (uint8_t *)malloc(st.st_size ? (size_t)st.st_size : 1))
-        && fread(p, 1, (size_t)st.st_size, f) == (size_t)st.st_size) size = (long)st.st_size;   /* its size: stat's */
-    if (f) fclose(f);
-    if (!e) e = size < 0 ? ddd_why(why, whylen, FC_ESTATE, "%s: cannot be read", DDD_STATE)
-                         : ddd_restore(d, p, (size_t)size, key_bits, why, whylen);
+    int e = 0, code, sorting = 0;  /* a regular file (not a folder, not a pipe), no bigger than the overflow set
+                                      this --memory allows needs (72 bytes a position written), read whole */
+    long size = ddd_read_state(d, DDD_STATE, (1u << 20) + 2 * d->ovf_limit, &p, &code, why, whylen);
+    e = size < 0 ? code : ddd_restore(d, p, (size_t)size, key_bits, why, whylen);
     free(p);
+    if (!e && (sorting = ddd_sort_restore(d, why, whylen)) < 0) e = sorting;
     if (!e) e = ddd_sweep(d);
-    if (!e) {
+    if (!e && !sorting) {          /* a sort state that is not gone on with goes */
+        if (!ddd_state_path(d, DDD_SORT_STATE, path)) remove(path);
         d->status = FC_RUNNING;
         d->phase = PH_EXPAND;
         if (ddd_open_front(d)) e = FC_EIO;
@@ -428,7 +615,7 @@ fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *di
     d->resumed_layer = d->cur;
     d->resumed_states = d->states;
     d->ck_lfirst = d->lfirst;
-    d->ck_nlayers = d->cur + 1;
+    d->ck_nlayers = d->nlayers;
     d->ck_nseen = d->nseen;
     *err = 0;
     return d;

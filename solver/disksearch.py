@@ -23,7 +23,9 @@ fc_ddd_target), read back the same way (DiskSearch.full_line); the solver's line
 A named work folder (``work_dir``, the CLI's ``--work-dir DIR``) makes the search resumable: the C core
 writes a checkpoint (the state file ``search.state``) at the end of every layer and the folder is kept when
 the search stops before its end (a limit, Ctrl-C, SIGTERM, an error); the same call on the same folder goes
-on from the last finished layer. At the natural end (complete or won) its files are removed.
+on from the last finished layer. Once the search ended, the certificate's sort goes in steps, each ending
+with the sort state ``sort.state`` (a sorted run a step): the same command after a kill goes on from the last
+finished run, not from the search. At the natural end (complete or won) its files are removed.
 """
 import errno
 import fcntl
@@ -40,10 +42,10 @@ import zlib
 from . import packed, solve
 from .errors import FreecellError
 from .journal import lock_file, release_lock
-from .limits import IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
+from .limits import DISK_WIN_STATES, IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSITION
 from .lines import apply_move
 from .progress import bar
-from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _rules_c, explore, ffi, lib, pos_to_c
+from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _interruptible, _rules_c, explore, ffi, lib, pos_to_c
 from .workers import restore_term, term_as_interrupt
 
 MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
@@ -83,8 +85,10 @@ def _start_error(code, eio, no=0, folder=None):
 
 
 STATE_FILE = "search.state"                     # the checkpoint (docs/ARCHITECTURE.md, "Checkpoints")
+SORT_STATE_FILE = "sort.state"                  # the sort's, once the search ended (fc_ddd_sort_step)
 LOCK_FILE = "search.lock"                       # held (lockf, journal.lock_file) by the one process in the folder
-_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|search\.lock)$")   # the search's other files
+_OWN_FILE = re.compile(r"^([LRVS]\d{6}\.keys|search\.state\.tmp|sort\.state(\.tmp)?|search\.lock)$")   # the
+# search's other files
 
 
 # A file of keys or records (fc.c, "The files"): a head of 32 bytes starting "FCDK", then blocks, each a head of
@@ -246,17 +250,21 @@ def _lock(work_dir):
     return lock_file(path, f"--work-dir {work_dir}: {LOCK_FILE}", busy), made
 
 
-def resume_words(name, layer, positions):
-    """The line said when a search goes on from its work folder's checkpoint."""
+def resume_words(name, layer, positions, sort=None):
+    """The line said when a search goes on from its work folder's checkpoint; ``sort``: (runs, positions
+    sorted) when the search had ended and its sort goes on."""
+    if sort is not None:
+        return (f"resuming {name} from its sort: the search ended at layer {layer:,} with {positions:,} positions, "
+                f"{sort[1]:,} of them sorted in {sort[0]:,} runs")
     return f"resuming {name} from layer {layer:,}, {positions:,} positions"
 
 
 def say_resume(name):
     """An on_resume for explore_disk: resume_words on stderr; on a terminal on a line of its own (the line is
     cleared first: a survey's tier bar, drawn by the parent process, may stand on it without a newline)."""
-    def say(layer, positions):
+    def say(layer, positions, sort=None):
         clear = "\r\033[K" if sys.stderr.isatty() else ""
-        print(clear + resume_words(name, layer, positions), file=sys.stderr, flush=True)
+        print(clear + resume_words(name, layer, positions, sort), file=sys.stderr, flush=True)
     return say
 
 
@@ -383,6 +391,9 @@ class DiskSearch:
         except BaseException:
             self.close()
             raise
+        if d != ffi.NULL and why[0] != b"\0":       # gone on with, but not as far as the folder said
+            note = ffi.string(why).decode("utf-8", "replace")
+            print(f"note: --work-dir {wd}: {note}", file=sys.stderr, flush=True)
         if d == ffi.NULL:
             self._unlock(made)              # nothing else of the folder is removed
             self.dir = None
@@ -423,6 +434,13 @@ class DiskSearch:
         """(layer, positions) the search went on from when it was resumed from a checkpoint, else None."""
         st = self.stats()
         return (int(st.resumed_layer), int(st.resumed_states)) if st.resumed else None
+
+    @property
+    def sort_resumed(self):
+        """(runs, positions sorted) the sort went on from when the search had ended and its sort was resumed
+        from the folder's sort state, else None."""
+        st = self.stats()
+        return (int(st.sort_resumed_runs), int(st.sort_resumed_positions)) if st.sort_resumed else None
 
     def kept(self):
         """Whether close() keeps the work folder: a --work-dir search stopped before its natural end."""
@@ -480,6 +498,14 @@ class DiskSearch:
                     f"failed" if sorting else       # after FC_DONE: the enumeration was complete, the sort failed
                     f"the disk search stopped after {st.states:,} positions")
             bad = damaged_file(self.dir) if st.sys_errno == errno.EIO else None
+            if bad is not None and bad.startswith("S") and self.work_dir is not None:   # a sorted run: made again
+                try:
+                    os.remove(os.path.join(self.dir, SORT_STATE_FILE))
+                except OSError:
+                    pass
+                return FreecellError(f"{head}: {os.path.join(self.dir, bad)}: damaged (its checksum does not "
+                                     f"match) (no certificate written; the whole search is kept in "
+                                     f"{self.work_dir}: the same command sorts again)")
             if bad is not None:           # the positions of a layer are lost: no command can go on from it
                 again = (f"the same command would stop here again: remove the folder {self.work_dir} to start "
                          f"again" if self.work_dir is not None else "its files were removed: the same command "
@@ -569,21 +595,45 @@ class DiskSearch:
         return recs
 
     def sorted_batches(self, size):
-        """Every position's P64 record in ascending order, ``size`` records at a time (external sort)."""
+        """Every position's P64 record in ascending order, ``size`` records at a time (external sort). The sort
+        goes in steps (fc_ddd_sort_step: a sorted run each; with a work folder each ends with the sort state,
+        so a kill loses one run at most); a step runs in a thread that Ctrl-C and SIGTERM stop within about a
+        second (fc_ddd_cancel), the work folder kept."""
         self._sorting = True            # a sort not read to its end: a work folder keeps the layers and state
-        e = lib.fc_ddd_sort_p64(self._d)
-        if e < 0:
-            raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else _error(e, "cannot sort the positions: ")
-        out = ffi.new("uint8_t[]", size * P64_SIZE)
+        d = self._d
+        while True:
+            e = _interruptible(lib.fc_ddd_sort_step, (d,), cancel=lambda: lib.fc_ddd_cancel(d))
+            if e < 0:
+                raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else \
+                    _error(e, "cannot sort the positions: ")
+            if e == 0:
+                break
+        out, got = ffi.new("uint8_t[]", size * P64_SIZE), 0
         while True:
             m = lib.fc_ddd_next_p64(self._d, out, size)
             if m == 0:
                 st = self.stats()
                 if st.status < 0:
                     raise self._failed(st, sorting=True)
+                if got != st.states:        # a sort state that lied about its runs (their files hold together)
+                    raise self._sort_lost(got, st.states)
                 self._sorting = False
                 return
+            got += m
             yield ffi.buffer(out, m * P64_SIZE)[:]
+
+    def _sort_lost(self, got, states):
+        """The error of a sort whose runs do not hold every position (a sort state forged to agree with its
+        files): a work folder loses its sort state, so that the same command sorts again."""
+        where = "its files were removed"
+        if self.work_dir is not None:
+            try:
+                os.remove(os.path.join(self.dir, SORT_STATE_FILE))
+            except OSError:
+                pass
+            where = f"the whole search is kept in {self.work_dir}: the same command sorts again"
+        return FreecellError(f"the disk search enumerated all {states:,} positions, but its sorted runs hold "
+                             f"{got:,} (no certificate written; {where})")
 
 
 class DiskResult(Found):
@@ -649,7 +699,7 @@ def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False
     s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir, overflow=overflow)
     try:
         if on_resume is not None and s.resumed is not None:
-            on_resume(*s.resumed)
+            on_resume(*s.resumed, **({"sort": s.sort_resumed} if s.sort_resumed is not None else {}))
         return DiskResult(s, s.run(progress, desc))
     except BaseException as e:
         if isinstance(e, KeyboardInterrupt) and s.work_dir is not None:    # close() keeps it with an exception going
@@ -665,12 +715,21 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
     """The enumeration in ``memory`` bytes: in memory (solver.search.explore) while the positions fit in
     it (memory / STORE_BYTES_PER_POSITION of them, at most IN_MEMORY_MAX_STATES), else again from the start on
     disk (explore_disk); ``on_disk``: on disk at once (a set known not to fit), as always with a ``work_dir``
-    (a resumable search is one on disk from its start; one holding a state goes on). The result (an
-    ExploreResult or a DiskResult) is closed by the caller."""
+    (a resumable search is one on disk from its start; one holding a state goes on). There, with
+    ``stop_on_win``, a depth-first search in memory looks for a win first (up to DISK_WIN_STATES positions, as
+    many as fit in ``memory``), and its win is the answer: the search on disk goes breadth first, so it reaches
+    a win only after every position as near the start (deal 1: more than 10 minutes with 1G, against 21,063
+    positions depth first). The result (an ExploreResult or a DiskResult) is closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
-    if on_disk or work_dir is not None:
-        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
     fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
+    if on_disk or work_dir is not None:
+        if stop_on_win and (work_dir is None or work_state(work_dir) == "empty"):
+            r = explore(start, rules, max_states=max(1, min(fits, DISK_WIN_STATES, max_states or fits)),
+                        stop_on_win=True)
+            if r.won:
+                return r
+            r.close()
+        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
     r = explore(start, rules, max_states=max(fits, 1), progress=progress, stop_on_win=stop_on_win)

@@ -96,6 +96,7 @@
 #define FC_EOVERFLOW -8      /* the disk search's overflow set (positions over its key) outgrew its limit */
 #define FC_ESTATE -9         /* fc_ddd_resume: the folder's state file is damaged, or a file it lists is missing or resized */
 #define FC_EOTHER -10        /* fc_ddd_resume: the folder holds the search of another start, rules or key size */
+#define FC_ESTOPPED -11      /* fc_ddd_sort_step: stopped by fc_ddd_cancel (the step's run is not kept) */
 
 typedef struct {
     uint8_t len[8];          /* cards in each column */
@@ -405,6 +406,11 @@ typedef struct {
     double prior_seconds;    /* wall time in fc_ddd_run of the earlier runs, up to the checkpoint this one went on
                                 from (the state file keeps the total: a run's work after its last checkpoint,
                                 done again, counts once); 0 for a new search */
+    uint64_t sort_runs;      /* the sort into P64 order (fc_ddd_sort_step): runs written, each a step ... */
+    uint64_t sorted;         /* ... and the positions in them (of states - overflow) */
+    int sort_resumed;        /* 1: fc_ddd_resume went on with the sort from the folder's sort state, with ... */
+    uint64_t sort_resumed_runs;      /* ... these runs and ... */
+    uint64_t sort_resumed_positions; /* ... these positions sorted */
 } fc_ddd_info;
 
 /* A new disk search from `start`; mem: bytes of the successor buffer (at least 12288 are used: 512 keys);
@@ -422,18 +428,22 @@ void fc_ddd_free(fc_ddd *d);
    `search.state` in the folder now and at the end of every layer (a temporary name, fsync'd, renamed; the
    counters, the start, rules and key bits, the search's random number (in every file's head) and its time so
    far, each live layer file's name and byte size, the overflow set; no layer file is copied), and let
-   fc_ddd_free keep the files it lists. on = 0: remove the state file; fc_ddd_free removes every file again
-   (the natural end: the caller turns it off once the certificate is written; a sort cut short is done again
-   from the state). 0 or a negative error (FC_ERANGE: not between
-   layers, or a search with a target: fc_ddd_target). */
+   fc_ddd_free keep the files it lists (and the sort's: fc_ddd_sort_step). on = 0: remove the state files;
+   fc_ddd_free removes every file again (the natural end: the caller turns it off once the certificate is
+   written). 0 or a negative error (FC_ERANGE: not between layers, or a search with a target: fc_ddd_target). */
 int fc_ddd_keep(fc_ddd *d, int on);
 
 /* Go on with the search whose state file is in `dir`, from the layer its last checkpoint was written at
    (keep mode on). start, rules and key_bits must be the search's (else FC_EOTHER); mem, max_states and
    stop_on_win may differ. Every file the state lists must exist with its recorded byte size and its head
    (this search's number, the file's kind and number; else FC_ESTATE, as for a state file of another
-   format); the search's other files in dir (runs, a half-written layer) are removed. NULL on failure with
-   *err set and a one-line reason in why (whylen bytes); then no file of the folder is touched. */
+   format); the search's other files in dir (runs, a half-written layer) are removed. A search that had ended
+   and begun its sort goes on with the sort (status FC_DONE: fc_ddd_sort_step) from the sort state
+   `sort.state` when that state holds together with this search state and the runs it lists (their byte
+   sizes and heads); else the sort starts again (from its first run when only the runs do not match; from the
+   search state, its last layer expanded again, when the sort state itself does not), and why says so in one
+   line. NULL on failure with *err set and a one-line reason in why (whylen bytes); then no file of the
+   folder is touched. */
 fc_ddd *fc_ddd_resume(const fc_pos *start, const fc_rules *rules, const char *dir, uint64_t mem,
                       uint64_t max_states, int stop_on_win, int key_bits, int *err, char *why, uint64_t whylen);
 
@@ -464,11 +474,21 @@ int fc_ddd_overflow_limit(fc_ddd *d, uint64_t bytes);
    it stopped there). 0, FC_ERANGE (too late, or a search in keep mode), FC_EBADPOS or FC_EENCODE. */
 int fc_ddd_target(fc_ddd *d, const uint8_t *p64);
 
-/* After FC_DONE: put the positions in the order of their P64 records (sorted runs on disk, the layer
-   files removed as they are read; in keep mode they stay, with the state file). 0 or a negative error. */
-int fc_ddd_sort_p64(fc_ddd *d);
+/* After FC_DONE: put the positions in the order of their P64 records, a step a call: each step reads the next
+   chunk of the visited files (as many keys as the buffer sorts at once: mem / 40), sorts it and writes it as
+   a sorted run; the last step opens their merge (fc_ddd_next_p64). In keep mode the layer files stay and each
+   step ends by writing the sort state `sort.state` (its runs, where the next chunk begins; fsync'd and
+   renamed as the search state is), so a search resumed after a kill goes on from its last finished run; else
+   each file goes once read. Returns 1 (more steps), 0 (sorted), or a negative error: FC_ESTOPPED when
+   fc_ddd_cancel was called during the step (its run is dropped; the search is then only good for
+   fc_ddd_free). */
+int fc_ddd_sort_step(fc_ddd *d);
 
-/* After fc_ddd_sort_p64: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns
+/* Stop the sort's step under way (fc_ddd_sort_step, called in another thread) within about a second: it
+   looks at this flag every 65,536 keys read or written and between pieces of 2^18 keys sorted. */
+void fc_ddd_cancel(fc_ddd *d);
+
+/* After fc_ddd_sort_step returned 0: the next positions in P64 order (distinct) as cap*64 bytes into out. Returns
    the number written; 0 at the end (or after an error: see the stats' status). */
 uint64_t fc_ddd_next_p64(fc_ddd *d, uint8_t *out, uint64_t cap);
 

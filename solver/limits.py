@@ -32,6 +32,7 @@ DEEP_STAGE_STATES = 25_000_000      # each pruned stage of the deep portfolio (s
 DEEP_STATES = 100_000_000           # solve --deep: the last, unpruned stage
 PROVE_QUICK_SOLVE_STATES = 50_000    # prove's first try of the solver (most winning lines: hundreds to thousands)
 PROVE_FIRST_SOLVE_STATES = 1_000_000  # then the enumeration, then the solver, each up to this (about 0.1 GB)
+DISK_WIN_STATES = 1_000_000         # --on-disk, --work-dir: the depth-first search in memory for a win first (24 MB)
 CERTIFY_STATES = 20_000_000         # certify-list: the fixed form
 CERTIFY_CANONICAL_STATES = 120_000_000  # certify-list: the form up to column order in memory (#24795893: 65,441,019)
 PLAY_VERDICT_STATES = 1_000_000     # the web page: each search of a verdict

@@ -380,31 +380,48 @@ def _line_buffer():
     return _LINE_BUFFER[0]
 
 
-def _interruptible(call, args, poll=0.05):
+def _interruptible(call, args, poll=0.05, cancel=None, wait=60.0):
     """``call(*args)`` -- one blocking C call that does not look for signals (fc_solve: minutes with the deep
     portfolio) -- in a daemon thread, the calling thread waiting for it in slices of ``poll`` seconds, so that
     Ctrl-C and SIGTERM (raised in the main thread) stop the command at once instead of after the search (77 s
     on a hard deal). The abandoned call runs on in its thread until it returns or the process ends
     (the commands end right after); its arguments stay referenced by the thread. When no thread can start (no
     memory left: a pool's worker under a tight ``ulimit -v``), the call is made in this thread, a signal
-    then waiting for it. Returns the call's value."""
+    then waiting for it. ``cancel``: a function that makes the call return soon (a step of the disk search's
+    sort: fc_ddd_cancel), called when the wait is interrupted; then the call is waited for (up to ``wait``
+    seconds, further signals ignored: its memory is freed after) before the interruption goes on. Returns
+    the call's value."""
     import threading        # here, not at the top: explore (a search in slices) never needs a thread
     if threading.current_thread() is not threading.main_thread():
         return call(*args)
-    out = []
+    out, done = [], threading.Event()     # not Thread.join: a join interrupted by a signal marks the thread ended
 
     def run():
         try:
             out.append((True, call(*args)))
         except BaseException as e:      # handed to the caller (cffi raises on a bad argument)
             out.append((False, e))
+        finally:
+            done.set()
     t = threading.Thread(target=run, daemon=True, name="fc_solve")
     try:
         t.start()
     except RuntimeError:            # no thread left (memory, a pool's worker): the call in this thread
         return call(*args)
-    while t.is_alive():
-        t.join(poll)
+    try:
+        while not done.wait(poll):
+            pass
+    except BaseException:
+        if cancel is not None:
+            cancel()
+            end = time.monotonic() + wait
+            while time.monotonic() < end:
+                try:
+                    if done.wait(poll):
+                        break
+                except BaseException:       # a second Ctrl-C: the call is about to return
+                    pass
+        raise
     ok, value = out[0]
     if not ok:
         raise value

@@ -21,6 +21,7 @@ from solver.rules import STANDARD, Rules
 from solver.solve import judge
 
 from helpers import ROOT, one_line_error as _one_line_error
+from helpers.disk import fnv64
 
 SMALL = 1 << 16
 TINY = 512 * 24             # the C core's smallest buffer (512 keys): 639 runs for #11982, and its 39 layers pass DDD_MAXF = 32: old layers merged into V
@@ -384,17 +385,10 @@ _STATES_AT, _MAX_HOME_AT = 525, 597     # number, its time so far, then these
 _FILES_AT = _STATES_AT + 13 * 8 + 2 * 72   # after the counters and two positions: the live files' list
 
 
-def _fnv64(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & (2 ** 64 - 1)
-    return h
-
-
 def _set_u64(data, at, value):
     """The state file with the 8 bytes at `at` replaced and its checksum made right again."""
     data = data[:at] + value.to_bytes(8, "little") + data[at + 8:]
-    return data[:-8] + _fnv64(data[:-8]).to_bytes(8, "little")
+    return data[:-8] + fnv64(data[:-8]).to_bytes(8, "little")
 
 
 @pytest.mark.parametrize("field, change", [("states", 100000), ("max_home", 52)])
@@ -450,7 +444,7 @@ def _swapped(work, a, b):
     pb.write_bytes(da)
     ea, eb = files[a] + 16, files[b] + 16
     data = data[:ea] + data[eb:eb + 16] + data[ea + 16:eb] + data[ea:ea + 16] + data[eb + 16:]
-    state.write_bytes(data[:-8] + _fnv64(data[:-8]).to_bytes(8, "little"))
+    state.write_bytes(data[:-8] + fnv64(data[:-8]).to_bytes(8, "little"))
 
 
 def test_two_layer_files_swapped_are_refused(tmp_path):

@@ -800,3 +800,26 @@ def test_an_empty_folder_name(flag, tmp_path):
                        cwd=tmp_path, capture_output=True, text=True)
     _one_line_error(p, f"{flag} is empty: give a folder's name")
     assert os.listdir(tmp_path) == []
+
+
+def test_a_winnable_deal_on_disk_stops_at_its_win(tmp_path):
+    """--on-disk and --work-dir on a winnable deal: a depth-first search in memory finds its win first (deal
+    1: after 21,063 positions, a line of 1,478 moves replayed), where the breadth-first search on disk ran for
+    more than 10 minutes with --memory 1G (every position as near the start as the win); no work folder is
+    left. With a buffer too small for that many positions (64K: 2,730) the search is the disk's as before."""
+    cert, work = tmp_path / "d1.cert", tmp_path / "w"
+    p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "1", "--memory", "1G", "--on-disk",
+                        "--no-progress", "--out", str(cert)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and not cert.exists(), p.stderr
+    assert p.stdout.startswith("deal 1: winnable — a won position was reached (21,063 positions visited); a line of "
+                               "1,478 single-card moves to a won position replays under the spec rules")
+    p = subprocess.run([sys.executable, "-m", "solver", "explore", "--deal", "1", "--memory", "1G", "--work-dir",
+                        str(work), "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    obj = json.loads(p.stdout)
+    assert (obj["verdict"], obj["states"], obj["line_length"]) == ("winnable", 21063, 1478) and "disk" not in obj
+    assert not work.exists()
+    p = subprocess.run([sys.executable, "-m", "solver", "explore", "--deal", "1", "--memory", "64K", "--on-disk",
+                        "--max-states", "30000", "--tmp", str(tmp_path), "--json"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    obj = json.loads(p.stdout)
+    assert (obj["verdict"], obj["states"]) == ("unknown", 30000) and obj["disk"]["layers"] > 5
