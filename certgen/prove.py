@@ -148,8 +148,8 @@ def _write(out_path, source, rules, search, info, progress, memory=None, level=N
     if not rules.column_order:
         return certificate.write_search(out_path, source.to_header(), rules.header(), source.position, search,
                                         info, progress, level)
-    batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path), upto.run_for(memory),
-                                  progress, len(search))
+    batches = upto.sorted_batches(upto.exported(search), temp_folder_for(out_path),
+                                  upto.run_for(memory, len(search)), progress, len(search))
     return certificate.write_sorted(out_path, source.to_header(), rules.header(), source.position, batches,
                                     len(search), info, progress, level)
 

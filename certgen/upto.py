@@ -13,7 +13,8 @@ The sort is in C (solver/records.c) and external past ``RUN`` records: a run of 
 column order in one buffer and sorted there (``fc_p64_order``), written to a temporary file (next to the
 certificate) but the last one, and the runs are merged (``fc_p64_merge``), repeats dropped, so the memory
 stays about ``RUN`` × 84 bytes whatever the number of positions (the disk search's certificates too; with
-``--memory M`` a run is at most M / 128 records: :func:`run_for`). Nothing here is trusted: the checkers
+``--memory M`` a run is at most M / 128 records: :func:`run_for`). An in-memory search's records up to
+SORTED_MAX make one run, written to no file. Nothing here is trusted: the checkers
 put every position into their order themselves, and refuse a member stored in another order.
 """
 import tempfile
@@ -21,25 +22,31 @@ import tempfile
 from solver import packed
 from solver.limits import SORT_BYTES_PER_RECORD
 from solver.progress import bar
-from solver.search import Search, ffi, lib
+from solver.search import SORTED_MAX, Search, ffi, lib
 
 SIZE = packed.SIZE
 RUN = 1 << 22                   # records sorted in memory at a time (about 350 MB: 64 bytes each, 20 to sort)
 BATCH = 1 << 16                 # records handed on at a time, and read from a run's file at a time
 
 
-def run_for(memory=None) -> int:
-    """The records of a run: RUN, or fewer when the build was given ``memory`` bytes (``--memory M``)."""
-    return RUN if memory is None else max(BATCH, min(RUN, memory // SORT_BYTES_PER_RECORD))
+def run_for(memory=None, total=0) -> int:
+    """The records of a run: RUN, or fewer when the build was given ``memory`` bytes (``--memory M``). Without
+    ``memory`` (an in-memory search) all the ``total`` records make one run when they are at most SORTED_MAX,
+    as the fixed form's records are sorted in one buffer up to that many (solver.search.Search.sorted_batches):
+    no run written to a file and read back."""
+    if memory is None:
+        return max(RUN, total) if total <= SORTED_MAX else RUN
+    return max(BATCH, min(RUN, memory // SORT_BYTES_PER_RECORD))
 
 
 def exported(search):
-    """The records of a finished enumeration, ``BATCH`` at a time, in whatever order is cheapest: the in-memory
-    search's discovery order (its sort by P64, fc_search_sort_p64, took 6 of the 8 s of the export of deal 607
+    """The records of a finished enumeration, ``BATCH`` at a time (each batch to be used before the next is
+    asked for), in whatever order is cheapest: the in-memory search's discovery order (its sort by P64, fc_search_sort_p64, took 6 of the 8 s of the export of deal 607
     with one cell, and the records are sorted again here anyway), the disk search's sorted stream."""
-    if isinstance(search, Search):
+    if isinstance(search, Search):        # one buffer, each batch valid until the next is asked for
+        out = bytearray(BATCH * SIZE)
         for first in range(0, len(search), BATCH):
-            yield search.export_p64(first, BATCH)
+            yield memoryview(out)[:search.export_p64_into(first, out) * SIZE]
     else:
         yield from search.sorted_batches(BATCH)
 
@@ -119,18 +126,21 @@ def sorted_batches(batches, tmp=None, run=RUN, progress=False, total=None):
     records in the checkers' column order, ascending over all the batches, each record once. ``tmp``: the
     folder of the runs' files; ``progress``: a bar over the ``total`` records while they are put in order
     and sorted."""
-    current, runs = bytearray(), []
+    runs, size = [], min(run, total or 0) * SIZE      # a run's buffer made at its size: never grown (copied)
+    current, used = bytearray(size), 0
     try:
         with bar(progress, total=total, unit=" records", unit_scale=True, desc="column order") as b:
             for blob in batches:
-                current += blob
+                if used >= run * SIZE:          # a whole run, and more records: the run goes to a file
+                    f = tempfile.TemporaryFile(dir=tmp)
+                    runs.append(f)
+                    del current[used:]
+                    _write_run(current, f)
+                    current, used = bytearray(size), 0
+                current[used:used + len(blob)] = blob
+                used += len(blob)
                 b.update(len(blob) // SIZE)
-                if len(current) < run * SIZE:
-                    continue
-                f = tempfile.TemporaryFile(dir=tmp)
-                runs.append(f)
-                _write_run(current, f)
-                current = bytearray()
+            del current[used:]
             order = _order(current)
         yield from _merged([_Run(f=f) for f in runs] + ([_Run(data=current, order=order)] if current else []))
     finally:

@@ -470,8 +470,9 @@ static int can_home(const int home[4], int c) { return home[SUIT(c)] + 1 == RANK
 /* toCols s c src: `card` taken off at index `a` (from column `src`; src -1: from a free cell or, with
    a -1, from a foundation), put onto each column j = 0..7, j != src, that is empty or whose top card it
    stacks on: it goes in before that column's terminator. Each successor's uncovered card is `up` (see
-   moves). */
-static int to_cols(const Pos *s, int card, int a, int src, int up, unsigned char *out, unsigned char *uncovered) {
+   moves); `emptied`: the card was alone in its column. */
+static int to_cols(const Pos *s, int card, int a, int src, int up, int emptied, unsigned char *out,
+                   unsigned char *uncovered, unsigned char *bottoms) {
     uint64_t targets = s->empty; /* bit j: column j */
     int k, n = 0;
     for (k = 0; k < 2; k++) {
@@ -481,6 +482,7 @@ static int to_cols(const Pos *s, int card, int a, int src, int up, unsigned char
     if (src >= 0) targets &= ~((uint64_t)1 << src);
     for (; targets; targets &= targets - 1) {
         uncovered[n] = (unsigned char)up;
+        bottoms[n] = (unsigned char)(emptied || (s->empty >> CTZ(targets) & 1));
         patch(s, a, s->end[CTZ(targets)], card, out + P64 * n++);
     }
     return n;
@@ -492,31 +494,40 @@ static int to_cols(const Pos *s, int card, int a, int src, int up, unsigned char
    it, each foundation's top card back onto the columns. Returns the count; out has room for MAXMOVES.
    uncovered[k]: what the k-th move changes of the cards that may go home (for autoplay_after): the card it
    uncovers in a column (the one below the card taken off), 0 when none, HOME_CHANGED when a foundation
-   changes (a card home, or one back from a foundation). */
+   changes (a card home, or one back from a foundation). bottoms[k]: 1 when the k-th move empties a column
+   or puts a card into an empty one, the only moves that change a column's bottom card (the key of the
+   checkers' column order: check). */
 #define HOME_CHANGED 255
-static int moves(const Rules *r, const Pos *s, unsigned char *out, unsigned char *uncovered) {
+static int moves(const Rules *r, const Pos *s, unsigned char *out, unsigned char *uncovered, unsigned char *bottoms) {
     int n = 0, i, k;
     for (i = 0; i < 8; i++) { /* fromCols */
-        int a = s->end[i] - 1, card = s->top[i], below, k2, up;
+        int a = s->end[i] - 1, card = s->top[i], below, k2, up, emptied;
         if (card == 0) continue;
-        up = a > (i ? s->end[i - 1] + 1 : 0) ? s->rec[a - 1] : 0;
-        if (can_home(s->home, card)) { uncovered[n] = HOME_CHANGED; patch(s, a, -1, card, out + P64 * n++); }
-        n += to_cols(s, card, a, i, up, out + P64 * n, uncovered + n);
+        emptied = a == (i ? s->end[i - 1] + 1 : 0);
+        up = emptied ? 0 : s->rec[a - 1];
+        if (can_home(s->home, card)) {
+            uncovered[n] = HOME_CHANGED;
+            bottoms[n] = (unsigned char)emptied;
+            patch(s, a, -1, card, out + P64 * n++);
+        }
+        n += to_cols(s, card, a, i, up, emptied, out + P64 * n, uncovered + n, bottoms + n);
         if (s->ncell < r->cells) { /* into the free cells, kept sorted */
             for (below = 0, k2 = 0; k2 < s->ncell; k2++) below += s->rec[s->cell0 + k2] < card;
             uncovered[n] = (unsigned char)up;
+            bottoms[n] = (unsigned char)emptied;
             patch(s, a, s->cell0 + below, card, out + P64 * n++);
         }
     }
     for (k = 0; k < s->ncell; k++) { /* fromCells */
         int a = s->cell0 + k, card = s->rec[a];
-        if (can_home(s->home, card)) { uncovered[n] = HOME_CHANGED; patch(s, a, -1, card, out + P64 * n++); }
-        n += to_cols(s, card, a, -1, 0, out + P64 * n, uncovered + n);
+        if (can_home(s->home, card)) { uncovered[n] = HOME_CHANGED; bottoms[n] = 0; patch(s, a, -1, card, out + P64 * n++); }
+        n += to_cols(s, card, a, -1, 0, 0, out + P64 * n, uncovered + n, bottoms + n);
     }
     if (r->foundation_return) /* a foundation's top card back onto a column */
         for (k = 0; k < 4; k++)
             if (s->home[k] != 0)
-                n += to_cols(s, (s->home[k] - 1) * 4 + k + 1, -1, -1, HOME_CHANGED, out + P64 * n, uncovered + n);
+                n += to_cols(s, (s->home[k] - 1) * 4 + k + 1, -1, -1, HOME_CHANGED, 0, out + P64 * n, uncovered + n,
+                             bottoms + n);
     return n;
 }
 
@@ -600,9 +611,10 @@ static void autoplay(const unsigned char *rec, unsigned char *out) {
    it before its moves are made). When the move leaves the foundations alone, the cards that may go home in
    the successor (column tops and free cells) are the member's, none of which may go (the foundations being
    the same), and the card the move uncovered: when that one may not go either, the successor is settled,
-   itself after its automatic moves. Else it is taken through autoplay. */
-static void autoplay_after(const Pos *s, int up, unsigned char *rec) {
-    if (up == HOME_CHANGED || (up && home_safe(s->home, up))) autoplay(rec, rec);
+   itself after its automatic moves. Else it is taken through autoplay. Returns 1 when it was. */
+static int autoplay_after(const Pos *s, int up, unsigned char *rec) {
+    if (up == HOME_CHANGED || (up && home_safe(s->home, up))) { autoplay(rec, rec); return 1; }
+    return 0;
 }
 
 /* won: every foundation up to the king. */
@@ -1362,7 +1374,7 @@ static int check(const char *path, int json, int show_progress) {
     static int act[BATCH + MAXMOVES];
     static uint64_t parent[BATCH + MAXMOVES];
     static int first_diff[BATCH + MAXMOVES];
-    static unsigned char uncovered[MAXMOVES];
+    static unsigned char uncovered[MAXMOVES], bottoms[MAXMOVES];
     static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
     unsigned char dealrec[P64], start[P64], ordered[P64];
     const char *in_order = "", *put_in_order = "", *nor_safe = "";
@@ -1423,12 +1435,23 @@ static int check(const char *path, int json, int show_progress) {
             }
             if (ct.rules.autoplay && auto_card(&s) >= 0) { unsettled_here = 1; break; } /* after its automatic moves */
             if (won(&s)) { won_here = 1; break; } /* 3. no member is won */
-            n = moves(&ct.rules, &s, keys + P64 * nk, uncovered);
+            n = moves(&ct.rules, &s, keys + P64 * nk, uncovered, bottoms);
             for (k = 0; k < n; k++) {
+                int moved = 0;
                 parent[nk + k] = i;
                 if (ct.rules.autoplay) /* each successor after its safe automatic moves (s is settled) */
-                    autoplay_after(&s, uncovered[k], keys + P64 * (nk + k));
-                if (ct.rules.column_order) /* each successor in the checkers' column order */
+                    moved = autoplay_after(&s, uncovered[k], keys + P64 * (nk + k));
+                /* each successor in the checkers' column order. The member is in that order (checked above):
+                   its columns' keys (bottom cards, 53 for an empty column) ascend. A move that neither empties
+                   a column nor fills an empty one (bottoms[k] == 0), with no automatic move after it, leaves
+                   every key as it is, so the successor is in that order too and column_order would return it
+                   unchanged: it is not called (ORDER_EVERY_SUCCESSOR calls it anyway, for the tests). */
+#ifndef ORDER_EVERY_SUCCESSOR
+                if (ct.rules.column_order && (moved || bottoms[k]))
+#else
+                (void)moved;
+                if (ct.rules.column_order)
+#endif
                     column_order(keys + P64 * (nk + k), keys + P64 * (nk + k));
                 first_diff[nk + k] = first_difference(s.rec, keys + P64 * (nk + k));
             }
@@ -1506,7 +1529,7 @@ static int check(const char *path, int json, int show_progress) {
 /* ---- debug modes: successors of records on stdin; a deal's record ------------------------------------ */
 
 static int successors(const Rules *r) {
-    static unsigned char succ[MAXMOVES * P64], uncovered[MAXMOVES];
+    static unsigned char succ[MAXMOVES * P64], uncovered[MAXMOVES], bottoms[MAXMOVES];
     unsigned char rec[P64];
     size_t got;
     g_name = "stdin";
@@ -1516,7 +1539,7 @@ static int successors(const Rules *r) {
         unsigned char cnt[2];
         const char *why = parse(rec, &s);
         if (why) die("not a position (%s)", why);
-        n = moves(r, &s, succ, uncovered);
+        n = moves(r, &s, succ, uncovered, bottoms);
         cnt[0] = (unsigned char)(n & 0xff);
         cnt[1] = (unsigned char)(n >> 8);
         fwrite(cnt, 1, 2, stdout);

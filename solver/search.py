@@ -211,6 +211,11 @@ class Search:
         got = lib.fc_search_export_p64(self._h(), first, count, out)
         return ffi.buffer(out, got * P64_SIZE)[:]
 
+    def export_p64_into(self, first, out):
+        """States first.. into ``out`` (a writable buffer), as many whole records as it holds: their count."""
+        n = max(0, min(len(out) // P64_SIZE, len(self) - first))
+        return lib.fc_search_export_p64(self._h(), first, n, ffi.from_buffer(out)) if n else 0
+
     def records(self):
         """All states as a list of 64-byte P64 records, in discovery order (index 0 = start)."""
         blob = self.export_p64()

@@ -6,6 +6,7 @@ deleted member, a deleted successor, an added won position, a member not after i
 all three; Coq's CertAuto.v and the search of the same form the Coq modules run (Search.v's `checkSearchAuto`);
 the copies against the C core's automatic moves on random positions; ``records_sha256``. Tests that run coqc are skipped where it is missing; the long one (#11982
 with four cells, about two minutes) is marked slow."""
+import collections
 import hashlib
 import json
 import os
@@ -259,49 +260,60 @@ def test_a_successor_that_uncovers_a_card_going_home_is_looked_up_after_its_auto
 
 # A driver of fccheck's own functions: P64 records on stdin, each taken after its safe automatic moves (so
 # settled); each successor (argv[1] free cells) through autoplay_after and through autoplay, the two compared, then
-# put in the checkers' column order in place and from another buffer, the two compared.
+# put in the checkers' column order in place and from another buffer, the two compared; the member in that order,
+# each successor the check does not put in order (autoplay_after moved no card and the move changed no column's
+# bottom card: bottoms[k] 0) counted and compared with the same in order.
 LEMMA_DRIVER = """
 #define main fccheck_main
 #include "%s"
 #undef main
 int main(int argc, char **argv) {
-    static unsigned char succ[MAXMOVES * P64], up[MAXMOVES];
+    static unsigned char succ[MAXMOVES * P64], up[MAXMOVES], bottoms[MAXMOVES];
     unsigned char rec[P64], a[P64], b[P64], c[P64];
     Rules r = {atoi(argv[1]), 0, 1, 1};
-    long nsucc = 0, skipped = 0, differ = 0, order_differ = 0;
+    long nsucc = 0, skipped = 0, differ = 0, order_differ = 0, unordered = 0, out_of_order = 0;
     (void)argc;
     while (fread(rec, 1, P64, stdin) == P64) {
         Pos s;
         int n, k;
         if (parse(rec, &s)) return 2;
-        autoplay(rec, rec);
+        autoplay(rec, c);
+        column_order(c, rec);
         layout(rec, &s);
-        n = moves(&r, &s, succ, up);
+        n = moves(&r, &s, succ, up, bottoms);
         for (k = 0; k < n; k++, nsucc++) {
+            int moved;
             memcpy(a, succ + P64 * k, P64);
             autoplay(succ + P64 * k, b);
             skipped += !(up[k] == HOME_CHANGED || (up[k] && home_safe(s.home, up[k])));
-            autoplay_after(&s, up[k], a);
+            moved = autoplay_after(&s, up[k], a);
             differ += memcmp(a, b, P64) != 0;
+            if (!moved && !bottoms[k]) {
+                unordered++;
+                column_order(a, c);
+                out_of_order += memcmp(a, c, P64) != 0;
+            }
             memcpy(c, b, P64);
             column_order(b, a);
             column_order(c, c);
             order_differ += memcmp(a, c, P64) != 0;
         }
     }
-    printf("%%ld %%ld %%ld %%ld\\n", nsucc, skipped, differ, order_differ);
+    printf("%%ld %%ld %%ld %%ld %%ld %%ld\\n", nsucc, skipped, unordered, differ, order_differ, out_of_order);
     return 0;
 }
 """
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
-@pytest.mark.parametrize("cells,figures", [(1, (10981, 10063)), (4, (15173, 14063))])
-def test_fccheck_skips_the_automatic_moves_only_where_they_move_no_card(tmp_path, cells, figures):
+@pytest.mark.parametrize("cells,figures", [(1, (10981, 10063, 6421)), (4, (15173, 14063, 10698))])
+def test_fccheck_skips_the_automatic_moves_and_the_column_order_only_where_they_change_nothing(tmp_path, cells, figures):
     """fccheck's autoplay_after on each successor of a settled position (2,000 positions, random ones and ones of
     random games, each after its automatic moves) is its autoplay: the move leaves the foundations alone and
     uncovers no card that goes home for most of them (the figures), and none of those has a card that goes home.
-    Its column_order in place is the same as into another buffer."""
+    Its column_order in place is the same as into another buffer. The successors of the member in the checkers'
+    column order that the check does not put in that order (no automatic move, no column emptied or filled: the
+    third figure) are in it already."""
     exe = tmp_path / "lemma"
     (tmp_path / "lemma.c").write_text(LEMMA_DRIVER % fastcheck.SOURCE)
     p = subprocess.run(["cc", "-O1", "-std=c99", "-o", str(exe), str(tmp_path / "lemma.c"), "-lz"],
@@ -315,7 +327,7 @@ def test_fccheck_skips_the_automatic_moves_only_where_they_move_no_card(tmp_path
             recs += [p64(t) for t in walk(rules, spec.ms_deal(rng.randrange(1, 10 ** 6)), rng, 40)[::4]]
     p = subprocess.run([str(exe), str(cells)], input=b"".join(recs[:2000]), capture_output=True)
     assert p.returncode == 0, p.stderr
-    assert tuple(map(int, p.stdout.split())) == figures + (0, 0)
+    assert tuple(map(int, p.stdout.split())) == figures + (0, 0, 0)
 
 
 def test_the_same_set_without_automatic_moves_in_its_rules_is_refused(built, tmp_path, run):
@@ -504,3 +516,47 @@ def test_prove_coq_command(out, tmp_path):
 def test_11982_is_proven_by_coq(out, built):
     status, res = coqcheck.prove_cert(built[1], out, COQC)
     assert status == 0 and res.only_primitives, res.output[-3000:]
+
+
+@needs_fast
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_fccheck_says_the_same_as_with_every_successor_put_in_column_order(tmp_path):
+    """The check leaves a successor out of column_order when the move changes no column's bottom card and no
+    automatic move follows (checker/fccheck.c, check). fccheck compiled with ORDER_EVERY_SUCCESSOR puts every
+    successor in order; the two say the same, word for word, on deal 3's certificates with one free cell (up to
+    column order, with and without the safe automatic moves): each whole, each with one record deleted (every
+    record in turn), with a member out of column order, with a won position or an unsettled member added: 567
+    certificates, 565 refused."""
+    every = tmp_path / "fccheck-every"
+    p = subprocess.run(["cc", "-O1", "-std=c99", "-DORDER_EVERY_SUCCESSOR", "-o", str(every), fastcheck.SOURCE, "-lz"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    res = search.explore(deals.ms_deal(3), Rules(cells=1, canonical=True))
+    plain = certificate.make({"kind": "ms", "deal": 3}, {"cells": 1, "foundation_return": False, "column_order": True},
+                             deals.ms_deal(3), sorted({p64(columns.canon(state_of(r))) for r in res.records()}))
+    res.close()
+    auto = auto_cert(3, 1)
+    mutants = []
+    for good in (plain, auto):
+        recs = list(good.records)
+        swapped = next(r for r in recs if all(packed.unpack(r)[0][:2]))       # columns 0 and 1 swapped
+        cols, cells, home = packed.unpack(swapped)
+        misplaced = packed.pack(((cols[1], cols[0]) + tuple(cols[2:]), cells, home))
+        kinds = [recs] + [recs[:k] + recs[k + 1:] for k in range(len(recs))]
+        kinds += [sorted(set(recs) - {swapped} | {misplaced}), sorted(set(recs) | {mutate.won_record()})]
+        if good is auto:
+            kinds.append(sorted(set(recs) | {p64(unsettled(good))}))
+        mutants += [(good, m) for m in kinds]
+    failures = []
+    for i, (good, recs) in enumerate(mutants):
+        path = written(tmp_path, "m.cert", certificate.Certificate(good.source, good.rules, good.start, recs, {}))
+        out = []
+        for exe in (EXE, str(every)):
+            q = subprocess.run([exe, "--json", str(path)], capture_output=True, text=True)
+            verdict = json.loads(q.stdout)
+            out.append((q.returncode, {k: v for k, v in verdict.items() if not k.endswith("seconds")}))
+        assert out[0] == out[1], i
+        failures.append(out[0][1]["failure"])
+    assert len(mutants) == len(plain.records) + len(auto.records) + 7
+    assert sorted(collections.Counter(failures).items()) == [("", 2), ("autoplay", 1), ("start", 2),
+                                                             ("successor", 560), ("won", 2)]

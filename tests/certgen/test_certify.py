@@ -241,3 +241,36 @@ def test_a_certificate_added_apart_is_refused_in_one_line(tmp_path):
     assert p.returncode == 0 and f"deal {deal} added as fixed" in p.stderr, p.stderr
     assert f"deal {deal} has a fixed row with other records" in _one_line_error(add(certs["safe"]))
     assert [r[:2] for r in ledger_rows(os.path.join(d, certify.LEDGER))[1:]] == [[str(deal), "fixed"]]
+
+
+CERTIFY_ROWS = [     # certify_deal's rows (but seconds) with the forms searched one after the other (commit 44f15ac)
+    ((146692, 5_000, 80_000_000), ("canonical-safe", 8603, 9, "5aab5adc"), ["safe"]),
+    ((146692, 10_000, 80_000_000), ("canonical-safe", 8603, 9, "5aab5adc"), ["safe", "fixed"]),
+    ((146692, 20_000, 80_000_000), ("fixed", 19527, 9, "0b3c6cb4"), ["safe", "fixed"]),
+    ((146692, 5_000, 8_000), ("unknown", 8000, None, None), ["safe", "fixed"]),
+    ((11982, 1_000, 5_000), ("unknown", 5000, None, None), ["safe", "fixed"]),
+    ((1, 1_000, 100_000), ("winnable", 25199, 52, None), ["safe", "fixed"]),
+]
+
+
+@pytest.mark.parametrize("task, row, searched", CERTIFY_ROWS)
+def test_the_fixed_search_is_skipped_only_when_the_set_up_to_column_order_is_past_its_limit(tmp_path, monkeypatch,
+                                                                                        task, row, searched):
+    """Deal 146692: 19,527 positions with fixed columns, 8,603 up to column order with the safe automatic
+    moves. Its search up to column order runs first, once; the fixed one is skipped when that set is
+    complete and bigger than max_states (it could not complete), and the row is the one the forms give
+    in order."""
+    from solver import search
+    runs, explore = [], search.explore
+
+    def spy(start, rules=None, *a, **k):
+        runs.append("safe" if rules == certify.SAFE else "fixed")
+        return explore(start, rules, *a, **k)
+    monkeypatch.setattr(search, "explore", spy)
+    n, max_states, canonical = task
+    got = certify.certify_deal({"deal": n, "max_states": max_states, "canonical_max_states": canonical,
+                                "memory": None, "tmp": str(tmp_path), "certs": None})
+    sha = got["records_sha256"]
+    assert (got["form"], got["positions"], got["max_home"], sha and sha[:8]) == row
+    assert runs == searched
+    assert os.listdir(tmp_path) == []

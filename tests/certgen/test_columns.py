@@ -322,3 +322,33 @@ def test_the_sort_in_runs_drops_repeats_within_and_across_runs():
     for run in (upto.RUN, 3000, 50_000):
         batches = [twice[k:k + 64 * 7000] for k in range(0, len(twice), 64 * 7000)]
         assert b"".join(upto.sorted_batches(batches, run=run)) == want
+
+
+def test_a_run_goes_to_a_file_only_when_records_follow_it(monkeypatch):
+    """An in-memory search's records up to SORTED_MAX make one run (run_for), and a run is written to a
+    temporary file only when more records come after it: deal 11982's 83,239 records up to column order in
+    one run write no file; 4,000 of them in batches of 1,000 and runs of 2,000, one file (the last run stays
+    in memory); the records are those of the sort in memory either way."""
+    from solver import deals, search
+    assert upto.run_for(None, 5) == upto.RUN and upto.run_for(None, upto.RUN + 1) == upto.RUN + 1
+    assert upto.run_for(None, search.SORTED_MAX + 1) == upto.RUN
+    assert upto.run_for(1 << 20) == upto.BATCH and upto.run_for(1 << 40, 5) == upto.RUN
+    files, temporary = [], upto.tempfile.TemporaryFile
+
+    def counted(*a, **k):
+        files.append(1)
+        return temporary(*a, **k)
+    monkeypatch.setattr(upto.tempfile, "TemporaryFile", counted)
+    res = search.explore(deals.ms_deal(11982), Rules(canonical=True))
+    try:
+        n = len(res.search)
+        whole = b"".join(upto.sorted_batches(upto.exported(res.search), run=n, total=n))
+        assert (n, len(files)) == (83_239, 0)
+        assert whole == b"".join(upto.sorted_batches(upto.exported(res.search), run=1000))
+        blob = res.search.export_p64(0, 4000)
+    finally:
+        res.close()
+    files.clear()
+    four = b"".join(upto.sorted_batches([blob[k:k + 64_000] for k in range(0, len(blob), 64_000)], run=2000))
+    assert len(files) == 1 and four == b"".join(upto.sorted_batches([blob]))
+    assert len(four) == 4000 * 64 and four == b"".join(sorted(four[k:k + 64] for k in range(0, len(four), 64)))
