@@ -38,6 +38,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
 from solver.progress import bar
+from solver.workers import restore_term, term_as_interrupt
 
 from . import certificate
 from .coq import IDENT, UNWINNABLE, cert_module, coq_dir, driver_path, driver_text, full_statement, render_cert
@@ -191,13 +192,18 @@ def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] 
     with open(log_path, "wb") as log, bar(shown_bar, desc=progress_label or "", bar_format="{desc}: {elapsed}") as b:
         p = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
         status, rss = None, 0
-        while status is None:
-            pid, st, ru = os.wait4(p.pid, os.WNOHANG) if shown_bar else os.wait4(p.pid, 0)
-            if pid == 0:
-                b.refresh()
-                time.sleep(0.5)
-                continue
-            status, rss = st, ru.ru_maxrss
+        try:
+            while status is None:
+                pid, st, ru = os.wait4(p.pid, os.WNOHANG) if shown_bar else os.wait4(p.pid, 0)
+                if pid == 0:
+                    b.refresh()
+                    time.sleep(0.5)
+                    continue
+                status, rss = st, ru.ru_maxrss
+        except BaseException:           # Ctrl-C or SIGTERM: coqc does not run on without us
+            p.kill()
+            p.wait()
+            raise
         p.returncode = os.waitstatus_to_exitcode(status)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         out = f.read()
@@ -449,6 +455,17 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
             "a library file that is not the reviewed one (certgen/coqcheck.py PINNED)"
         say(f"{changed[0]}: {why}: NOT proven")
         return 1, None
+    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (coqc stopped, the private folder removed)
+    try:
+        return _check_apart(path, text, ctx, out_dir, coqc, statement, names, checker, progress, say)
+    finally:
+        restore_term(old_term)
+
+
+def _check_apart(path: str, text: bytes, ctx: Dict, out_dir: str, coqc: str, statement: str, names: List[str],
+                 checker: Optional[str], progress: bool, say: Callable) -> Tuple[int, Optional[CoqRun]]:
+    """:func:`check_file` past its checks of the module's imports (``text``, the module read once): the private
+    folder, the checks in it, the copy into <out_dir>."""
     said: List[str] = []
     with tempfile.TemporaryDirectory(prefix="coq-check-") as work:
         mine = os.path.join(coq_dir(work), os.path.basename(path))

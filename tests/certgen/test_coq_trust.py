@@ -6,8 +6,10 @@ import errno
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -615,3 +617,28 @@ def test_an_output_folder_that_cannot_take_the_compiled_files_is_one_line_and_no
                                             r"nothing is claimed"):
         coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=said.append)
     assert not [s for s in said if "proven by Coq" in s], said
+
+
+@needs_coqc
+def test_sigterm_to_prove_coq_stops_coqc_and_leaves_no_private_folder(tmp_path):
+    # SIGTERM ended prove-coq at once: coqc ran on, orphaned, and the check's private folder stayed in /tmp
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "certgen", "prove-coq", "--deal", "11982", "--out-dir",
+                          str(tmp_path / "o")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not subprocess.run(["pgrep", "-g", str(p.pid), "coqc"], capture_output=True).stdout:
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        time.sleep(0.5)
+        left = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split()
+        if left:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130 and err.splitlines()[-1] == "stopped (SIGTERM) before an answer, nothing is claimed", \
+        (p.returncode, err)
+    assert left == [] and os.listdir(tmp) == []
