@@ -25,8 +25,10 @@ committed ledger). Engines: certgen/survey.py's (local processes, or dask.distri
 import csv
 import gzip
 import io
+import math
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -176,6 +178,11 @@ def _first_form(n, task, tries, safe):
 
 # -- the ledger -------------------------------------------------------------------------------------------
 
+def _seconds_ok(v):
+    """Whether ``v`` is a row's seconds: a number (not a bool), finite, not negative."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
 def ledger_row(n, form, body):
     return [n, form, body["positions"], body["max_home"], body["records_sha256"], body["seconds"]]
 
@@ -218,7 +225,9 @@ def read_ledger(path, listed):
         try:
             secs = float(seconds)
         except ValueError:
-            raise bad(f"seconds {seconds!r}") from None
+            secs = None
+        if not _seconds_ok(secs):
+            raise bad(f"seconds {seconds!r}")
         rows[n] = (form, {"positions": k, "max_home": home, "records_sha256": sha or None, "seconds": secs})
     return rows
 
@@ -245,6 +254,20 @@ def import_ledger(j, path, listed):
 
 # -- a certificate built apart ------------------------------------------------------------------------------
 
+def _file_identity(path):
+    """The regular file at ``path`` as (device, inode, size, modification time): what :func:`add_certificate`
+    compares before and after its reads. Anything else (a FIFO, a device: a second open would wait for a
+    writer for ever) is one line."""
+    certificate.not_a_directory(path)
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise FreecellError(f"cannot read certificate {path}: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FreecellError(f"{path}: not a regular file (a certificate built apart is one)")
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def add_certificate(j, path, listed, canonical_max_states, say):
     """The row of a listed deal from a certificate built apart (``certgen build --deal N [--canonical --autoplay
     safe] --memory M --work-dir W``: a resumable disk search), once the fast checker accepts it for that deal
@@ -253,6 +276,7 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     positions, else ``disk-canonical-safe``), its seconds the certificate's search's and this check's. A
     certified row of that deal with other records is refused; an ``unknown`` one is replaced."""
     t0 = cpu_seconds()
+    before = _file_identity(path)
     summary = certificate.summarize(path)
     src = summary.source
     n = src.get("deal") if src.get("kind") == "ms" else None
@@ -263,14 +287,18 @@ def add_certificate(j, path, listed, canonical_max_states, say):
         raise FreecellError(f"{path}: its rules are neither the fixed form's nor the canonical-safe form's")
     if not survey._cert_ok(path, n, rules):
         raise FreecellError(f"{path}: the fast checker does not accept it as deal {n}'s certificate: no row added")
+    if _file_identity(path) != before:
+        raise FreecellError(f"{path}: the file changed while it was read and checked: no row added")
     form = "fixed" if rules is STANDARD else "canonical-safe" if summary.states <= canonical_max_states \
         else "disk-canonical-safe"
-    searched = summary.info.get("search_seconds")
-    searched = searched if isinstance(searched, (int, float)) and not isinstance(searched, bool) and searched >= 0 else 0
-    body = {"positions": summary.states, "max_home": summary.info.get("max_home"),
-            "records_sha256": summary.records_sha256, "seconds": round(searched + cpu_seconds() - t0, 3)}
-    if not isinstance(body["max_home"], int) or not 0 <= body["max_home"] <= 52:
+    searched, home = summary.info.get("search_seconds", 0), summary.info.get("max_home")
+    if not _seconds_ok(searched):
+        raise FreecellError(f"{path}: its info's search_seconds is {searched!r}, not a number of seconds: not a "
+                            f"certificate certgen build wrote")
+    if not isinstance(home, int) or isinstance(home, bool) or not 0 <= home <= 52:
         raise FreecellError(f"{path}: its info holds no max_home (0..52): not a certificate certgen build wrote")
+    body = {"positions": summary.states, "max_home": home,
+            "records_sha256": summary.records_sha256, "seconds": round(searched + cpu_seconds() - t0, 3)}
     have = {m: (f, b) for m, _l, f, b in j.rows("deal", n, n)}.get(n)
     if have is not None and have[0] in CERTIFIED:
         if have[1].get("records_sha256") != body["records_sha256"]:

@@ -38,6 +38,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
 from solver.progress import bar
+from solver.workers import restore_term, term_as_interrupt
 
 from . import certificate
 from .coq import IDENT, UNWINNABLE, cert_module, coq_dir, driver_path, driver_text, full_statement, render_cert
@@ -191,13 +192,18 @@ def _run(cmd: List[str], log_path: str, cwd: str, progress_label: Optional[str] 
     with open(log_path, "wb") as log, bar(shown_bar, desc=progress_label or "", bar_format="{desc}: {elapsed}") as b:
         p = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
         status, rss = None, 0
-        while status is None:
-            pid, st, ru = os.wait4(p.pid, os.WNOHANG) if shown_bar else os.wait4(p.pid, 0)
-            if pid == 0:
-                b.refresh()
-                time.sleep(0.5)
-                continue
-            status, rss = st, ru.ru_maxrss
+        try:
+            while status is None:
+                pid, st, ru = os.wait4(p.pid, os.WNOHANG) if shown_bar else os.wait4(p.pid, 0)
+                if pid == 0:
+                    b.refresh()
+                    time.sleep(0.5)
+                    continue
+                status, rss = st, ru.ru_maxrss
+        except BaseException:           # Ctrl-C or SIGTERM: coqc does not run on without us
+            p.kill()
+            p.wait()
+            raise
         p.returncode = os.waitstatus_to_exitcode(status)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         out = f.read()
@@ -449,6 +455,17 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
             "a library file that is not the reviewed one (certgen/coqcheck.py PINNED)"
         say(f"{changed[0]}: {why}: NOT proven")
         return 1, None
+    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (coqc stopped, the private folder removed)
+    try:
+        return _check_apart(path, text, ctx, out_dir, coqc, statement, names, checker, progress, say)
+    finally:
+        restore_term(old_term)
+
+
+def _check_apart(path: str, text: bytes, ctx: Dict, out_dir: str, coqc: str, statement: str, names: List[str],
+                 checker: Optional[str], progress: bool, say: Callable) -> Tuple[int, Optional[CoqRun]]:
+    """:func:`check_file` past its checks of the module's imports (``text``, the module read once): the private
+    folder, the checks in it, the copy into <out_dir>."""
     said: List[str] = []
     with tempfile.TemporaryDirectory(prefix="coq-check-") as work:
         mine = os.path.join(coq_dir(work), os.path.basename(path))
@@ -463,7 +480,7 @@ def check_file(path: str, ctx: Dict, out_dir: str, coqc: Optional[str], statemen
             status, run = _check_privately(mine, ctx, work, coqc, statement, names, checker, progress, home,
                                            said.append)
         finally:
-            _publish(work, out_dir, os.path.basename(path))
+            _publish(work, out_dir)
     for line in said:
         say(line)
     if run is not None:
@@ -517,19 +534,40 @@ def _check_privately(path: str, ctx: Dict, work: str, coqc: str, statement: str,
     return 0, run
 
 
-def _publish(work: str, out_dir: str, module: str):
+def _publish(work: str, out_dir: str):
     """The files a check compiled and wrote in ``work`` copied into <out_dir>, for the user to look at or run
     coqchk on (nothing reads them back): the library into <out_dir>/coq-lib (its earlier contents removed),
-    the rest of ``work``/coq but the module's own source (``module``: <out_dir> holds it) into <out_dir>/coq."""
-    _fresh_folder(library_dir(out_dir))
+    the rest of ``work``/coq, with the module's source as it was compiled, into <out_dir>/coq.
+    A link met in <out_dir> (a folder's or a file's, put there by whoever writes it) is replaced, never
+    followed: nothing is written outside <out_dir>. One line when a file cannot be written."""
+    out = os.path.abspath(out_dir)
+    _fresh_folder(library_dir(out))
     for top, _dirs, files in os.walk(work):
-        for name in files:
+        for name in sorted(files):
             src = os.path.join(top, name)
             rel = os.path.relpath(src, work)
-            if rel != os.path.join("coq", module):
-                os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
+            dst = os.path.join(out, rel)
+            try:
+                _own_folders(out, os.path.dirname(rel))
+                if os.path.islink(dst):
+                    os.remove(dst)
                 with open(src, "rb") as f:
-                    write_atomic(os.path.join(out_dir, rel), f.read())
+                    write_atomic(dst, f.read())
+            except OSError as e:
+                raise FreecellError(f"{shown(dst)}: the compiled files could not be copied into the output folder "
+                                    f"({e.strerror or e}): nothing is claimed") from None
+
+
+def _own_folders(out: str, rel: str):
+    """The folders of the relative path ``rel`` made below ``out``, each a folder of its own: a link (or a
+    file) where one of them goes is removed first."""
+    p = out
+    for part in rel.split(os.sep) if rel else []:
+        p = os.path.join(p, part)
+        if os.path.islink(p) or (os.path.lexists(p) and not os.path.isdir(p)):
+            os.remove(p)
+        if not os.path.isdir(p):
+            os.mkdir(p)
 
 
 # -- audit-coq: a module held to its certificate and the library to its pins ----------------------------------

@@ -52,12 +52,17 @@ def start_pool(jobs, initializer, initargs):
         with signals_held():
             pool.__init__(jobs, initializer, initargs, context=ctx)
         return pool
-    except (RuntimeError, OSError, MemoryError) as e:
-        _no_replacements(pool)      # its worker thread, if it started, replaced every worker killed here
-        for p in mp.active_children():
-            if p.pid not in before:
-                p.kill()
-                p.join(5)
+    except BaseException as e:      # a Ctrl-C or SIGTERM held meanwhile comes here too: the pool is not returned
+        with signals_held():
+            if getattr(pool, "_terminate", None) is not None:
+                pool._terminate.cancel()        # its own terminate at exit could wait for the killed workers' lock
+            _no_replacements(pool)      # its worker thread, if it started, replaced every worker killed here
+            for p in mp.active_children():
+                if p.pid not in before:
+                    p.kill()
+                    p.join(5)
+        if not isinstance(e, (RuntimeError, OSError, MemoryError)):
+            raise
         raise FreecellError(f"cannot start {jobs} worker processes ({e or type(e).__name__}): free some memory, "
                             f"or use fewer processes") from None
 
@@ -181,23 +186,27 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     pool's own terminate cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``,
     ``_change_notifier`` and ``_terminate`` are the pool's own (multiprocessing has no public names for them).
     Then the pool's folder ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk
-    search's files)."""
+    search's files). All of it with SIGINT and SIGTERM held (:func:`signals_held`): one that comes meanwhile (a
+    Ctrl-C, the worker's SIGTERM reaching the parent too) is taken once the pool has ended. Raised half-way, it
+    left the pool's own terminate to run at exit, where it waited for ever for the task queue's lock held by a
+    worker just stopped (a survey sent SIGTERM as its last chunk came in hung, about 1 run in 100)."""
     try:
-        _no_replacements(pool)
-        procs = list(pool._pool)
-        if not lost:
+        with signals_held():
+            pool._terminate.cancel()
+            _no_replacements(pool)
+            procs = list(pool._pool)
+            if not lost:
+                for p in procs:
+                    if p.exitcode is None:
+                        p.terminate()
+                deadline = time.monotonic() + grace
+                for p in procs:
+                    p.join(max(0.0, deadline - time.monotonic()))
             for p in procs:
                 if p.exitcode is None:
-                    p.terminate()
-            deadline = time.monotonic() + grace
+                    p.kill()
             for p in procs:
-                p.join(max(0.0, deadline - time.monotonic()))
-        pool._terminate.cancel()
-        for p in procs:
-            if p.exitcode is None:
-                p.kill()
-        for p in procs:
-            p.join(5)
+                p.join(5)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

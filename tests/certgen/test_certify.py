@@ -274,3 +274,69 @@ def test_the_fixed_search_is_skipped_only_when_the_set_up_to_column_order_is_pas
     assert (got["form"], got["positions"], got["max_home"], sha and sha[:8]) == row
     assert runs == searched
     assert os.listdir(tmp_path) == []
+
+
+def test_a_certificate_added_apart_with_odd_info_or_not_a_file_is_refused_in_one_line(tmp_path):
+    # the info is the builder's word, not checked by the fast checker: a row takes only what a row can hold
+    from certgen import certificate
+    deal = SMALL[0]
+    lst = write_list(tmp_path, [deal])
+    good = str(tmp_path / "good.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--out", good, "--no-progress")
+    assert code == 0, err
+    cert = certificate.read(good)
+    d = str(tmp_path / "d")
+    add = lambda path: subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d,  # noqa: E731
+                                       "--add-cert", path], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    for name, info in (("inf", {"search_seconds": float("inf")}), ("nan", {"search_seconds": float("nan")}),
+                       ("negative", {"search_seconds": -5}), ("text", {"search_seconds": "12"}),
+                       ("bool", {"max_home": True})):
+        path = str(tmp_path / f"{name}.cert")
+        certificate.write(path, certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
+                                                        records=cert.records, info={**cert.info, **info}))
+        assert "not a certificate certgen build wrote" in _one_line_error(add(path)), name
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)                     # with a writer: read once, then opened again by the checker (for ever)
+    writer = subprocess.Popen(["sh", "-c", f"cat {good} > {fifo}"])
+    try:
+        assert "not a regular file" in _one_line_error(add(fifo))
+    finally:
+        writer.kill()
+        writer.wait()
+    assert not os.path.exists(os.path.join(d, certify.LEDGER)) or len(ledger_rows(os.path.join(d, certify.LEDGER))) == 1
+    p = add(good)
+    assert p.returncode == 0 and f"deal {deal} added as fixed" in p.stderr, p.stderr
+    row = ledger_rows(os.path.join(d, certify.LEDGER))[1]
+    assert row[3] == "9" and 0 <= float(row[5]) < 60, row
+    bad = tmp_path / "bad.csv"          # a ledger whose seconds are not a number of seconds is refused too
+    for secs in ("inf", "nan", "-1"):
+        bad.write_text(",".join(certify.LEDGER_FIELDS) + "\n" + ",".join(row[:5] + [secs]) + "\n")
+        e = str(tmp_path / f"e{secs}")
+        p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", e, "--from-ledger",
+                            str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert f"line 2: seconds '{secs}'" in _one_line_error(p), secs
+
+
+def test_a_certificate_changed_while_it_is_checked_adds_no_row(tmp_path, monkeypatch):
+    from certgen import survey
+    deal = SMALL[0]
+    good = str(tmp_path / "good.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--out", good, "--no-progress")
+    assert code == 0, err
+    other = str(tmp_path / "other.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--canonical", "--autoplay", "safe", "--out", other,
+                             "--no-progress")
+    assert code == 0, err
+    swap = str(tmp_path / "swap.cert")
+    os.link(other, swap)
+    checked = survey._cert_ok
+
+    def swapped(path, n, rules):        # the file summarized is not the one checked: renamed over meanwhile
+        ok = checked(path, n, rules)
+        os.replace(good, path)
+        return ok
+    monkeypatch.setattr(survey, "_cert_ok", swapped)
+    with open_journal(str(tmp_path / "d"), certify.KIND, "test", what="certify-list") as j:
+        with pytest.raises(Exception, match="changed while it was read and checked"):
+            certify.add_certificate(j, swap, {deal}, 10 ** 6, lambda _t: None)
+        assert list(j.rows("deal")) == []

@@ -2,17 +2,21 @@
 (certgen/usertext.py), the driver that checks a module's statement apart from the module, `Print Assumptions`
 read with types, the pinned library files, `audit-coq` and `--coqchk`. The modules compiled here are deal
 #1 with no free cell (1 position) and boards with its layout, so each coqc run is short."""
+import errno
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from certgen import certificate, coq, coqcheck, usertext
 from certgen.paths import COQ_SRC
 from solver import deals, search, spec
+from solver.errors import FreecellError
 from solver.rules import Rules
 
 from helpers import ROOT
@@ -574,3 +578,67 @@ def test_no_coqc_of_a_check_reads_the_output_folder(tmp_path):
     for rel in (f"coq/{stem}.vo", f"coq/check/{stem}.vo", f"coq/{stem}.log", "coq-lib/Search.vo"):
         assert os.path.isfile(os.path.join(out, rel)), rel
     assert f"driver {out}/coq/check/{stem}.v" in said[-1] and run.log == os.path.join(out, "coq", f"{stem}.log")
+
+
+@needs_coqc
+def test_a_check_writes_nothing_through_a_link_planted_in_the_output_folder(tmp_path):
+    # whoever writes <out> may plant links where a check copies what it compiled: each is replaced, not followed
+    out, outside = str(tmp_path / "o"), tmp_path / "outside"
+    path, ctx = coq.render_cert(one_position_cert(), out)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    (outside / "check").mkdir(parents=True)
+    victim = outside / "victim"
+    victim.write_text("the user's own file\n")
+    os.symlink(str(outside / "check"), os.path.join(out, "coq", "check"))
+    os.symlink(str(victim), os.path.join(out, "coq", f"{stem}.log"))
+    said = []
+    status, run = coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=said.append)
+    assert status == 0 and said[-1].startswith("proven by Coq: freecell_1_unwinnable"), said
+    assert os.listdir(outside / "check") == [] and victim.read_text() == "the user's own file\n"
+    for rel in (f"coq/check/{stem}.vo", f"coq/check/{stem}.v", f"coq/{stem}.log"):
+        p = os.path.join(out, rel)
+        assert os.path.isfile(p) and not os.path.islink(p) and not os.path.islink(os.path.dirname(p)), rel
+
+
+@needs_coqc
+def test_an_output_folder_that_cannot_take_the_compiled_files_is_one_line_and_nothing_proven(tmp_path, monkeypatch):
+    out = str(tmp_path / "o")
+    path, ctx = coq.render_cert(one_position_cert(), out)
+
+    write = coqcheck.write_atomic
+
+    def full(p, data):                  # the check's own folder has room; the output folder is full
+        if p.startswith(out):
+            raise OSError(errno.ENOSPC, "No space left on device", p)
+        return write(p, data)
+    monkeypatch.setattr(coqcheck, "write_atomic", full)
+    said = []
+    with pytest.raises(FreecellError, match=r"could not be copied into the output folder \(No space left on device\): "
+                                            r"nothing is claimed"):
+        coqcheck.check_file(path, ctx, out, COQC, coq.UNWINNABLE, say=said.append)
+    assert not [s for s in said if "proven by Coq" in s], said
+
+
+@needs_coqc
+def test_sigterm_to_prove_coq_stops_coqc_and_leaves_no_private_folder(tmp_path):
+    # SIGTERM ended prove-coq at once: coqc ran on, orphaned, and the check's private folder stayed in /tmp
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "certgen", "prove-coq", "--deal", "11982", "--out-dir",
+                          str(tmp_path / "o")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not subprocess.run(["pgrep", "-g", str(p.pid), "coqc"], capture_output=True).stdout:
+            assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        time.sleep(0.5)
+        left = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split()
+        if left:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130 and err.splitlines()[-1] == "stopped (SIGTERM) before an answer, nothing is claimed", \
+        (p.returncode, err)
+    assert left == [] and os.listdir(tmp) == []

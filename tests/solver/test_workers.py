@@ -448,3 +448,81 @@ def test_a_pool_whose_threads_cannot_all_start_forks_no_replacement_workers(monk
         for p in mp.active_children():
             if p.pid not in before:
                 p.kill()
+
+
+LATE_TERM = r"""
+import os, signal, sys, time
+from solver.errors import Terminated
+from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool, term_as_interrupt
+
+def init(parent):
+    orphan_watch(parent)
+    def on_term(*_):                    # the pool's end reaches the worker: the parent gets a SIGTERM then
+        os.kill(parent, signal.SIGTERM)
+        time.sleep(0.5)
+        os._exit(0)
+    signal.signal(signal.SIGTERM, on_term)
+
+if __name__ == "__main__":
+    term_as_interrupt()
+    pool = start_pool(2, init, (os.getpid(),))
+    print(sorted(pool_windowed(pool, abs, [-1, -2, 3], 4)), flush=True)
+    busy = [pool.apply_async(time.sleep, (20,)) for _ in range(2)]
+    time.sleep(1)
+    try:
+        end_pool(pool)
+    except Terminated:
+        print("finalizer active:", pool._terminate.still_active(), "workers running:",
+              sum(p.exitcode is None for p in pool._pool), flush=True)
+        raise
+"""
+
+
+def test_a_sigterm_while_the_pool_ends_is_taken_once_it_has_ended(tmp_path):
+    # a SIGTERM to the survey while end_pool stopped the workers (its last chunk done, or a Ctrl-C mid-chunk)
+    # was raised out of end_pool before it cancelled the pool's own terminate: that ran at exit and could wait
+    # for ever for the task queue's lock, held by a worker it had killed (a survey hung after its last line)
+    script = tmp_path / "late.py"
+    script.write_text(LATE_TERM)
+    p = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env={**os.environ, "PYTHONPATH": ROOT}, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        pytest.fail("the process never ended")
+    assert out.splitlines() == ["[1, 2, 3]", "finalizer active: False workers running: 0"], (out, err)
+    assert p.returncode != 0 and "Terminated" in err, (p.returncode, err)
+    assert subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split() == []
+
+
+EARLY_TERM = r"""
+import multiprocessing as mp, multiprocessing.pool, os, signal
+from solver.errors import Terminated
+from solver.workers import orphan_watch, start_pool, term_as_interrupt
+
+init = mp.pool.Pool.__init__
+
+def started(self, *args, **kwargs):     # a SIGTERM while the pool starts: held until its workers are forked
+    init(self, *args, **kwargs)
+    os.kill(os.getpid(), signal.SIGTERM)
+mp.pool.Pool.__init__ = started
+
+if __name__ == "__main__":
+    term_as_interrupt()
+    try:
+        start_pool(2, orphan_watch, (os.getpid(),))
+    except Terminated:
+        print("workers left:", len(mp.active_children()), flush=True)
+        raise
+"""
+
+
+def test_a_sigterm_while_the_pool_starts_leaves_no_worker(tmp_path):
+    script = tmp_path / "early.py"
+    script.write_text(EARLY_TERM)
+    p = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=30,
+                       env={**os.environ, "PYTHONPATH": ROOT})
+    assert p.stdout.splitlines() == ["workers left: 0"] and p.returncode != 0 and "Terminated" in p.stderr, \
+        (p.stdout, p.stderr)
