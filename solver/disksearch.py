@@ -36,6 +36,7 @@ import stat
 import struct
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -297,6 +298,7 @@ class DiskSearch:
         positions past the key may take in memory (None: a quarter of ``memory``, fc_ddd_overflow_limit)."""
         self.start, self.rules, self.dir, self._term, self._d = start, rules, None, None, None
         self.work_dir, self.seconds, self._lock, self._sorting = work_dir, 0.0, None, False
+        self._busy = threading.Lock()    # held by a sort step's thread while it runs (_sort_step)
         self.memory, self.tmp, self.key_bits, self.progress = memory, tmp, key_bits, False
         self.overflow, self._owner, self._made_parents = overflow, None, []
         if work_dir is not None and target is not None:
@@ -450,6 +452,19 @@ class DiskSearch:
     def close(self):
         """Remove every file and the temporary folder; release the C memory. A work folder: kept with the last
         checkpoint's files when the search stopped before its end (to go on), else emptied and removed."""
+        held = self._d is not None
+        if held:
+            # a sort step that a signal left running in its thread (a second Ctrl-C or SIGTERM can end
+            # _interruptible's wait early, as its running out does) is stopped and waited for: its memory goes
+            lib.fc_ddd_cancel(self._d)
+            _acquire_through_signals(self._busy)
+        try:
+            self._close()
+        finally:
+            if held:
+                self._busy.release()
+
+    def _close(self):
         if self._d is not None:
             # closed while an exception goes by (Ctrl-C, SIGTERM, an error) -- even after the search's last
             # call ended it -- a work folder stays: its answer was not given yet (a certificate not written)
@@ -602,7 +617,7 @@ class DiskSearch:
         self._sorting = True            # a sort not read to its end: a work folder keeps the layers and state
         d = self._d
         while True:
-            e = _interruptible(lib.fc_ddd_sort_step, (d,), cancel=lambda: lib.fc_ddd_cancel(d))
+            e = _interruptible(self._sort_step, (), cancel=lambda: lib.fc_ddd_cancel(d))
             if e < 0:
                 raise self._failed(self.stats(), sorting=True) if e == lib.FC_EIO else \
                     _error(e, "cannot sort the positions: ")
@@ -622,6 +637,12 @@ class DiskSearch:
             got += m
             yield ffi.buffer(out, m * P64_SIZE)[:]
 
+    def _sort_step(self):
+        """fc_ddd_sort_step in _interruptible's thread, holding ``_busy`` (close() frees the search only once it
+        has it); a search already closed when the thread starts: FC_ESTOPPED."""
+        with self._busy:
+            return lib.FC_ESTOPPED if self._d is None else lib.fc_ddd_sort_step(self._d)
+
     def _sort_lost(self, got, states):
         """The error of a sort whose runs do not hold every position (a sort state forged to agree with its
         files): a work folder loses its sort state, so that the same command sorts again."""
@@ -634,6 +655,16 @@ class DiskSearch:
             where = f"the whole search is kept in {self.work_dir}: the same command sorts again"
         return FreecellError(f"the disk search enumerated all {states:,} positions, but its sorted runs hold "
                              f"{got:,} (no certificate written; {where})")
+
+
+def _acquire_through_signals(lock, poll=0.05):
+    """Acquire ``lock``, the exceptions of the signals that come meanwhile (a further Ctrl-C, SIGTERM) dropped."""
+    while True:
+        try:
+            if lock.acquire(timeout=poll):
+                return
+        except BaseException:       # a signal: the wait goes on
+            pass
 
 
 class DiskResult(Found):

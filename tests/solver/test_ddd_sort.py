@@ -261,3 +261,49 @@ def test_kill_9_in_the_middle_of_a_sort_then_the_same_command(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert json.loads(info.stdout)["records_sha256"] == \
         "33dc1c6c0440292e4b6ae9b0dc1925bf1164e8b2717d2f0d1841b087487a7126"
+
+
+# A search of #11982 on disk in a work folder (--memory 8M: its sort one step of every key, about half a second),
+# then its sort stopped by Ctrl-C a twentieth of a second in, and a second Ctrl-C coming while the first stops the
+# step (raised by the first clock read of that wait): _interruptible gives up its wait with the step still
+# running in its thread, and the search is closed at once.
+_SECOND_CTRL_C = """
+import os, signal, sys, threading, time
+from solver import deals, disksearch, search
+from solver.rules import STANDARD
+
+class SecondCtrlC:
+    armed = True
+    def __getattr__(self, name):
+        return getattr(time, name)
+    def monotonic(self):
+        if SecondCtrlC.armed:
+            SecondCtrlC.armed = False
+            raise KeyboardInterrupt
+        return time.monotonic()
+
+r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, 8 << 20, work_dir=sys.argv[1])
+assert r.status == "done"
+search.time = SecondCtrlC()
+threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    for _ in r.search.sorted_batches(1000):
+        pass
+except KeyboardInterrupt:
+    r.close()
+    print("closed", SecondCtrlC.armed)
+"""
+
+
+def test_a_second_ctrl_c_while_a_sort_step_stops_waits_for_it_before_its_memory_goes(tmp_path, straight):
+    """The search's memory is freed only once the sort step running in its thread has returned (it crashed
+    there, SIGSEGV, when freed under it); the folder then goes on to the straight certificate."""
+    work = tmp_path / "w"
+    p = subprocess.run([sys.executable, "-c", _SECOND_CTRL_C, str(work)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=600)
+    assert (p.returncode, p.stdout) == (0, "closed False\n"), (p.returncode, p.stderr)
+    assert {"search.state", "sort.state"} <= set(os.listdir(work))
+    out = tmp_path / "r.cert"
+    p = _certgen(*BUILD, "--work-dir", str(work), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert _body(out) == straight
