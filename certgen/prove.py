@@ -111,12 +111,41 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
                     info = {"max_home": result.max_home, "verdict": verdict,
                             "search_seconds": round(float(result.seconds), 4)}
                     cert = _write(out_path, source, rules, result.search, info, progress, memory, level)
+                if _resumed(result):
+                    _check_resumed(out_path, work_dir, progress)
             kept = work_dir if getattr(result, "kept", False) and cert is None else None
             return Built(verdict, summary, result.states, cert, out_path, phases, kept)
         finally:
             result.close()
     finally:
         remove_made(made)                       # those still empty: no certificate was written in them
+
+
+def _resumed(result) -> bool:
+    """Whether a disk search went on from a work folder's files (its search's state, or its sort's)."""
+    sort = getattr(getattr(result, "search", None), "sort_resumed", None)
+    return getattr(result, "resumed", None) is not None or sort is not None
+
+
+def _check_resumed(out_path: str, work_dir: Optional[str], progress: bool):
+    """A certificate made from a work folder's files: they are the user's to change (a sort state or a layer file
+    forged to agree with its checksums gave "unwinnable" for #11982 with 29,235 of its 84,767 positions), so
+    the fast checker (or the reference checker where it is not built) must accept the certificate before it
+    is kept and its verdict said; else it is removed and nothing is claimed."""
+    print(f"the search went on from the files of {shown(work_dir)}: the certificate is checked before its verdict",
+          file=sys.stderr, flush=True)
+    if fastcheck.binary():
+        res = fastcheck.check(out_path, progress=progress)
+        ok, why = res.ok, res.message
+    else:
+        res = checker.check(certificate.read(out_path), progress=progress)
+        ok, why = res.ok, res.message.splitlines()[0] if res.message else "invalid"
+    if not ok:
+        with contextlib.suppress(OSError):
+            os.remove(out_path)
+        raise FreecellError(f"the certificate made from the files of --work-dir {shown(work_dir)} is not valid "
+                            f"({why}): they were damaged or changed, so nothing is claimed and no certificate is "
+                            f"kept; remove the folder and start again")
 
 
 def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str,

@@ -100,6 +100,7 @@ def test_a_sort_killed_goes_on_from_its_last_run(tmp_path, straight, steps):
     assert p.stderr.splitlines()[0] == (f"resuming deal {DEAL} from its sort: the search ended at layer 39 with "
                                         f"84,767 positions, {head[12]:,} of them sorted in {steps:,} runs")
     assert "84,767" in p.stdout and not work.exists()
+    assert "the certificate is checked before its verdict" in p.stderr       # the folder's files are the user's
     assert _body(out) == straight
 
 
@@ -307,3 +308,26 @@ def test_a_second_ctrl_c_while_a_sort_step_stops_waits_for_it_before_its_memory_
     p = _certgen(*BUILD, "--work-dir", str(work), "--out", str(out))
     assert p.returncode == 0, p.stderr
     assert _body(out) == straight
+
+
+def test_a_certificate_made_from_a_work_folder_s_files_is_checked_before_its_verdict(tmp_path, monkeypatch):
+    """The files of a work folder are the user's: a sort state forged to say the search had ended (a search
+    stopped at 29,235 of #11982's 84,767 positions) had `build` say "unwinnable" and keep a certificate the
+    fast checker refuses. A build that went on from a folder's files now has the certificate checked before its
+    verdict: refused, it is removed and nothing is claimed (here the fast checker's refusal is stood in for)."""
+    import types
+    from certgen import fastcheck, prove
+    from solver.errors import FreecellError
+    from solver.rules import STANDARD
+    from solver.source import load
+    work = tmp_path / "w"
+    _killed_in_the_sort(work, 5)
+    said = []
+    monkeypatch.setattr(fastcheck, "check", lambda path, progress=False: said.append(path) or types.SimpleNamespace(
+        ok=False, message="invalid for deal 11982: a successor of a member is not in the certificate"))
+    out = tmp_path / "r.cert"
+    with pytest.raises(FreecellError, match=r"^the certificate made from the files of --work-dir .* is not valid "
+                                            r"\(invalid for deal 11982: a successor .*\): they were damaged or "
+                                            r"changed, so nothing is claimed"):
+        prove.build(load(deal=11982), STANDARD, str(out), memory=65536, on_disk=True, work_dir=str(work))
+    assert said == [str(out)] and not out.exists()
