@@ -453,7 +453,7 @@ def test_trust_md_says_what_an_attacker_who_controls_each_input_can_do():
     rows = [line for line in table.splitlines() if line.startswith("| **")]
     assert [r.split("**")[1] for r in rows] == ["file names", "certificate bytes", "generated files",
                                                 "`Decode.lean` / `Search.v`", "survey folders", "journals",
-                                                "the environment", "the play cache"]
+                                                "work folders", "the environment", "the play cache"]
     assert all(r.count(" | ") == 2 and r.endswith(" |") for r in rows)
     assert "audit-coq" in text and "--coqchk" in text and "PRIMITIVE_SIGNATURES" in text
 
