@@ -240,6 +240,9 @@ def cmd_survey(args):
 def cmd_certify_list(args):
     from . import certify
     from solver.survey import parse_range
+    if args.add_cert and args.range is not None:
+        raise FreecellError("--add-cert adds the rows of its certificates' deals and searches nothing: give it "
+                            "without --range")
     first, last = parse_range(args.range, max_range=None) if args.range is not None else (1, MAX_DEAL)
     command = " ".join(["python -m certgen"] + [shlex.quote(a) for a in sys.argv[1:]])
     counts, listed = certify.run(args.list, args.dir, first, last, args.max_states, args.canonical_max_states,

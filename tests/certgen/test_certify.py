@@ -231,6 +231,10 @@ def test_a_certificate_added_apart_is_refused_in_one_line(tmp_path):
     add = lambda cert: subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d,  # noqa: E731
                                        "--add-cert", cert], cwd=ROOT, capture_output=True, text=True)
     assert "the certificate of deal 11982, which is not a deal of the list" in _one_line_error(add(other))
+    p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d, "--range", "1-9",
+                        "--add-cert", certs["fixed"]], cwd=ROOT, capture_output=True, text=True)
+    assert "--add-cert adds the rows of its certificates' deals and searches nothing: give it without --range" \
+        in _one_line_error(p)
     assert "neither the fixed form's nor the canonical-safe form's" in _one_line_error(add(certs["canon"]))
     assert str(damaged) in _one_line_error(add(str(damaged)))
     mutant = str(tmp_path / "mutant.cert")                  # whole, its digest right, a successor deleted
