@@ -160,6 +160,11 @@ def test_a_winnable_listed_deal_is_said_with_its_line_and_a_limit_gives_unknown(
                              os.path.join(d, certify.LEDGER))
     assert code == 0 and "0 rows taken" in err, err
     assert ledger_rows(os.path.join(again, certify.LEDGER))[1][:3] == ["11982", "fixed", "84767"]
+    # a certified row of a ledger replaces the journal's unknown one (a certificate built apart, added elsewhere)
+    code, out, err = run_cli("certify-list", lst, "--dir", d, "--range", "2-20000", "--max-states", "1000",
+                             "--canonical-max-states", "5000", "--from-ledger", os.path.join(again, certify.LEDGER))
+    assert code == 0 and "1 rows taken" in err, err
+    assert ledger_rows(os.path.join(d, certify.LEDGER))[1:] == ledger_rows(os.path.join(again, certify.LEDGER))[1:]
 
 
 def test_the_dask_engine_gives_the_local_ledger(tmp_path):
