@@ -278,7 +278,7 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     certified row of that deal with other records is refused; an ``unknown`` one is replaced."""
     t0 = cpu_seconds()
     before = _file_identity(path)
-    summary = certificate.summarize(path)
+    summary = certificate.summarize(path, records=False)    # the header: the records are read once, checked
     src = summary.source
     n = src.get("deal") if src.get("kind") == "ms" else None
     if not isinstance(n, int) or n not in listed:
@@ -286,20 +286,19 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     rules = next((r for r in (STANDARD, SAFE) if r.header() == summary.rules), None)
     if rules is None:
         raise FreecellError(f"{path}: its rules are neither the fixed form's nor the canonical-safe form's")
-    if not survey._cert_ok(path, n, rules):
-        raise FreecellError(f"{path}: the fast checker does not accept it as deal {n}'s certificate: no row added")
-    if _file_identity(path) != before:
-        raise FreecellError(f"{path}: the file changed while it was read and checked: no row added")
-    form = "fixed" if rules is STANDARD else "canonical-safe" if summary.states <= canonical_max_states \
-        else "disk-canonical-safe"
-    searched, home = summary.info.get("search_seconds", 0), summary.info.get("max_home")
+    searched = summary.info.get("search_seconds", 0)
     if not _seconds_ok(searched):
         raise FreecellError(f"{path}: its info's search_seconds is {searched!r}, not a number of seconds: not a "
                             f"certificate certgen build wrote")
-    if not isinstance(home, int) or isinstance(home, bool) or not 0 <= home <= 52:
-        raise FreecellError(f"{path}: its info holds no max_home (0..52): not a certificate certgen build wrote")
-    body = {"positions": summary.states, "max_home": home,
-            "records_sha256": summary.records_sha256, "seconds": round(searched + cpu_seconds() - t0, 3)}
+    got = survey.certified(path, n, rules)
+    if got is None:
+        raise FreecellError(f"{path}: the fast checker does not accept it as deal {n}'s certificate: no row added")
+    if _file_identity(path) != before:
+        raise FreecellError(f"{path}: the file changed while it was read and checked: no row added")
+    form = "fixed" if rules is STANDARD else "canonical-safe" if got.states <= canonical_max_states \
+        else "disk-canonical-safe"
+    body = {"positions": got.states, "max_home": got.max_home,
+            "records_sha256": got.records_sha256, "seconds": round(searched + cpu_seconds() - t0, 3)}
     have = {m: (f, b) for m, _l, f, b in j.rows("deal", n, n)}.get(n)
     if have is not None and have[0] in CERTIFIED:
         if have[1].get("records_sha256") != body["records_sha256"]:

@@ -62,12 +62,11 @@ def cmd_check(args):
         return _check_sample(args)
     if args.seed is not None:
         raise FreecellError("--seed chooses the members of --sample: give --reference --sample N with it")
-    if not args.reference and fastcheck.binary():  # the fast checker (build/fccheck) when it is built
-        res = fastcheck.check(args.cert, progress=progress_of(args))
-        say(fastcheck.report(args.cert, res, args.json))
-        return 0 if res.ok else 1
-    cert = certificate.read(args.cert)
-    return _say_check(args, checker.check(cert, progress=progress_of(args)))
+    got = fastcheck.checked(args.cert, progress=progress_of(args), reference=args.reference)
+    if got.fast is not None:        # the fast checker (build/fccheck) when it is built
+        say(fastcheck.report(args.cert, got.fast, args.json))
+        return 0 if got.ok else 1
+    return _say_check(args, got.reference)
 
 
 def _say_check(args, res, verdict=None, **extra):

@@ -19,7 +19,7 @@ from typing import List, Optional
 
 from solver.errors import FreecellError
 
-from . import certificate, members, paths
+from . import certificate, checker, members, paths
 from .paths import ROOT
 SOURCE = os.path.join(ROOT, "checker", "fccheck.c")
 BINARY = os.path.join(ROOT, "build", "fccheck")
@@ -88,6 +88,8 @@ class FastResult:
     source: dict             # the header's source, rules (with "column_order": True up to column order) and start
     rules: dict
     start: bytes
+    records_sha256: str      # of the records read (certificate.records_sha256)
+    max_home: int            # the most cards home in any record read
     read_seconds: float      # reading: checksum, header, inflation, order of the records
     check_seconds: float     # each record parsed, the three fence conditions (wall time)
     check_cpu_seconds: float  # the same in processor time (less sensitive to a busy machine)
@@ -116,6 +118,7 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
         res = FastResult(ok=obj["valid"], states=obj["states"], checked=obj["checked"],
                          successors=obj["successors"], failure=obj["failure"] or None, message=obj["message"],
                          source=obj["source"], rules=obj["rules"], start=bytes.fromhex(obj["start"]),
+                         records_sha256=obj["records_sha256"], max_home=obj["max_home"],
                          read_seconds=obj["read_seconds"], check_seconds=obj["check_seconds"],
                          check_cpu_seconds=obj["check_cpu_seconds"], held_bytes=obj["held_bytes"],
                          program=exe)
@@ -131,6 +134,37 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None) -> FastR
         except members.StartMismatch as e:  # as the Python checker: before any other verdict
             res.ok, res.failure, res.message = False, "start-mismatch", f"invalid for {obj['subject']}: {e}"
     return res
+
+
+@dataclass
+class Checked:
+    """A certificate checked by the fast checker where it is built, else by the reference checker
+    (:func:`checked`)."""
+    ok: bool
+    message: str             # the verdict in one line ("valid for …" or "invalid for …")
+    start: bytes             # the header's start position (P64)
+    rules: dict              # the header's rules
+    states: int
+    records_sha256: str      # of the records read (certificate.records_sha256)
+    max_home: int            # the most cards home in any record read
+    fast: Optional[FastResult] = None                # the fast checker's answer, when it checked
+    reference: Optional[checker.CheckResult] = None  # the reference checker's, when it checked
+
+
+def checked(path: str, progress: bool = False, reference: bool = False, jobs: Optional[int] = None) -> Checked:
+    """Check the certificate at ``path``: by the fast checker (build/fccheck, or the program FCCHECK names)
+    when it is built and ``reference`` is not asked, else by the reference checker (certgen/checker.py, in
+    ``jobs`` processes: its default, the CPUs this process may use). A damaged or unreadable file raises
+    FreecellError in one line."""
+    if not reference and binary():
+        res = check(path, progress=progress)
+        return Checked(res.ok, res.message, res.start, res.rules, res.states, res.records_sha256, res.max_home,
+                       fast=res)
+    cert = certificate.read(path)      # each record a position: its zero bytes are 12 + its cards home
+    res = checker.check(cert, progress=progress, jobs=jobs)
+    return Checked(res.ok, checker.report(res).splitlines()[0], cert.start, dict(cert.rules), cert.states,
+                   certificate.records_sha256(cert.records), max((r.count(0) for r in cert.records), default=12) - 12,
+                   reference=res)
 
 
 def _header_only(res: FastResult):

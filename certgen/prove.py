@@ -134,18 +134,13 @@ def _check_resumed(out_path: str, work_dir: Optional[str], progress: bool):
     is kept and its verdict said; else it is removed and nothing is claimed."""
     print(f"the search went on from the files of {shown(work_dir)}: the certificate is checked before its verdict",
           file=sys.stderr, flush=True)
-    if fastcheck.binary():
-        res = fastcheck.check(out_path, progress=progress)
-        ok, why = res.ok, res.message
-    else:
-        res = checker.check(certificate.read(out_path), progress=progress)
-        ok, why = res.ok, res.message.splitlines()[0] if res.message else "invalid"
-    if not ok:
+    got = fastcheck.checked(out_path, progress=progress)
+    if not got.ok:
         with contextlib.suppress(OSError):
             os.remove(out_path)
         raise FreecellError(f"the certificate made from the files of --work-dir {shown(work_dir)} is not valid "
-                            f"({why}): they were damaged or changed, so nothing is claimed and no certificate is "
-                            f"kept; remove the folder and start again")
+                            f"({got.message}): they were damaged or changed, so nothing is claimed and no "
+                            f"certificate is kept; remove the folder and start again")
 
 
 def _writable(source: Source, rules: Rules, out_path: str, memory, tmp, work_dir, out_flag: str,

@@ -54,7 +54,7 @@ from solver.rules import STANDARD, Rules
 from solver.source import load
 from solver.workers import end_pool, orphan_watch, pool_windowed, restore_term, start_pool, term_as_interrupt, windowed
 
-from . import certificate, checker, fastcheck, replay
+from . import certificate, fastcheck, replay
 
 DEFAULT_CHUNK = 10_000          # deals per task (the issue's 10^4 .. 10^5; smaller for small ranges)
 MIN_CHUNKS = 50                 # a small range is still cut into about this many chunks
@@ -237,20 +237,23 @@ def file_sha256(path):
 
 
 def _cert_ok(path, n, rules):
-    """Whether the certificate file at ``path`` is whole and valid for deal ``n`` under ``rules``: its start is
-    deal n's, its rules the survey's, and every state checked -- by the fast checker (build/fccheck) when it is
-    built, else by certgen/checker.py. FCCHECK naming another program is refused here too: a dask worker's
-    environment is not the client's."""
+    """Whether the certificate file at ``path`` is whole and valid for deal ``n`` under ``rules``
+    (:func:`certified`)."""
+    return certified(path, n, rules) is not None
+
+
+def certified(path, n, rules):
+    """The check (fastcheck.Checked) of the certificate file at ``path`` when it is whole and valid for deal ``n``
+    under ``rules``, else None: its start is deal n's, its rules ``rules``, and every state checked -- by the
+    fast checker (build/fccheck) when it is built, else by certgen/checker.py. FCCHECK naming another program
+    is refused here too: a dask worker's environment is not the client's."""
     fastcheck.refuse_another("this worker of a survey or certify-list")
     try:
-        if fastcheck.binary():
-            fast = fastcheck.check(path)
-            return fast.ok and fast.start == packed.pack(load(deal=n).position) and fast.rules == rules.header()
-        cert = certificate.read(path)
-        return (cert.start == packed.pack(load(deal=n).position) and cert.rules == rules.header()
-                and checker.check(cert, jobs=1).ok)
+        got = fastcheck.checked(path, jobs=1)
+        ok = got.ok and got.start == packed.pack(load(deal=n).position) and got.rules == rules.header()
     except (FreecellError, OSError):
-        return False
+        return None
+    return got if ok else None
 
 
 def _consistent(start, last, rec):

@@ -967,6 +967,9 @@ typedef struct {
     uint64_t states;
     Store recs;               /* the records: sorted, distinct, each a position */
     uint64_t digest;          /* of the records as read (the check compares that of the records decoded) */
+    Sha records_sha;          /* SHA-256 of the records as read, one after the other (certgen/certificate.py's
+                                 records_sha256) */
+    int max_home;             /* the most cards home in any record */
 } Cert;
 
 /* A digest of records in order, one record at a time: it finds a fault in the front coding (the records
@@ -1154,6 +1157,7 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
     st->cache = malloc(CACHED * sizeof *st->cache);
     if (!st->heads || !st->offs || !st->cache) die("out of memory for %llu states", (unsigned long long)states);
     for (k = 0; k < CACHED; k++) st->cache[k].b = (uint64_t)-1;
+    sha_init(&ct->records_sha);
     memset(&z, 0, sizeof z);
     if (inflateInit(&z) != Z_OK) die("zlib cannot start");
     for (;;) {
@@ -1187,7 +1191,10 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
             if ((why = parse(out + k, &s)) != NULL) die("record %llu is not a position (%s)", (unsigned long long)i + 1, why);
             store_add(st, i, out + k);
             ct->digest = digest(ct->digest, out + k);
+            if (s.home[0] + s.home[1] + s.home[2] + s.home[3] > ct->max_home)
+                ct->max_home = s.home[0] + s.home[1] + s.home[2] + s.home[3];
         }
+        sha_update(&ct->records_sha, out, k);
         memmove(out, out + k, have - k);
         have -= k;
         if (rc != Z_OK) break; /* Z_STREAM_END, or the stream is damaged or ended early (Z_BUF_ERROR) */
@@ -1375,7 +1382,7 @@ static int check(const char *path, int json, int show_progress) {
     static uint64_t parent[BATCH + MAXMOVES];
     static int first_diff[BATCH + MAXMOVES];
     static unsigned char uncovered[MAXMOVES], bottoms[MAXMOVES];
-    static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32];
+    static char msg[4096], d1[1024], d2[1024], about[1500], n1[32], n2[32], records_hex[65];
     unsigned char dealrec[P64], start[P64], ordered[P64];
     const char *in_order = "", *put_in_order = "", *nor_safe = "";
     uint64_t i = 0, looked = 0, checked = 0, held;
@@ -1517,7 +1524,9 @@ static int check(const char *path, int json, int show_progress) {
                ct.rules.foundation_return ? "true" : "false", ct.rules.column_order ? ", \"column_order\": true" : "",
                ct.rules.autoplay ? ", \"autoplay\": \"safe\"" : "");
         for (k = 0; k < P64; k++) printf("%02x", ct.start[k]);
-        printf("\", \"read_seconds\": %.4f, \"check_seconds\": %.4f, \"check_cpu_seconds\": %.4f, "
+        sha_hex(&ct.records_sha, records_hex);
+        printf("\", \"records_sha256\": \"%s\", \"max_home\": %d", records_hex, ct.max_home);
+        printf(", \"read_seconds\": %.4f, \"check_seconds\": %.4f, \"check_cpu_seconds\": %.4f, "
                "\"held_bytes\": %llu}\n", t1 - t0, now() - t1, (double)(clock() - c1) / CLOCKS_PER_SEC,
                (unsigned long long)held);
     } else

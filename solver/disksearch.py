@@ -281,6 +281,13 @@ def work_state(work_dir):
     return "empty" if all(_OWN_FILE.match(n) for n in names) else "other"
 
 
+def _searching(work_dir):
+    """Whether a --work-dir holds no search, or one that has not ended (a state, no sort's): in both, a win
+    may still be found. The search of a folder holding a sort ended without one."""
+    kind = work_state(work_dir)
+    return kind == "empty" or kind == "state" and not os.path.exists(os.path.join(work_dir, SORT_STATE_FILE))
+
+
 class DiskSearch:
     """One disk search owned by the C core and its temporary folder (removed by ``close``). While the
     folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
@@ -750,14 +757,18 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
     ``stop_on_win``, a depth-first search in memory looks for a win first (up to DISK_WIN_STATES positions, as
     many as fit in ``memory``), and its win is the answer: the search on disk goes breadth first, so it reaches
     a win only after every position as near the start (deal 1: more than 10 minutes with 1G, against 21,063
-    positions depth first). The result (an ExploreResult or a DiskResult) is closed by the caller."""
+    positions depth first). So too on a work folder whose search has not ended (a state and no sort's): its
+    files are then left as they are. The result (an ExploreResult or a DiskResult) is closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
     fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
     if on_disk or work_dir is not None:
-        if stop_on_win and (work_dir is None or work_state(work_dir) == "empty"):
+        if stop_on_win and (work_dir is None or _searching(work_dir)):
             r = explore(start, rules, max_states=max(1, min(fits, DISK_WIN_STATES, max_states or fits)),
                         stop_on_win=True)
             if r.won:
+                if work_dir is not None and work_state(work_dir) == "state":
+                    print(f"note: --work-dir {work_dir}: a win was found in memory, so the search its files hold "
+                          f"is not needed: remove the folder", file=sys.stderr, flush=True)
                 return r
             r.close()
         return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)

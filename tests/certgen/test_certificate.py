@@ -684,6 +684,9 @@ def test_both_readers_accept_version_3_with_the_same_records(files, cert11982, m
         assert [g.returncode for g in got] == [0, 0], got
         assert untimed(got[0].stdout) == untimed(got[1].stdout)
         assert untimed(got[1].stdout)["valid"] is True
+        assert untimed(got[1].stdout)["records_sha256"] == certificate.summarize(str(v3)).records_sha256 == \
+            certificate.records_sha256(cert11982.records)
+        assert untimed(got[1].stdout)["max_home"] == cert11982.info["max_home"] == 2
 
 
 def untimed(text):

@@ -286,7 +286,8 @@ def test_the_fixed_search_is_skipped_only_when_the_set_up_to_column_order_is_pas
 
 
 def test_a_certificate_added_apart_with_odd_info_or_not_a_file_is_refused_in_one_line(tmp_path):
-    # the info is the builder's word, not checked by the fast checker: a row takes only what a row can hold
+    # the info is the builder's word, not checked by the fast checker: a row takes only what a row can hold,
+    # and its max_home from the records the checker read, not from the info
     from certgen import certificate
     deal = SMALL[0]
     lst = write_list(tmp_path, [deal])
@@ -298,8 +299,7 @@ def test_a_certificate_added_apart_with_odd_info_or_not_a_file_is_refused_in_one
     add = lambda path: subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d,  # noqa: E731
                                        "--add-cert", path], cwd=ROOT, capture_output=True, text=True, timeout=120)
     for name, info in (("inf", {"search_seconds": float("inf")}), ("nan", {"search_seconds": float("nan")}),
-                       ("negative", {"search_seconds": -5}), ("text", {"search_seconds": "12"}),
-                       ("bool", {"max_home": True})):
+                       ("negative", {"search_seconds": -5}), ("text", {"search_seconds": "12"})):
         path = str(tmp_path / f"{name}.cert")
         certificate.write(path, certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
                                                         records=cert.records, info={**cert.info, **info}))
@@ -313,6 +313,16 @@ def test_a_certificate_added_apart_with_odd_info_or_not_a_file_is_refused_in_one
         writer.kill()
         writer.wait()
     assert not os.path.exists(os.path.join(d, certify.LEDGER)) or len(ledger_rows(os.path.join(d, certify.LEDGER))) == 1
+    assert cert.info["max_home"] == 9
+    wrong = str(tmp_path / "wrong.cert")        # the info's max_home wrong (50, then absent): the row's is the records'
+    unsaid = {key: v for key, v in cert.info.items() if key != "max_home"}
+    for k, info in enumerate(({**cert.info, "max_home": 50}, unsaid)):
+        certificate.write(wrong, certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
+                                                         records=cert.records, info=info))
+        p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d + str(k), "--add-cert",
+                            wrong], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and f"deal {deal} added as fixed" in p.stderr, p.stderr
+        assert ledger_rows(os.path.join(d + str(k), certify.LEDGER))[1][3] == "9"
     p = add(good)
     assert p.returncode == 0 and f"deal {deal} added as fixed" in p.stderr, p.stderr
     row = ledger_rows(os.path.join(d, certify.LEDGER))[1]
@@ -338,13 +348,13 @@ def test_a_certificate_changed_while_it_is_checked_adds_no_row(tmp_path, monkeyp
     assert code == 0, err
     swap = str(tmp_path / "swap.cert")
     os.link(other, swap)
-    checked = survey._cert_ok
+    checked = survey.certified
 
     def swapped(path, n, rules):        # the file summarized is not the one checked: renamed over meanwhile
         ok = checked(path, n, rules)
         os.replace(good, path)
         return ok
-    monkeypatch.setattr(survey, "_cert_ok", swapped)
+    monkeypatch.setattr(survey, "certified", swapped)
     with open_journal(str(tmp_path / "d"), certify.KIND, "test", what="certify-list") as j:
         with pytest.raises(Exception, match="changed while it was read and checked"):
             certify.add_certificate(j, swap, {deal}, 10 ** 6, lambda _t: None)

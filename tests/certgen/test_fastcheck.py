@@ -149,6 +149,32 @@ def test_small_certificates_and_rules_agree_with_python(tmp_path, small_certs):
         assert res.ok and ref.ok and res.message == ref.message
 
 
+def test_the_records_digest_and_the_most_cards_home_are_the_records_read(tmp_path, small_certs, cert11982):
+    """fccheck --json gives records_sha256 (certificate.records_sha256: the sorted records uncompressed, one after
+    the other) and max_home (the most cards home in any record) from the records it checks, fixed and up to
+    column order with safe automatic moves; fastcheck.checked without the fast checker gives the same."""
+    safe = tmp_path / "safe.cert"        # deal 146692 up to column order with safe automatic moves: 8,603 positions
+    p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "146692", "--canonical", "--autoplay",
+                        "safe", "--out", str(safe), "--no-progress"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    paths = [safe]
+    for k, cert in enumerate([cert11982] + small_certs):
+        paths.append(tmp_path / f"c{k}.cert")
+        certificate.write(str(paths[-1]), cert)
+    got = []
+    for path in paths:
+        cert = certificate.read(str(path))
+        want = (certificate.records_sha256(cert.records), max(sum(state_of(r).home) for r in cert.records))
+        assert want[0] == certificate.summarize(str(path)).records_sha256
+        fast_, ref = fastcheck.checked(str(path)), fastcheck.checked(str(path), reference=True)
+        assert fast_.fast is not None and ref.reference is not None and fast_.ok and ref.ok
+        assert (fast_.records_sha256, fast_.max_home) == (ref.records_sha256, ref.max_home) == want, path
+        got.append((cert.states, want[1], want[0][:8]))
+    assert got == [(8603, 9, "5aab5adc"), (84767, 2, "feacd48f"), (585, 0, "f541ef10"), (83, 0, "778439c8"),
+                   (448, 7, "101fd536"), (436, 3, "583ab2ce"), (278, 2, "3fd14e33"), (464, 7, "6f089342"),
+                   (85, 2, "271dd188")]
+
+
 def refuse_every_single_deletion(tmp_path, certs):
     """The reachable set is the least fence: without any one of its members it is no fence. Returns the
     number of mutants refused."""

@@ -323,7 +323,7 @@ def test_a_certificate_made_from_a_work_folder_s_files_is_checked_before_its_ver
     work = tmp_path / "w"
     _killed_in_the_sort(work, 5)
     said = []
-    monkeypatch.setattr(fastcheck, "check", lambda path, progress=False: said.append(path) or types.SimpleNamespace(
+    monkeypatch.setattr(fastcheck, "checked", lambda path, progress=False: said.append(path) or types.SimpleNamespace(
         ok=False, message="invalid for deal 11982: a successor of a member is not in the certificate"))
     out = tmp_path / "r.cert"
     with pytest.raises(FreecellError, match=r"^the certificate made from the files of --work-dir .* is not valid "

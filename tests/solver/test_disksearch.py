@@ -823,3 +823,24 @@ def test_a_winnable_deal_on_disk_stops_at_its_win(tmp_path):
                        text=True, timeout=120)
     obj = json.loads(p.stdout)
     assert (obj["verdict"], obj["states"]) == ("unknown", 30000) and obj["disk"]["layers"] > 5
+
+
+def test_a_work_folder_whose_search_has_not_ended_looks_for_a_win_in_memory_first(tmp_path):
+    """Deal 1's disk search stopped at 5,000 positions (its depth-first search in memory needs 21,063 for a
+    win) leaves a work folder with its state; the same build with 30,000 finds the win in memory first (it
+    went on breadth first on disk before: "unknown" at 30,000 positions here, and more than a minute with no
+    answer with no limit, --memory 1G) and leaves the folder's files as they are, saying so."""
+    work, cert = tmp_path / "w", tmp_path / "d1.cert"
+    build = [sys.executable, "-m", "certgen", "build", "--deal", "1", "--memory", "1G", "--on-disk", "--work-dir",
+             str(work), "--no-progress", "--out", str(cert)]
+    p = subprocess.run(build + ["--max-states", "5000"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and p.stdout.startswith("deal 1: unknown — stopped after 5,000 positions"), p
+    assert disksearch.work_state(str(work)) == "state"
+    files = sorted(os.listdir(work))
+    p = subprocess.run(build + ["--max-states", "30000"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and not cert.exists(), p.stderr
+    assert p.stdout.startswith("deal 1: winnable — a won position was reached (21,063 positions visited); a line of "
+                               "1,478 single-card moves to a won position replays under the spec rules"), p.stdout
+    assert p.stderr == (f"note: --work-dir {work}: a win was found in memory, so the search its files hold is not "
+                        f"needed: remove the folder\n")
+    assert sorted(os.listdir(work)) == files
