@@ -290,7 +290,7 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     if not _seconds_ok(searched):
         raise FreecellError(f"{path}: its info's search_seconds is {searched!r}, not a number of seconds: not a "
                             f"certificate certgen build wrote")
-    got = survey.certified(path, n, rules)
+    got = survey.certified(path, n, rules, digest=True)
     if got is None:
         raise FreecellError(f"{path}: the fast checker does not accept it as deal {n}'s certificate: no row added")
     if _file_identity(path) != before:

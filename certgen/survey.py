@@ -242,14 +242,15 @@ def _cert_ok(path, n, rules):
     return certified(path, n, rules) is not None
 
 
-def certified(path, n, rules):
+def certified(path, n, rules, digest=False):
     """The check (fastcheck.Checked) of the certificate file at ``path`` when it is whole and valid for deal ``n``
     under ``rules``, else None: its start is deal n's, its rules ``rules``, and every state checked -- by the
-    fast checker (build/fccheck) when it is built, else by certgen/checker.py. FCCHECK naming another program
+    fast checker (build/fccheck) when it is built, else by certgen/checker.py; ``digest``: with the records'
+    SHA-256 (fastcheck.checked). FCCHECK naming another program
     is refused here too: a dask worker's environment is not the client's."""
     fastcheck.refuse_another("this worker of a survey or certify-list")
     try:
-        got = fastcheck.checked(path, jobs=1)
+        got = fastcheck.checked(path, jobs=1, digest=digest)
         ok = got.ok and got.start == packed.pack(load(deal=n).position) and got.rules == rules.header()
     except (FreecellError, OSError):
         return None

@@ -350,8 +350,8 @@ def test_a_certificate_changed_while_it_is_checked_adds_no_row(tmp_path, monkeyp
     os.link(other, swap)
     checked = survey.certified
 
-    def swapped(path, n, rules):        # the file summarized is not the one checked: renamed over meanwhile
-        ok = checked(path, n, rules)
+    def swapped(path, n, rules, digest=False):  # the file summarized is not the one checked: renamed over meanwhile
+        ok = checked(path, n, rules, digest)
         os.replace(good, path)
         return ok
     monkeypatch.setattr(survey, "certified", swapped)

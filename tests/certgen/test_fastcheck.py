@@ -166,13 +166,17 @@ def test_the_records_digest_and_the_most_cards_home_are_the_records_read(tmp_pat
         cert = certificate.read(str(path))
         want = (certificate.records_sha256(cert.records), max(sum(state_of(r).home) for r in cert.records))
         assert want[0] == certificate.summarize(str(path)).records_sha256
-        fast_, ref = fastcheck.checked(str(path)), fastcheck.checked(str(path), reference=True)
+        fast_, ref = fastcheck.checked(str(path), digest=True), fastcheck.checked(str(path), reference=True)
         assert fast_.fast is not None and ref.reference is not None and fast_.ok and ref.ok
         assert (fast_.records_sha256, fast_.max_home) == (ref.records_sha256, ref.max_home) == want, path
+        plain = fastcheck.checked(str(path))            # the digest only when asked: a tenth of a check
+        assert (plain.ok, plain.records_sha256, plain.max_home) == (True, None, want[1])
         got.append((cert.states, want[1], want[0][:8]))
     assert got == [(8603, 9, "5aab5adc"), (84767, 2, "feacd48f"), (585, 0, "f541ef10"), (83, 0, "778439c8"),
                    (448, 7, "101fd536"), (436, 3, "583ab2ce"), (278, 2, "3fd14e33"), (464, 7, "6f089342"),
                    (85, 2, "271dd188")]
+    p = subprocess.run([fastcheck.BINARY, "--records-sha256", str(paths[0])], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.startswith("error: usage: fccheck [--json [--records-sha256]]")   # --json only
 
 
 def refuse_every_single_deletion(tmp_path, certs):
