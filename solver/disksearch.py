@@ -281,13 +281,6 @@ def work_state(work_dir):
     return "empty" if all(_OWN_FILE.match(n) for n in names) else "other"
 
 
-def _searching(work_dir):
-    """Whether a --work-dir holds no search, or one that has not ended (a state, no sort's): in both, a win
-    may still be found. The search of a folder holding a sort ended without one."""
-    kind = work_state(work_dir)
-    return kind == "empty" or kind == "state" and not os.path.exists(os.path.join(work_dir, SORT_STATE_FILE))
-
-
 class DiskSearch:
     """One disk search owned by the C core and its temporary folder (removed by ``close``). While the
     folder exists -- the search, the sort, the certificate streamed from it -- a SIGTERM (``timeout``,
@@ -728,14 +721,23 @@ def _missing_parents(path):
 
 
 def explore_disk(start, rules, memory, tmp=None, max_states=None, progress=False, stop_on_win=True, key_bits=0,
-                 work_dir=None, on_resume=None, desc="explore on disk", overflow=None):
+                 work_dir=None, on_resume=None, desc="explore on disk", overflow=None, first=None):
     """The disk search from ``start`` to its end (see the module's docstring). Its folder is removed when
     it fails or is interrupted; on success by the result's ``close()``. With ``work_dir`` the folder is kept
     when the search stops before its end, and a folder holding this search's state is gone on with:
     ``on_resume(layer, positions)`` is called first; ``desc``: the progress bar's words; ``overflow``: see
-    DiskSearch."""
+    DiskSearch. ``first``: called when the folder's state is gone on with (its start, rules and key checked,
+    its lock held) and its search has not ended; a result it returns (a win in memory) is the answer, and
+    the folder is left as it is."""
     s = DiskSearch(start, rules, memory, tmp, max_states, stop_on_win, key_bits, work_dir, overflow=overflow)
     try:
+        if first is not None and s.resumed is not None and s.stats().status == lib.FC_RUNNING:
+            r = first()
+            if r is not None:
+                s.close()               # kept: its search has not ended
+                print(f"note: --work-dir {work_dir}: a win was found in memory, so the search its files hold is "
+                      f"not needed: remove the folder", file=sys.stderr, flush=True)
+                return r
         if on_resume is not None and s.resumed is not None:
             on_resume(*s.resumed, **({"sort": s.sort_resumed} if s.sort_resumed is not None else {}))
         return DiskResult(s, s.run(progress, desc))
@@ -757,21 +759,26 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
     ``stop_on_win``, a depth-first search in memory looks for a win first (up to DISK_WIN_STATES positions, as
     many as fit in ``memory``), and its win is the answer: the search on disk goes breadth first, so it reaches
     a win only after every position as near the start (deal 1: more than 10 minutes with 1G, against 21,063
-    positions depth first). So too on a work folder whose search has not ended (a state and no sort's): its
-    files are then left as they are. The result (an ExploreResult or a DiskResult) is closed by the caller."""
+    positions depth first). So too on a work folder whose search has not ended, once its state is gone on with
+    (the folder's lock held, its start and rules this search's; a folder of another search is refused as
+    before): its files are then left as they are. The result (an ExploreResult or a DiskResult) is closed by
+    the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
     fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
     if on_disk or work_dir is not None:
-        if stop_on_win and (work_dir is None or _searching(work_dir)):
+        def win_in_memory():
             r = explore(start, rules, max_states=max(1, min(fits, DISK_WIN_STATES, max_states or fits)),
                         stop_on_win=True)
             if r.won:
-                if work_dir is not None and work_state(work_dir) == "state":
-                    print(f"note: --work-dir {work_dir}: a win was found in memory, so the search its files hold "
-                          f"is not needed: remove the folder", file=sys.stderr, flush=True)
                 return r
             r.close()
-        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win, **disk)
+            return None
+        if stop_on_win and (work_dir is None or work_state(work_dir) == "empty"):
+            r = win_in_memory()
+            if r is not None:
+                return r
+        return explore_disk(start, rules, memory, tmp, max_states, progress, stop_on_win,
+                            first=win_in_memory if stop_on_win else None, **disk)
     if max_states is not None and max_states <= fits:
         return explore(start, rules, max_states=max_states, progress=progress, stop_on_win=stop_on_win)
     r = explore(start, rules, max_states=max(fits, 1), progress=progress, stop_on_win=stop_on_win)

@@ -13,6 +13,7 @@ import pytest
 from certgen import certificate, fastcheck
 from solver import deals, disksearch, packed, report, search, spec
 from solver.errors import FreecellError
+from solver.journal import release_lock
 from solver.rules import STANDARD, Rules
 from solver.solve import judge
 
@@ -844,3 +845,37 @@ def test_a_work_folder_whose_search_has_not_ended_looks_for_a_win_in_memory_firs
     assert p.stderr == (f"note: --work-dir {work}: a win was found in memory, so the search its files hold is not "
                         f"needed: remove the folder\n")
     assert sorted(os.listdir(work)) == files
+
+
+def test_a_winnable_deal_s_win_in_memory_does_not_pass_over_a_work_folder_it_may_not_use(tmp_path):
+    """The win in memory on a resumed work folder comes only once the folder is this search's and its lock is
+    held: a folder of deal 11982's search (stopped at 5,000 positions) given to deal 1, whose depth-first search
+    wins in memory, is refused in one line as before (not "remove the folder": it is another search's), and so
+    is deal 1's own folder while another process holds its lock; neither folder is touched."""
+    def build(deal, work, limit):
+        return subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", str(deal), "--memory", "1G",
+                               "--on-disk", "--work-dir", str(work), "--no-progress", "--out",
+                               str(tmp_path / "o.cert"), "--max-states", str(limit)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    other, own = tmp_path / "other", tmp_path / "own"
+    for deal, work in ((11982, other), (1, own)):
+        p = build(deal, work, 5000)
+        assert p.returncode == 1 and disksearch.work_state(str(work)) == "state", p
+    def files_of(w):            # but the lock's, which holds its last owner's process number
+        return {n: os.stat(w / n).st_mtime_ns for n in os.listdir(w) if n != disksearch.LOCK_FILE}
+    files = {w: files_of(w) for w in (other, own)}
+    p = build(1, other, 30000)
+    assert (p.returncode, p.stdout) == (2, ""), p
+    assert p.stderr == (f"error: --work-dir {other}: it holds the search of another start position (remove the "
+                        f"folder or give another --work-dir)\n")
+    fd, _made = disksearch._lock(str(own))
+    try:
+        p = build(1, own, 30000)
+    finally:
+        release_lock(fd)
+    assert (p.returncode, p.stdout) == (2, ""), p
+    assert p.stderr.startswith(f"error: --work-dir {own}: in use by another search (process {os.getpid()})"), p.stderr
+    assert {w: files_of(w) for w in (other, own)} == files
+    p = build(1, own, 30000)            # its own folder, free: the win in memory, the folder left as it is
+    assert p.returncode == 1 and p.stdout.startswith("deal 1: winnable"), p
+    assert files_of(own) == files[own]
