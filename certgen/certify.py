@@ -238,7 +238,8 @@ def import_ledger(j, path, listed):
     row replaces (as ``--add-cert`` does: a ledger of one deal's certificate built apart); every row is read
     back after (nothing lost). Returns the number of rows new to the journal."""
     rows = {n: r for n, r in read_ledger(path, listed).items() if r[0] != "unknown"}
-    have = {n: (form, body) for n, _l, form, body in j.rows("deal") if form != "unknown" or n not in rows}
+    have = {n: (form, body) for n, _l, form, body in j.rows("deal")
+            if form != "unknown" or rows.get(n, ("unknown",))[0] not in CERTIFIED}
     for n, (form, body) in rows.items():
         if n in have and ledger_row(n, *have[n]) != ledger_row(n, form, body):
             raise FreecellError(f"{path}: deal {n}'s row differs from the one in {j.path}: "

@@ -359,3 +359,42 @@ def test_a_certificate_changed_while_it_is_checked_adds_no_row(tmp_path, monkeyp
         with pytest.raises(Exception, match="changed while it was read and checked"):
             certify.add_certificate(j, swap, {deal}, 10 ** 6, lambda _t: None)
         assert list(j.rows("deal")) == []
+
+
+def test_a_ledger_row_replaces_only_an_unknown_row_and_only_by_a_certified_one(tmp_path):
+    """--from-ledger over a journal: a certified row replaces the journal's unknown one; a winnable row does not
+    (refused as a row that differs: only a certificate's row stands in for a search), nor does any row replace a
+    certified one with other records; an unknown row of the ledger leaves the journal's row as it is. CRLF line
+    ends are read; a byte order mark or a deal twice is one line."""
+    from solver.errors import FreecellError
+    sha = lambda c: c * 64                           # noqa: E731
+    head = ",".join(certify.LEDGER_FIELDS)
+    d = str(tmp_path / "d")
+    with open_journal(d, certify.KIND, "test", what="certify-list") as j:
+        for n, form, body in ((5, "unknown", [1000, None, None]), (7, "fixed", [300, 9, sha("a")]),
+                              (9, "unknown", [1000, None, None])):
+            j.record("deal", n, dict(zip(("positions", "max_home", "records_sha256"), body), seconds=1.5),
+                     verdict=form)
+
+        def ledger(*rows, end="\n", bom=""):
+            path = tmp_path / f"l{len(os.listdir(tmp_path))}.csv"
+            path.write_bytes((bom + end.join((head,) + rows) + end).encode())
+            return str(path)
+
+        def rows():
+            return {n: [form, body["positions"], body["records_sha256"]] for n, _l, form, body in j.rows("deal")}
+        listed = {5, 7, 9}
+        before = rows()
+        for bad, why in ((ledger("5,winnable,21063,52,,2.0"), "deal 5's row differs"),
+                         (ledger(f"7,fixed,300,9,{sha('b')},1.5"), "deal 7's row differs"),
+                         (ledger(f"7,canonical-safe,300,9,{sha('a')},1.5"), "deal 7's row differs"),
+                         (ledger("9,fixed,10,3," + sha("c") + ",1", "9,fixed,10,3," + sha("c") + ",1"),
+                          "line 3: deal 9 twice"),
+                         (ledger(f"9,fixed,10,3,{sha('c')},1", bom="\ufeff"), "not a ledger")):
+            with pytest.raises(FreecellError, match=why):
+                certify.import_ledger(j, bad, listed)
+            assert rows() == before
+        assert certify.import_ledger(j, ledger("5,unknown,99,,,1", "7,unknown,5,,,1"), listed) == 0
+        assert rows() == before
+        assert certify.import_ledger(j, ledger(f"9,disk-canonical-safe,10,3,{sha('c')},1", end="\r\n"), listed) == 1
+        assert rows() == {**before, 9: ["disk-canonical-safe", 10, sha("c")]}
