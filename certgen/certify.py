@@ -276,7 +276,8 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     under its rules, as a run's rows are; its form is the one a run gives such a set (``fixed`` under the spec
     rules; up to column order with safe automatic moves, ``canonical-safe`` within ``canonical_max_states``
     positions, else ``disk-canonical-safe``), its seconds the certificate's search's and this check's. A
-    certified row of that deal with other records is refused; an ``unknown`` one is replaced."""
+    certified row of that deal with other records is refused, and so is a ``winnable`` one (they contradict each
+    other); an ``unknown`` one is replaced."""
     t0 = cpu_seconds()
     before = _file_identity(path)
     summary = certificate.summarize(path, records=False)    # the header: the records are read once, checked
@@ -301,6 +302,9 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     body = {"positions": got.states, "max_home": got.max_home,
             "records_sha256": got.records_sha256, "seconds": round(searched + cpu_seconds() - t0, 3)}
     have = {m: (f, b) for m, _l, f, b in j.rows("deal", n, n)}.get(n)
+    if have is not None and have[0] == "winnable":
+        raise FreecellError(f"{path}: deal {n} has a winnable row in {j.path} (a winning line replayed), which a "
+                            f"certificate of its unwinnability contradicts: no row added")
     if have is not None and have[0] in CERTIFIED:
         if have[1].get("records_sha256") != body["records_sha256"]:
             raise FreecellError(f"{path}: deal {n} has a {have[0]} row with other records in {j.path} "

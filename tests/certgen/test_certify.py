@@ -398,3 +398,24 @@ def test_a_ledger_row_replaces_only_an_unknown_row_and_only_by_a_certified_one(t
         assert rows() == before
         assert certify.import_ledger(j, ledger(f"9,disk-canonical-safe,10,3,{sha('c')},1", end="\r\n"), listed) == 1
         assert rows() == {**before, 9: ["disk-canonical-safe", 10, sha("c")]}
+
+
+def test_a_certificate_added_apart_does_not_replace_a_winnable_row(tmp_path):
+    """A winnable row (a winning line replayed) and a valid certificate of the same deal contradict each other:
+    --add-cert refuses in one line and the row stays; over an unknown row the certificate's row goes in."""
+    from solver.errors import FreecellError
+    deal = SMALL[0]
+    good = str(tmp_path / "good.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--out", good, "--no-progress")
+    assert code == 0, err
+    for form, body in (("winnable", {"positions": 21063, "max_home": 52, "records_sha256": None, "seconds": 1.0}),
+                       ("unknown", {"positions": 5000, "max_home": None, "records_sha256": None, "seconds": 1.0})):
+        with open_journal(str(tmp_path / form), certify.KIND, "test", what="certify-list") as j:
+            j.record("deal", deal, body, verdict=form)
+            if form == "winnable":
+                with pytest.raises(FreecellError, match=f"deal {deal} has a winnable row in .*: no row added$"):
+                    certify.add_certificate(j, good, {deal}, 10 ** 6, lambda _t: None)
+                assert [(f, b["positions"]) for _n, _l, f, b in j.rows("deal")] == [("winnable", 21063)]
+            else:
+                assert certify.add_certificate(j, good, {deal}, 10 ** 6, lambda _t: None) == deal
+                assert [(f, b["positions"], b["max_home"]) for _n, _l, f, b in j.rows("deal")] == [("fixed", 19527, 9)]
