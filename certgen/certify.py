@@ -197,7 +197,8 @@ def read_ledger(path, listed):
     try:
         with open(path, "rb") as f:
             data = f.read()
-        text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
+        # utf-8-sig: a byte order mark (a spreadsheet may write one) is not part of the first line
+        text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8-sig")
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as e:
         raise FreecellError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     reader = csv.reader(io.StringIO(text))

@@ -365,7 +365,7 @@ def test_a_ledger_row_replaces_only_an_unknown_row_and_only_by_a_certified_one(t
     """--from-ledger over a journal: a certified row replaces the journal's unknown one; a winnable row does not
     (refused as a row that differs: only a certificate's row stands in for a search), nor does any row replace a
     certified one with other records; an unknown row of the ledger leaves the journal's row as it is. CRLF line
-    ends are read; a byte order mark or a deal twice is one line."""
+    ends and a byte order mark (a spreadsheet's) are read; a deal twice is one line."""
     from solver.errors import FreecellError
     sha = lambda c: c * 64                           # noqa: E731
     head = ",".join(certify.LEDGER_FIELDS)
@@ -390,13 +390,14 @@ def test_a_ledger_row_replaces_only_an_unknown_row_and_only_by_a_certified_one(t
                          (ledger(f"7,canonical-safe,300,9,{sha('a')},1.5"), "deal 7's row differs"),
                          (ledger("9,fixed,10,3," + sha("c") + ",1", "9,fixed,10,3," + sha("c") + ",1"),
                           "line 3: deal 9 twice"),
-                         (ledger(f"9,fixed,10,3,{sha('c')},1", bom="\ufeff"), "not a ledger")):
+                         (ledger(f"9,fixed,10,3,{sha('c')},1", bom="\ufefe"), "not a ledger")):
             with pytest.raises(FreecellError, match=why):
                 certify.import_ledger(j, bad, listed)
             assert rows() == before
         assert certify.import_ledger(j, ledger("5,unknown,99,,,1", "7,unknown,5,,,1"), listed) == 0
         assert rows() == before
-        assert certify.import_ledger(j, ledger(f"9,disk-canonical-safe,10,3,{sha('c')},1", end="\r\n"), listed) == 1
+        assert certify.import_ledger(j, ledger(f"9,disk-canonical-safe,10,3,{sha('c')},1", end="\r\n", bom="\ufeff"),
+                                     listed) == 1
         assert rows() == {**before, 9: ["disk-canonical-safe", 10, sha("c")]}
 
 
