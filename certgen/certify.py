@@ -294,8 +294,9 @@ def add_certificate(j, path, listed, canonical_max_states, say):
         raise FreecellError(f"{path}: its info's search_seconds is {searched!r}, not a number of seconds: not a "
                             f"certificate certgen build wrote")
     got = survey.certified(path, n, rules, digest=True)
+    checker = "the fast checker" if fastcheck.binary() else f"the reference checker ({fastcheck.why_not()})"
     if got is None:
-        raise FreecellError(f"{path}: the fast checker does not accept it as deal {n}'s certificate: no row added")
+        raise FreecellError(f"{path}: {checker} does not accept it as deal {n}'s certificate: no row added")
     if _file_identity(path) != before:
         raise FreecellError(f"{path}: the file changed while it was read and checked: no row added")
     form = "fixed" if rules is STANDARD else "canonical-safe" if got.states <= canonical_max_states \
@@ -313,7 +314,7 @@ def add_certificate(j, path, listed, canonical_max_states, say):
         say(f"{path}: deal {n}'s row is in {j.path} already")
         return n
     j.record("deal", n, body, verdict=form)
-    say(f"{path}: deal {n} added as {form}, {body['positions']:,} positions, checked by the fast checker")
+    say(f"{path}: deal {n} added as {form}, {body['positions']:,} positions, checked by {checker}")
     return n
 
 

@@ -420,3 +420,23 @@ def test_a_certificate_added_apart_does_not_replace_a_winnable_row(tmp_path):
             else:
                 assert certify.add_certificate(j, good, {deal}, 10 ** 6, lambda _t: None) == deal
                 assert [(f, b["positions"], b["max_home"]) for _n, _l, f, b in j.rows("deal")] == [("fixed", 19527, 9)]
+
+
+def test_a_certificate_added_apart_names_the_checker_that_checked_it(tmp_path, monkeypatch):
+    """Where build/fccheck is not built the reference checker checks a certificate built apart, and the line
+    says so (it said "checked by the fast checker")."""
+    from certgen import fastcheck
+    deal = SMALL[0]
+    good = str(tmp_path / "good.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--out", good, "--no-progress")
+    assert code == 0, err
+    said = []
+    with open_journal(str(tmp_path / "d"), certify.KIND, "test", what="certify-list") as j:
+        assert certify.add_certificate(j, good, {deal}, 10 ** 6, said.append) == deal
+        monkeypatch.setattr(fastcheck, "binary", lambda: None)
+        monkeypatch.setattr(fastcheck, "why_not", lambda: "build/fccheck is not built")
+        j.delete("deal", deal)
+        assert certify.add_certificate(j, good, {deal}, 10 ** 6, said.append) == deal
+    assert said == [f"{good}: deal {deal} added as fixed, 19,527 positions, checked by the fast checker",
+                    f"{good}: deal {deal} added as fixed, 19,527 positions, checked by the reference checker "
+                    f"(build/fccheck is not built)"]
