@@ -760,9 +760,9 @@ def explore_within(start, rules, memory, tmp=None, max_states=None, progress=Fal
     many as fit in ``memory``), and its win is the answer: the search on disk goes breadth first, so it reaches
     a win only after every position as near the start (deal 1: more than 10 minutes with 1G, against 21,063
     positions depth first). So too on a work folder whose search has not ended, once its state is gone on with
-    (the folder's lock held, its start and rules this search's; a folder of another search is refused as
-    before): its files are then left as they are. The result (an ExploreResult or a DiskResult) is closed by
-    the caller."""
+    (the folder's lock held, its start and rules this search's: a folder of another search, or one in use, is
+    refused first): its files are then left as they are. The result (an ExploreResult or a DiskResult) is
+    closed by the caller."""
     disk = dict(work_dir=work_dir, on_resume=on_resume)
     fits = min(memory // STORE_BYTES_PER_POSITION, IN_MEMORY_MAX_STATES)
     if on_disk or work_dir is not None:
