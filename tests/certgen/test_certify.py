@@ -424,7 +424,7 @@ def test_a_certificate_added_apart_does_not_replace_a_winnable_row(tmp_path):
 
 def test_a_certificate_added_apart_names_the_checker_that_checked_it(tmp_path, monkeypatch):
     """Where build/fccheck is not built the reference checker checks a certificate built apart, and the line
-    says so (it said "checked by the fast checker")."""
+    says so, not "checked by the fast checker"."""
     from certgen import fastcheck
     deal = SMALL[0]
     good = str(tmp_path / "good.cert")

@@ -850,8 +850,8 @@ def test_a_work_folder_whose_search_has_not_ended_looks_for_a_win_in_memory_firs
 def test_a_winnable_deal_s_win_in_memory_does_not_pass_over_a_work_folder_it_may_not_use(tmp_path):
     """The win in memory on a resumed work folder comes only once the folder is this search's and its lock is
     held: a folder of deal 11982's search (stopped at 5,000 positions) given to deal 1, whose depth-first search
-    wins in memory, is refused in one line as before (not "remove the folder": it is another search's), and so
-    is deal 1's own folder while another process holds its lock; neither folder is touched."""
+    wins in memory, is refused in one line (never "remove the folder": it is another search's), and so is deal
+    1's own folder while another process holds its lock; neither folder is touched."""
     def build(deal, work, limit):
         return subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", str(deal), "--memory", "1G",
                                "--on-disk", "--work-dir", str(work), "--no-progress", "--out",
