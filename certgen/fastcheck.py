@@ -70,6 +70,11 @@ def refuse_another(command: str) -> None:
                             f"{paths.shown(path)}: unset FCCHECK")
 
 
+def named(program: str) -> str:
+    """How a verdict names the program that checked when FCCHECK named it instead of build/fccheck."""
+    return f"by {paths.shown(program)}, named by FCCHECK: not build/fccheck"
+
+
 def why_not() -> str:
     """Why binary() is None, in a few words."""
     if os.path.isfile(BINARY) and os.path.exists(SOURCE) and os.path.getmtime(SOURCE) > os.path.getmtime(BINARY):
@@ -201,7 +206,7 @@ def report(cert_path: str, res: FastResult, as_json: bool) -> str:
     build/fccheck, which the line names too)."""
     other = _resolved(res.program) != BINARY
     if not as_json:
-        return res.message + (f" (by {paths.shown(res.program)}, named by FCCHECK: not build/fccheck)" if other else "")
+        return res.message + (f" ({named(res.program)})" if other else "")
     return json.dumps({"certificate": cert_path, "valid": res.ok, "start": _header_only(res).start_json(),
                        "rules": res.rules, "states": res.states, "checked": res.checked,
                        "successors": res.successors, "failure": res.failure, "message": res.message,

@@ -132,7 +132,9 @@ def _check_resumed(out_path: str, work_dir: Optional[str], progress: bool):
     forged to agree with its checksums gave "unwinnable" for #11982 with 29,235 of its 84,767 positions), so
     the fast checker (or the reference checker where it is not built) must accept the certificate before it
     is kept and its verdict said; else it is removed and nothing is claimed."""
-    print(f"the search went on from the files of {shown(work_dir)}: the certificate is checked before its verdict",
+    other = fastcheck.another()         # FCCHECK naming another program: named, as `certgen check` names it
+    by = f" ({fastcheck.named(other)})" if other else ""
+    print(f"the search went on from the files of {shown(work_dir)}: the certificate is checked{by} before its verdict",
           file=sys.stderr, flush=True)
     got = fastcheck.checked(out_path, progress=progress)
     if not got.ok:

@@ -5,6 +5,7 @@ certificate; SIGTERM and Ctrl-C stop a step within about a second (fc_ddd_cancel
 does not hold together is said in one line and the sort is done again, never a wrong certificate."""
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -331,3 +332,18 @@ def test_a_certificate_made_from_a_work_folder_s_files_is_checked_before_its_ver
                                             r"changed, so nothing is claimed"):
         prove.build(load(deal=11982), STANDARD, str(out), memory=65536, on_disk=True, work_dir=str(work))
     assert said == [str(out)] and not out.exists()
+
+
+def test_a_build_from_a_work_folder_names_the_checker_fccheck_names(tmp_path):
+    """The certificate made from a work folder's files is checked by the program FCCHECK names, as `certgen
+    check`'s is; the line that says so names it, as `certgen check` does."""
+    from certgen import fastcheck
+    work, other = tmp_path / "w", tmp_path / "other-fccheck"
+    _killed_in_the_sort(work, 5)
+    shutil.copy2(fastcheck.BINARY, other)
+    out = tmp_path / "r.cert"
+    p = subprocess.run([sys.executable, "-m", "certgen", *BUILD, "--work-dir", str(work), "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "FCCHECK": str(other)})
+    assert p.returncode == 0 and "84,767" in p.stdout, p.stderr
+    assert (f"the search went on from the files of {work}: the certificate is checked (by {other}, named by FCCHECK: "
+            f"not build/fccheck) before its verdict") in p.stderr.splitlines(), p.stderr
