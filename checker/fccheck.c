@@ -1143,6 +1143,7 @@ typedef struct { Piece *p; size_t n; uint64_t len; } Body;
 static void inflate_body(const File *f, const Body *b, Cert *ct) {
     static unsigned char out[1 << 16]; /* a multiple of 64 */
     uint64_t states = ct->states, want, done = 0, i = 0, used = 0; /* used: body bytes given to zlib */
+    int home;                          /* a record's cards home */
     Store *st = &ct->recs;
     size_t have = 0, k, piece = 0, at = 0; /* the next input: piece `piece`, from byte `at` */
     z_stream z;
@@ -1193,8 +1194,8 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
             if ((why = parse(out + k, &s)) != NULL) die("record %llu is not a position (%s)", (unsigned long long)i + 1, why);
             store_add(st, i, out + k);
             ct->digest = digest(ct->digest, out + k);
-            if (s.home[0] + s.home[1] + s.home[2] + s.home[3] > ct->max_home)
-                ct->max_home = s.home[0] + s.home[1] + s.home[2] + s.home[3];
+            home = s.home[0] + s.home[1] + s.home[2] + s.home[3];
+            if (home > ct->max_home) ct->max_home = home;
         }
         if (records_digest) sha_update(&ct->records_sha, out, k);
         memmove(out, out + k, have - k);
