@@ -108,8 +108,10 @@ def build(source: Source, rules: Rules, out_path: str, max_states: Optional[int]
             cert = None
             if verdict == "unwinnable":
                 with _timed(phases, "write"):
+                    # a resumed disk search's time is its runs' together (the work folder's state keeps it)
+                    searched = getattr(result, "total_seconds", result.seconds)
                     info = {"max_home": result.max_home, "verdict": verdict,
-                            "search_seconds": round(float(result.seconds), 4)}
+                            "search_seconds": round(float(searched), 4)}
                     cert = _write(out_path, source, rules, result.search, info, progress, memory, level)
                 if _resumed(result):
                     _check_resumed(out_path, work_dir, progress)

@@ -31,6 +31,7 @@ from solver.rules import STANDARD
 from solver.search import lib
 r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, 65536, work_dir=sys.argv[1])
 assert r.status == "done"
+print(r.seconds, flush=True)
 for _ in range(int(sys.argv[2])):
     assert lib.fc_ddd_sort_step(r.search._d) == 1
 os.kill(os.getpid(), signal.SIGKILL)
@@ -65,6 +66,7 @@ def _killed_in_the_sort(work, steps):
     assert p.returncode == -signal.SIGKILL, p.stderr
     names = set(os.listdir(work))
     assert {"search.state", "sort.state"} <= names, names
+    return float(p.stdout)          # the search's seconds
 
 
 def _sort_state(work):
@@ -103,6 +105,21 @@ def test_a_sort_killed_goes_on_from_its_last_run(tmp_path, straight, steps):
     assert "84,767" in p.stdout and not work.exists()
     assert "the certificate is checked before its verdict" in p.stderr       # the folder's files are the user's
     assert _body(out) == straight
+
+
+def test_a_search_resumed_in_its_sort_says_the_seconds_of_its_runs_together(tmp_path):
+    """The search ended in the run killed in its sort; the run that goes on only sorts. The certificate's
+    search_seconds are the killed run's search (its sort state keeps them, in microseconds) and the last
+    run's, not the last run's alone (a few microseconds: a 1,745-second search got 0.0017)."""
+    work = tmp_path / "w"
+    first = _killed_in_the_sort(work, 5)
+    kept = _sort_state(work)[0][7] / 1e6
+    assert first > 0.05 and abs(kept - first) < 0.01 * first + 0.01, (kept, first)
+    out = tmp_path / "r.cert"
+    p = _certgen(*BUILD, "--work-dir", str(work), "--out", str(out))
+    assert p.returncode == 0 and "from its sort" in p.stderr, p.stderr
+    searched = msgpack.unpackb(msgpack.unpackb(out.read_bytes())["header"])["info"]["search_seconds"]
+    assert kept - 1e-4 <= searched < kept + 1, (searched, kept)
 
 
 def _damage(work, how):

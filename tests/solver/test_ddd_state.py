@@ -321,6 +321,29 @@ def test_certgen_build_goes_on_and_writes_the_straight_certificate(run, tmp_path
     assert ha == hb
 
 
+def test_certgen_build_s_search_seconds_add_the_runs_up(tmp_path, monkeypatch):
+    """A build stopped at a limit and gone on with: its certificate's search_seconds are the first run's time up
+    to its last checkpoint (the state file keeps it) and the last run's, not the last run's alone."""
+    from certgen import prove
+    from solver.source import load
+    work = _stopped(tmp_path, limit="50000")
+    state = (work / "search.state").read_bytes()
+    kept = int.from_bytes(state[_SECONDS_AT:_SECONDS_AT + 8], "little") / 1e6
+    assert kept > 0
+    runs = []
+
+    def spy(*a, **k):
+        runs.append(disksearch.explore_within(*a, **k))
+        return runs[-1]
+    monkeypatch.setattr(prove, "explore_within", spy)
+    b = prove.build(load(deal=11982), STANDARD, str(tmp_path / "c.cert"), memory=SMALL, on_disk=True,
+                    work_dir=str(work))
+    last = runs[0]
+    assert b.verdict == "unwinnable" and last.resumed is not None and 0 < last.seconds
+    assert last.total_seconds >= kept + last.seconds - 1e-6
+    assert b.cert.info["search_seconds"] == round(last.total_seconds, 4) > round(last.seconds, 4)
+
+
 @pytest.mark.parametrize("asked", [Rules(cells=0, canonical=True), Rules(cells=2, foundation_return=True),
                                    Rules(cells=1, autoplay="safe", canonical=True), Rules(autoplay="horne"),
                                    Rules(cells=8, autoplay="twos", supermoves=True), Rules(autoplay="all")])
@@ -382,6 +405,7 @@ def test_a_work_folder_is_a_disk_search_from_the_start(tmp_path):
 
 _VERSION_AT = 8                         # offsets in the state file: magic, version, start, rules, key bits, the search's
 _STATES_AT, _MAX_HOME_AT = 525, 597     # number, its time so far, then these
+_SECONDS_AT = _STATES_AT - 8            # the time so far: microseconds
 _FILES_AT = _STATES_AT + 13 * 8 + 2 * 72   # after the counters and two positions: the live files' list
 
 
