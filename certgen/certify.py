@@ -220,7 +220,7 @@ def read_ledger(path, listed):
             raise bad(f"deal {n} twice")
         home = digits(max_home, max_digits=2) if max_home else None
         certified = form in CERTIFIED
-        if certified != (len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)) or (sha and not certified) \
+        if certified != fastcheck.is_sha256(sha) or (sha and not certified) \
                 or (certified and (home is None or home > 52)):
             raise bad(f"{form} row with records_sha256 {sha!r} and max_home {max_home!r}")
         try:

@@ -130,6 +130,9 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: 
                          program=exe)
         if not isinstance(res.ok, bool) or not isinstance(res.message, str):
             raise ValueError("no verdict")
+        if not _cards_home(res.max_home) or not (is_sha256(res.records_sha256) or
+                                                 res.records_sha256 is None and not digest):
+            raise ValueError("a figure that is none of fccheck's")
     except (ValueError, KeyError, TypeError):       # FCCHECK may name any program
         raise FreecellError(f"the fast checker {paths.shown(exe)} gave no report of its check on {path} (not fccheck's "
                             f"--json object)") from None
@@ -140,6 +143,16 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: 
         except members.StartMismatch as e:  # as the Python checker: before any other verdict
             res.ok, res.failure, res.message = False, "start-mismatch", f"invalid for {obj['subject']}: {e}"
     return res
+
+
+def _cards_home(v) -> bool:
+    """Whether ``v`` is a count of cards home: an int 0..52, not a bool."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 52
+
+
+def is_sha256(v) -> bool:
+    """Whether ``v`` is a SHA-256 as fccheck writes it: 64 lowercase hex digits."""
+    return isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
 
 
 @dataclass

@@ -451,6 +451,32 @@ def test_a_program_named_by_fccheck_without_its_report_is_one_line(tmp_path, sma
                                      f"(not fccheck's --json object)"]
 
 
+@pytest.mark.parametrize("field, value", [("max_home", True), ("max_home", 53), ("max_home", -1), ("max_home", "9"),
+                                          ("max_home", 9.0), ("max_home", None), ("records_sha256", "AB" * 32),
+                                          ("records_sha256", "ab" * 31), ("records_sha256", "ab" * 32 + "\n"),
+                                          ("records_sha256", 12), ("records_sha256", None)])
+def test_a_figure_of_a_program_named_by_fccheck_that_is_none_of_fccheck_s_is_one_line(tmp_path, small_certs, field,
+                                                                                  value):
+    # the ledger's max_home (an int 0..52) and records_sha256 (64 lowercase hex digits) come from the check's report
+    fake = tmp_path / "fake"
+    fake.write_text(f"#!{sys.executable}\nimport json, subprocess, sys\n"
+                    f"p = subprocess.run([{fastcheck.BINARY!r}] + sys.argv[1:], stdout=subprocess.PIPE)\n"
+                    f"obj = json.loads(p.stdout)\nobj[{field!r}] = {value!r}\nprint(json.dumps(obj))\n"
+                    f"sys.exit(p.returncode)\n")
+    fake.chmod(0o755)
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    with pytest.raises(FreecellError) as e:
+        fastcheck.check(str(path), exe=str(fake), digest=True)
+    assert str(e.value) == f"the fast checker {fake} gave no report of its check on {path} (not fccheck's --json object)"
+    if value is not None:               # not asked for the digest, the program gives none, or a digest
+        with pytest.raises(FreecellError, match="gave no report of its check"):
+            fastcheck.check(str(path), exe=str(fake))
+    fake.write_text(f"#!/bin/sh\nexec {fastcheck.BINARY} \"$@\"\n")    # fccheck's own figures pass
+    got = fastcheck.check(str(path), exe=str(fake), digest=True)
+    assert got.ok and got.max_home == 0 and got.records_sha256 == certificate.records_sha256(small_certs[0].records)
+
+
 def test_certgen_check_uses_the_fast_checker_and_keeps_the_reference(tmp_path, small_certs, capsys):
     import json
     from certgen import cli
