@@ -192,8 +192,9 @@ def export(j, path):
 
 
 def read_ledger(path, listed):
-    """The rows of a ledger (CSV, or gzip-compressed CSV): {deal: (form, body)}; one line of error for a
-    row that is not one, or whose deal is not in ``listed`` (a set; None: any deal)."""
+    """The rows of a ledger (CSV, or gzip-compressed CSV; blank lines at its end are skipped): {deal: (form,
+    body)}; one line of error for a row that is not one (a blank line before a row is one), or whose deal is
+    not in ``listed`` (a set; None: any deal)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -204,10 +205,15 @@ def read_ledger(path, listed):
     reader = csv.reader(io.StringIO(text))
     if next(reader, None) != list(LEDGER_FIELDS):
         raise FreecellError(f"{path}: not a ledger (its first line is not {','.join(LEDGER_FIELDS)})")
-    rows = {}
+    rows, blank = {}, None
     for i, cells in enumerate(reader, 2):
-        def bad(why):
-            return FreecellError(f"{path} line {i}: {why}")
+        def bad(why, line=i):
+            return FreecellError(f"{path} line {line}: {why}")
+        if not cells:                   # a blank line: taken at the end only (an editor's last newline)
+            blank = blank or i
+            continue
+        if blank is not None:
+            raise bad(f"0 fields, not {len(LEDGER_FIELDS)}", blank)
         if len(cells) != len(LEDGER_FIELDS):
             raise bad(f"{len(cells)} fields, not {len(LEDGER_FIELDS)}")
         deal, form, positions, max_home, sha, seconds = cells

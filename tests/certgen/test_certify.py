@@ -401,6 +401,30 @@ def test_a_ledger_row_replaces_only_an_unknown_row_and_only_by_a_certified_one(t
         assert rows() == {**before, 9: ["disk-canonical-safe", 10, sha("c")]}
 
 
+def test_a_ledger_s_blank_lines_are_taken_at_its_end_only(tmp_path):
+    """An editor's last newline leaves a blank last line (LF or CRLF, in a gzip file too): read; a blank line
+    before a row is refused in one line naming it."""
+    from solver.errors import FreecellError
+    head, sha = ",".join(certify.LEDGER_FIELDS), "a" * 64
+    rows = [f"7,fixed,300,9,{sha},1.5", "9,unknown,1000,,,2"]
+    want = {7: ("fixed", {"positions": 300, "max_home": 9, "records_sha256": sha, "seconds": 1.5}),
+            9: ("unknown", {"positions": 1000, "max_home": None, "records_sha256": None, "seconds": 2.0})}
+    path = tmp_path / "l.csv"
+    for end in ("\n", "\r\n"):
+        for tail in (end, end * 3):
+            for packed in (False, True):
+                data = (end.join([head] + rows) + end + tail).encode()
+                path.write_bytes(gzip.compress(data) if packed else data)
+                assert certify.read_ledger(str(path), None) == want, (end, tail, packed)
+        path.write_bytes((end.join([head, rows[0], "", rows[1]]) + end).encode())
+        with pytest.raises(FreecellError) as e:
+            certify.read_ledger(str(path), None)
+        assert str(e.value) == f"{path} line 3: 0 fields, not 6"
+        path.write_bytes((end.join([head, rows[0], "", "", rows[1]]) + end + end).encode())
+        with pytest.raises(FreecellError, match=f"^{path} line 3: 0 fields, not 6$"):
+            certify.read_ledger(str(path), None)
+
+
 def test_a_certificate_added_apart_does_not_replace_a_winnable_row(tmp_path):
     """A winnable row (a winning line replayed) and a valid certificate of the same deal contradict each other:
     --add-cert refuses in one line and the row stays; over an unknown row the certificate's row goes in."""
