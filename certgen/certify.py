@@ -300,8 +300,10 @@ def add_certificate(j, path, listed, canonical_max_states, say):
         raise FreecellError(f"{path}: its info's search_seconds is {searched!r}, not a number of seconds: not a "
                             f"certificate certgen build wrote")
     got = survey.certified(path, n, rules, digest=True)
-    checker = "the fast checker" if fastcheck.binary() else f"the reference checker ({fastcheck.why_not()})"
     if got is None:
+        raise FreecellError(f"{path}: no checker gave a verdict on it (a damaged or unreadable file): no row added")
+    checker = "the fast checker" if got.fast is not None else f"the reference checker ({fastcheck.why_not()})"
+    if not got.ok:
         raise FreecellError(f"{path}: {checker} does not accept it as deal {n}'s certificate: no row added")
     if _file_identity(path) != before:
         raise FreecellError(f"{path}: the file changed while it was read and checked: no row added")

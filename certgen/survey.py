@@ -36,6 +36,7 @@ Engines: local processes (``--jobs J``; one process when J is 1) or dask.distrib
 DASK_SCHEDULER_ADDRESS uses a running cluster). A chunk is a pure function of its bounds and the settings,
 so a worker lost mid-chunk costs a retry of that chunk, never a deal.
 """
+import dataclasses
 import hashlib
 import json
 import os
@@ -239,22 +240,24 @@ def file_sha256(path):
 def _cert_ok(path, n, rules):
     """Whether the certificate file at ``path`` is whole and valid for deal ``n`` under ``rules``
     (:func:`certified`)."""
-    return certified(path, n, rules) is not None
+    got = certified(path, n, rules)
+    return got is not None and got.ok
 
 
 def certified(path, n, rules, digest=False):
-    """The check (fastcheck.Checked) of the certificate file at ``path`` when it is whole and valid for deal ``n``
-    under ``rules``, else None: its start is deal n's, its rules ``rules``, and every state checked -- by the
-    fast checker (build/fccheck) when it is built, else by certgen/checker.py; ``digest``: with the records'
-    SHA-256 (fastcheck.checked). FCCHECK naming another program
-    is refused here too: a dask worker's environment is not the client's."""
+    """The check (fastcheck.Checked) of the certificate file at ``path`` for deal ``n`` under ``rules``, its ``ok``
+    whether the file is valid for them: its start is deal n's, its rules ``rules``, and every state checked -- by
+    the fast checker (build/fccheck) when it is built, else by certgen/checker.py (its ``fast`` or ``reference``
+    says which ran); None when neither gave a verdict (a damaged or unreadable file). ``digest``: with the
+    records' SHA-256 (fastcheck.checked). FCCHECK naming another program is refused here too: a dask worker's
+    environment is not the client's."""
     fastcheck.refuse_another("this worker of a survey or certify-list")
     try:
         got = fastcheck.checked(path, jobs=1, digest=digest)
         ok = got.ok and got.start == packed.pack(load(deal=n).position) and got.rules == rules.header()
     except (FreecellError, OSError):
         return None
-    return got if ok else None
+    return dataclasses.replace(got, ok=ok)
 
 
 def _consistent(start, last, rec):

@@ -464,3 +464,40 @@ def test_a_certificate_added_apart_names_the_checker_that_checked_it(tmp_path, m
     assert said == [f"{good}: deal {deal} added as fixed, 19,527 positions, checked by the fast checker",
                     f"{good}: deal {deal} added as fixed, 19,527 positions, checked by the reference checker "
                     f"(build/fccheck is not built)"]
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_the_checker_named_is_the_one_whose_check_it_was(tmp_path, monkeypatch, built):
+    """build/fccheck built (or rebuilt) or made stale (its source touched) while a certificate built apart is
+    checked: the line names the checker that checked it, accepted or refused, not the one there after."""
+    from certgen import fastcheck
+    from solver.errors import FreecellError
+    deal = SMALL[0]
+    good, mutant = str(tmp_path / "good.cert"), str(tmp_path / "mutant.cert")
+    code, out, err = run_cli("build", "--deal", str(deal), "--out", good, "--no-progress")
+    assert code == 0, err
+    code, out, err = run_cli("mutate", good, "--delete", "first-successor", "--out", mutant)
+    assert code == 0, err
+    binary, checked = fastcheck.binary, fastcheck.checked
+    monkeypatch.setattr(fastcheck, "why_not", lambda: "build/fccheck is not built")
+
+    def now(there):
+        monkeypatch.setattr(fastcheck, "binary", binary if there else (lambda: None))
+
+    def changed(*a, **k):             # the check, then build/fccheck changed
+        got = checked(*a, **k)
+        now(not built)
+        return got
+    monkeypatch.setattr(fastcheck, "checked", changed)
+    name = "the fast checker" if built else "the reference checker (build/fccheck is not built)"
+    said = []
+    with open_journal(str(tmp_path / "d"), certify.KIND, "test", what="certify-list") as j:
+        now(built)
+        assert certify.add_certificate(j, good, {deal}, 10 ** 6, said.append) == deal
+        j.delete("deal", deal)
+        now(built)
+        with pytest.raises(FreecellError) as e:
+            certify.add_certificate(j, mutant, {deal}, 10 ** 6, said.append)
+        assert list(j.rows("deal")) == []
+    assert said == [f"{good}: deal {deal} added as fixed, 19,527 positions, checked by {name}"]
+    assert str(e.value) == f"{mutant}: {name} does not accept it as deal {deal}'s certificate: no row added"
