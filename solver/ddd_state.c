@@ -4,6 +4,8 @@
 #include "ddd_internal.h"
 
 static const char DDD_MAGIC[8] = {'F', 'C', 'D', 'D', 'D', 'S', 'T', '1'};
+#define DDD_MAX_USEC (1ull << 53)   /* a search's time so far in a state file at most (285 years of microseconds):
+                                       the total written back stays exact and far below 2^64 */
 #define DDD_VERSION 3u      /* 2: files of format 2 (16-byte keys of 127 bits); 1: files of format 1, no search
                                number, no total time */
 
@@ -333,7 +335,8 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     sr_rules(&r, &rules);
     uint64_t kbits = sr_u64(&r);
     d->id = sr_u64(&r);
-    d->prior_seconds = (double)sr_u64(&r) / 1e6;
+    uint64_t usec = sr_u64(&r);
+    d->prior_seconds = (double)usec / 1e6;
     if (r.bad) return ddd_why(why, whylen, FC_ESTATE, "%s: cut short", DDD_STATE);
     if (memcmp(&start, &d->start, sizeof start))
         return ddd_why(why, whylen, FC_EOTHER, "it holds the search of another start position");
@@ -357,7 +360,8 @@ static int ddd_restore(fc_ddd *d, const uint8_t *p, size_t n, int key_bits, char
     uint64_t nf = sr_u64(&r);
     fref want_f[DDD_MAXF + 2];
     uint64_t filed = 0;            /* positions in the listed files */
-    if (r.bad || head[9] > 52 || head[10] > 1 || head[11] > 1 || d->nlayers != d->cur + 1 || d->lfirst > d->cur
+    if (r.bad || usec > DDD_MAX_USEC || head[9] > 52 || head[10] > 1 || head[11] > 1 || d->nlayers != d->cur + 1
+        || d->lfirst > d->cur
         || d->cur - d->lfirst + 1 > DDD_MAXF || (d->lfirst && !d->nseen) || d->nseen > (1ull << 40)
         || d->cur > (1ull << 40) || nf != ddd_live(d, want_f))
         return ddd_why(why, whylen, FC_ESTATE, "%s: its counters do not hold together", DDD_STATE);
@@ -521,7 +525,7 @@ static int ddd_sort_restore(fc_ddd *d, char *why, uint64_t whylen) {
     if (!bad && (h[1] != d->id || h[2] != d->ck_fnv)) bad = "it follows another state of the search";
     uint64_t nf = bad ? 0 : ddd_visited(d, d->nlayers, f);
     for (uint64_t t = 0; t < nf && t < h[10]; t++) want += ddd_size(d, f[t]);
-    if (!bad && (h[8] != d->cur + 1 || h[9] != d->nlayers || h[10] > nf || (h[10] < nf && h[11] > ddd_size(d, f[h[10]]))
+    if (!bad && (h[7] > DDD_MAX_USEC || h[8] != d->cur + 1 || h[9] != d->nlayers || h[10] > nf || (h[10] < nf && h[11] > ddd_size(d, f[h[10]]))
                  || (h[10] == nf && h[11]) || h[12] != want + h[11] || h[14] > h[15] || h[15] - h[14] > DDD_MAXF
                  || h[15] >= 1000000 || r.n - r.at != 16 * (h[15] - h[14])))
         bad = "its counters do not hold together";

@@ -144,6 +144,10 @@ def _damage(work, how):
     if how == "no sort state":         # as the sort of a version that wrote none left it
         (work / "sort.state").unlink()
         return "its sort had begun with no sort.state: the search had ended; the sort starts again"
+    if how == "forged time":           # past 2^53 microseconds: the total written back would pass 2^64
+        head[7] = 2 ** 64 - 1
+        _write_sort_state(work, head, runs)
+        return "sort.state: its counters do not hold together: the sort starts again"
     if how == "forged end":            # the chunks said all read: the certificate would miss positions
         head[10], head[11] = 40, 0
         _write_sort_state(work, head, runs)
@@ -152,7 +156,7 @@ def _damage(work, how):
 
 
 @pytest.mark.parametrize("how", ["truncated run", "missing run", "flipped byte", "forged counters", "forged end",
-                                 "no sort state"])
+                                 "forged time", "no sort state"])
 def test_a_sort_state_that_does_not_hold_together_is_one_line_and_sorted_again(tmp_path, straight, how):
     """A finished run cut short or gone, a sort state damaged, forged (its checksum made right) or missing (a
     folder whose sort was begun by the version that wrote none): one note line, the sort done again from its

@@ -415,16 +415,18 @@ def _set_u64(data, at, value):
     return data[:-8] + fnv64(data[:-8]).to_bytes(8, "little")
 
 
-@pytest.mark.parametrize("field, change", [("states", 100000), ("max_home", 52)])
+@pytest.mark.parametrize("field, change", [("states", 100000), ("max_home", 52), ("seconds", 2 ** 64 - 1),
+                                           ("seconds", 2 ** 53 + 1)])
 def test_counters_that_do_not_hold_together_are_refused_with_a_right_checksum(tmp_path, field, change):
     """A state file whose checksum is right but whose counters disagree with its files (positions counted that no
-    file holds; all 52 cards home without a win) is refused: its figures would have been printed as fact."""
+    file holds; all 52 cards home without a win), or whose time so far passes 2^53 microseconds (285 years: the
+    total written back would pass 2^64), is refused: its figures would have been printed as fact."""
     work = _stopped(tmp_path)
     state = work / "search.state"
     data = state.read_bytes()
-    at = _STATES_AT if field == "states" else _MAX_HOME_AT
+    at = {"states": _STATES_AT, "max_home": _MAX_HOME_AT, "seconds": _SECONDS_AT}[field]
     old = int.from_bytes(data[at:at + 8], "little")
-    assert 0 < old < 30000 if field == "states" else old <= 2   # the offsets are the fields'
+    assert {"states": 0 < old < 30000, "max_home": old <= 2, "seconds": 0 < old < 10 ** 8}[field]   # the fields'
     state.write_bytes(_set_u64(data, at, old + change if field == "states" else change))
     _refused(work, "search.state: its counters do not hold together (it cannot be resumed: remove the folder to "
                    "start again)")
