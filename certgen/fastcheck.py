@@ -17,6 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import List, Optional
 
+from solver import limits
 from solver.errors import FreecellError
 
 from . import certificate, checker, members, paths
@@ -98,19 +99,24 @@ class FastResult:
     read_seconds: float      # reading: checksum, header, inflation, order of the records
     check_seconds: float     # each record parsed, the three fence conditions (wall time)
     check_cpu_seconds: float  # the same in processor time (less sensitive to a busy machine)
-    held_bytes: int          # memory the checker held for the records (front-coded blocks; about 11-15 a position)
+    held_bytes: int          # memory the checker held for the records (front-coded blocks, about 11-15 a position;
+                             # and their index up to limits.FASTCHECK_INDEX_STATES positions, 10 a position)
     program: str = BINARY    # the program that checked: build/fccheck, or the one FCCHECK names
 
 
-def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: bool = False) -> FastResult:
+def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: bool = False,
+          index_states: int = limits.FASTCHECK_INDEX_STATES) -> FastResult:
     """Run the fast checker on the certificate at `path`; with ``digest``, it says its records' SHA-256 too
-    (``--records-sha256``: about a tenth more time). A damaged or unreadable file raises FreecellError with the
-    checker's one line (without its `error: `)."""
+    (``--records-sha256``: about a tenth more time). A certificate of at most ``index_states`` positions is
+    looked up through a hash index of its records (``--index-states``: 10 bytes a position more), a bigger one
+    by binary searches. A damaged or unreadable file raises FreecellError with the checker's one line (without
+    its `error: `)."""
     exe = exe or binary()
     if exe is None:
         raise FreecellError(f"no fast checker: {why_not()}")
     shown = os.path.join(os.curdir, path) if path.startswith("-") else path     # not read as an option
-    args = [exe, "--json"] + (["--records-sha256"] if digest else []) + (["--progress"] if progress else []) + [shown]
+    args = ([exe, "--json"] + (["--records-sha256"] if digest else []) + (["--progress"] if progress else []) +
+            ["--index-states", str(index_states), shown])
     proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE)
     if proc.returncode == 2:
         err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()

@@ -19,9 +19,12 @@
    lean/FreeCell/Spec.lean. The file is mapped, not read into memory, and its body inflated a piece at a
    time into the records held compactly: sorted, they are front-coded in blocks (about 11-15 bytes a
    position instead of 64), and membership is a binary search among the blocks' first records, then one
-   block decoded (a cache keeps the blocks decoded last).
+   block decoded (a cache keeps the blocks decoded last); or, for a certificate of at most N positions with
+   --index-states N, a look-up in a hash index of the records' places (10 bytes a position more), the
+   record found there decoded and compared whole.
 
-   usage: fccheck [--json] [--progress] CERT          check a certificate
+   usage: fccheck [--json [--records-sha256]] [--progress] [--index-states N] CERT
+                                                    check a certificate
           fccheck --successors [--cells K] [--foundation-return]
                                                     P64 records on stdin; for each, a 2-byte little-endian
                                                     count then its successors (P64, in Spec.lean's order)
@@ -34,6 +37,7 @@
    or bad arguments (one line `error: …` on stderr). */
 #define _POSIX_C_SOURCE 200112L /* clock_gettime, mmap, sysconf */
 #define _DEFAULT_SOURCE         /* madvise, where there is one */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -694,7 +698,8 @@ typedef struct {
     uint64_t acc;
     int bits;
     struct Decoded *cache;     /* blocks decoded (below) */
-    uint64_t hint[P64 + 1];    /* for membership (below) */
+    uint64_t hint[P64 + 1];    /* for membership by binary searches (below) */
+    uint64_t *slots, nslots;   /* the index, or none (below) */
 } Store;
 
 #define CACHED 1024
@@ -752,9 +757,10 @@ static void store_done(Store *st) {
     }
 }
 
-/* Bytes held for the records. */
+/* Bytes held for the records and their index. */
 static uint64_t store_bytes(const Store *st) {
-    return st->blocks * (P64 + sizeof *st->offs) + (st->nchunks ? (st->nchunks - 1) * CHUNK + st->used : 0);
+    return st->blocks * (P64 + sizeof *st->offs) + (st->nchunks ? (st->nchunks - 1) * CHUNK + st->used : 0) +
+           st->nslots * sizeof *st->slots;
 }
 
 static void store_free(Store *st) {
@@ -764,6 +770,7 @@ static void store_free(Store *st) {
     free(st->heads);
     free(st->offs);
     free(st->cache);
+    free(st->slots);
 }
 
 static inline const unsigned char *block_units(const Store *st, uint64_t b) {
@@ -923,8 +930,8 @@ static int start_search(Store *st, uint64_t near, int first, const uint64_t *kw,
     return 1;
 }
 
-static void members(Store *st, const unsigned char *keys, const uint64_t *near, const int *first, int nk, Range *rg,
-                    uint64_t (*kw)[8], int *act, unsigned char *found) {
+static void search_members(Store *st, const unsigned char *keys, const uint64_t *near, const int *first, int nk,
+                           Range *rg, uint64_t (*kw)[8], int *act, unsigned char *found) {
     int q, w, k, na = 0, nb = 0;
     for (q = 0; q < nk; q++) {
         for (w = 0; w < 8; w++) kw[q][w] = be64(keys + P64 * q + 8 * w);
@@ -956,9 +963,90 @@ static void members(Store *st, const unsigned char *keys, const uint64_t *near, 
     for (k = nk - nb; k < nk; k++) found[act[k]] = (unsigned char)in_block(st, rg[act[k]].lo, kw[act[k]]);
 }
 
+/* ---- membership: a hash index of the records' places ------------------------------------------------ */
+/* With --index-states N, a certificate of at most N records gets an index (10 bytes a position more):
+   each record i has a slot in a table of nslots = n + n / 4 + 1 (open addressing, linear probing, from the
+   slot hash % nslots): i + 1 in its low 41 bits (at most 2^40 records), the top 23 bits of its hash above
+   them; 0: an empty slot. A key is a member when a record named in its probe sequence (up to the first
+   empty slot) is equal to it, byte for byte, once decoded: the index only says where to look, so an answer
+   "member" never rests on it (the hash and its bits are compared to skip records, never to accept one), and
+   a key that is a record is found (its record was put in its probe sequence, and no slot is emptied). A
+   larger certificate is searched by the binary searches above, in the memory of the records alone. */
+#define SLOT_PLACE (((uint64_t)1 << 41) - 1)
+#define SLOT_TAG(h) ((h) & ~SLOT_PLACE)
+#define MAXKEYS 1024 /* keys hashed at once */
+
+static inline uint64_t key_hash(const unsigned char *rec) {
+#ifdef WEAK_HASH /* for the tests: every record in one probe sequence, all with the same tag */
+    (void)rec;
+    return ~(uint64_t)0;
+#else
+    uint64_t h = 0x243f6a8885a308d3ull;
+    int w;
+    for (w = 0; w < P64; w += 8) {
+        h = (h ^ le64(rec + w)) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 32;
+    }
+    return h;
+#endif
+}
+
+static void index_init(Store *st) {
+    st->nslots = st->n + st->n / 4 + 1;
+    if (st->nslots > SIZE_MAX / sizeof *st->slots || !(st->slots = calloc((size_t)st->nslots, sizeof *st->slots)))
+        die("out of memory for the index of %llu states", (unsigned long long)st->n);
+}
+
+/* Records first, first + 1, …, first + count - 1 (at recs) into the index, if there is one; their slots
+   fetched first. */
+static void index_add(Store *st, uint64_t first, const unsigned char *recs, size_t count) {
+    static uint64_t hs[MAXKEYS];
+    size_t k, done;
+    if (!st->slots) return;
+    for (done = 0; done < count; done += k) {
+        size_t n = count - done < MAXKEYS ? count - done : MAXKEYS;
+        for (k = 0; k < n; k++) {
+            hs[k] = key_hash(recs + P64 * (done + k));
+            PREFETCH(&st->slots[hs[k] % st->nslots]);
+        }
+        for (k = 0; k < n; k++) {
+            uint64_t at = hs[k] % st->nslots;
+            while (st->slots[at]) at = at + 1 == st->nslots ? 0 : at + 1;
+            st->slots[at] = (first + done + k + 1) | SLOT_TAG(hs[k]);
+        }
+    }
+}
+
+static void index_members(Store *st, const unsigned char *keys, int nk, unsigned char *found) {
+    static uint64_t hs[MAXKEYS];
+    int q;
+    for (q = 0; q < nk; q++) {
+        hs[q] = key_hash(keys + P64 * q);
+        PREFETCH(&st->slots[hs[q] % st->nslots]);
+    }
+    for (q = 0; q < nk; q++) {
+        uint64_t at = hs[q] % st->nslots, v;
+        found[q] = 0;
+        for (; (v = st->slots[at]) != 0; at = at + 1 == st->nslots ? 0 : at + 1)
+            if (SLOT_TAG(v) == SLOT_TAG(hs[q]) && memcmp(record_at(st, (v & SLOT_PLACE) - 1), keys + P64 * q, P64) == 0) {
+                found[q] = 1;
+                break;
+            }
+    }
+}
+
+/* found[q] = is keys[q] among the records, for q < nk (at most MAXKEYS): through the index when there is
+   one, else by the binary searches (near, first, rg, kw, act: theirs). */
+static void members(Store *st, const unsigned char *keys, const uint64_t *near, const int *first, int nk, Range *rg,
+                    uint64_t (*kw)[8], int *act, unsigned char *found) {
+    if (st->slots) index_members(st, keys, nk, found);
+    else search_members(st, keys, near, first, nk, rg, kw, act, found);
+}
+
 /* ---- the certificate file ------------------------------------------------------------------------ */
 
 static int records_digest; /* --records-sha256: the check's --json says the records' SHA-256 */
+static uint64_t index_states; /* --index-states N: the index for a certificate of at most N records */
 
 typedef struct {
     Rules rules;
@@ -1142,7 +1230,7 @@ typedef struct { Piece *p; size_t n; uint64_t len; } Body;
    greater than the one before, then a position. */
 static void inflate_body(const File *f, const Body *b, Cert *ct) {
     static unsigned char out[1 << 16]; /* a multiple of 64 */
-    uint64_t states = ct->states, want, done = 0, i = 0, used = 0; /* used: body bytes given to zlib */
+    uint64_t states = ct->states, want, done = 0, i = 0, first, used = 0; /* used: body bytes given to zlib */
     int home;                          /* a record's cards home */
     Store *st = &ct->recs;
     size_t have = 0, k, piece = 0, at = 0; /* the next input: piece `piece`, from byte `at` */
@@ -1160,6 +1248,7 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
     st->cache = malloc(CACHED * sizeof *st->cache);
     if (!st->heads || !st->offs || !st->cache) die("out of memory for %llu states", (unsigned long long)states);
     for (k = 0; k < CACHED; k++) st->cache[k].b = (uint64_t)-1;
+    if (states <= index_states) index_init(st);
     sha_init(&ct->records_sha);
     memset(&z, 0, sizeof z);
     if (inflateInit(&z) != Z_OK) die("zlib cannot start");
@@ -1186,6 +1275,7 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
             die("body holds more than %llu bytes, expected %llu states of 64 bytes", (unsigned long long)want,
                 (unsigned long long)states);
         have = sizeof out - z.avail_out;
+        first = i;
         for (k = 0; k + P64 <= have; k += P64, i++) {
             Pos s;
             const char *why;
@@ -1197,6 +1287,7 @@ static void inflate_body(const File *f, const Body *b, Cert *ct) {
             home = s.home[0] + s.home[1] + s.home[2] + s.home[3];
             if (home > ct->max_home) ct->max_home = home;
         }
+        index_add(st, first, out, k / P64);
         if (records_digest) sha_update(&ct->records_sha, out, k);
         memmove(out, out + k, have - k);
         have -= k;
@@ -1375,6 +1466,9 @@ static void json_str(const char *text) {
 }
 
 #define BATCH 64 /* successors searched side by side (at least; a member's successors stay together) */
+#if BATCH + MAXMOVES > MAXKEYS
+#error BATCH + MAXMOVES keys are looked up at once
+#endif
 
 static int check(const char *path, int json, int show_progress) {
     Cert ct;
@@ -1584,7 +1678,7 @@ static int column_orders(int safe) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "error: usage: fccheck [--json [--records-sha256]] [--progress] CERT | fccheck --successors [--cells K] "
+    fprintf(stderr, "error: usage: fccheck [--json [--records-sha256]] [--progress] [--index-states N] CERT | fccheck --successors [--cells K] "
             "[--foundation-return] | fccheck --deal N | fccheck --column-order | fccheck --autoplay\n");
     exit(2);
 }
@@ -1606,6 +1700,14 @@ int main(int argc, char **argv) {
             long k = strtol(argv[++i], &end, 10);
             if (*end || k < 0 || k > 8) usage();
             r.cells = (int)k;
+        } else if (!strcmp(argv[i], "--index-states") && i + 1 < argc) {
+            char *end;
+            unsigned long long k;
+            if (argv[++i][0] < '0' || argv[i][0] > '9') usage();
+            errno = 0;
+            k = strtoull(argv[i], &end, 10);
+            if (*end || errno) usage();
+            index_states = k;
         } else if (!strcmp(argv[i], "--deal") && i + 1 < argc) deal = argv[++i];
         else if (argv[i][0] == '-' || path) usage();
         else path = argv[i];

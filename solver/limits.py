@@ -37,6 +37,8 @@ CERTIFY_STATES = 20_000_000         # certify-list: the fixed form
 CERTIFY_CANONICAL_STATES = 120_000_000  # certify-list: the form up to column order in memory (#24795893: 65,441,019)
 PLAY_VERDICT_STATES = 1_000_000     # the web page: each search of a verdict
 PLAY_HINT_STATES = 300_000          # the web page: one hint's search (the survey of 1..32000 needs fewer)
+FASTCHECK_INDEX_STATES = 50_000_000  # the fast checker: a hash index of the records' places (10 bytes a position,
+                                    # 0.5 GB at the most) up to this; past it binary searches, 11-15 bytes a position
 SAMPLE_MEMORY = 4 << 30             # check --reference --sample: the records held in memory (64 bytes each) up to
                                     # this; past it read twice from disk, memory independent of their number
 PROVE_SAMPLE = 1_000                # prove: members whose closure the sampled reference checks when a kernel checks them all

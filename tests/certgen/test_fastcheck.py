@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import zlib
@@ -16,7 +17,7 @@ import pytest
 from collections import deque
 
 from certgen import certificate, checker, fastcheck, mutate
-from solver import packed, spec
+from solver import limits, packed, spec
 from solver.errors import FreecellError
 
 from helpers import ROOT, one_line_error
@@ -64,10 +65,10 @@ def run_fccheck(tmp_path, data: bytes, name="c.cert"):
     return subprocess.run([EXE, str(path)], capture_output=True, text=True)
 
 
-def fast(tmp_path, cert, name="c.cert"):
+def fast(tmp_path, cert, name="c.cert", exe=None, index_states=limits.FASTCHECK_INDEX_STATES):
     path = tmp_path / name
     certificate.write(str(path), cert)
-    return fastcheck.check(str(path))
+    return fastcheck.check(str(path), exe=exe, index_states=index_states)
 
 
 def one_line(ref) -> str:
@@ -179,7 +180,7 @@ def test_the_records_digest_and_the_most_cards_home_are_the_records_read(tmp_pat
     assert p.returncode == 2 and p.stderr.startswith("error: usage: fccheck [--json [--records-sha256]]")   # --json only
 
 
-def refuse_every_single_deletion(tmp_path, certs):
+def refuse_every_single_deletion(tmp_path, certs, exe=None):
     """The reachable set is the least fence: without any one of its members it is no fence. Returns the
     number of mutants refused."""
     tried = 0
@@ -188,7 +189,7 @@ def refuse_every_single_deletion(tmp_path, certs):
         for rec in cert.records:
             mutant = certificate.Certificate(cert.source, cert.rules, cert.start,
                                              [r for r in cert.records if r != rec], {})
-            res = fast(tmp_path, mutant)
+            res = fast(tmp_path, mutant, exe=exe)
             gone = checker.describe(state_of(rec))
             assert not res.ok
             if rec == start:
@@ -201,6 +202,60 @@ def refuse_every_single_deletion(tmp_path, certs):
 
 def test_every_single_deletion_is_refused_on_the_two_smallest_certificates(tmp_path, small_certs):
     assert refuse_every_single_deletion(tmp_path, [small_certs[1], small_certs[6]]) == 83 + 85
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_a_member_is_a_record_equal_to_the_key_not_one_with_its_hash(tmp_path, small_certs):
+    """fccheck compiled with WEAK_HASH gives every record and every key the same hash (2^64 - 1): each look-up
+    through the index walks one probe sequence holding all the records, every slot's tag equal to the key's,
+    from slot (2^64 - 1) % nslots on, nslots = n + n // 4 + 1; for the 85 records of deal 6 with one free cell
+    it starts at slot 91 of 107 and goes on past the table's end from slot 0. That build says what the
+    reference checker says: both certificates valid (every record found, those after the wrap too), and each
+    with any one of its records deleted refused for that record (a tag equal to the key's, or a slot taken,
+    never makes a member)."""
+    weak = tmp_path / "fccheck-weak"
+    p = subprocess.run(["cc", "-O1", "-std=c99", "-DWEAK_HASH", "-o", str(weak), fastcheck.SOURCE, "-lz"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    certs = [small_certs[1], small_certs[6]]
+    n = certs[1].states
+    assert n == 85 and (2 ** 64 - 1) % (n + n // 4 + 1) == 91 and 91 + n > n + n // 4 + 1   # the sequence wraps
+    for cert in certs:
+        res, ref = fast(tmp_path, cert, exe=str(weak)), checker.check(cert)
+        assert res.ok and ref.ok and res.message == ref.message
+        assert res.held_bytes == fast(tmp_path, cert, index_states=0).held_bytes + 8 * (cert.states + cert.states // 4 + 1)
+    assert refuse_every_single_deletion(tmp_path, certs, exe=str(weak)) == 83 + 85
+
+
+def test_the_index_and_the_binary_searches_give_the_same_verdicts_and_counts(tmp_path, small_certs):
+    """Each certificate and each of its mutants checked through the hash index (--index-states n or more for n
+    records) and by the binary searches (--index-states n - 1, or 0): the same verdict, failure, line, members
+    checked and successors looked up, the reference checker's verdict (and its line but where members it
+    reaches in another order are deleted); the index 8 bytes a slot more
+    (n + n // 4 + 1 slots), nothing more. The certificates: the small fixed ones, and deal 146692 up to column
+    order with safe automatic moves (8,603 records); the mutants: the start, its first and last successors
+    deleted, 1 and 5 random members deleted, the won position added."""
+    safe = tmp_path / "safe.cert"
+    p = subprocess.run([sys.executable, "-m", "certgen", "build", "--deal", "146692", "--canonical", "--autoplay",
+                        "safe", "--out", str(safe), "--no-progress"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    kinds = ["deal", "first-successor", "last-successor", "random:1", "random:5", "add-won"]
+    failures = {}
+    for cert in small_certs + [certificate.read(str(safe))]:
+        cases = [cert] + [mutate.mutate(cert, kind, seed=7)[0] for kind in kinds]
+        for case in cases:
+            n = case.states
+            ref = checker.check(case)
+            got = [fast(tmp_path, case, index_states=k) for k in (n, 2 ** 40, n - 1, 0)]
+            assert [res.held_bytes - got[3].held_bytes for res in got] == [8 * (n + n // 4 + 1)] * 2 + [0, 0]
+            for res in got:
+                assert (res.ok, res.failure) == (ref.ok, ref.failure)
+                assert (res.states, res.checked, res.successors, res.message) == \
+                    (got[0].states, got[0].checked, got[0].successors, got[0].message)
+            if case.info.get("mutation", {}).get("kind") in (None, "deal", "add-won"):
+                assert got[0].message == one_line(ref)   # (the reference may name another missing member first)
+            failures[ref.failure] = failures.get(ref.failure, 0) + 1
+    assert failures == {None: 8, "start": 8, "successor": 32, "won": 8}
 
 
 @pytest.mark.slow
@@ -316,10 +371,13 @@ def test_block_boundaries_agree_with_python(tmp_path, n):
 
 def test_records_are_held_in_at_most_16_bytes_a_position(tmp_path, cert11982):
     """The 84,767 records of #11982 (64 bytes each in the file's body) held front-coded: 1,240,797 bytes
-    with blocks of 32 (14.6 a position; the heads 2.25 of them)."""
-    res = fast(tmp_path, cert11982)
-    assert res.ok and res.held_bytes <= 16 * res.states
-    assert res.held_bytes >= res.states * (P64 + 8) // BLOCK  # the heads and their places, at least
+    with blocks of 32 (14.6 a position; the heads 2.25 of them); past --index-states, that is all. Up to
+    it, their index besides: 84,767 + 21,191 + 1 slots of 8 bytes (10.0 a position)."""
+    n = cert11982.states
+    res, indexed = fast(tmp_path, cert11982, index_states=n - 1), fast(tmp_path, cert11982, index_states=n)
+    assert res.ok and indexed.ok and res.held_bytes == 1_240_797 <= 16 * n
+    assert res.held_bytes >= n * (P64 + 8) // BLOCK  # the heads and their places, at least
+    assert indexed.held_bytes == res.held_bytes + 8 * (n + n // 4 + 1) == 1_240_797 + 847_672
 
 
 # -- damaged files: exit 2, one line ---------------------------------------------------------------------
@@ -428,7 +486,9 @@ def test_damaged_files_exit_2_with_one_line(tmp_path, small_certs, case):
 def test_a_missing_file_and_bad_arguments(tmp_path):
     p = subprocess.run([EXE, str(tmp_path / "nope.cert")], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.startswith("error: cannot read certificate") and p.stderr.count("\n") == 1
-    for args in ([], ["--nonsense"], ["a", "b"], ["--deal", "0"], ["--cells", "9", "--successors"]):
+    for args in ([], ["--nonsense"], ["a", "b"], ["--deal", "0"], ["--cells", "9", "--successors"],
+                 ["--index-states", "-1", "a"], ["--index-states", "x", "a"], ["--index-states", " 1", "a"],
+                 ["--index-states", "18446744073709551616", "a"], ["a", "--index-states"]):
         p = subprocess.run([EXE, *args], capture_output=True, text=True)
         assert p.returncode == 2 and p.stderr.startswith("error: usage: fccheck") and p.stderr.count("\n") == 1
 
