@@ -70,12 +70,28 @@ def settled(s: spec.State) -> bool:
 _SUIT_OF_BYTE = bytes.maketrans(bytes(range(1, 53)), bytes((i % 4) + 1 for i in range(52)))
 
 
+def _may_go(home) -> bytes:
+    """The record bytes (card key + 1) of the cards that may go home on foundations ``home`` (at most one a
+    suit: the next of its suit, if the rule allows it)."""
+    return bytes(spec.key(c) + 1 for c in (spec.Card(h + 1, suit) for suit, h in enumerate(home) if h < 13)
+                 if home_by(home, c))
+
+
+_MAY_GO = {}        # foundations -> _may_go(foundations): at most 14 ** 4 of them
+
+
 def settled_record(rec: bytes) -> bool:
     """``settled`` of the position whose P64 record (a position: packed.validator) is ``rec``, read off its bytes
-    without decoding it: the top cards of its columns (each column's last byte) and its free cells, against
-    the foundations derived from the cards in play (tests/certgen/test_autoplay.py compares it with ``settled``)."""
-    parts = rec.split(b"\0", 8)
+    without decoding it: none of the cards that may go home on its foundations (derived from the cards in play)
+    is on top of a column (the byte after it ends the column) or in a free cell (after the eight column ends)
+    (tests/certgen/test_autoplay.py compares it with ``settled``)."""
     suits = rec.translate(_SUIT_OF_BYTE)
     home = (13 - suits.count(1), 13 - suits.count(2), 13 - suits.count(3), 13 - suits.count(4))
-    cards = [seg[-1] for seg in parts[:8] if seg] + list(parts[8].rstrip(b"\0") if len(parts) > 8 else b"")
-    return not any(home_by(home, spec.CARDS[b - 1]) for b in cards)
+    may = _MAY_GO.get(home)
+    if may is None:
+        may = _MAY_GO[home] = _may_go(home)
+    for b in may:
+        at = rec.find(b)
+        if rec[at + 1:at + 2] == b"\0" or rec.count(0, 0, at) >= 8:
+            return False
+    return True

@@ -446,7 +446,28 @@ def _can_hold(body, states, bad):
         raise bad(f"a body of {held} bytes cannot hold {states} states")
 
 
-def _inflate(body, states, bad, keep=True, feed=None, checked=True):
+def at(error: FreecellError, number: int) -> FreecellError:
+    """``error`` (a refusal of a body) with ``at``: the number of the record it is about (:func:`_inflate`)."""
+    error.at = number
+    return error
+
+
+def _owned(first: int, n: int, shard):
+    """The (lo, hi) ranges of the records first..first+n-1 (as 0..n-1) that ``shard`` ``(k, K, block)`` checks:
+    those of the blocks numbered k, k+K, k+2K, ... (all of them without a shard)."""
+    if shard is None:
+        if n:
+            yield 0, n
+        return
+    k, jobs, block = shard
+    b = first // block
+    b += (k - b) % jobs                       # the first block of this shard not before the first record
+    while b * block < first + n:
+        yield max(b * block, first) - first, min((b + 1) * block, first + n) - first
+        b += jobs
+
+
+def _inflate(body, states, bad, keep=True, feed=None, checked=True, shard=None):
     """The records of a body of checked form: first a count no body of its size can hold is refused (deflate
     expands at most DEFLATE_MAX_RATIO:1, as build/fccheck refuses it); then inflated a piece at a time, never
     past states × 64 bytes, each record checked to be a position and greater than the one before, so a damaged or hostile
@@ -456,7 +477,12 @@ def _inflate(body, states, bad, keep=True, feed=None, checked=True):
     function): called with each run of records (bytes of whole records, in order) once they are checked.
     ``checked=False`` (with keep=False): the records are not checked one by one (the body's length, its
     zlib stream and its end still are): only for records read and checked before, whose digest the caller
-    compares (the sampled check's second pass)."""
+    compares (the sampled check's second pass). ``shard`` ``(k, K, block)`` (with keep=False): only the records
+    of every K-th block of ``block`` records, from the k-th, are checked (each against the record before it,
+    checked or not): K processes reading the body each with its k check every record once (the sampled
+    check's first pass). A refusal names the record it is about; its ``at`` is that record's number, or for
+    a fault of the stream the records inflated before it, so the refusal of K such processes with the least
+    ``at`` is the one a single reading meets first."""
     size = packed.SIZE
     _can_hold(body, states, bad)
     pieces = _chunks(body)
@@ -473,20 +499,25 @@ def _inflate(body, states, bad, keep=True, feed=None, checked=True):
                 data = d.unconsumed_tail
                 produced += len(chunk)
                 if produced > limit:
-                    raise bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes")
+                    raise at(bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes"),
+                             states)
                 buf = pending + chunk if pending else chunk
                 end = len(buf) - len(buf) % size
-                for i in range(0, end if checked else 0, size):
-                    rec = buf[i:i + size]
-                    if rec <= prev:
-                        raise bad(f"records are not sorted and distinct (record {count + 1})")
-                    why = problem(rec)
-                    if why is not None:
-                        raise bad(f"record {count + 1} is not a position ({why})")
-                    if keep is True:
-                        records.append(rec)
-                    count += 1
-                    prev = rec
+                for lo, hi in _owned(count, end // size, shard) if checked else ():
+                    last = prev if lo == 0 else buf[(lo - 1) * size:lo * size]
+                    for j in range(lo, hi):
+                        rec = buf[j * size:(j + 1) * size]
+                        if rec <= last:
+                            raise at(bad(f"records are not sorted and distinct (record {count + j + 1})"), count + j)
+                        why = problem(rec)
+                        if why is not None:
+                            raise at(bad(f"record {count + j + 1} is not a position ({why})"), count + j)
+                        if keep is True:
+                            records.append(rec)
+                        last = rec
+                if end:
+                    count += end // size
+                    prev = buf[end - size:end]
                 if joined is not None:
                     joined += buf[:end]
                 if feed is not None and end:
@@ -497,13 +528,13 @@ def _inflate(body, states, bad, keep=True, feed=None, checked=True):
             if d.eof:
                 break
     except zlib.error:
-        raise bad("body does not decompress (the file is damaged)") from None
+        raise at(bad("body does not decompress (the file is damaged)"), produced // size) from None
     if not d.eof:
-        raise bad("body is truncated (the file is damaged)")
+        raise at(bad("body is truncated (the file is damaged)"), produced // size)
     if d.unused_data or any(pieces):
-        raise bad("bytes after the end of the compressed body")
+        raise at(bad("bytes after the end of the compressed body"), produced // size)
     if produced != limit:
-        raise bad(f"body holds {produced} bytes, expected {states} states of {size} bytes")
+        raise at(bad(f"body holds {produced} bytes, expected {states} states of {size} bytes"), produced // size)
     return joined if joined is not None else records if keep else states
 
 
@@ -649,14 +680,15 @@ def read_joined(path: str) -> Tuple[Summary, bytearray]:
     return got if cert is None else (_summary_of(cert), bytearray(b"".join(cert.records)))
 
 
-def stream_records(path: str, feed, checked: bool = True) -> Summary:
+def stream_records(path: str, feed, checked: bool = True, shard=None) -> Summary:
     """The certificate at ``path`` read like :func:`read_joined` (the same checks, the same refusals), its
     records given to ``feed`` a run at a time (bytes of whole records, in order, each run once it is checked)
     and kept nowhere: memory flat in the number of states (a file not laid out as the writer lays it out is
     read whole, as read_joined reads it). ``checked=False``: the records are not checked one by one (a second
-    pass over records checked before, whose digest the caller compares: _inflate). Returns its header."""
+    pass over records checked before, whose digest the caller compares: _inflate). ``shard``: the records one
+    of several processes checks (_inflate; all of them in a file read whole). Returns its header."""
     def streamed(h, body, bad):
-        _inflate(body, h["states"], bad, keep=False, feed=feed, checked=checked)
+        _inflate(body, h["states"], bad, keep=False, feed=feed, checked=checked, shard=shard)
         return Summary(source=h["source"], rules=h["rules"], start=h["start"], states=h["states"], info=h["info"])
 
     got, cert = _read_once(path, streamed)

@@ -32,7 +32,7 @@ from solver import spec
 from solver.cards import card_name
 from solver.errors import FreecellError, WorkerLost
 from solver.progress import bar
-from solver.workers import end_pool, orphan_watch, pool_results, start_pool
+from solver.workers import cpus, end_pool, orphan_watch, pool_results, start_pool
 
 from .autoplay import autoplay, settled
 from .certificate import Certificate
@@ -164,7 +164,7 @@ def check(cert: Certificate, progress: bool = False, members: Optional[Members] 
     _WORK.update(rules=m.rules.plain().spec(), states=[start], members=member_set, skip=None, lookup=how)
     checked, looked, failure = _check_slice((0, 1))
     if jobs is None:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        jobs = cpus()
     _WORK.update(states=m.states, skip=m.states.index(start))
     gc.freeze()     # the decoded set is long-lived: no collection scans it (and forked workers share its pages)
     pool, lost = None, False

@@ -42,13 +42,16 @@ a sample that covers every member is the full check (exit 0, ``"valid": true``).
 import bisect
 import hashlib
 import itertools
+import multiprocessing as mp
 import os
 import random
+from dataclasses import dataclass
 from typing import Optional, Tuple
 from solver import packed, spec
-from solver.errors import FreecellError
+from solver.errors import FreecellError, WorkerLost
 from solver.limits import SAMPLE_MEMORY
 from solver.progress import bar
+from solver.workers import cpus, end_pool, orphan_watch, pool_results, start_pool
 
 from . import certificate
 from .certificate import Summary
@@ -60,6 +63,7 @@ SIZE = packed.SIZE
 WON = bytes(SIZE)       # the P64 record of the won position: no card in a column or a cell
 DEFAULT_SAMPLE = 100_000
 MAX_SEED = 2 ** 64 - 1    # printed and given back with --seed
+SHARD_BLOCK = 1 << 14   # records a block: the streamed first pass's processes check the blocks in turn
 SAMPLE_ONLY = 5         # the exit status of "valid on a sample": not a verdict (neither 0 nor 1)
 
 
@@ -273,11 +277,13 @@ def read(path: str, budget: Optional[int] = None):
     return certificate.read_joined(path)
 
 
-def check(head: Summary, body, sample: int, seed: int, progress: bool = False) -> CheckResult:
+def check(head: Summary, body, sample: int, seed: int, progress: bool = False, jobs: Optional[int] = None,
+          block: int = SHARD_BLOCK) -> CheckResult:
     """The sampled check of the certificate with header ``head`` and records ``body`` (:func:`read`: joined
-    bytes, or Streamed)."""
+    bytes, or Streamed: then its first pass shared by ``jobs`` processes, a ``block`` of records each in turn;
+    :func:`_check_streamed`)."""
     if isinstance(body, Streamed):
-        return _check_streamed(head, body.path, sample, seed, progress)
+        return _check_streamed(head, body.path, sample, seed, progress, jobs, block)
     recs = Records(body)
     n = len(recs)
     p = _Plan(head, n, sample, seed)
@@ -323,10 +329,13 @@ class _FirstPass:
     """The streaming check's first pass, fed the records a run at a time: whether the start and the won
     record are among them, the first member misplaced (up to column order), and the visits (the start's,
     then the drawn members' in the records' order, as :func:`check` makes them) with their successors, as
-    the ``SIZE + SEQ`` bytes of each successor's record and its number in the order they are looked up."""
+    the ``SIZE + SEQ`` bytes of each successor's record and its number in the order they are looked up.
+    ``shard`` (certificate._owned): the members whose placement this process checks, one of several; the
+    first of them (k = 0, or no shard) makes the start's, the won record's and the drawn members' part."""
 
-    def __init__(self, p: _Plan):
-        self.p = p
+    def __init__(self, p: _Plan, shard=None):
+        self.p, self.shard = p, shard
+        self.lead = shard is None or shard[0] == 0
         self.count = 0                 # records fed so far
         self.has_start = self.has_won = False
         self.misplaced = None          # (index, kind, record) of the first member misplaced
@@ -334,7 +343,8 @@ class _FirstPass:
         self.visits = []               # (number of the visit's first successor, member index or None, record)
         self.keys = []                 # successor record + its number (SEQ bytes, big-endian)
         self.looked = 0
-        self.visit(None, p.start_rec)
+        if self.lead:
+            self.visit(None, p.start_rec)
 
     def visit(self, i, rec):
         p = self.p
@@ -346,17 +356,14 @@ class _FirstPass:
     def __call__(self, run: bytes):
         p, base, k = self.p, self.count, len(run) // SIZE
         self.count += k
+        if p.how.up_to and self.misplaced is None:
+            self._place(run, base, k)
+        if not self.lead:
+            return
         if base == 0 and run[:SIZE] == WON:     # the smallest record there is: the first one if it is there
             self.has_won = True
         if not self.has_start and run[:SIZE] <= p.start_rec <= run[-SIZE:] and p.start_rec in Records(run):
             self.has_start = True
-        if p.how.up_to and self.misplaced is None:
-            for j in range(k):
-                rec = run[j * SIZE:(j + 1) * SIZE]
-                kind = p.misplacement(rec)
-                if kind:
-                    self.misplaced = (base + j, kind, rec)
-                    break
         picks, end = p.picks, base + k
         while self.next < len(picks) and picks[self.next] < end:
             i = picks[self.next]
@@ -366,6 +373,24 @@ class _FirstPass:
             rec = run[(i - base) * SIZE:(i - base + 1) * SIZE]
             if rec != p.start_rec:      # the start was visited first
                 self.visit(i, rec)
+
+    def _place(self, run: bytes, base: int, k: int):
+        for lo, hi in certificate._owned(base, k, self.shard):
+            for j in range(lo, hi):
+                rec = run[j * SIZE:(j + 1) * SIZE]
+                kind = self.p.misplacement(rec)
+                if kind:
+                    self.misplaced = (base + j, kind, rec)
+                    return
+
+    def before(self, m: int):
+        """Keep the visits of the members before member ``m`` only (the first misplaced member, found by another
+        process, when every member is drawn: :func:`check` stops there)."""
+        v = next((v for v, (_, i, _) in enumerate(self.visits) if i is not None and i >= m), len(self.visits))
+        if v < len(self.visits):
+            self.looked = self.visits[v][0]
+            del self.visits[v:]
+            self.keys = [key for key in self.keys if int.from_bytes(key[SIZE:], "big") < self.looked]
 
 
 SEQ = 6                         # bytes of a successor's number in the streaming check (up to 2**48 successors)
@@ -408,33 +433,99 @@ def _same(head: Summary, again: Summary, path: str):
         raise FreecellError(CHANGED.format(path))
 
 
-def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: bool) -> CheckResult:
-    """:func:`check` with the records left on disk, read twice: the first pass checks every record (as
-    read_joined does) and every member (won, the start, the column order and the automatic moves) and
-    computes the successors of the start and of the drawn members; the second merge-joins them, sorted,
-    with the records. The verdict, its counts and its words are :func:`check`'s: each failure is the one
-    :func:`check` meets first (the checks all take place before a verdict is said, so a damaged body is
-    refused first, as read_joined refuses it). Memory: the drawn members' successors (SIZE + SEQ bytes
-    each, in a list: about 130 bytes a successor), not the records."""
-    n = head.states
-    p = _Plan(head, n, sample, seed)
-    first = None if p.mismatch else _FirstPass(p)
+@dataclass
+class _Pass:
+    """What one process of the first pass found (``error``: its refusal, as ``(at, line)``)."""
+    error: Optional[Tuple[int, str]] = None
+    digest: bytes = b""
+    first: Optional[_FirstPass] = None
+
+
+_WORK = {}      # the first pass's work, set before its processes fork (they inherit it)
+
+
+def _first_pass(k: int) -> _Pass:
+    """Process ``k`` of the first pass: every record read (and its digest taken); the records and members of
+    its shard checked; with k = 0, the start, the won record and the drawn members too."""
+    w = _WORK
+    p = _Plan(w["head"], w["head"].states, w["sample"], w["seed"])
+    shard = None if w["jobs"] == 1 else (k, w["jobs"], w["block"])
+    first = None if p.mismatch else _FirstPass(p, shard)
     digest = hashlib.sha256()
-    with bar(progress, total=n, unit=" states", desc="pass 1: members") as b:
+    with bar(w["progress"] and k == 0, total=w["head"].states, unit=" states", desc="pass 1: members") as b:
         def feed(run):
             digest.update(run)
             if first is not None:
                 first(run)
             b.update(len(run) // SIZE)
-        _same(head, certificate.stream_records(path, feed), path)
+        try:
+            _same(w["head"], certificate.stream_records(w["path"], feed, shard=shard), w["path"])
+        except FreecellError as e:
+            return _Pass(error=(getattr(e, "at", -1), str(e)))
+    if first is not None:
+        first.p = None                  # its Decoder and Encoder stay here
+    return _Pass(digest=digest.digest(), first=first)
+
+
+def _first_passes(jobs: int):
+    """The first pass by ``jobs`` processes (forked; in this process when one is asked or none can start)."""
+    pool, lost = None, False
+    _WORK["jobs"] = jobs            # before the processes fork
+    if jobs > 1 and "fork" in mp.get_all_start_methods():
+        try:
+            pool = start_pool(jobs, orphan_watch, (os.getpid(),))
+        except FreecellError:
+            pool = None
+    if pool is None:
+        _WORK["jobs"] = 1
+    try:
+        if pool is None:
+            return [_first_pass(0)]
+        return list(pool_results(pool, pool.imap(_first_pass, range(jobs))))
+    except WorkerLost:
+        lost = True
+        raise
+    finally:
+        if pool is not None:
+            end_pool(pool, lost)
+
+
+def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: bool, jobs: Optional[int] = None,
+                    block: int = SHARD_BLOCK) -> CheckResult:
+    """:func:`check` with the records left on disk, read twice: the first pass checks every record (as
+    read_joined does) and every member (won, the start, the column order and the automatic moves) and
+    computes the successors of the start and of the drawn members; the second merge-joins them, sorted,
+    with the records. The first pass is shared by ``jobs`` processes (default: the CPUs this process may
+    use), each reading the whole body and checking its blocks of ``block`` records in turn; the first
+    refusal and the first misplaced member in the records' order are the ones reported, whatever the number
+    of processes. The verdict, its counts and its words are :func:`check`'s: each failure is the one
+    :func:`check` meets first (the checks all take place before a verdict is said, so a damaged body is
+    refused first, as read_joined refuses it). Memory: the drawn members' successors (SIZE + SEQ bytes
+    each, in a list: about 130 bytes a successor), not the records."""
+    n = head.states
+    p = _Plan(head, n, sample, seed)
+    _WORK.update(head=head, path=path, sample=sample, seed=seed, block=block, progress=progress)
+    try:
+        passes = _first_passes(jobs or cpus())
+    finally:
+        _WORK.clear()
+    errors = [q.error for q in passes if q.error is not None]
+    if errors:
+        raise FreecellError(min(errors)[1])
+    if any(q.digest != passes[0].digest for q in passes):
+        raise FreecellError(CHANGED.format(path))
     if p.mismatch:
         return p.mismatch
+    first = passes[0].first
     if not first.has_start:
         return p.no_start()
     if first.has_won:
         return p.won()
-    if first.misplaced is not None and not p.in_loop:
-        return p.misplaced(first.misplaced[2], first.misplaced[1])
+    misplaced = min((q.first.misplaced for q in passes if q.first.misplaced is not None), default=None)
+    if misplaced is not None and not p.in_loop:
+        return p.misplaced(misplaced[2], misplaced[1])
+    if misplaced is not None:
+        first.before(misplaced[0])
     second = _SecondPass(first.keys)
     again = hashlib.sha256()
     with bar(progress, total=n, unit=" states", desc="pass 2: successors") as b:
@@ -443,7 +534,7 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
             second(run)
             b.update(len(run) // SIZE)
         _same(head, certificate.stream_records(path, join, checked=False), path)   # the records' digest instead
-    if again.digest() != digest.digest():
+    if again.digest() != passes[0].digest:
         raise FreecellError(CHANGED.format(path))
     seq, visits = second.first_missing(), first.visits
     if seq is not None:
@@ -452,8 +543,8 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
         s = p.state(i, rec)
         t = next(itertools.islice(p.successors(s), seq - at, None))
         return p.missing(v, seq + 1, t, s)
-    if first.misplaced is not None:             # every member drawn, and no successor missing before it
-        return p.misplaced(first.misplaced[2], first.misplaced[1], len(visits), first.looked)
+    if misplaced is not None:             # every member drawn, and no successor missing before it
+        return p.misplaced(misplaced[2], misplaced[1], len(visits), first.looked)
     return p.valid(len(visits), first.looked, len(visits) - 1)
 
 

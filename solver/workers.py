@@ -40,6 +40,11 @@ def signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def cpus() -> int:
+    """The CPUs this process may use: the default number of processes of a check that shares its work."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def start_pool(jobs, initializer, initargs):
     """A multiprocessing pool of ``jobs`` workers (forked where the system can fork), started with SIGINT and
     SIGTERM held (:func:`signals_held`), each running ``initializer(*initargs)`` first (which calls

@@ -31,16 +31,20 @@ def certs(tmp_path_factory):
     return out
 
 
+SHARDS = [(1, sampled.SHARD_BLOCK), (2, 5), (3, 1)]      # (jobs, block) of the streamed first pass
+
+
 def both(path, sample, seed):
-    """The check of the certificate at ``path`` with its records in memory and streamed: equal, returned."""
+    """The check of the certificate at ``path`` with its records in memory and streamed (its first pass by one
+    process, and shared by two and three processes in blocks of 5 and 1 records): equal, returned."""
     head, body = sampled.read(str(path))
     assert isinstance(body, bytearray)
     in_memory = sampled.check(head, body, sample, seed)
     head, body = sampled.read(str(path), budget=0)
     assert isinstance(body, sampled.Streamed)
-    streamed = sampled.check(head, body, sample, seed)
-    assert streamed == in_memory
-    return streamed
+    for jobs, block in SHARDS:
+        assert sampled.check(head, body, sample, seed, jobs=jobs, block=block) == in_memory, (jobs, block)
+    return in_memory
 
 
 def written(tmp_path, name, cert):
@@ -210,12 +214,12 @@ def test_a_damaged_file_is_refused_alike(certs, tmp_path, capsys, monkeypatch):
     cert = certs[617, "canonical"][1]
     for name, path in damaged(tmp_path, cert).items():
         said = []
-        for budget in (None, 0):
+        for budget, jobs, block in ((None, 1, 1), *((0, jobs, block) for jobs, block in SHARDS)):
             with pytest.raises(FreecellError) as e:
                 head, body = sampled.read(str(path), budget)
-                sampled.check(head, body, 10, 1)
+                sampled.check(head, body, 10, 1, jobs=jobs, block=block)
             said.append(str(e.value))
-        assert said[0] == said[1] and said[0].startswith(str(path)), name
+        assert len(set(said)) == 1 and said[0].startswith(str(path)), (name, said)
         if name == "unsorted":
             assert said[0].endswith(f"records are not sorted and distinct (record {cert.states + 2})")
         for args in ([], ["--json"]):
@@ -254,13 +258,30 @@ def test_the_file_must_not_change_between_its_readings(certs, tmp_path, monkeypa
         monkeypatch.setattr(certificate, "stream_records", swapping)
         head, body = sampled.read(str(target), budget=0)
         if name == "info":
-            assert sampled.check(head, body, 10, 1).ok and len(passes) == 2
+            assert sampled.check(head, body, 10, 1, jobs=1).ok and len(passes) == 2
         elif name == "as many" and swapped_pass == 1:   # the first pass reads a whole certificate, under the
-            assert sampled.check(head, body, 10, 1).failure == "won" and len(passes) == 1   # same header
+            assert sampled.check(head, body, 10, 1, jobs=1).failure == "won" and len(passes) == 1   # same header
         else:
             with pytest.raises(FreecellError, match="c.cert: the certificate changed between two readings of it"):
-                sampled.check(head, body, 10, 1)
+                sampled.check(head, body, 10, 1, jobs=1)
             assert len(passes) == (swapped_pass if name == "fewer" else 2)
+
+
+@pytest.mark.parametrize("reader", [0, 1])
+def test_the_processes_of_the_first_pass_must_read_the_same_file(certs, tmp_path, monkeypatch, reader):
+    """Shared by two processes, the first pass is two readings of the file: one of them given another
+    certificate under the same header (a member deleted, the won record added) is refused, whichever it is."""
+    path, cert = certs[617, "fixed"]
+    as_many = mutate.mutate(mutate.mutate(cert, "random:1", seed=4)[0], "add-won")[0]
+    other, target = written(tmp_path, "many.cert", as_many), written(tmp_path, "c.cert", cert)
+    real = certificate.stream_records
+
+    def swapping(p, feed, shard=None, **how):
+        return real(str(other) if shard is not None and shard[0] == reader else p, feed, shard=shard, **how)
+    monkeypatch.setattr(certificate, "stream_records", swapping)
+    head, body = sampled.read(str(target), budget=0)
+    with pytest.raises(FreecellError, match="c.cert: the certificate changed between two readings of it"):
+        sampled.check(head, body, 10, 1, jobs=2, block=3)
 
 
 def test_a_start_that_is_not_the_deal_is_refused_alike(certs, tmp_path):
