@@ -511,6 +511,22 @@ def test_a_program_named_by_fccheck_without_its_report_is_one_line(tmp_path, sma
                                      f"(not fccheck's --json object)"]
 
 
+def test_a_program_named_by_fccheck_that_does_not_take_index_states_is_one_line_that_says_so(tmp_path, small_certs):
+    # an fccheck built before --index-states says its usage line (not a word about the file or the option)
+    fake = tmp_path / "fake"
+    fake.write_text(f"#!/bin/sh\nfor a; do [ \"$a\" = --index-states ] && {{ echo 'error: usage: fccheck [--json "
+                    f"[--records-sha256]] [--progress] CERT' >&2; exit 2; }}; done\nexec {fastcheck.BINARY} \"$@\"\n")
+    fake.chmod(0o755)
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
+                       cwd=ROOT, env=dict(os.environ, FCCHECK=str(fake)))
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert p.stderr.splitlines() == [f"error: the fast checker {fake} does not take the arguments --json "
+                                     f"--index-states {limits.FASTCHECK_INDEX_STATES} (an older fccheck: `make` "
+                                     f"builds build/fccheck)"]
+
+
 @pytest.mark.parametrize("field, value", [("max_home", True), ("max_home", 53), ("max_home", -1), ("max_home", "9"),
                                           ("max_home", 9.0), ("max_home", None), ("records_sha256", "AB" * 32),
                                           ("records_sha256", "ab" * 31), ("records_sha256", "ab" * 32 + "\n"),
