@@ -191,6 +191,21 @@ def export(j, path):
     j.export_csv(path, LEDGER_FIELDS, (ledger_row(n, form, body) for n, _l, form, body in j.rows("deal")))
 
 
+def _csv_lines(path, text):
+    """The lines of the CSV ``text`` (the file at ``path``) as csv.reader reads them; one it cannot read (lines
+    ended by a carriage return alone, a field past its limit) is one line of error."""
+    reader = csv.reader(io.StringIO(text))
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:      # (its words for a lone carriage return speak of Python's open())
+            why = "a carriage return not followed by a line feed" if "new-line character" in str(e) else e
+            raise FreecellError(f"{path} line {reader.line_num}: not read as CSV ({why})") from None
+        yield cells
+
+
 def read_ledger(path, listed):
     """The rows of a ledger (CSV, or gzip-compressed CSV; blank lines at its end are skipped): {deal: (form,
     body)}; one line of error for a row that is not one (a blank line before a row is one), or whose deal is
@@ -202,7 +217,7 @@ def read_ledger(path, listed):
         text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8-sig")
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as e:
         raise FreecellError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
-    reader = csv.reader(io.StringIO(text))
+    reader = _csv_lines(path, text)
     if next(reader, None) != list(LEDGER_FIELDS):
         raise FreecellError(f"{path}: not a ledger (its first line is not {','.join(LEDGER_FIELDS)})")
     rows, blank = {}, None

@@ -122,6 +122,9 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: 
         err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
         line = err[-1] if err else "the fast checker refused the file"
         line = line[len("error: "):] if line.startswith("error: ") else line
+        if line.startswith("usage: "):      # fccheck's word for arguments it does not know: an older one
+            raise FreecellError(f"the fast checker {paths.shown(exe)} does not take the arguments "
+                                f"{' '.join(args[1:-1])} (an older fccheck: `make` builds build/fccheck)")
         raise FreecellError(path + line[len(shown):] if line.startswith(shown) else line)
     if proc.returncode not in (0, 1):
         raise FreecellError(f"the fast checker stopped with exit status {proc.returncode} on {path}")

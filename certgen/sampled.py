@@ -343,6 +343,9 @@ class _FirstPass:
         self.visits = []               # (number of the visit's first successor, member index or None, record)
         self.keys = []                 # successor record + its number (SEQ bytes, big-endian)
         self.looked = 0
+        # in a shard, the records of the others' blocks are not checked here: one that is no position is
+        # not visited (its owner refuses it; its successors could be no positions either)
+        self.problem = None if shard is None else packed.validator()
         if self.lead:
             self.visit(None, p.start_rec)
 
@@ -371,7 +374,7 @@ class _FirstPass:
             if self.misplaced is not None and (not p.in_loop or self.misplaced[0] <= i):
                 continue                # its verdict is the misplaced member's (no successor comes first)
             rec = run[(i - base) * SIZE:(i - base + 1) * SIZE]
-            if rec != p.start_rec:      # the start was visited first
+            if rec != p.start_rec and not (self.problem and self.problem(rec)):  # the start was visited first
                 self.visit(i, rec)
 
     def _place(self, run: bytes, base: int, k: int):
@@ -463,7 +466,7 @@ def _first_pass(k: int) -> _Pass:
         except FreecellError as e:
             return _Pass(error=(getattr(e, "at", -1), str(e)))
     if first is not None:
-        first.p = None                  # its Decoder and Encoder stay here
+        first.p = first.problem = None  # its Decoder, Encoder and validator stay here
     return _Pass(digest=digest.digest(), first=first)
 
 

@@ -425,6 +425,24 @@ def test_a_ledger_s_blank_lines_are_taken_at_its_end_only(tmp_path):
             certify.read_ledger(str(path), None)
 
 
+def test_a_ledger_the_csv_reader_cannot_read_is_one_line(tmp_path):
+    """Lines ended by a carriage return alone (an old Mac's), a field past the CSV reader's 131,072 characters:
+    one line naming the file and the line, exit status 2 (csv.Error was a traceback)."""
+    head = ",".join(certify.LEDGER_FIELDS)
+    lst = tmp_path / "list.txt"
+    lst.write_text("7\n")
+    for name, text, said in (
+            ("cr", f"{head}\r7,unknown,1000,,,2\r", "line 1: not read as CSV (a carriage return not followed by "
+                                                       "a line feed)"),
+            ("long", f"{head}\n7,unknown,1000,,,{'2' * 200_000}\n", "line 2: not read as CSV (field larger than "
+                                                                      "field limit (131072))")):
+        path = tmp_path / f"{name}.csv"
+        path.write_bytes(text.encode())
+        p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", str(lst), "--dir", str(tmp_path / name),
+                            "--from-ledger", str(path)], cwd=ROOT, capture_output=True, text=True)
+        _one_line_error(p, f"{path} {said}")
+
+
 def test_a_certificate_added_apart_does_not_replace_a_winnable_row(tmp_path):
     """A winnable row (a winning line replayed) and a valid certificate of the same deal contradict each other:
     --add-cert refuses in one line and the row stays; over an unknown row the certificate's row goes in."""

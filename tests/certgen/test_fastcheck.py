@@ -495,10 +495,9 @@ def test_a_missing_file_and_bad_arguments(tmp_path):
 
 # -- `certgen check` uses it ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("script", ["exit 0", "echo not json", "echo '{\"valid\": true}'",
-                                    "echo '[1, 2]'"])
-def test_a_program_named_by_fccheck_without_its_report_is_one_line(tmp_path, small_certs, script):
-    # FCCHECK may name any program: its output, when it is not fccheck's --json object, is no verdict
+def check_with_fake(tmp_path, small_certs, script):
+    """`certgen check` of a small certificate with FCCHECK naming a shell script: (the script, the certificate,
+    the run), the run refused (exit status 2, nothing on stdout)."""
     fake = tmp_path / "fake"
     fake.write_text(f"#!/bin/sh\n{script}\n")
     fake.chmod(0o755)
@@ -507,8 +506,26 @@ def test_a_program_named_by_fccheck_without_its_report_is_one_line(tmp_path, sma
     p = subprocess.run([sys.executable, "-m", "certgen", "check", str(path)], capture_output=True, text=True,
                        cwd=ROOT, env=dict(os.environ, FCCHECK=str(fake)))
     assert p.returncode == 2 and p.stdout == "", p.stderr
+    return fake, path, p
+
+
+@pytest.mark.parametrize("script", ["exit 0", "echo not json", "echo '{\"valid\": true}'",
+                                    "echo '[1, 2]'"])
+def test_a_program_named_by_fccheck_without_its_report_is_one_line(tmp_path, small_certs, script):
+    # FCCHECK may name any program: its output, when it is not fccheck's --json object, is no verdict
+    fake, path, p = check_with_fake(tmp_path, small_certs, script)
     assert p.stderr.splitlines() == [f"error: the fast checker {fake} gave no report of its check on {path} "
                                      f"(not fccheck's --json object)"]
+
+
+def test_a_program_named_by_fccheck_that_does_not_take_index_states_is_one_line_that_says_so(tmp_path, small_certs):
+    # an fccheck built before --index-states says its usage line (not a word about the file or the option)
+    fake, path, p = check_with_fake(tmp_path, small_certs, (
+        f"for a; do [ \"$a\" = --index-states ] && {{ echo 'error: usage: fccheck [--json [--records-sha256]] "
+        f"[--progress] CERT' >&2; exit 2; }}; done\nexec {fastcheck.BINARY} \"$@\""))
+    assert p.stderr.splitlines() == [f"error: the fast checker {fake} does not take the arguments --json "
+                                     f"--index-states {limits.FASTCHECK_INDEX_STATES} (an older fccheck: `make` "
+                                     f"builds build/fccheck)"]
 
 
 @pytest.mark.parametrize("field, value", [("max_home", True), ("max_home", 53), ("max_home", -1), ("max_home", "9"),

@@ -233,6 +233,23 @@ def test_a_damaged_file_is_refused_alike(certs, tmp_path, capsys, monkeypatch):
             assert status == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
 
 
+def test_a_record_that_is_no_position_in_another_process_s_block_is_refused_alike(certs, tmp_path):
+    """A record that is no position (one column end, 63 cards: its successors do not fit in 64 bytes), last in
+    the records: every member drawn, the process that draws them reads it in another's block, unchecked; it
+    must not visit it (it said "position does not fit in 64 bytes", without the file's name, before the
+    owner's refusal)."""
+    cert = certs[617, "fixed"][1]
+    junk = bytes(range(52, 0, -1)) + bytes(range(1, 12)) + b"\0"
+    recs = sorted(cert.records + [junk])
+    assert recs[-1] == junk and len(recs) == 1159
+    path = written(tmp_path, "junk.cert", certificate.Certificate(cert.source, cert.rules, cert.start, recs, {}))
+    said = f"{path}: record 1159 is not a position (fewer than 8 column ends)"
+    for budget, jobs, block in ((None, 1, 1), (0, 1, 1), (0, 2, 1), (0, 2, 2), (0, 3, 1), (0, 3, 4)):
+        with pytest.raises(FreecellError) as e:
+            sampled.check(*sampled.read(str(path), budget), 10 ** 6, 0, jobs=jobs, block=block)
+        assert str(e.value) == said, (jobs, block)
+
+
 @pytest.mark.parametrize("swapped_pass", [1, 2])
 def test_the_file_must_not_change_between_its_readings(certs, tmp_path, monkeypatch, swapped_pass):
     """The header is read first (sampled.read), then each pass reads the file again: another certificate
