@@ -22,9 +22,7 @@ second run, one transaction a deal, resumed after any stop by the same command);
 the end. ``from_ledger`` imports a ledger's rows into the journal first (a new machine goes on from a
 committed ledger). Engines: certgen/survey.py's (local processes, or dask.distributed); a task is one deal.
 """
-import csv
 import gzip
-import io
 import math
 import os
 import shutil
@@ -35,7 +33,7 @@ import time
 
 from solver import deals, search
 from solver.errors import FreecellError
-from solver.journal import open_journal
+from solver.journal import csv_lines, open_journal
 from solver.limits import CERTIFY_CANONICAL_STATES, CERTIFY_STATES
 from solver.lines import standard_notation
 from solver.numbers import digits
@@ -191,21 +189,6 @@ def export(j, path):
     j.export_csv(path, LEDGER_FIELDS, (ledger_row(n, form, body) for n, _l, form, body in j.rows("deal")))
 
 
-def _csv_lines(path, text):
-    """The lines of the CSV ``text`` (the file at ``path``) as csv.reader reads them; one it cannot read (lines
-    ended by a carriage return alone, a field past its limit) is one line of error."""
-    reader = csv.reader(io.StringIO(text))
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as e:      # (its words for a lone carriage return speak of Python's open())
-            why = "a carriage return not followed by a line feed" if "new-line character" in str(e) else e
-            raise FreecellError(f"{path} line {reader.line_num}: not read as CSV ({why})") from None
-        yield cells
-
-
 def read_ledger(path, listed):
     """The rows of a ledger (CSV, or gzip-compressed CSV; blank lines at its end are skipped): {deal: (form,
     body)}; one line of error for a row that is not one (a blank line before a row is one), or whose deal is
@@ -217,7 +200,7 @@ def read_ledger(path, listed):
         text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8-sig")
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as e:
         raise FreecellError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
-    reader = _csv_lines(path, text)
+    reader = csv_lines(path, text)
     if next(reader, None) != list(LEDGER_FIELDS):
         raise FreecellError(f"{path}: not a ledger (its first line is not {','.join(LEDGER_FIELDS)})")
     rows, blank = {}, None

@@ -74,8 +74,6 @@ its journal (brought from elsewhere, such as docs/difficulty-1-32000.csv) is tak
 digest does not match (edited by hand) and the rows of a deal that has two different ones are left out, and
 those deals done again; a CSV of the older format (no digests) is refused in one line.
 """
-import csv
-import io
 import math
 import os
 import shutil
@@ -87,7 +85,7 @@ from . import deals, search
 from .atomic import write_atomic
 from .disksearch import MIN_OVERFLOW, explore_disk, say_resume, work_state
 from .errors import FreecellError, WorkerLost
-from .journal import attach, digest, open_journal
+from .journal import attach, csv_lines, digest, open_journal
 from .limits import DIFFICULTY_TIERS, MIN_MEMORY, SOLVER_BYTES_PER_POSITION, STORE_BYTES_PER_POSITION_WORST
 from .lines import codes_to_moves
 from .progress import bar
@@ -375,7 +373,7 @@ def read_csv(path):
         raise FreecellError(f"{path} is not a difficulty CSV (its first line is not {','.join(CSV_HEADER)}); "
                             f"give another --out")
     out, bad, seen = {}, set(), {}
-    for i, fields in enumerate(csv.reader(io.StringIO(data.decode("utf-8", "replace"))), start=1):
+    for i, fields in enumerate(csv_lines(path, data.decode("utf-8", "replace")), start=1):
         if i == 1 or not fields:
             continue
         try:

@@ -377,3 +377,18 @@ def open_journal(folder, kind, command=None, what="survey", other="folder"):
 def attach(folder):
     """A connection to the journal of ``folder`` for a worker forked by its owner (no lock, no run)."""
     return Journal(folder, _connect(os.path.join(folder, JOURNAL)))
+
+
+def csv_lines(path, text):
+    """The lines of the CSV ``text`` (the file at ``path``: a ledger, a difficulty CSV) as csv.reader reads them;
+    one it cannot read (lines ended by a carriage return alone, a field past its limit) is one line of error."""
+    reader = csv.reader(io.StringIO(text))
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:      # (its words for a lone carriage return speak of Python's open())
+            why = "a carriage return not followed by a line feed" if "new-line character" in str(e) else e
+            raise FreecellError(f"{path} line {reader.line_num}: not read as CSV ({why})") from None
+        yield cells

@@ -187,6 +187,21 @@ def test_bad_output_file_is_one_line(run, assert_one_line_error, tmp_path):
             run("survey", "1", "--difficulty", "--tiers", "2", "--out", str(bad))), row
 
 
+def test_a_difficulty_csv_the_csv_reader_cannot_read_is_one_line(run, assert_one_line_error, tmp_path):
+    """Lines ended by a carriage return alone, a field past the csv module's limit: one line naming the file
+    and the line (csv.Error was a traceback), the file left as it was."""
+    header = ",".join(difficulty.CSV_HEADER)
+    row = difficulty.row_text(difficulty.Need(3, 2, 2, 2, 5, 1))
+    for name, data, why in (("cr.csv", f"{header}\n{row}\r{row}\n", "line 2: not read as CSV (a carriage return "
+                                                                      "not followed by a line feed)"),
+                            ("long.csv", f"{header}\n{row}\n1,\"{'x' * 200_000}\"\n", "line 3: not read as CSV")):
+        bad = tmp_path / name
+        bad.write_text(data, newline="")
+        line = assert_one_line_error(run("survey", "1", "--difficulty", "--tiers", "1", "--out", str(bad)))
+        assert f"{bad} {why}" in line, line
+        assert bad.read_bytes() == data.encode()
+
+
 def test_one_survey_a_file_and_no_plain_survey_over_it(run, assert_one_line_error, tmp_path):
     # Two surveys on one file: the second is refused, naming the first's process.
     journal = tmp_path / "d.csv"
