@@ -446,13 +446,13 @@ def _can_hold(body, states, bad):
         raise bad(f"a body of {held} bytes cannot hold {states} states")
 
 
-def at(error: FreecellError, number: int) -> FreecellError:
+def _at(error: FreecellError, number: int) -> FreecellError:
     """``error`` (a refusal of a body) with ``at``: the number of the record it is about (:func:`_inflate`)."""
     error.at = number
     return error
 
 
-def _owned(first: int, n: int, shard):
+def shard_ranges(first: int, n: int, shard):
     """The (lo, hi) ranges of the records first..first+n-1 (as 0..n-1) that ``shard`` ``(k, K, block)`` checks:
     those of the blocks numbered k, k+K, k+2K, ... (all of them without a shard)."""
     if shard is None:
@@ -499,19 +499,19 @@ def _inflate(body, states, bad, keep=True, feed=None, checked=True, shard=None):
                 data = d.unconsumed_tail
                 produced += len(chunk)
                 if produced > limit:
-                    raise at(bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes"),
+                    raise _at(bad(f"body holds more than {limit} bytes, expected {states} states of {size} bytes"),
                              states)
                 buf = pending + chunk if pending else chunk
                 end = len(buf) - len(buf) % size
-                for lo, hi in _owned(count, end // size, shard) if checked else ():
+                for lo, hi in shard_ranges(count, end // size, shard) if checked else ():
                     last = prev if lo == 0 else buf[(lo - 1) * size:lo * size]
                     for j in range(lo, hi):
                         rec = buf[j * size:(j + 1) * size]
                         if rec <= last:
-                            raise at(bad(f"records are not sorted and distinct (record {count + j + 1})"), count + j)
+                            raise _at(bad(f"records are not sorted and distinct (record {count + j + 1})"), count + j)
                         why = problem(rec)
                         if why is not None:
-                            raise at(bad(f"record {count + j + 1} is not a position ({why})"), count + j)
+                            raise _at(bad(f"record {count + j + 1} is not a position ({why})"), count + j)
                         if keep is True:
                             records.append(rec)
                         last = rec
@@ -528,13 +528,13 @@ def _inflate(body, states, bad, keep=True, feed=None, checked=True, shard=None):
             if d.eof:
                 break
     except zlib.error:
-        raise at(bad("body does not decompress (the file is damaged)"), produced // size) from None
+        raise _at(bad("body does not decompress (the file is damaged)"), produced // size) from None
     if not d.eof:
-        raise at(bad("body is truncated (the file is damaged)"), produced // size)
+        raise _at(bad("body is truncated (the file is damaged)"), produced // size)
     if d.unused_data or any(pieces):
-        raise at(bad("bytes after the end of the compressed body"), produced // size)
+        raise _at(bad("bytes after the end of the compressed body"), produced // size)
     if produced != limit:
-        raise at(bad(f"body holds {produced} bytes, expected {states} states of {size} bytes"), produced // size)
+        raise _at(bad(f"body holds {produced} bytes, expected {states} states of {size} bytes"), produced // size)
     return joined if joined is not None else records if keep else states
 
 

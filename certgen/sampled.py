@@ -330,7 +330,7 @@ class _FirstPass:
     record are among them, the first member misplaced (up to column order), and the visits (the start's,
     then the drawn members' in the records' order, as :func:`check` makes them) with their successors, as
     the ``SIZE + SEQ`` bytes of each successor's record and its number in the order they are looked up.
-    ``shard`` (certificate._owned): the members whose placement this process checks, one of several; the
+    ``shard`` (certificate.shard_ranges): the members whose placement this process checks, one of several; the
     first of them (k = 0, or no shard) makes the start's, the won record's and the drawn members' part."""
 
     def __init__(self, p: _Plan, shard=None):
@@ -378,7 +378,7 @@ class _FirstPass:
                 self.visit(i, rec)
 
     def _place(self, run: bytes, base: int, k: int):
-        for lo, hi in certificate._owned(base, k, self.shard):
+        for lo, hi in certificate.shard_ranges(base, k, self.shard):
             for j in range(lo, hi):
                 rec = run[j * SIZE:(j + 1) * SIZE]
                 kind = self.p.misplacement(rec)
