@@ -286,14 +286,18 @@ def test_kill_9_in_the_middle_of_a_sort_then_the_same_command(tmp_path):
         "33dc1c6c0440292e4b6ae9b0dc1925bf1164e8b2717d2f0d1841b087487a7126"
 
 
-# A search of #11982 on disk in a work folder (--memory 8M: its sort one step of every key, about half a second),
-# then its sort stopped by Ctrl-C a twentieth of a second in, and a second Ctrl-C coming while the first stops the
-# step (raised by the first clock read of that wait): _interruptible gives up its wait with the step still
-# running in its thread, and the search is closed at once.
+# A search of #11982 on disk in a work folder (--memory 8M), then its sort's first step stopped by Ctrl-C, sent
+# from the step's own thread once the main thread waits for it in _interruptible (a timer raced a sort that can
+# end in a few hundredths of a second; a signal sent sooner lands in Thread.start), and a second Ctrl-C coming
+# while the first stops the step (raised by the first clock read of that wait): _interruptible gives up its wait
+# with the step still to run in its thread, holding the search's lock, and the search is closed at once; close()
+# must wait for the step before the search's memory goes.
 _SECOND_CTRL_C = """
 import os, signal, sys, threading, time
 from solver import deals, disksearch, search
 from solver.rules import STANDARD
+
+gave_up, order = threading.Event(), []
 
 class SecondCtrlC:
     armed = True
@@ -302,19 +306,41 @@ class SecondCtrlC:
     def monotonic(self):
         if SecondCtrlC.armed:
             SecondCtrlC.armed = False
+            gave_up.set()
             raise KeyboardInterrupt
         return time.monotonic()
 
 r = disksearch.explore_disk(deals.ms_deal(11982), STANDARD, 8 << 20, work_dir=sys.argv[1])
 assert r.status == "done"
+
+d = r.search
+
+def waiting():
+    f = sys._current_frames()[threading.main_thread().ident]
+    while f.f_back is not None and f.f_back.f_code.co_name != "_interruptible":
+        f = f.f_back
+    return f.f_code.co_name == "wait"
+
+def step():
+    with d._busy:
+        while not waiting():
+            time.sleep(0.001)
+        os.kill(os.getpid(), signal.SIGINT)
+        assert gave_up.wait(60)
+        time.sleep(0.2)
+        e = search.lib.fc_ddd_sort_step(d._d)
+        order.append("step")
+        return e
+
+d._sort_step = step
 search.time = SecondCtrlC()
-threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
 try:
-    for _ in r.search.sorted_batches(1000):
+    for _ in d.sorted_batches(1000):
         pass
 except KeyboardInterrupt:
     r.close()
-    print("closed", SecondCtrlC.armed)
+    order.append("closed")
+    print("closed", SecondCtrlC.armed, order)
 """
 
 
@@ -324,7 +350,7 @@ def test_a_second_ctrl_c_while_a_sort_step_stops_waits_for_it_before_its_memory_
     work = tmp_path / "w"
     p = subprocess.run([sys.executable, "-c", _SECOND_CTRL_C, str(work)], cwd=ROOT, capture_output=True,
                        text=True, timeout=600)
-    assert (p.returncode, p.stdout) == (0, "closed False\n"), (p.returncode, p.stderr)
+    assert (p.returncode, p.stdout) == (0, "closed False ['step', 'closed']\n"), (p.returncode, p.stderr)
     assert {"search.state", "sort.state"} <= set(os.listdir(work))
     out = tmp_path / "r.cert"
     p = _certgen(*BUILD, "--work-dir", str(work), "--out", str(out))
