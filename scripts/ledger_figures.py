@@ -1,8 +1,10 @@
 """The figures of a certify-list ledger (docs/CERTIFY.md): rows per form, the size histogram (positions by
 decade), the largest ten, processor seconds per deal (median, 99th percentile, mean, sum) and the projection
-for a list of N deals at the same mean.
+for a list of N deals at the same mean; with ``--range A-B``, of the rows of deals A..B only (the ledger may hold
+more than one range of the list).
 
-    python scripts/ledger_figures.py docs/data/freecell-pro-impossible-ledger.csv.gz [--whole 102075] [--json]
+    python scripts/ledger_figures.py docs/data/freecell-pro-impossible-ledger.csv.gz [--range A-B] [--whole 102075]
+        [--json]
 """
 import argparse
 import json
@@ -11,6 +13,7 @@ import sys
 
 from certgen.certify import FORMS, read_ledger
 from solver.cliargs import one_line_errors
+from solver.survey import parse_range
 
 
 def percentile(values, q):
@@ -18,8 +21,8 @@ def percentile(values, q):
     return values[max(0, math.ceil(q / 100 * len(values)) - 1)] if values else None
 
 
-def figures(path, whole):
-    rows = read_ledger(path, None)
+def figures(path, whole, first=1, last=None):
+    rows = {n: r for n, r in read_ledger(path, None).items() if first <= n and (last is None or n <= last)}
     forms = dict.fromkeys(FORMS, 0)
     hist = {}
     for form, body in rows.values():
@@ -44,9 +47,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("ledger")
     p.add_argument("--whole", type=int, default=102_075, help="the projection's number of deals (default: the list's)")
+    p.add_argument("--range", metavar="A-B", help="only the rows of deals A..B")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    f = figures(a.ledger, a.whole)
+    f = figures(a.ledger, a.whole, *(parse_range(a.range, max_range=None) if a.range else (1, None)))
     if a.json:
         print(json.dumps(f, indent=1))
         return

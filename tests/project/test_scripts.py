@@ -1,5 +1,6 @@
 """The scripts/ entries, run as files from another folder: bad input is one line `error: …` naming the problem,
 a non-zero exit, no traceback (solver.cliargs.one_line_errors, as the commands)."""
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ def script(name, *args, cwd):
     ("ledger_figures.py", ["missing.csv"], "missing.csv: No such file or directory"),
     ("ledger_figures.py", ["."], ".: Is a directory"),
     ("ledger_figures.py", ["junk.txt"], "junk.txt: not a ledger"),
+    ("ledger_figures.py", ["junk.txt", "--range", "5-x"], "range must be A-B with whole numbers"),
     ("hash_collisions.py", ["missing.cert"], "cannot read certificate missing.cert: No such file or directory"),
     ("hash_collisions.py", ["junk.txt"], "junk.txt: not a readable certificate"),
     ("compare_list.py", ["nosurvey"], "nosurvey/summary.json: No such file or directory"),
@@ -48,6 +50,22 @@ def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
     p = script(name, *args, cwd=tmp_path)
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: ") and words in p.stderr, p.stderr
+
+
+def test_ledger_figures_of_a_range_count_only_its_rows(tmp_path):
+    """The committed ledger holds the list's deals below 2^31 and may hold more: --range gives one range's."""
+    (tmp_path / "l.csv").write_text("deal,form,positions,max_home,records_sha256,seconds\n"
+                                    "5,fixed,100,2," + "a" * 64 + ",1.5\n"
+                                    "7,unknown,80,,,3.0\n"
+                                    "2147483650,canonical-safe,4000,3," + "b" * 64 + ",0.5\n")
+    whole = json.loads(script("ledger_figures.py", "l.csv", "--json", cwd=tmp_path).stdout)
+    low = json.loads(script("ledger_figures.py", "l.csv", "--range", "1-2147483647", "--whole", "2", "--json",
+                            cwd=tmp_path).stdout)
+    high = json.loads(script("ledger_figures.py", "l.csv", "--range", "2147483648-4294967295", "--json",
+                             cwd=tmp_path).stdout)
+    assert (whole["deals"], low["deals"], high["deals"]) == (3, 2, 1)
+    assert low["forms"]["unknown"] == 1 and low["seconds_mean"] == 2.25 and low["projected_core_hours"] == 0.0
+    assert high["forms"]["canonical-safe"] == 1 and high["largest"] == [[2147483650, "canonical-safe", 4000]]
 
 
 def test_a_bench_child_runs_from_another_folder(tmp_path):
