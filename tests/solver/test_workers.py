@@ -10,6 +10,7 @@ import time
 import pytest
 
 from helpers import ROOT
+from helpers.signals import alive, children
 
 PARENT = r"""
 import multiprocessing as mp, os, sys, time
@@ -24,15 +25,6 @@ if __name__ == "__main__":
     pool.map_async(task, [0])
     time.sleep(120)
 """
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as f:        # a zombie waiting for init counts as gone
-        return f.read().split(") ")[1][0] != "Z"
 
 
 @pytest.mark.e2e
@@ -131,14 +123,6 @@ def test_pool_windowed_says_a_killed_worker_is_lost():
     finally:
         end_pool(pool, lost=True)
     assert time.monotonic() - t0 < 10
-
-
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except FileNotFoundError:
-        return []
 
 
 SURVEYS = [
