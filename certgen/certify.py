@@ -297,9 +297,12 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     if not _seconds_ok(searched):
         raise FreecellError(f"{path}: its info's search_seconds is {searched!r}, not a number of seconds: not a "
                             f"certificate certgen build wrote")
-    got = survey.certified(path, n, rules, digest=True)
-    if got is None:
-        raise FreecellError(f"{path}: no checker gave a verdict on it (a damaged or unreadable file): no row added")
+    try:
+        got = survey.checked_for(path, n, rules, digest=True)
+    except FreecellError as e:
+        why = str(e)[len(path) + 2:] if str(e).startswith(f"{path}: ") else str(e)
+        raise FreecellError(f"{path}: no checker gave a verdict on it (a damaged or unreadable file): {why}; no row "
+                            f"added") from None
     checker = "the fast checker" if got.fast is not None else f"the reference checker ({fastcheck.why_not()})"
     if not got.ok:
         raise FreecellError(f"{path}: {checker} does not accept it as deal {n}'s certificate: no row added")

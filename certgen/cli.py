@@ -24,6 +24,7 @@ from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.atomic import STDOUT, write_atomic
 from solver.report import write, write_json
+from solver.workers import restore_term, term_as_interrupt
 
 from . import certificate, checker, fastcheck, mutate, sampled
 from .paths import GENERATED, KNOWN_TABLE, OUT, PROVERS, shown
@@ -58,11 +59,19 @@ def cmd_check(args):
     if args.cert == "-":        # both checkers (fast and --reference) read a file: say so in one line
         raise FreecellError("check reads a certificate file, not standard input (`-`): give its path")
     certificate.not_a_directory(args.cert)
+    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the reference check's workers stopped, one line)
+    try:
+        return _check(args)
+    finally:
+        restore_term(old_term)
+
+
+def _check(args):
     if args.sample is not None:
         return _check_sample(args)
     if args.seed is not None:
         raise FreecellError("--seed chooses the members of --sample: give --reference --sample N with it")
-    got = fastcheck.checked(args.cert, progress=progress_of(args), reference=args.reference)
+    got = fastcheck.checked(args.cert, progress=progress_of(args), reference=args.reference, jobs=args.jobs)
     if got.fast is not None:        # the fast checker (build/fccheck) when it is built
         say(fastcheck.report(args.cert, got.fast, args.json))
         return 0 if got.ok else 1
@@ -93,7 +102,7 @@ def _check_sample(args):
     if not args.json:
         print(f"sampled reference check: closure on {sampled.words(args.sample, head.states)}, seed {seed}",
               file=sys.stderr, flush=True)
-    res = sampled.check(head, body, args.sample, seed, progress=progress_of(args))
+    res = sampled.check(head, body, args.sample, seed, progress=progress_of(args), jobs=args.jobs)
     return _say_check(args, res, sampled.verdict(res), sample=args.sample, seed=seed, sample_valid=res.ok)
 
 
@@ -331,6 +340,12 @@ def build_parser():
                    "every member exits 0 (the full check)")
     c.add_argument("--seed", type=whole_arg("--seed", 0, sampled.MAX_SEED), default=None,
                    help="with --sample: the random seed of the sample (default: drawn, and printed)")
+    c.add_argument("--jobs", type=jobs_arg, default=None, metavar="J",
+                   help="the processes of the Python reference checker (--reference, or when build/fccheck is not "
+                        f"built): the full check's (at most {checker.MAX_JOBS}; one below {checker.PARALLEL_FROM:,} "
+                        "members), or with --sample its first pass's when the records stay on disk (the in-memory "
+                        "sample is one process); default: every CPU this process may use. The fast checker is one "
+                        "process and ignores it")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -44,7 +44,7 @@ import tempfile
 import time
 
 from solver import packed, search, solve
-from solver.atomic import write_atomic
+from solver.atomic import reason, write_atomic
 from solver.errors import FreecellError, WorkerLost
 from solver.journal import JOURNAL, attach, open_journal
 from solver.limits import EXPLORE_STATES, SOLVE_STATES
@@ -244,20 +244,29 @@ def _cert_ok(path, n, rules):
     return got is not None and got.ok
 
 
-def certified(path, n, rules, digest=False):
+def checked_for(path, n, rules, digest=False):
     """The check (fastcheck.Checked) of the certificate file at ``path`` for deal ``n`` under ``rules``, its ``ok``
     whether the file is valid for them: its start is deal n's, its rules ``rules``, and every state checked -- by
     the fast checker (build/fccheck) when it is built, else by certgen/checker.py (its ``fast`` or ``reference``
-    says which ran); None when neither gave a verdict (a damaged or unreadable file). ``digest``: with the
-    records' SHA-256 (fastcheck.checked). FCCHECK naming another program is refused here too: a dask worker's
-    environment is not the client's."""
+    says which ran). When neither gives a verdict (a damaged or unreadable file): FreecellError, the checker's
+    own line. ``digest``: with the records' SHA-256 (fastcheck.checked). FCCHECK naming another program is
+    refused here too: a dask worker's environment is not the client's."""
     fastcheck.refuse_another("this worker of a survey or certify-list")
     try:
         got = fastcheck.checked(path, jobs=1, digest=digest)
-        ok = got.ok and got.start == packed.pack(load(deal=n).position) and got.rules == rules.header()
-    except (FreecellError, OSError):
-        return None
+    except OSError as e:
+        raise FreecellError(f"{e.filename or path}: {reason(e)}") from None
+    ok = got.ok and got.start == packed.pack(load(deal=n).position) and got.rules == rules.header()
     return dataclasses.replace(got, ok=ok)
+
+
+def certified(path, n, rules, digest=False):
+    """:func:`checked_for`, or None when no checker gave a verdict (a damaged or unreadable file)."""
+    fastcheck.refuse_another("this worker of a survey or certify-list")     # its own line, not a missing verdict
+    try:
+        return checked_for(path, n, rules, digest)
+    except FreecellError:
+        return None
 
 
 def _consistent(start, last, rec):

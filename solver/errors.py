@@ -72,6 +72,7 @@ class InternalError(Exception):
 
 
 class WorkerLost(Exception):
-    """A worker process of a survey's pool ended abruptly (SIGKILL: the kernel's out-of-memory killer, or
-    ``kill -9``): the result it was computing will never come. One line, exit status 1 (nothing is claimed
-    for the deals it held; a resumable survey goes on from its journal when started again)."""
+    """A worker process of a pool ended abruptly (a signal sent to it alone: SIGKILL from the kernel's
+    out-of-memory killer or ``kill -9``, a SIGTERM; the line says which when the pool knows,
+    solver.workers.lost): the result it was computing will never come. One line, exit status 1 (nothing is
+    claimed for the deals it held; a resumable survey goes on from its journal when started again)."""

@@ -15,8 +15,23 @@ from contextlib import contextmanager
 
 from .errors import FreecellError, Terminated, WorkerLost
 
-LOST = ("a worker process ended abruptly (killed: the system's out-of-memory killer, or kill -9), so the "
-        "result it was computing is lost and nothing is claimed for it")
+def lost(exitcode):
+    """The one line of :class:`WorkerLost` for a worker that ended with ``exitcode`` (multiprocessing's: minus the
+    signal's number when a signal ended it; None when the pool cannot tell): what ended it, when known, and no
+    more."""
+    if exitcode is None:
+        how = "what ended it is not known"
+    elif exitcode == -signal.SIGKILL:
+        how = "killed by SIGKILL, as the system's out-of-memory killer and kill -9 do"
+    elif exitcode < 0:
+        try:
+            how = f"ended by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            how = f"ended by signal {-exitcode}"
+    else:
+        how = f"it exited with status {exitcode}"
+    return f"a worker process ended abruptly ({how}), so the result it was computing is lost and nothing is claimed " \
+           "for it"
 
 
 HELD = {signal.SIGINT, signal.SIGTERM}
@@ -160,15 +175,18 @@ def pool_windowed(pool, fn, tasks, window, poll=1.0):
 
 
 def _workers(pool):
-    """The pids of ``pool``'s processes (``pool._pool``: multiprocessing has no public name for that list)."""
-    return {p.pid for p in pool._pool}
+    """``pool``'s processes (``pool._pool``: multiprocessing has no public name for that list)."""
+    return list(pool._pool)
 
 
 def _check_workers(pool, workers):
-    """WorkerLost when one of ``pool``'s processes (``workers``, their pids at the start) has ended."""
-    now = list(pool._pool)
-    if {p.pid for p in now} != workers or any(p.exitcode is not None for p in now):
-        raise WorkerLost(LOST) from None
+    """WorkerLost when one of ``pool``'s processes (``workers``, those at the start) has ended, saying how. The
+    pool's own thread joins an ended worker (its exit code then set) before it takes it out of ``pool._pool``:
+    one missing from there has its code."""
+    gone = {p.pid for p in pool._pool} != {p.pid for p in workers}
+    ended = [p.exitcode for p in workers if p.exitcode is not None]
+    if gone or ended:
+        raise WorkerLost(lost(ended[0] if ended else None)) from None
 
 
 def pool_folder():

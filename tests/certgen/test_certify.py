@@ -136,7 +136,7 @@ def test_a_new_folder_goes_on_from_a_ledger_and_refuses_a_deal_not_listed(tmp_pa
     edited.write_text(text)
     p = subprocess.run([sys.executable, "-m", "certgen", "certify-list", lst, "--dir", d, "--from-ledger",
                         str(edited)], cwd=ROOT, capture_output=True, text=True)
-    assert f"line 3: unknown row with records_sha256" in _one_line_error(p)
+    assert "line 3: unknown row with records_sha256" in _one_line_error(p)
 
 
 def test_a_winnable_listed_deal_is_said_with_its_line_and_a_limit_gives_unknown(tmp_path):
@@ -285,9 +285,10 @@ def test_the_fixed_search_is_skipped_only_when_the_set_up_to_column_order_is_pas
     assert os.listdir(tmp_path) == []
 
 
-def test_a_certificate_added_apart_with_odd_info_or_not_a_file_is_refused_in_one_line(tmp_path):
+def test_a_certificate_added_apart_with_odd_info_a_damaged_body_or_not_a_file_is_refused_in_one_line(tmp_path):
     # the info is the builder's word, not checked by the fast checker: a row takes only what a row can hold,
-    # and its max_home from the records the checker read, not from the info
+    # and its max_home from the records the checker read, not from the info. A body damaged under a right
+    # SHA-256 (a record twice, two records swapped: written so) is the checker's to find: its reason is said
     from certgen import certificate
     deal = SMALL[0]
     lst = write_list(tmp_path, [deal])
@@ -304,6 +305,14 @@ def test_a_certificate_added_apart_with_odd_info_or_not_a_file_is_refused_in_one
         certificate.write(path, certificate.Certificate(source=cert.source, rules=cert.rules, start=cert.start,
                                                         records=cert.records, info={**cert.info, **info}))
         assert "not a certificate certgen build wrote" in _one_line_error(add(path)), name
+    recs = list(cert.records)
+    for name, records, at in (("twice", recs + recs[-1:], len(recs) + 1),
+                              ("swapped", recs[:5] + [recs[6], recs[5]] + recs[7:], 7)):
+        path = str(tmp_path / f"{name}.cert")
+        certificate.write(path, certificate.Certificate(cert.source, cert.rules, cert.start, records, cert.info))
+        assert _one_line_error(add(path)) == (f"error: {path}: no checker gave a verdict on it (a damaged or "
+                                              f"unreadable file): records are not sorted and distinct (record {at}); "
+                                              f"no row added")
     fifo = str(tmp_path / "fifo")
     os.mkfifo(fifo)                     # with a writer: read once, then opened again by the checker (for ever)
     writer = subprocess.Popen(["sh", "-c", f"cat {good} > {fifo}"])
@@ -348,13 +357,13 @@ def test_a_certificate_changed_while_it_is_checked_adds_no_row(tmp_path, monkeyp
     assert code == 0, err
     swap = str(tmp_path / "swap.cert")
     os.link(other, swap)
-    checked = survey.certified
+    checked = survey.checked_for
 
     def swapped(path, n, rules, digest=False):  # the file summarized is not the one checked: renamed over meanwhile
         ok = checked(path, n, rules, digest)
         os.replace(good, path)
         return ok
-    monkeypatch.setattr(survey, "certified", swapped)
+    monkeypatch.setattr(survey, "checked_for", swapped)
     with open_journal(str(tmp_path / "d"), certify.KIND, "test", what="certify-list") as j:
         with pytest.raises(Exception, match="changed while it was read and checked"):
             certify.add_certificate(j, swap, {deal}, 10 ** 6, lambda _t: None)

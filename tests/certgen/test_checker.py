@@ -1,11 +1,14 @@
 """The reference checker (certgen/checker.py) on certificates and their mutants: #11982 accepted, a start
 that is not the deal, the rules read from the header, named and random deletions and an added won state refused."""
+import json
 import random
 
 import pytest
 
-from certgen import certificate, checker, mutate
+from certgen import certificate, checker, fastcheck, mutate
 from solver import deals, packed, spec
+
+from helpers import one_line_error, run_process
 
 
 def test_checker_accepts_11982(reference11982):
@@ -112,3 +115,54 @@ def test_a_check_whose_processes_cannot_start_is_made_in_one_process(small_certs
     res = checker.check(small_certs[0], jobs=2)
     assert res.ok and res.checked == small_certs[0].states, res.message
     assert {p.pid for p in mp.active_children()} - before == set()
+
+
+JOBS_CASES = [(["--jobs", "1"], []), (["--jobs", "3"], [3]), ([], [5])]     # [] : every CPU, 5 here
+
+
+@pytest.mark.parametrize("sample", [False, True], ids=["full", "sample"])
+@pytest.mark.parametrize("jobs, pools", JOBS_CASES, ids=["one", "three", "default"])
+def test_check_jobs_is_the_processes_of_the_reference_checks(small_certs, tmp_path, monkeypatch, capsys, jobs,
+                                                               pools, sample):
+    # `certgen check --reference` (and --sample with the records on disk) ran as many processes as there are
+    # CPUs, whatever the machine was doing: --jobs J sets them, the default stays every CPU
+    from certgen import cli, sampled
+    from solver import workers
+    cert = small_certs[0]
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), cert)
+    started = []
+
+    def spy(n, *args):
+        started.append(n)
+        return workers.start_pool(n, *args)
+    for module in (checker, sampled):
+        monkeypatch.setattr(module, "start_pool", spy)
+        monkeypatch.setattr(module, "cpus", lambda: 5)
+    monkeypatch.setattr(checker, "PARALLEL_FROM", 10)           # a few thousand members, shared out all the same
+    monkeypatch.setattr(sampled, "SAMPLE_MEMORY", 0)            # the records on disk: the first pass shared out
+    extra = ["--sample", str(cert.states), "--seed", "1"] if sample else []
+    status = cli.main(["check", str(path), "--reference", "--no-progress", "--json", *extra, *jobs])
+    out = json.loads(capsys.readouterr().out)
+    assert (status, out["valid"], out["checked"], out["states"]) == (0, True, cert.states, cert.states)
+    assert started == pools
+
+
+@pytest.mark.skipif(fastcheck.binary() is None, reason=f"no fast checker: {fastcheck.why_not()}")
+def test_the_fast_checker_ignores_check_jobs(small_certs, tmp_path, monkeypatch, capsys):
+    from certgen import cli
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    monkeypatch.setattr(checker, "check", None)                 # the reference checker is not called
+    assert cli.main(["check", str(path), "--jobs", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["checker"], out["valid"], out["checked"]) == ("fast", True, small_certs[0].states)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "257", ""])
+@pytest.mark.parametrize("reference", [[], ["--reference"], ["--reference", "--sample", "10"]])
+def test_an_absurd_check_jobs_is_one_line(small_certs, tmp_path, value, reference):
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), small_certs[0])
+    p = run_process("check", str(path), *reference, "--jobs", value, module="certgen")
+    assert one_line_error(p) == f"error: --jobs must be a whole number from 1 to 256, got {value!r}"

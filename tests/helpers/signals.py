@@ -41,3 +41,22 @@ def assert_interrupted(p, out, err, seconds, line=INTERRUPTED):
     assert seconds < 5, seconds                     # the search saw the signal (it would run 20 s more)
     with pytest.raises(ProcessLookupError):         # nothing of the process group is left running
         os.killpg(p.pid, 0)
+
+
+def alive(pid):
+    """Whether process ``pid`` runs (a zombie counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:        # a zombie waiting for init counts as gone
+        return f.read().split(") ")[1][0] != "Z"
+
+
+def children(pid):
+    """The pids of the processes ``pid`` started (Linux's /proc; none once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except FileNotFoundError:
+        return []

@@ -1,16 +1,19 @@
 """Ctrl-C (issue 10, items 11 and 12): a long C search stops within moments of the signal, every command
 says one line and exits 130, and survey's workers print nothing and are gone."""
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
-from solver.errors import INTERRUPTED
+from certgen import certificate
+from solver.errors import INTERRUPTED, TERMINATED
 
 from helpers import ROOT
-from helpers.signals import assert_interrupted, ctrl_c
+from helpers.signals import alive, assert_interrupted, children, ctrl_c
 
 
 pytestmark = pytest.mark.e2e     # Ctrl-C and SIGTERM sent to real processes
@@ -57,3 +60,81 @@ def test_ctrl_c_while_the_modules_are_imported_is_one_line(tmp_path, cmd):
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert mark.exists()                            # the stand-in ran: the signal came during the imports
     assert (p.returncode, p.stdout, p.stderr) == (130, "", INTERRUPTED + "\n")
+
+
+def _signals(pid, *fields):
+    """The signals the /proc/PID/status masks ``fields`` hold together (SigBlk: blocked; SigPnd, ShdPnd: pending),
+    as a bit mask (bit n - 1: signal n); None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return sum(int(line.split()[1], 16) for line in f if line.split(":")[0] in fields)
+    except FileNotFoundError:
+        return None
+
+
+TERM = 1 << (signal.SIGTERM - 1)
+
+
+def _at_work(pid):
+    """Whether the pool's worker ``pid`` has set its handlers and let SIGTERM through (solver/workers.py's
+    orphan_watch; it starts with SIGINT and SIGTERM held)."""
+    blocked = _signals(pid, "SigBlk")
+    return blocked is not None and not blocked & TERM
+
+
+def _termed(pid):
+    """Whether the worker ``pid`` is gone or has a SIGTERM pending (stopped, it takes it once it goes on; one
+    that came before the SIGSTOP took effect has ended it)."""
+    pending = _signals(pid, "SigPnd", "ShdPnd")
+    return pending is None or not alive(pid) or bool(pending & TERM)
+
+
+STREAMED = ("from certgen import sampled; sampled.SAMPLE_MEMORY = 0; "   # the records left on disk: a first pass
+            "from solver.errors import main_of; main_of('certgen.cli')")  # by --jobs processes
+
+
+@pytest.mark.parametrize("mode", ["full", "sample"])
+def test_sigterm_stops_a_reference_check_and_its_workers_in_one_line(tmp_path, cert11982, mode):
+    # SIGTERM ended `certgen check` at once, exit 143 and not a word. The check's two workers are stopped
+    # (SIGSTOP) once at work, so the check is still running when the signal comes; they go on once the check
+    # has sent them SIGTERM (its Ctrl-C path ends the pool), which ends them.
+    path = tmp_path / "c.cert"
+    certificate.write(str(path), cert11982)
+    args = ["check", str(path), "--reference", "--jobs", "2", "--no-progress"]
+    if mode == "sample":
+        command = [sys.executable, "-c", STREAMED, *args, "--sample", "1000", "--seed", "1"]
+    else:
+        command = [sys.executable, "-m", "certgen", *args]
+    p = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    workers = []
+    try:
+        deadline = time.monotonic() + 120
+        while not (len(workers) == 2 and all(map(_at_work, workers))) and time.monotonic() < deadline:
+            assert p.poll() is None, p.communicate()
+            time.sleep(0.02)
+            workers = children(p.pid)
+        assert len(workers) == 2 and all(map(_at_work, workers)), workers
+        for w in workers:
+            os.kill(w, signal.SIGSTOP)
+        p.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while p.poll() is None and not all(_termed(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.02)            # until the check has sent its workers SIGTERM, or has ended without a word
+        for w in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGCONT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        for w in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 130, (p.returncode, out, err)
+    said = ["sampled reference check: closure on a sample of 1,000 of 84,767 members, seed 1"] if mode == "sample" \
+        else []
+    assert err.splitlines() == said + [TERMINATED], err
+    assert out == ""
+    assert not any(alive(w) for w in workers), "a worker of the check outlived it"

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from helpers import ROOT
+from helpers.signals import alive, children
 
 PARENT = r"""
 import multiprocessing as mp, os, sys, time
@@ -24,15 +25,6 @@ if __name__ == "__main__":
     pool.map_async(task, [0])
     time.sleep(120)
 """
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as f:        # a zombie waiting for init counts as gone
-        return f.read().split(") ")[1][0] != "Z"
 
 
 @pytest.mark.e2e
@@ -116,29 +108,49 @@ def test_pool_windowed_reads_its_tasks_as_it_goes_and_gives_every_result():
     assert ahead <= 4       # never more than the window read ahead of the results given
 
 
-def _die(_x):
+def _killed(_x):
     os.kill(os.getpid(), signal.SIGKILL)        # the out-of-memory killer's way
 
 
-def test_pool_windowed_says_a_killed_worker_is_lost():
+def _termed(_x):
+    os.kill(os.getpid(), signal.SIGTERM)        # a SIGTERM sent to the worker alone
+
+
+def _exited(_x):
+    os._exit(3)
+
+
+AFTER = "so the result it was computing is lost and nothing is claimed for it"
+
+
+@pytest.mark.parametrize("reads", ["windowed", "results"])
+@pytest.mark.parametrize("end, how", [
+    (_killed, "killed by SIGKILL, as the system's out-of-memory killer and kill -9 do"),
+    (_termed, "ended by SIGTERM"),      # was said as the out-of-memory killer's, or kill -9's, too
+    (_exited, "it exited with status 3"),
+], ids=["SIGKILL", "SIGTERM", "exit"])
+def test_a_lost_worker_is_said_with_what_ended_it(end, how, reads):
     from solver.errors import WorkerLost
-    from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool
+    from solver.workers import end_pool, orphan_watch, pool_results, pool_windowed, start_pool
     pool = start_pool(2, orphan_watch, (os.getpid(),))
     t0 = time.monotonic()
     try:
-        with pytest.raises(WorkerLost):
-            list(pool_windowed(pool, _die, [1, 2, 3], 2, poll=0.2))
+        with pytest.raises(WorkerLost) as e:
+            if reads == "windowed":
+                list(pool_windowed(pool, end, [1, 2, 3], 2, poll=0.2))
+            else:
+                list(pool_results(pool, pool.imap(end, [1, 2, 3]), poll=0.2))
     finally:
         end_pool(pool, lost=True)
+    assert str(e.value) == f"a worker process ended abruptly ({how}), {AFTER}"
     assert time.monotonic() - t0 < 10
 
 
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(x) for x in f.read().split()]
-    except FileNotFoundError:
-        return []
+def test_a_lost_worker_of_no_known_end_is_said_so():
+    from solver.workers import lost
+    assert lost(None) == f"a worker process ended abruptly (what ended it is not known), {AFTER}"
+    n = signal.SIGRTMIN + 2             # a real-time signal: Python names only the first and the last
+    assert lost(-n) == f"a worker process ended abruptly (ended by signal {n}), {AFTER}"
 
 
 SURVEYS = [
