@@ -342,7 +342,7 @@ def build_parser():
                    help="with --sample: the random seed of the sample (default: drawn, and printed)")
     c.add_argument("--jobs", type=jobs_arg, default=None, metavar="J",
                    help="the processes of the Python reference checker (--reference, or when build/fccheck is not "
-                        f"built): the full check's (at most {checker.MAX_JOBS}; one below {checker.PARALLEL_FROM:,} "
+                        f"built), at most {checker.MAX_JOBS}: the full check's (one below {checker.PARALLEL_FROM:,} "
                         "members), or with --sample its first pass's when the records stay on disk (the in-memory "
                         "sample is one process); default: every CPU this process may use. The fast checker is one "
                         "process and ignores it")

@@ -56,7 +56,7 @@ from solver.workers import cpus, end_pool, orphan_watch, pool_results, start_poo
 from . import certificate
 from .certificate import Summary
 from .autoplay import settled_record
-from .checker import NOT_IN_ORDER, NOT_SETTLED, CheckResult, lookup
+from .checker import MAX_JOBS, NOT_IN_ORDER, NOT_SETTLED, CheckResult, lookup
 from .members import Decoder, StartMismatch, _Memo, rules_of, start_of
 
 SIZE = packed.SIZE
@@ -509,7 +509,7 @@ def _check_streamed(head: Summary, path: str, sample: int, seed: int, progress: 
     p = _Plan(head, n, sample, seed)
     _WORK.update(head=head, path=path, sample=sample, seed=seed, block=block, progress=progress)
     try:
-        passes = _first_passes(jobs or cpus())
+        passes = _first_passes(min(jobs or cpus(), MAX_JOBS))
     finally:
         _WORK.clear()
     errors = [q.error for q in passes if q.error is not None]

@@ -117,11 +117,12 @@ def test_a_check_whose_processes_cannot_start_is_made_in_one_process(small_certs
     assert {p.pid for p in mp.active_children()} - before == set()
 
 
-JOBS_CASES = [(["--jobs", "1"], []), (["--jobs", "3"], [3]), ([], [5])]     # [] : every CPU, 5 here
+JOBS_CASES = [(["--jobs", "1"], []), (["--jobs", "3"], [3]), ([], [5]),      # [] : every CPU, 5 here
+              (["--jobs", "12"], [checker.MAX_JOBS])]
 
 
 @pytest.mark.parametrize("sample", [False, True], ids=["full", "sample"])
-@pytest.mark.parametrize("jobs, pools", JOBS_CASES, ids=["one", "three", "default"])
+@pytest.mark.parametrize("jobs, pools", JOBS_CASES, ids=["one", "three", "default", "past-the-cap"])
 def test_check_jobs_is_the_processes_of_the_reference_checks(small_certs, tmp_path, monkeypatch, capsys, jobs,
                                                                pools, sample):
     # `certgen check --reference` (and --sample with the records on disk) ran as many processes as there are
