@@ -1,6 +1,7 @@
 """Where certify-list's processor time goes (docs/CERTIFY.md): the run of a list in this process, one job,
-under cProfile timed in processor seconds, split into the search, the sort of the records, their export
-in that order, zlib, SHA-256, the rest of this process, and the fast checker (its child processes).
+under cProfile timed in processor seconds, split into the search, the export of its records (decoded), their
+column order (up to column order), their sort (and merge), zlib, SHA-256, the files' writes, the rest of this
+process, and the fast checker (its child processes).
 
     python scripts/certify_profile.py LIST DIR [--range A-B] [--max-states N] [--canonical-max-states N] [--json]
 
@@ -22,12 +23,18 @@ from solver.survey import parse_range
 
 # phase: the built-ins whose own time it is (as cProfile names them)
 PHASES = (("search", ("<built-in method solver._fc.fc_search_run>",)),
+          ("export", ("<built-in method solver._fc.fc_search_export_p64>",
+                      "<built-in method solver._fc.fc_search_export_p64_at>",
+                      "<built-in method solver._fc.fc_p64_gather>")),
+          ("column order", ("<built-in method solver._fc.fc_p64_column_order>",)),
           ("sort", ("<built-in method solver._fc.fc_search_sort_p64>",
-                    "<built-in method solver._fc.fc_search_sort_records>")),
-          ("export in order", ("<built-in method solver._fc.fc_search_export_p64_at>",
-                               "<built-in method solver._fc.fc_p64_gather>")),
+                    "<built-in method solver._fc.fc_search_sort_records>",
+                    "<built-in method solver._fc.fc_p64_order>",
+                    "<built-in method solver._fc.fc_p64_merge>")),
           ("zlib", ("<method 'compress' of 'zlib.Compress' objects>", "<method 'flush' of 'zlib.Compress' objects>")),
-          ("SHA-256", ("<method 'update' of '_hashlib.HASH' objects>",)))
+          ("SHA-256", ("<method 'update' of '_hashlib.HASH' objects>",)),
+          ("file writes", ("<method 'write' of '_io.BufferedRandom' objects>",
+                           "<method 'write' of '_io.BufferedWriter' objects>")))
 
 
 def profile(list_path, folder, first, last, **limits):

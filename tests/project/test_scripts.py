@@ -68,6 +68,18 @@ def test_ledger_figures_of_a_range_count_only_its_rows(tmp_path):
     assert high["forms"]["canonical-safe"] == 1 and high["largest"] == [[2147483650, "canonical-safe", 4000]]
 
 
+def test_certify_profile_splits_a_run_s_processor_time_into_its_phases(tmp_path):
+    (tmp_path / "list.txt").write_text("11982\n")
+    p = script("certify_profile.py", "list.txt", "run", "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    f = json.loads(p.stdout)
+    s = f["seconds"]
+    assert f["deals"] == 1 and list(s) == ["search", "export", "column order", "sort", "zlib", "SHA-256", "file writes",
+                                           "rest of the process", "fast checker"]
+    assert s["search"] > 0 and s["sort"] > 0 and s["zlib"] > 0 and s["fast checker"] > 0 and s["column order"] == 0
+    assert abs(sum(s.values()) - f["total"]) < 0.05
+
+
 def test_a_bench_child_runs_from_another_folder(tmp_path):
     p = script("bench.py", "--child", "store", 11982, 0, "bfs", cwd=tmp_path)
     assert p.returncode == 0 and '"states": 84767' in p.stdout and '"status": "done"' in p.stdout, p.stderr
