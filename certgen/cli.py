@@ -24,7 +24,6 @@ from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.atomic import STDOUT, write_atomic
 from solver.report import write, write_json
-from solver.workers import restore_term, term_as_interrupt
 
 from . import certificate, checker, fastcheck, mutate, sampled
 from .paths import GENERATED, KNOWN_TABLE, OUT, PROVERS, shown
@@ -59,14 +58,6 @@ def cmd_check(args):
     if args.cert == "-":        # both checkers (fast and --reference) read a file: say so in one line
         raise FreecellError("check reads a certificate file, not standard input (`-`): give its path")
     certificate.not_a_directory(args.cert)
-    old_term = term_as_interrupt()      # SIGTERM: the Ctrl-C path (the reference check's workers stopped, one line)
-    try:
-        return _check(args)
-    finally:
-        restore_term(old_term)
-
-
-def _check(args):
     if args.sample is not None:
         return _check_sample(args)
     if args.seed is not None:

@@ -38,7 +38,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from solver.atomic import write_atomic
 from solver.errors import FreecellError
 from solver.progress import bar
-from solver.workers import restore_term, term_as_interrupt
+from solver.sigterm import restore_term, term_as_interrupt
 
 from . import certificate
 from .coq import IDENT, UNWINNABLE, cert_module, coq_dir, driver_path, driver_text, full_statement, render_cert

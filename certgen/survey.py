@@ -53,7 +53,8 @@ from solver.progress import bar
 from solver.report import plural, rules_words
 from solver.rules import STANDARD, Rules
 from solver.source import load
-from solver.workers import end_pool, orphan_watch, pool_windowed, restore_term, start_pool, term_as_interrupt, windowed
+from solver.sigterm import restore_term, term_as_interrupt
+from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool, windowed
 
 from . import certificate, fastcheck, replay
 

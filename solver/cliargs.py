@@ -3,13 +3,13 @@ the parser, the argument types, the source and rules flags, and the runner that 
 one line.
 
 Start-up time matters (the whole ``explore --deal 11982`` process has a budget of 0.08 s): this module
-imports only argparse, os, sys and the light model modules.
+imports only argparse, os, signal, sys, threading and the light model modules.
 
 Errors: every user error is a :class:`solver.errors.FreecellError`, printed as ``error: <message>`` on
 stderr with exit status 2 (argparse usage errors too); an :class:`solver.errors.InternalError` (a bug a
 check caught) and running out of memory are one line with exit status 1; Ctrl-C is one line
-(``solver.errors.INTERRUPTED``) and exit status 130, as is a SIGTERM a disk search turned into the same path
-(``TERMINATED``).
+(``solver.errors.INTERRUPTED``) and exit status 130, as is SIGTERM, which the runner turns into the same path
+while a command runs (solver/sigterm.py; ``TERMINATED``).
 """
 import argparse
 import contextlib
@@ -23,6 +23,7 @@ from .errors import OUT_OF_MEMORY, FreecellError, InternalError, WorkerLost, int
 from .limits import COMMAND_BYTES_PER_POSITION, DISK_MAX_STATES, IN_MEMORY_MAX_STATES, MAX_MEMORY, MIN_MEMORY
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
+from .sigterm import restore_term, term_as_interrupt
 
 AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
 
@@ -370,7 +371,8 @@ _ARGV = []          # the command line being parsed (for Parser.error's hint abo
 
 
 def run(parser, argv=None):
-    """Parse and dispatch to ``args.func(args)``; every error becomes one line ``error: …`` on stderr."""
+    """Parse and dispatch to ``args.func(args)``, SIGTERM taken as Ctrl-C while it runs; every error becomes one
+    line ``error: …`` on stderr."""
     _ARGV[:] = sys.argv[1:] if argv is None else list(argv)
 
     def dispatch():
@@ -381,7 +383,11 @@ def run(parser, argv=None):
             return 2
         if any(is_stdout(getattr(args, name, None)) for name in OUTPUT_ARGS):
             messages_to_stderr()        # before any text: the data owns standard output
-        return args.func(args)
+        old_term = term_as_interrupt()      # SIGTERM: every command's Ctrl-C path (one line, exit 130)
+        try:
+            return args.func(args)
+        finally:
+            restore_term(old_term)
     return one_line_errors(dispatch)
 
 

@@ -93,8 +93,8 @@ from .report import plural
 from .rules import Rules
 from .solve import DEEP, judge, solve
 from .verdict import decide
-from .workers import (end_pool, orphan_watch, pool_folder, pool_results, restore_term, start_pool,
-                      term_as_interrupt)
+from .sigterm import restore_term, term_as_interrupt
+from .workers import end_pool, orphan_watch, pool_folder, pool_results, start_pool
 
 MAX_K = 4
 # (solver limit, enumeration limit[, disk buffer]) per tier: positions stored (solver.limits.DIFFICULTY_TIERS,

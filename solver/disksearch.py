@@ -47,7 +47,7 @@ from .limits import DISK_WIN_STATES, IN_MEMORY_MAX_STATES, STORE_BYTES_PER_POSIT
 from .lines import apply_move
 from .progress import bar
 from .search import CHUNK, P64_SIZE, STATUS, Found, _error, _interruptible, _rules_c, explore, ffi, lib, pos_to_c
-from .workers import restore_term, term_as_interrupt
+from .sigterm import restore_term, term_as_interrupt
 
 MIN_OVERFLOW = 1 << 20          # the overflow set's smallest limit (DDD_OVFMIN in ddd_internal.h; fc_ddd_overflow_limit)
 KEY_BYTES, KEY_BITS = 24, 191   # the disk search's key (dkey_t in fc_internal.h): its buffer holds memory / 24 of them

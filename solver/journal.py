@@ -37,7 +37,7 @@ from contextlib import contextmanager
 
 from .atomic import write_atomic
 from .errors import FreecellError
-from .workers import restore_term, term_as_interrupt
+from .sigterm import restore_term, term_as_interrupt
 
 JOURNAL = "journal.sqlite"
 LOCK = "journal.lock"

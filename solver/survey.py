@@ -30,7 +30,8 @@ from .limits import SOLVE_STATES, SURVEY_MAX_DEALS
 from .numbers import digits
 from .progress import bar
 from .rules import STANDARD
-from .workers import end_pool, orphan_watch, pool_results, restore_term, start_pool, term_as_interrupt
+from .sigterm import restore_term, term_as_interrupt
+from .workers import end_pool, orphan_watch, pool_results, start_pool
 
 CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # certgen/survey.py ROW_FIELDS
 

@@ -1,8 +1,7 @@
 """What every worker process of a pool runs first (the surveys' --jobs): ``orphan_watch``; how the parent
 reads a multiprocessing pool's results without waiting for ever on a worker that was killed:
-``pool_results``, and ends the pool: ``end_pool`` (with the workers' temporary files: ``pool_folder``); and
-SIGTERM taken as Ctrl-C (``term_as_interrupt``): by the disk search, to remove or keep
-its files, and by the surveys' parents, to stop their workers and say so in one line."""
+``pool_results``, and ends the pool: ``end_pool`` (with the workers' temporary files: ``pool_folder``). SIGTERM
+taken as Ctrl-C in the parent, which stops its workers and says so in one line: solver/sigterm.py."""
 import multiprocessing as mp
 import multiprocessing.pool
 import os
@@ -13,7 +12,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from .errors import FreecellError, Terminated, WorkerLost
+from .errors import FreecellError, WorkerLost
 
 def lost(exitcode):
     """The one line of :class:`WorkerLost` for a worker that ended with ``exitcode`` (multiprocessing's: minus the
@@ -244,36 +243,3 @@ def _no_replacements(pool):
     handler._state = mp.pool.TERMINATE
     pool._change_notifier.put(None)
     handler.join(5)
-
-
-_term_owner = None      # the process that set _raise_terminated (its forked children inherit the handler)
-
-
-def term_as_interrupt():
-    """From now on (in the main thread), SIGTERM raises Terminated (a KeyboardInterrupt): the Ctrl-C path
-    (said as SIGTERM, solver.errors.TERMINATED). Returns the handler it replaced (None outside the main
-    thread), for :func:`restore_term`. A process forked from this one inherits the handler; there SIGTERM
-    keeps its default meaning (:func:`_raise_terminated`)."""
-    global _term_owner
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    _term_owner = os.getpid()
-    return signal.signal(signal.SIGTERM, _raise_terminated)
-
-
-def _raise_terminated(signum, frame):
-    """Terminated in the process that asked for it. In a process forked from it (a pool's worker before its
-    initializer set SIGTERM back to the default) the default: the process ends, killed by SIGTERM. Raising
-    there let the exception be swallowed in the fork's bootstrap (multiprocessing prints "Exception ignored")
-    and the worker went on to wait for tasks, so a pool's terminate() (which sends SIGTERM, then joins)
-    waited for ever: a survey of one quick deal with --jobs 2 hung about once in ten runs."""
-    if os.getpid() != _term_owner:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-        return
-    raise Terminated
-
-
-def restore_term(old):
-    if old is not None:
-        signal.signal(signal.SIGTERM, old)

@@ -62,6 +62,48 @@ def test_ctrl_c_while_the_modules_are_imported_is_one_line(tmp_path, cmd):
     assert (p.returncode, p.stdout, p.stderr) == (130, "", INTERRUPTED + "\n")
 
 
+# A command's own work stood in for by a wait (a marker file written first), so that SIGTERM comes while it runs:
+# the runner (solver/cliargs.py) takes it as Ctrl-C for every command (`certgen prove` ended with exit 143 and not
+# a word, in its search or its reference check).
+_WAITING = """
+import os, sys, time
+from {module} import {name} as m
+def wait(*a, **k):
+    open(os.environ["MARK"], "w").close()
+    time.sleep(60)
+    raise SystemExit("not stopped")
+m.{attr} = wait
+from solver.errors import main_of
+main_of("{cli}")
+"""
+
+
+@pytest.mark.parametrize("module, name, attr, cli, args", [
+    ("certgen", "prove", "prove", "certgen.cli", ["prove", "--deal", "11982"]),
+    ("solver", "search", "explore", "solver.cli", ["explore", "--deal", "11982"]),
+    ("certgen", "certificate", "summarize", "certgen.cli", ["info", "x.cert"]),
+], ids=["certgen-prove", "solver-explore", "certgen-info"])
+def test_sigterm_while_any_command_runs_is_one_line(tmp_path, module, name, attr, cli, args):
+    (tmp_path / "x.cert").write_bytes(b"x")
+    mark = tmp_path / "running"
+    code = _WAITING.format(module=module, name=name, attr=attr, cli=cli)
+    p = subprocess.Popen([sys.executable, "-c", code, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, MARK=str(mark),
+                                                                     PYTHONPATH=str(ROOT)))
+    try:
+        deadline = time.monotonic() + 60
+        while not mark.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert mark.exists(), p.communicate()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert (p.returncode, out, err) == (130, "", TERMINATED + "\n")
+
+
 def _signals(pid, *fields):
     """The signals the /proc/PID/status masks ``fields`` hold together (SigBlk: blocked; SigPnd, ShdPnd: pending),
     as a bit mask (bit n - 1: signal n); None once the process is gone."""

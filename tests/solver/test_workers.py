@@ -219,7 +219,7 @@ def test_a_worker_killed_mid_survey_ends_the_survey_in_one_line(tmp_path, comman
 
 FORKED = r"""
 import os, signal, sys, time
-from solver.workers import term_as_interrupt
+from solver.sigterm import term_as_interrupt
 from solver.errors import Terminated
 
 term_as_interrupt()
@@ -264,7 +264,8 @@ def test_sigterm_in_a_child_forked_under_term_as_interrupt_is_death(tmp_path):
 
 HELD = r"""
 import os, signal, sys, time
-from solver.workers import orphan_watch, signals_held, term_as_interrupt
+from solver.sigterm import term_as_interrupt
+from solver.workers import orphan_watch, signals_held
 
 term_as_interrupt()
 r, w = os.pipe()
@@ -465,7 +466,8 @@ def test_a_pool_whose_threads_cannot_all_start_forks_no_replacement_workers(monk
 LATE_TERM = r"""
 import os, signal, sys, time
 from solver.errors import Terminated
-from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool, term_as_interrupt
+from solver.sigterm import term_as_interrupt
+from solver.workers import end_pool, orphan_watch, pool_windowed, start_pool
 
 def init(parent):
     orphan_watch(parent)
@@ -512,7 +514,8 @@ def test_a_sigterm_while_the_pool_ends_is_taken_once_it_has_ended(tmp_path):
 EARLY_TERM = r"""
 import multiprocessing as mp, multiprocessing.pool, os, signal
 from solver.errors import Terminated
-from solver.workers import orphan_watch, start_pool, term_as_interrupt
+from solver.sigterm import term_as_interrupt
+from solver.workers import orphan_watch, start_pool
 
 init = mp.pool.Pool.__init__
 
