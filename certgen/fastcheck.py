@@ -119,8 +119,11 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: 
             ["--index-states", str(index_states), shown])
     proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE)
     if proc.returncode == 2:
-        err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
-        line = err[-1] if err else "the fast checker refused the file"
+        err = (proc.stderr or b"").decode("utf-8", "replace").strip()
+        at = err.rfind(f"error: {shown}: ")     # the file's line, over more than one when its name holds a newline
+        if at > 0 and err[at - 1] != "\n":
+            at = -1
+        line = err[at:] if at >= 0 else (err.splitlines() or ["the fast checker refused the file"])[-1]
         line = line[len("error: "):] if line.startswith("error: ") else line
         if line.startswith("usage: "):      # fccheck's word for arguments it does not know: an older one
             raise FreecellError(f"the fast checker {paths.shown(exe)} does not take the arguments "
