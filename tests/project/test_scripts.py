@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, one_line_error
 
 
 def script(name, *args, cwd):
@@ -66,6 +66,11 @@ def test_ledger_figures_of_a_range_count_only_its_rows(tmp_path):
     assert (whole["deals"], low["deals"], high["deals"]) == (3, 2, 1)
     assert low["forms"]["unknown"] == 1 and low["seconds_mean"] == 2.25 and low["projected_core_hours"] == 0.0
     assert high["forms"]["canonical-safe"] == 1 and high["largest"] == [[2147483650, "canonical-safe", 4000]]
+    (tmp_path / "header.csv").write_text("deal,form,positions,max_home,records_sha256,seconds\n")
+    for args, words in ((["l.csv", "--range", ""], "range must be A-B with whole numbers"),     # not every row
+                        (["l.csv", "--range", "8-2147483649"], "l.csv: no row of deals 8..2,147,483,649"),
+                        (["header.csv"], "header.csv: no row")):     # no figures, not a projection of 0.0 hours
+        assert words in one_line_error(script("ledger_figures.py", *args, cwd=tmp_path)), args
 
 
 def test_a_bench_child_runs_from_another_folder(tmp_path):
