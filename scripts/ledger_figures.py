@@ -12,7 +12,8 @@ import math
 import sys
 
 from certgen.certify import FORMS, read_ledger
-from solver.cliargs import one_line_errors
+from solver.cliargs import one_line_errors, whole_arg
+from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.survey import parse_range
 
@@ -49,7 +50,8 @@ def figures(path, whole, first=1, last=None):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("ledger")
-    p.add_argument("--whole", type=int, default=102_075, help="the projection's number of deals (default: the list's)")
+    p.add_argument("--whole", type=whole_arg("--whole", 1, MAX_DEAL), default=102_075,
+                   help="the projection's number of deals (default: the list's)")
     p.add_argument("--range", metavar="A-B", help="only the rows of deals A..B")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
