@@ -763,3 +763,6 @@ def test_a_damaged_file_whose_name_holds_a_newline_is_named_whole(tmp_path, smal
         certificate.read(str(path))
     said = str(fast_said.value)
     assert said == str(python_said.value) and said.startswith(f"{tmp_path}/two lines.cert: ") and expected in said
+    with pytest.raises(FreecellError) as fast_said:
+        fastcheck.check(str(tmp_path / "no\nfile.cert"))
+    assert str(fast_said.value) == f"cannot read certificate {tmp_path}/no file.cert: No such file or directory"
