@@ -300,7 +300,8 @@ def add_certificate(j, path, listed, canonical_max_states, say):
     try:
         got = survey.checked_for(path, n, rules, digest=True)
     except FreecellError as e:
-        why = str(e)[len(path) + 2:] if str(e).startswith(f"{path}: ") else str(e)
+        named = FreecellError(f"{path}:").message + " "     # the path as a one-line message writes it
+        why = str(e)[len(named):] if str(e).startswith(named) else str(e)
         raise FreecellError(f"{path}: no checker gave a verdict on it (a damaged or unreadable file): {why}; no row "
                             f"added") from None
     checker = "the fast checker" if got.fast is not None else f"the reference checker ({fastcheck.why_not()})"

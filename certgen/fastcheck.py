@@ -119,8 +119,10 @@ def check(path: str, progress: bool = False, exe: Optional[str] = None, digest: 
             ["--index-states", str(index_states), shown])
     proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE)
     if proc.returncode == 2:
-        err = (proc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
-        line = err[-1] if err else "the fast checker refused the file"
+        err = (proc.stderr or b"").decode("utf-8", "replace").strip()
+        at = err.rfind("\nerror: ") + 1      # its one line, over more than one when the file's name holds a newline
+        line = err[at:] if err.startswith("error: ", at) else \
+            (err.splitlines() or ["the fast checker refused the file"])[-1]
         line = line[len("error: "):] if line.startswith("error: ") else line
         if line.startswith("usage: "):      # fccheck's word for arguments it does not know: an older one
             raise FreecellError(f"the fast checker {paths.shown(exe)} does not take the arguments "

@@ -12,7 +12,9 @@ import math
 import sys
 
 from certgen.certify import FORMS, read_ledger
-from solver.cliargs import one_line_errors
+from solver.cliargs import one_line_errors, whole_arg
+from solver.deals import MAX_DEAL
+from solver.errors import FreecellError
 from solver.survey import parse_range
 
 
@@ -23,6 +25,8 @@ def percentile(values, q):
 
 def figures(path, whole, first=1, last=None):
     rows = {n: r for n, r in read_ledger(path, None).items() if first <= n and (last is None or n <= last)}
+    if not rows:        # no figures: a projection from no deal would say 0 hours
+        raise FreecellError(f"{path}: no row" + ("" if last is None else f" of deals {first:,}..{last:,}"))
     forms = dict.fromkeys(FORMS, 0)
     hist = {}
     for form, body in rows.values():
@@ -46,11 +50,12 @@ def figures(path, whole, first=1, last=None):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("ledger")
-    p.add_argument("--whole", type=int, default=102_075, help="the projection's number of deals (default: the list's)")
+    p.add_argument("--whole", type=whole_arg("--whole", 1, MAX_DEAL), default=102_075,
+                   help="the projection's number of deals (default: the list's)")
     p.add_argument("--range", metavar="A-B", help="only the rows of deals A..B")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    f = figures(a.ledger, a.whole, *(parse_range(a.range, max_range=None) if a.range else (1, None)))
+    f = figures(a.ledger, a.whole, *(parse_range(a.range, max_range=None) if a.range is not None else (1, None)))
     if a.json:
         print(json.dumps(f, indent=1))
         return

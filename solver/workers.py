@@ -204,9 +204,10 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     there (killed, or ended by a signal at the wrong moment) makes it wait for ever -- after a lost worker
     (:class:`WorkerLost`), after a SIGTERM to the survey (1 run in 8).
     So: the pool is stopped from making new workers; unless ``lost``, each worker gets SIGTERM (a disk search in it
-    keeps or removes its files) and up to ``grace`` seconds to end; then what is left is killed (SIGKILL) and the
-    pool's own terminate cancelled (it would also run at exit). ``pool._pool``, ``_worker_handler``,
-    ``_change_notifier`` and ``_terminate`` are the pool's own (multiprocessing has no public names for them).
+    keeps or removes its files), with SIGCONT so that a stopped one (kill -STOP) takes it, and up to ``grace``
+    seconds to end; then what is left is killed (SIGKILL) and the pool's own terminate cancelled (it would also
+    run at exit). ``pool._pool``, ``_worker_handler``, ``_change_notifier`` and ``_terminate`` are the pool's own
+    (multiprocessing has no public names for them).
     Then the pool's folder ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk
     search's files). All of it with SIGINT and SIGTERM held (:func:`signals_held`): one that comes meanwhile (a
     Ctrl-C, the worker's SIGTERM reaching the parent too) is taken once the pool has ended. Raised half-way, it
@@ -221,6 +222,7 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
                 for p in procs:
                     if p.exitcode is None:
                         p.terminate()
+                        _go_on(p)       # a stopped worker (kill -STOP) takes its SIGTERM only once it goes on
                 deadline = time.monotonic() + grace
                 for p in procs:
                     p.join(max(0.0, deadline - time.monotonic()))
@@ -232,6 +234,14 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _go_on(proc):
+    """SIGCONT to ``proc``, a worker that may be stopped; nothing when it has already ended."""
+    try:
+        os.kill(proc.pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
 
 
 def _no_replacements(pool):

@@ -307,10 +307,12 @@ def test_a_certificate_added_apart_with_odd_info_a_damaged_body_or_not_a_file_is
         assert "not a certificate certgen build wrote" in _one_line_error(add(path)), name
     recs = list(cert.records)
     for name, records, at in (("twice", recs + recs[-1:], len(recs) + 1),
-                              ("swapped", recs[:5] + [recs[6], recs[5]] + recs[7:], 7)):
+                              ("swapped", recs[:5] + [recs[6], recs[5]] + recs[7:], 7),
+                              ("two\nlines", recs + recs[-1:], len(recs) + 1)):    # named once, a newline a space
         path = str(tmp_path / f"{name}.cert")
         certificate.write(path, certificate.Certificate(cert.source, cert.rules, cert.start, records, cert.info))
-        assert _one_line_error(add(path)) == (f"error: {path}: no checker gave a verdict on it (a damaged or "
+        said = path.replace("\n", " ")
+        assert _one_line_error(add(path)) == (f"error: {said}: no checker gave a verdict on it (a damaged or "
                                               f"unreadable file): records are not sorted and distinct (record {at}); "
                                               f"no row added")
     fifo = str(tmp_path / "fifo")

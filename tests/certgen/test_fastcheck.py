@@ -747,3 +747,22 @@ def test_a_worker_refuses_another_program_its_environment_names(tmp_path, small_
     monkeypatch.setenv("FCCHECK", str(fake))
     with pytest.raises(FreecellError, match=f"FCCHECK names {fake}: unset FCCHECK"):
         survey._cert_ok(str(path), 11982, Rules(cells=2))
+
+
+def test_a_damaged_file_whose_name_holds_a_newline_is_named_whole(tmp_path, small_certs):
+    """fccheck writes the name as it is, so its one line spreads over two: the line said is still the whole
+    name's, as the Python reader says it (a FreecellError writes a newline as a space), not its last part's."""
+    if not fastcheck.binary():
+        pytest.skip("build/fccheck is not built")
+    data, expected = damaged(small_certs[2])["a record twice"]
+    path = tmp_path / "two\nlines.cert"
+    path.write_bytes(data)
+    with pytest.raises(FreecellError) as fast_said:
+        fastcheck.check(str(path))
+    with pytest.raises(FreecellError) as python_said:
+        certificate.read(str(path))
+    said = str(fast_said.value)
+    assert said == str(python_said.value) and said.startswith(f"{tmp_path}/two lines.cert: ") and expected in said
+    with pytest.raises(FreecellError) as fast_said:
+        fastcheck.check(str(tmp_path / "no\nfile.cert"))
+    assert str(fast_said.value) == f"cannot read certificate {tmp_path}/no file.cert: No such file or directory"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, one_line_error
 
 
 def script(name, *args, cwd):
@@ -21,6 +21,10 @@ def script(name, *args, cwd):
     ("ledger_figures.py", ["."], ".: Is a directory"),
     ("ledger_figures.py", ["junk.txt"], "junk.txt: not a ledger"),
     ("ledger_figures.py", ["junk.txt", "--range", "5-x"], "range must be A-B with whole numbers"),
+    ("ledger_figures.py", ["junk.txt", "--whole", "-5"],
+     "--whole must be a whole number from 1 to 8589934591, got '-5'"),
+    ("ledger_figures.py", ["junk.txt", "--whole", "\u0665"], "--whole must be a whole number from 1 to 8589934591"),
+    ("ledger_figures.py", ["junk.txt", "--whole", "1e3"], "--whole must be a whole number from 1 to 8589934591"),
     ("hash_collisions.py", ["missing.cert"], "cannot read certificate missing.cert: No such file or directory"),
     ("hash_collisions.py", ["junk.txt"], "junk.txt: not a readable certificate"),
     ("compare_list.py", ["nosurvey"], "nosurvey/summary.json: No such file or directory"),
@@ -66,6 +70,11 @@ def test_ledger_figures_of_a_range_count_only_its_rows(tmp_path):
     assert (whole["deals"], low["deals"], high["deals"]) == (3, 2, 1)
     assert low["forms"]["unknown"] == 1 and low["seconds_mean"] == 2.25 and low["projected_core_hours"] == 0.0
     assert high["forms"]["canonical-safe"] == 1 and high["largest"] == [[2147483650, "canonical-safe", 4000]]
+    (tmp_path / "header.csv").write_text("deal,form,positions,max_home,records_sha256,seconds\n")
+    for args, words in ((["l.csv", "--range", ""], "range must be A-B with whole numbers"),     # not every row
+                        (["l.csv", "--range", "8-2147483649"], "l.csv: no row of deals 8..2,147,483,649"),
+                        (["header.csv"], "header.csv: no row")):     # no figures, not a projection of 0.0 hours
+        assert words in one_line_error(script("ledger_figures.py", *args, cwd=tmp_path)), args
 
 
 def test_certify_profile_splits_a_run_s_processor_time_into_its_phases(tmp_path):

@@ -541,3 +541,23 @@ def test_a_sigterm_while_the_pool_starts_leaves_no_worker(tmp_path):
                        env={**os.environ, "PYTHONPATH": ROOT})
     assert p.stdout.splitlines() == ["workers left: 0"] and p.returncode != 0 and "Terminated" in p.stderr, \
         (p.stdout, p.stderr)
+
+
+def test_end_pool_ends_stopped_workers_with_its_sigterm_not_after_the_grace():
+    """Workers stopped (kill -STOP, a job stopped in its shell) then a SIGTERM to the check: the SIGTERM that
+    end_pool sends a stopped worker waits for it to go on, so each gets SIGCONT too and ends at once, of the
+    SIGTERM, instead of being killed once the grace is over."""
+    import multiprocessing as mp
+    import signal
+    import time
+    from solver import workers
+    pool = workers.start_pool(2, workers.orphan_watch, (os.getpid(),))
+    assert pool.apply(os.getpid) > 0
+    procs = list(pool._pool)
+    for p in procs:
+        os.kill(p.pid, signal.SIGSTOP)
+    t0 = time.monotonic()
+    workers.end_pool(pool, grace=5)
+    assert time.monotonic() - t0 < 2.5
+    assert [p.exitcode for p in procs] == [-signal.SIGTERM] * 2
+    assert not any(p.pid in {c.pid for c in mp.active_children()} for p in procs)
