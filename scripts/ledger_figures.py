@@ -1,6 +1,6 @@
 """The figures of a certify-list ledger (docs/CERTIFY.md): rows per form, the size histogram (positions by
-decade), the largest ten, processor seconds per deal (median, 99th percentile, mean, sum) and the projection
-for a list of N deals at the same mean; with ``--range A-B``, of the rows of deals A..B only (the ledger may hold
+decade), the largest ten, processor seconds per deal (median, 99th percentile, mean, sum), the seconds of each
+form (the disk rows' hours beside the rest) and the projection for a list of N deals at the same mean; with ``--range A-B``, of the rows of deals A..B only (the ledger may hold
 more than one range of the list).
 
     python scripts/ledger_figures.py docs/data/freecell-pro-impossible-ledger.csv.gz [--range A-B] [--whole 102075]
@@ -28,9 +28,11 @@ def figures(path, whole, first=1, last=None):
     if not rows:        # no figures: a projection from no deal would say 0 hours
         raise FreecellError(f"{path}: no row" + ("" if last is None else f" of deals {first:,}..{last:,}"))
     forms = dict.fromkeys(FORMS, 0)
+    form_seconds = dict.fromkeys(FORMS, 0.0)
     hist = {}
     for form, body in rows.values():
         forms[form] += 1
+        form_seconds[form] += body["seconds"]
         k = body["positions"]
         decade = 0 if k < 10 else 10 ** (len(str(k)) - 1)
         hist[decade] = hist.get(decade, 0) + 1
@@ -44,6 +46,7 @@ def figures(path, whole, first=1, last=None):
             "seconds_median": percentile(secs, 50), "seconds_p99": percentile(secs, 99),
             "seconds_mean": round(mean, 4), "core_hours": round(total / 3600, 3),
             "deals_per_core_second": round(len(secs) / total, 3) if total else None,
+            "seconds_by_form": {k: round(v, 1) for k, v in form_seconds.items()},
             "whole": whole, "projected_core_hours": round(mean * whole / 3600, 1)}
 
 
@@ -65,6 +68,9 @@ def main():
     print(f"processor seconds a deal: median {f['seconds_median']}, 99th percentile {f['seconds_p99']}, mean "
           f"{f['seconds_mean']}; {f['core_hours']} core-hours in all ({f['deals_per_core_second']} deals a "
           f"core-second); {f['whole']:,} deals at this mean: {f['projected_core_hours']:,} core-hours")
+    print("processor seconds by form: " + "; ".join(
+        f"{k} {secs:,} ({f['forms'][k]:,} deal{'s' * (f['forms'][k] != 1)}" + (f", {f['forms'][k] / secs:.3f} a core-second)" if secs else ")")
+        for k, secs in f["seconds_by_form"].items() if f["forms"][k]))
 
 
 if __name__ == "__main__":

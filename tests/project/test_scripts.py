@@ -70,6 +70,11 @@ def test_ledger_figures_of_a_range_count_only_its_rows(tmp_path):
     assert (whole["deals"], low["deals"], high["deals"]) == (3, 2, 1)
     assert low["forms"]["unknown"] == 1 and low["seconds_mean"] == 2.25 and low["projected_core_hours"] == 0.0
     assert high["forms"]["canonical-safe"] == 1 and high["largest"] == [[2147483650, "canonical-safe", 4000]]
+    assert low["seconds_by_form"] == {"fixed": 1.5, "canonical-safe": 0.0, "disk-canonical-safe": 0.0,
+                                      "unknown": 3.0, "winnable": 0.0}
+    text = script("ledger_figures.py", "l.csv", "--range", "1-2147483647", cwd=tmp_path).stdout.splitlines()
+    assert text[-1] == ("processor seconds by form: fixed 1.5 (1 deal, 0.667 a core-second); "
+                        "unknown 3.0 (1 deal, 0.333 a core-second)")
     (tmp_path / "header.csv").write_text("deal,form,positions,max_home,records_sha256,seconds\n")
     for args, words in ((["l.csv", "--range", ""], "range must be A-B with whole numbers"),     # not every row
                         (["l.csv", "--range", "8-2147483649"], "l.csv: no row of deals 8..2,147,483,649"),
