@@ -104,6 +104,37 @@ def test_sigterm_while_any_command_runs_is_one_line(tmp_path, module, name, attr
     assert (p.returncode, out, err) == (130, "", TERMINATED + "\n")
 
 
+# The command's work stood in for by a SIGTERM to itself; a second one comes as the process exits, after its one
+# line (`kill` sent twice, or a process group's SIGTERM and its parent's): at exit (atexit, Python's handlers
+# still set), or as the interpreter clears its modules (its handlers put back to the default by then).
+_TWICE = """
+import atexit, os, signal, time
+from certgen import certificate
+class Late:
+    def __del__(self, kill=os.kill, pid=os.getpid(), sig=signal.SIGTERM):
+        kill(pid, sig)
+if os.environ["WHEN"] == "late":
+    late = Late()
+else:
+    atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.2)))
+def first(*a, **k):
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(60)
+    raise SystemExit("not stopped")
+certificate.summarize = first
+from solver.errors import main_of
+main_of("certgen.cli")
+"""
+
+
+@pytest.mark.parametrize("when", ["atexit", "late"])
+def test_a_second_sigterm_as_the_process_exits_is_ignored(tmp_path, when):
+    (tmp_path / "x.cert").write_bytes(b"x")
+    p = subprocess.run([sys.executable, "-c", _TWICE, "info", "x.cert"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), WHEN=when))
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", TERMINATED + "\n")
+
+
 def _signals(pid, *fields):
     """The signals the /proc/PID/status masks ``fields`` hold together (SigBlk: blocked; SigPnd, ShdPnd: pending),
     as a bit mask (bit n - 1: signal n); None once the process is gone."""
