@@ -65,7 +65,6 @@ Plain text by default, one JSON object with --json. A child process that runs Py
 store's search, the big disk search) is this module again: `python -m scripts.bench --child NAME ARGS` (CHILDREN).
 The package and this folder are found through the checkout's editable install (`make setup`).
 """
-import argparse
 import hashlib
 import json
 import os
@@ -79,7 +78,7 @@ import sys
 import tempfile
 import time
 
-from solver.cliargs import one_line_errors, whole_arg
+from solver.cliargs import Parser, one_line_errors, whole_arg
 from solver.errors import FreecellError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -814,7 +813,7 @@ def main(argv=None):
                                 f"script starts itself)")
         child(*argv[2:])
         return 0
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     ap.add_argument("--reps", type=whole_arg("--reps", 1, 1000), default=5, help="C runs (best is kept), default 5")
     ap.add_argument("--py-states", type=whole_arg("--py-states", 1, 10 ** 9), default=20000,

@@ -14,7 +14,6 @@
   3. --difficulty: the tertiles of the verified line length over deals 1..1000 (play/catalog.py's
      Easy / Medium / Hard thresholds).
 """
-import argparse
 import json
 import shutil
 import socket
@@ -24,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from solver.cliargs import one_line_errors, whole_arg
+from solver.cliargs import Parser, one_line_errors, whole_arg
 
 PAINT_TARGET = 1.0
 HINT_TARGET = 1.0
@@ -183,7 +182,7 @@ def add_arguments(ap):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = Parser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     add_arguments(ap)
     args = ap.parse_args(argv)

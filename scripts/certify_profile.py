@@ -8,7 +8,6 @@ process, and the fast checker (its child processes).
 DIR must be a new folder (a folder with rows skips them). The ledger's `seconds` of the same run add up to
 about the total.
 """
-import argparse
 import cProfile
 import json
 import os
@@ -16,7 +15,7 @@ import pstats
 import sys
 import time
 
-from solver.cliargs import one_line_errors
+from solver.cliargs import Parser, one_line_errors
 from certgen import certify
 from solver.errors import FreecellError
 from solver.survey import parse_range
@@ -60,7 +59,7 @@ def profile(list_path, folder, first, last, **limits):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = Parser(description=__doc__.splitlines()[0])
     p.add_argument("list")
     p.add_argument("dir")
     p.add_argument("--range", metavar="A-B", default=None)

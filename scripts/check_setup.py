@@ -80,6 +80,10 @@ def installed_problem():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    unknown = argv[1:] if argv[:1] == ["--installed"] else argv
+    if unknown:
+        print(f"error: unrecognized arguments: {' '.join(unknown)} (it takes --installed or nothing)", file=sys.stderr)
+        return 2
     checks = [installed_problem] if argv == ["--installed"] else \
         [venv_problem, headers_problem, compiler_problem, zlib_problem]
     for check in checks:

@@ -26,7 +26,6 @@ without a win is no proof for either (Freecell Solver's preset prunes; ours is c
 Exit status: 0 (also when Freecell Solver is not installed: one line says so), 1 when verdicts differ,
 2 bad arguments.
 """
-import argparse
 import csv
 import json
 import os
@@ -40,6 +39,7 @@ import time
 
 from certgen.paths import ROOT
 from solver import deals, search
+from solver.cliargs import Parser
 from solver.rules import Rules
 
 FCS = "freecell-solver-range-parallel-solve"
@@ -124,13 +124,6 @@ def words(c, names):
     return ", ".join(f"{c[k]:,} {names[k]}" for k in ("winnable", "unwinnable", "unknown"))
 
 
-class _Parser(argparse.ArgumentParser):
-    """One-line errors, as the project's commands give them: `error: ...`, exit 2."""
-
-    def error(self, message):
-        self.exit(2, f"error: {message} (see 'scripts/compare_fcsolve.py --help')\n")
-
-
 def fcsolve_states(n, cells):
     """("won" | "lost", states checked) of Freecell Solver's -l lg on deal n with `cells` free cells."""
     board = subprocess.run(["make-microsoft-freecell-board", "-t", str(n)], stdout=subprocess.PIPE, text=True,
@@ -167,7 +160,7 @@ def compare_states(a, b, cells, max_states, as_json):
 
 
 def main(argv=None):
-    p = _Parser(description=__doc__.split("\n\n")[0])
+    p = Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("first", type=int)
     p.add_argument("last", type=int)
     p.add_argument("--jobs", type=int, default=1, help="our survey's processes (default 1)")

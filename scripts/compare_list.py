@@ -6,12 +6,11 @@ Prints the range, the survey's unwinnable and unknown deals, the list's deals in
 differences both ways, plus the survey's speed (deals per second of solving time, i.e. per core). Exit 0
 when the unwinnable deals are exactly the list's, 1 otherwise.
 """
-import argparse
 import json
 import os
 import sys
 
-from solver.cliargs import one_line_errors
+from solver.cliargs import Parser, one_line_errors
 from solver.errors import FreecellError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +21,7 @@ LIST = next((p for p in (os.path.join(os.path.dirname(ROOT), NAME), os.path.join
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = Parser(description=__doc__.splitlines()[0])
     p.add_argument("dir")
     p.add_argument("--list", default=LIST)
     args = p.parse_args(argv)

@@ -11,7 +11,6 @@ at most --canonical-max (coqc's time and memory grow with the positions); the ot
 certificate. The table goes to stdout as the deals finish (and to DIR/coq-sample.md); exit status 0 only
 when every drawn deal was proven by Coq with its row's records_sha256.
 """
-import argparse
 import json
 import os
 import random
@@ -21,7 +20,7 @@ import shutil
 import subprocess
 import sys
 
-from solver.cliargs import one_line_errors
+from solver.cliargs import Parser, one_line_errors
 from certgen.certify import read_ledger
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,7 +73,7 @@ def prove(n, form, body, out_dir):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = Parser(description=__doc__.splitlines()[0])
     p.add_argument("ledger")
     p.add_argument("--out-dir", required=True, help="prove-coq's folder (each deal's files removed after it)")
     p.add_argument("--seed", type=int, default=34)

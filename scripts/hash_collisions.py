@@ -9,14 +9,13 @@ of two at least 4/3 of the positions; bucket of a hash: Std's `scrambleHash` the
 number of positions in the bucket of a member, which is what a lookup walks through (each one compared
 with the position looked up).
 """
-import argparse
 import collections
 import os
 import sys
 
 from certgen import certificate, certtext, members
 from solver import spec
-from solver.cliargs import one_line_errors
+from solver.cliargs import Parser, one_line_errors
 
 
 def scramble(h: int) -> int:
@@ -58,7 +57,7 @@ def measure(states, hash_fn=certtext.state_hash):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("certs", nargs="+", metavar="CERT")
     p.add_argument("--top-card-only", action="store_true",
                    help="measure the variant that hashes only each column's length and top card")

@@ -6,13 +6,12 @@ more than one range of the list).
     python scripts/ledger_figures.py docs/data/freecell-pro-impossible-ledger.csv.gz [--range A-B] [--whole 102075]
         [--json]
 """
-import argparse
 import json
 import math
 import sys
 
 from certgen.certify import FORMS, read_ledger
-from solver.cliargs import one_line_errors, whole_arg
+from solver.cliargs import Parser, one_line_errors, whole_arg
 from solver.deals import MAX_DEAL
 from solver.errors import FreecellError
 from solver.survey import parse_range
@@ -51,7 +50,7 @@ def figures(path, whole, first=1, last=None):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = Parser(description=__doc__.splitlines()[0])
     p.add_argument("ledger")
     p.add_argument("--whole", type=whole_arg("--whole", 1, MAX_DEAL), default=102_075,
                    help="the projection's number of deals (default: the list's)")

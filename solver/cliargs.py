@@ -23,7 +23,7 @@ from .errors import OUT_OF_MEMORY, FreecellError, InternalError, WorkerLost, int
 from .limits import COMMAND_BYTES_PER_POSITION, DISK_MAX_STATES, IN_MEMORY_MAX_STATES, MAX_MEMORY, MIN_MEMORY
 from .numbers import digits, whole_number
 from .rules import AUTOPLAY, MAX_CELLS, Rules
-from .sigterm import restore_term, term_as_interrupt
+from .sigterm import ignore_when_taken, restore_term, term_as_interrupt
 
 AUTOPLAY_CHOICES = tuple(a for a in AUTOPLAY if a != "all")   # "all" is not safe: for tests only
 
@@ -388,7 +388,9 @@ def run(parser, argv=None):
             return args.func(args)
         finally:
             restore_term(old_term)
-    return one_line_errors(dispatch)
+    status = one_line_errors(dispatch)
+    ignore_when_taken()         # a SIGTERM after the one taken: ignored to the end, not a death by the signal
+    return status
 
 
 def one_line_errors(call):

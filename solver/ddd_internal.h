@@ -145,9 +145,9 @@ struct fc_ddd {
     double ck_seconds;                          /* wall time spent writing them */
     int resumed;             /* 1: made by fc_ddd_resume, from layer resumed_layer */
     uint64_t resumed_layer, resumed_states;
-    double prior_seconds;    /* the earlier runs' time, up to the checkpoint this one went on from */
-    double seconds;          /* wall time in fc_ddd_run this run, up to its last return */
-    double run_t0;           /* when the fc_ddd_run call under way began (in_run 1) */
+    double prior_seconds;    /* the earlier runs' processor time, up to the checkpoint this one went on from */
+    double seconds;          /* processor time in fc_ddd_run this run, up to its last return */
+    double run_t0;           /* the process's processor time when the fc_ddd_run call under way began (in_run 1) */
     int in_run;
     uint64_t ck_fnv;         /* the checksum of the last state file written or read (a sort state names it) */
     /* PH_SORT: the sort into P64 order in steps (fc_ddd_sort_step), one S run a step */
@@ -212,6 +212,7 @@ FC_HIDDEN int ddd_open_front(fc_ddd *d);
 FC_HIDDEN int ddd_ovf_add(fc_ddd *d, const fkey_t *k);
 /* ddd_state.c: checkpoints */
 FC_HIDDEN double ddd_now(void);
+FC_HIDDEN double ddd_cpu_now(void);
 FC_HIDDEN int ddd_layer_done(fc_ddd *d);
 FC_HIDDEN int ddd_listed(const fc_ddd *d, fref f);
 FC_HIDDEN int ddd_state_path(const fc_ddd *d, const char *name, char *path);

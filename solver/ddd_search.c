@@ -294,11 +294,11 @@ static int ddd_end_merge(fc_ddd *d) {
 static int ddd_run(fc_ddd *d, uint64_t max_expand);
 
 int fc_ddd_run(fc_ddd *d, uint64_t max_expand) {
-    d->run_t0 = ddd_now();
+    d->run_t0 = ddd_cpu_now();
     d->in_run = 1;
     int e = ddd_run(d, max_expand);
     d->in_run = 0;
-    d->seconds += ddd_now() - d->run_t0;
+    d->seconds += ddd_cpu_now() - d->run_t0;
     return e;
 }
 

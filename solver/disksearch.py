@@ -524,7 +524,7 @@ class DiskSearch:
             if bad is not None:           # the positions of a layer are lost: no command can go on from it
                 again = (f"the same command would stop here again: remove the folder {self.work_dir} to start "
                          f"again" if self.work_dir is not None else "its files were removed: the same command "
-                         f"starts again")
+                         "starts again")
                 return FreecellError(f"{head}: {os.path.join(self.dir, bad)}: damaged (its checksum does not "
                                      f"match): the positions it holds are lost (nothing is claimed: the verdict is "
                                      f"unknown; {again})")
@@ -546,9 +546,9 @@ class DiskSearch:
         with bar(progress, unit=" positions", unit_scale=True, desc=desc) as b:
             done = 0
             while True:
-                t = time.perf_counter()
+                t = time.process_time()
                 status = lib.fc_ddd_run(self._d, CHUNK)
-                self.seconds += time.perf_counter() - t
+                self.seconds += time.process_time() - t
                 st = self.stats()
                 b.update(st.states - done)
                 done = st.states
@@ -672,8 +672,8 @@ class DiskResult(Found):
     layers, runs (sorted runs written), disk_peak (bytes of files at most), overflow and overflow_bytes (the
     positions kept whole in memory, as they do not pack into the key: none unless key_bits narrowed it for a
     test, and their bytes), total_seconds
-    (``seconds`` is this run's; this adds the earlier runs' of a resumed search, up to the checkpoint it went on
-    from); with a work folder: resumed ((layer, positions) it went on from, or None), checkpoints,
+    (``seconds`` is this run's processor time, every thread's, as a ledger row's seconds are; this adds the
+    earlier runs' of a resumed search, up to the checkpoint it went on from); with a work folder: resumed ((layer, positions) it went on from, or None), checkpoints,
     checkpoint_bytes (the last state file's), checkpoint_seconds, work_dir and kept (the folder stays, to go
     on)."""
     disk = True

@@ -50,9 +50,11 @@ def interrupted(exc):
 def main_of(module):
     """``python -m solver`` and ``python -m certgen`` (their ``__main__``): exit with ``module``'s ``main()``
     (solver.cli, certgen.cli), imported here, so that a Ctrl-C while the modules are imported is one line
-    too and exit status 130 (the commands' own Ctrl-C is the runner's, solver.cliargs.run). Not covered: the
+    too and exit status 130, and so is a SIGTERM (the ``__main__`` modules take it as Ctrl-C before they call
+    this: solver/sigterm.py; the commands' own Ctrl-C is the runner's, solver.cliargs.run). Not covered: the
     interpreter's own start-up before our code runs (its site modules, runpy, the packages' empty
-    ``__init__``, this module's import), where a Ctrl-C is still Python's KeyboardInterrupt traceback."""
+    ``__init__``, this module's and solver/sigterm.py's import), where a Ctrl-C is still Python's
+    KeyboardInterrupt traceback and a SIGTERM ends the process without a word."""
     try:
         import importlib
         status = importlib.import_module(module).main()

@@ -403,7 +403,7 @@ typedef struct {
     int resumed;             /* 1: made by fc_ddd_resume ... */
     uint64_t resumed_layer;  /* ... from this layer (expanded next) */
     uint64_t resumed_states; /* ... with this many positions found */
-    double prior_seconds;    /* wall time in fc_ddd_run of the earlier runs, up to the checkpoint this one went on
+    double prior_seconds;    /* processor time in fc_ddd_run of the earlier runs, up to the checkpoint this one went on
                                 from (the state file keeps the total: a run's work after its last checkpoint,
                                 done again, counts once); 0 for a new search */
     uint64_t sort_runs;      /* the sort into P64 order (fc_ddd_sort_step): runs written, each a step ... */

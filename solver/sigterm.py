@@ -1,7 +1,8 @@
 """SIGTERM taken as Ctrl-C: while a command runs (solver/cliargs.py's runner; and the jobs that must stop their
 workers or keep their files: the disk search, the surveys, a journal, coqc), SIGTERM raises
 :class:`solver.errors.Terminated`, a KeyboardInterrupt said as SIGTERM, so that it takes every Ctrl-C path:
-one line, exit status 130. Light on purpose (os, signal, threading): every command imports it."""
+one line, exit status 130; a SIGTERM after that one is ignored until the process ends (:func:`_taken`). Light on
+purpose (os, signal, threading): every command imports it."""
 import os
 import signal
 import threading
@@ -25,18 +26,46 @@ def term_as_interrupt():
 
 
 def _raise_terminated(signum, frame):
-    """Terminated in the process that asked for it. In a process forked from it (a pool's worker before its
-    initializer set SIGTERM back to the default) the default: the process ends, killed by SIGTERM. Raising
-    there let the exception be swallowed in the fork's bootstrap (multiprocessing prints "Exception ignored")
-    and the worker went on to wait for tasks, so a pool's terminate() (which sends SIGTERM, then joins)
-    waited for ever: a survey of one quick deal with --jobs 2 hung about once in ten runs."""
-    if os.getpid() != _term_owner:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+    """Terminated in the process that asked for it, once (the SIGTERMs after it: :func:`_taken`). In a process
+    forked from it (a pool's worker before its initializer set SIGTERM back to the default) the default: the
+    process ends, killed by SIGTERM. Raising there let the exception be swallowed in the fork's bootstrap
+    (multiprocessing prints "Exception ignored") and the worker went on to wait for tasks, so a pool's
+    terminate() (which sends SIGTERM, then joins) waited for ever: a survey of one quick deal with --jobs 2
+    hung about once in ten runs."""
+    if _forked():
         return
+    signal.signal(signal.SIGTERM, _taken)
     raise Terminated
 
 
+def _taken(signum, frame):
+    """SIGTERM once one was taken as Ctrl-C: ignored in that process, on its way out (its one line said once, exit
+    status 130, not a death by the signal as the process ends); in a process forked from it, the default, as in
+    :func:`_raise_terminated` (a pool's worker must end when the pool sends it SIGTERM)."""
+    _forked()
+
+
+def _forked():
+    """In a process forked from the one that set the handler: SIGTERM's default meaning, the signal sent again
+    (the process ends, killed by SIGTERM); True there."""
+    if os.getpid() == _term_owner:
+        return False
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return True
+
+
 def restore_term(old):
-    if old is not None:
+    """SIGTERM's handler back to ``old`` (what :func:`term_as_interrupt` returned), unless a SIGTERM was taken: the
+    next ones are then ignored until the process ends (:func:`_taken`)."""
+    if old is not None and signal.getsignal(signal.SIGTERM) is not _taken:
         signal.signal(signal.SIGTERM, old)
+
+
+def ignore_when_taken():
+    """As a command ends (solver/cliargs.py's runner, its last step): once a SIGTERM was taken, the next ones are
+    ignored by the system (SIG_IGN), as the interpreter's finalization puts a Python handler (:func:`_taken`)
+    back to the default, and a SIGTERM then ended the process (exit status 143) after its one line. Nothing is
+    forked after it (a fork would inherit SIG_IGN)."""
+    if signal.getsignal(signal.SIGTERM) is _taken:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)

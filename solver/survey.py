@@ -40,11 +40,12 @@ def parse_range(text, max_range=SURVEY_MAX_DEALS):
     """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**33-1, at most ``max_range`` deals (None: no cap; the
     streaming survey of certgen/survey.py keeps no rows in memory); a one-line error otherwise."""
     a, sep, b = str(text).partition("-")
-    a, b = digits(a, max_digits=12), digits(b if sep else a, max_digits=12)
-    if a is None or b is None:
+    ends = (a, b if sep else a)
+    if not all(end.isascii() and end.isdigit() for end in ends):
         raise FreecellError(f"range must be A-B with whole numbers written with digits only, e.g. 1-32000, "
                             f"got {text!r}")
-    if not 1 <= a <= b <= deals.MAX_DEAL:
+    a, b = (digits(end) for end in ends)        # None: more digits than any number is read with, past every deal
+    if a is None or b is None or not 1 <= a <= b <= deals.MAX_DEAL:
         raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {text!r}")
     if max_range is not None and b - a + 1 > max_range:
         raise FreecellError(f"at most {max_range:,} deals in one survey (its rows are kept in memory); "

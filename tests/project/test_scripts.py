@@ -1,5 +1,5 @@
 """The scripts/ entries, run as files from another folder: bad input is one line `error: …` naming the problem,
-a non-zero exit, no traceback (solver.cliargs.one_line_errors, as the commands)."""
+a non-zero exit, no traceback (solver.cliargs.Parser and one_line_errors, as the commands)."""
 import json
 import os
 import shutil
@@ -118,3 +118,17 @@ def test_the_bench_coqc_shim_runs_coqc_found_through_a_relative_path_entry(tmp_p
                        text=True, env=dict(os.environ, FCP_COQC_LOG=str(log)))
     assert p.returncode == 0 and p.stdout.startswith("The Coq Proof Assistant"), p.stdout + p.stderr
     assert len(log.read_text().split()) == 2                # one run: its start and end times
+
+
+# the arguments each script needs before an option it does not know (argparse says missing ones first)
+NEEDED = {"certify_profile.py": ["list.txt", "dir"], "compare_fcsolve.py": ["1", "2"], "compare_list.py": ["dir"],
+          "coq_sample.py": ["ledger.csv", "--out-dir", "out"], "hash_collisions.py": ["c.cert"],
+          "ledger_figures.py": ["ledger.csv"]}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "scripts").glob("*.py")))
+def test_a_script_says_an_unknown_option_in_one_line(tmp_path, name):
+    p = script(name, *NEEDED.get(name, []), "--no-such-option", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: unrecognized arguments: --no-such-option"), \
+        p.stderr

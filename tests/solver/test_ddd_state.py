@@ -344,6 +344,32 @@ def test_certgen_build_s_search_seconds_add_the_runs_up(tmp_path, monkeypatch):
     assert b.cert.info["search_seconds"] == round(last.total_seconds, 4) > round(last.seconds, 4)
 
 
+def test_the_disk_search_s_seconds_are_processor_time(tmp_path):
+    """A disk search's seconds, a resumed one's earlier runs' too (the state file's), are the process's processor
+    time, as a ledger row's seconds are (certgen.certify.cpu_seconds): a core shared with another process (and
+    the checkpoints' fsync) stretch its clock time, not them."""
+    work, old = str(tmp_path / "w"), os.sched_getaffinity(0)
+    core = min(old)
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                           preexec_fn=lambda: os.sched_setaffinity(0, {core}))
+    os.sched_setaffinity(0, {core})
+    try:
+        took = []
+        for limit in (150000, 300000):         # deal 24795893's set is far larger: each run stops at its limit
+            c, w = time.process_time(), time.monotonic()
+            r = disksearch.explore_disk(deals.ms_deal(24795893), STANDARD, SMALL, max_states=limit, work_dir=work)
+            took.append((time.process_time() - c, time.monotonic() - w, r.seconds, r.total_seconds))
+            r.close()
+    finally:
+        os.sched_setaffinity(0, old)
+        hog.kill()
+        hog.wait()
+    (cpu1, wall1, seconds1, _), (cpu2, wall2, seconds2, total2) = took
+    assert wall1 > 1.5 * cpu1 and wall2 > 1.5 * cpu2, took        # the clock time was stretched
+    assert 0 < seconds1 <= cpu1 and 0 < seconds2 <= cpu2, took
+    assert seconds2 < total2 <= cpu1 + cpu2, took                 # the first run's, kept in the state file
+
+
 @pytest.mark.parametrize("asked", [Rules(cells=0, canonical=True), Rules(cells=2, foundation_return=True),
                                    Rules(cells=1, autoplay="safe", canonical=True), Rules(autoplay="horne"),
                                    Rules(cells=8, autoplay="twos", supermoves=True), Rules(autoplay="all")])

@@ -44,22 +44,24 @@ def test_ctrl_c_stops_certgen_survey_with_two_jobs_in_one_line(tmp_path):
                                cwd=tmp_path))
 
 
+@pytest.mark.parametrize("sig, line", [("SIGINT", INTERRUPTED), ("SIGTERM", TERMINATED)], ids=["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("cmd", [("solver", "explore", "--deal", "1"), ("certgen", "check", "x.cert")],
                          ids=["solver", "certgen"])
-def test_ctrl_c_while_the_modules_are_imported_is_one_line(tmp_path, cmd):
-    # A Ctrl-C while `python -m solver`/`certgen` still imports its modules: a real SIGINT, sent by a stand-in
-    # for argparse (which solver/cliargs.py imports, and nothing before our code does) put first on the path.
-    # Exit 130 and the commands' own line (was: 130 without a word; before that a KeyboardInterrupt
-    # traceback). The interpreter's start-up before our __main__ runs cannot be covered (solver/__main__.py).
+def test_ctrl_c_or_sigterm_while_the_modules_are_imported_is_one_line(tmp_path, cmd, sig, line):
+    # A Ctrl-C or SIGTERM while `python -m solver`/`certgen` still imports its modules: a real signal, sent by a
+    # stand-in for argparse (which solver/cliargs.py imports, and nothing before our code does) put first on the
+    # path. Exit 130 and the commands' own line (was: 130 without a word; before that a KeyboardInterrupt
+    # traceback; SIGTERM: 143 without a word). The interpreter's start-up before our __main__ runs cannot be
+    # covered (solver/__main__.py).
     (tmp_path / "argparse.py").write_text("import os, signal\nopen(os.environ['MARK'], 'w').close()\n"
-                                          "os.kill(os.getpid(), signal.SIGINT)\nraise SystemExit('not reached')\n")
+                                          f"os.kill(os.getpid(), signal.{sig})\nraise SystemExit('not reached')\n")
     mark = tmp_path / "imported"
     path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
     p = subprocess.run([sys.executable, "-m", *cmd], cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env=dict(os.environ, PYTHONPATH=path, MARK=str(mark)),
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert mark.exists()                            # the stand-in ran: the signal came during the imports
-    assert (p.returncode, p.stdout, p.stderr) == (130, "", INTERRUPTED + "\n")
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", line + "\n")
 
 
 # A command's own work stood in for by a wait (a marker file written first), so that SIGTERM comes while it runs:
@@ -102,6 +104,37 @@ def test_sigterm_while_any_command_runs_is_one_line(tmp_path, module, name, attr
             p.kill()
             p.wait()
     assert (p.returncode, out, err) == (130, "", TERMINATED + "\n")
+
+
+# The command's work stood in for by a SIGTERM to itself; a second one comes as the process exits, after its one
+# line (`kill` sent twice, or a process group's SIGTERM and its parent's): at exit (atexit, Python's handlers
+# still set), or as the interpreter clears its modules (its handlers put back to the default by then).
+_TWICE = """
+import atexit, os, signal, time
+from certgen import certificate
+class Late:
+    def __del__(self, kill=os.kill, pid=os.getpid(), sig=signal.SIGTERM):
+        kill(pid, sig)
+if os.environ["WHEN"] == "late":
+    late = Late()
+else:
+    atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.2)))
+def first(*a, **k):
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(60)
+    raise SystemExit("not stopped")
+certificate.summarize = first
+from solver.errors import main_of
+main_of("certgen.cli")
+"""
+
+
+@pytest.mark.parametrize("when", ["atexit", "late"])
+def test_a_second_sigterm_as_the_process_exits_is_ignored(tmp_path, when):
+    (tmp_path / "x.cert").write_bytes(b"x")
+    p = subprocess.run([sys.executable, "-c", _TWICE, "info", "x.cert"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), WHEN=when))
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", TERMINATED + "\n")
 
 
 def _signals(pid, *fields):
