@@ -176,9 +176,13 @@ def _first_form(n, task, tries, safe):
 
 # -- the ledger -------------------------------------------------------------------------------------------
 
+MAX_SECONDS = 2 ** 53 / 1e6      # a row's seconds at most (285 years; a disk search's state file holds as many
+#                                  microseconds at most): the sum of every deal's stays finite
+
+
 def _seconds_ok(v):
-    """Whether ``v`` is a row's seconds: a number (not a bool), finite, not negative."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+    """Whether ``v`` is a row's seconds: a number (not a bool), finite, from 0 to MAX_SECONDS."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= MAX_SECONDS
 
 
 def ledger_row(n, form, body):

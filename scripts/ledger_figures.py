@@ -46,6 +46,8 @@ def figures(path, whole, first=1, last=None):
             "seconds_mean": round(mean, 4), "core_hours": round(total / 3600, 3),
             "deals_per_core_second": round(len(secs) / total, 3) if total else None,
             "seconds_by_form": {k: round(v, 1) for k, v in form_seconds.items()},
+            "deals_per_core_second_by_form": {k: round(forms[k] / v, 3) if v else None
+                                              for k, v in form_seconds.items()},
             "whole": whole, "projected_core_hours": round(mean * whole / 3600, 1)}
 
 
@@ -67,8 +69,10 @@ def main():
     print(f"processor seconds a deal: median {f['seconds_median']}, 99th percentile {f['seconds_p99']}, mean "
           f"{f['seconds_mean']}; {f['core_hours']} core-hours in all ({f['deals_per_core_second']} deals a "
           f"core-second); {f['whole']:,} deals at this mean: {f['projected_core_hours']:,} core-hours")
+    rate = f["deals_per_core_second_by_form"]
     print("processor seconds by form: " + "; ".join(
-        f"{k} {secs:,} ({f['forms'][k]:,} deal{'s' * (f['forms'][k] != 1)}" + (f", {f['forms'][k] / secs:.3f} a core-second)" if secs else ")")
+        f"{k} {secs:,} ({f['forms'][k]:,} deal{'s' * (f['forms'][k] != 1)}"
+        + (f", {rate[k]:.3f} a core-second)" if rate[k] is not None else ")")
         for k, secs in f["seconds_by_form"].items() if f["forms"][k]))
 
 

@@ -82,6 +82,31 @@ def test_ledger_figures_of_a_range_count_only_its_rows(tmp_path):
         assert words in one_line_error(script("ledger_figures.py", *args, cwd=tmp_path)), args
 
 
+def test_ledger_figures_rates_of_a_form_come_from_its_seconds_not_their_rounding(tmp_path):
+    """Five quick rows of 0.04 s: 0.2 s, 25 deals a core-second (not 20 from 0.2 rounded, nor none from 0.0)."""
+    head = "deal,form,positions,max_home,records_sha256,seconds\n"
+    (tmp_path / "l.csv").write_text(head + "".join(f"{n},fixed,100,2,{'a' * 64},0.04\n" for n in (1, 2, 3, 4, 5))
+                                    + f"6,canonical-safe,100,2,{'b' * 64},0.01\n")
+    f = json.loads(script("ledger_figures.py", "l.csv", "--json", cwd=tmp_path).stdout)
+    assert f["seconds_by_form"]["fixed"] == 0.2 and f["seconds_by_form"]["canonical-safe"] == 0.0
+    assert f["deals_per_core_second_by_form"] == {"fixed": 25.0, "canonical-safe": 100.0,
+                                                  "disk-canonical-safe": None, "unknown": None, "winnable": None}
+    text = script("ledger_figures.py", "l.csv", cwd=tmp_path).stdout.splitlines()
+    assert text[-1] == ("processor seconds by form: fixed 0.2 (5 deals, 25.000 a core-second); "
+                        "canonical-safe 0.0 (1 deal, 100.000 a core-second)")
+
+
+def test_ledger_figures_of_rows_past_any_deal_s_seconds_is_one_line(tmp_path):
+    """A row's seconds past 2^53 microseconds (285 years) is not a row (two of 1e308 summed to infinity: --json
+    printed `Infinity`, which is not JSON)."""
+    head = "deal,form,positions,max_home,records_sha256,seconds\n"
+    (tmp_path / "l.csv").write_text(head + "".join(f"{n},fixed,100,2,{'a' * 64},1e308\n" for n in (1, 2)))
+    assert one_line_error(script("ledger_figures.py", "l.csv", "--json", cwd=tmp_path)) == \
+        "error: l.csv line 2: seconds '1e308'"
+    (tmp_path / "m.csv").write_text(head + f"1,fixed,100,2,{'a' * 64},9007199254.740992\n")    # 2^53 us: a row
+    assert json.loads(script("ledger_figures.py", "m.csv", "--json", cwd=tmp_path).stdout)["deals"] == 1
+
+
 def test_certify_profile_splits_a_run_s_processor_time_into_its_phases(tmp_path):
     (tmp_path / "list.txt").write_text("11982\n")
     p = script("certify_profile.py", "list.txt", "run", "--json", cwd=tmp_path)
