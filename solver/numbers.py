@@ -24,7 +24,8 @@ def digits(text, max_digits=MAX_DIGITS):
     return int(text)
 
 
-def _quoted(text, limit=40):
+def quoted(text, limit=40):
+    """``repr`` of ``text`` for an error message, cut to ``limit`` characters (a huge input, a short line)."""
     if isinstance(text, str) and len(text) > limit:
         text = text[:limit - 3] + "..."
     return repr(text)
@@ -35,13 +36,13 @@ def whole_number(text, what, lo, hi=None, shown=None):
     FreecellError line naming ``what`` and the value: "<what> must be a whole number from lo to hi, got
     '<text>'" (so a value past the maximum is told the maximum); digits with ``_`` or ``,`` between them:
     "... written with digits only (no '_' or ',')". ``shown``: the value as the message quotes it."""
-    quoted = _quoted(text) if shown is None else repr(shown)
+    said = quoted(text) if shown is None else repr(shown)
     span = f"of at least {lo}" if hi is None else f"from {lo} to {hi}"
     t = text if isinstance(text, str) else ""
     if t.isascii() and any(c in t for c in "_,") and t.replace("_", "").replace(",", "").isdigit():
         raise FreecellError(f"{what} must be a whole number written with digits only (no '_' or ','), "
-                            f"got {quoted}")
+                            f"got {said}")
     n = digits(text)
     if n is None or n < lo or (hi is not None and n > hi):
-        raise FreecellError(f"{what} must be a whole number {span}, got {quoted}")
+        raise FreecellError(f"{what} must be a whole number {span}, got {said}")
     return n

@@ -27,7 +27,7 @@ from .atomic import write_atomic
 from .errors import FreecellError, WorkerLost
 from .journal import open_journal
 from .limits import SOLVE_STATES, SURVEY_MAX_DEALS
-from .numbers import digits
+from .numbers import digits, quoted
 from .progress import bar
 from .rules import STANDARD
 from .sigterm import restore_term, term_as_interrupt
@@ -39,14 +39,16 @@ CSV_HEADER = ("deal", "verdict", "searched_states", "length", "seconds")   # cer
 def parse_range(text, max_range=SURVEY_MAX_DEALS):
     """"A-B" (or "N") -> (A, B), 1 <= A <= B <= 2**33-1, at most ``max_range`` deals (None: no cap; the
     streaming survey of certgen/survey.py keeps no rows in memory); a one-line error otherwise."""
-    a, sep, b = str(text).partition("-")
+    text = str(text)
+    said = quoted(text)                         # a huge one cut short: one line, not one of 100 kB
+    a, sep, b = text.partition("-")
     ends = (a, b if sep else a)
     if not all(end.isascii() and end.isdigit() for end in ends):
         raise FreecellError(f"range must be A-B with whole numbers written with digits only, e.g. 1-32000, "
-                            f"got {text!r}")
+                            f"got {said}")
     a, b = (digits(end) for end in ends)        # None: more digits than any number is read with, past every deal
     if a is None or b is None or not 1 <= a <= b <= deals.MAX_DEAL:
-        raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {text!r}")
+        raise FreecellError(f"range must satisfy 1 <= A <= B <= {deals.MAX_DEAL}, got {said}")
     if max_range is not None and b - a + 1 > max_range:
         raise FreecellError(f"at most {max_range:,} deals in one survey (its rows are kept in memory); "
                             f"split {text!r}, or stream it: python -m certgen survey {text} --dir DIR")

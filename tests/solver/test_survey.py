@@ -172,7 +172,18 @@ def test_a_range_too_large_to_hold_is_refused():
     for past in ("1-8589934592", "1-1234567890123", "1234567890123", "5-" + "9" * 100):   # digits, past the deals
         with pytest.raises(FreecellError) as ei:
             survey.parse_range(past, max_range=None)
-        assert str(ei.value) == f"range must satisfy 1 <= A <= B <= 8589934591, got {past!r}"
+        shown = past if len(past) <= 40 else past[:37] + "..."
+        assert str(ei.value) == f"range must satisfy 1 <= A <= B <= 8589934591, got {shown!r}"
+
+
+@pytest.mark.parametrize("text, words", [("9" * 100_000, "range must satisfy 1 <= A <= B"),
+                                         ("1-" + "x" * 100_000, "range must be A-B with whole numbers")])
+def test_a_huge_range_is_quoted_cut_short(text, words):
+    """The error quotes a range of 100,000 characters cut to about 40 (as --jobs and the others are), not
+    whole: one line of 100 kB."""
+    with pytest.raises(FreecellError) as ei:
+        survey.parse_range(text)
+    assert str(ei.value).startswith(words) and len(str(ei.value)) < 250, len(str(ei.value))
 
 
 def test_survey_and_solve_give_the_same_line(run, tmp_path):
