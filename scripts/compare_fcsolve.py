@@ -39,7 +39,7 @@ import time
 
 from certgen.paths import ROOT
 from solver import deals, search
-from solver.cliargs import Parser
+from solver.cliargs import Parser, cells_arg, max_states_arg, one_line_errors, whole_arg
 from solver.rules import Rules
 
 FCS = "freecell-solver-range-parallel-solve"
@@ -161,22 +161,19 @@ def compare_states(a, b, cells, max_states, as_json):
 
 def main(argv=None):
     p = Parser(description=__doc__.split("\n\n")[0])
-    p.add_argument("first", type=int)
-    p.add_argument("last", type=int)
-    p.add_argument("--jobs", type=int, default=1, help="our survey's processes (default 1)")
+    p.add_argument("first", type=whole_arg("A", 1, deals.MAX_DEAL), metavar="A")
+    p.add_argument("last", type=whole_arg("B", 1, deals.MAX_DEAL), metavar="B")
+    p.add_argument("--jobs", type=whole_arg("--jobs", 1, 256), default=1, help="our survey's processes (default 1)")
     p.add_argument("--ours", choices=("certgen", "solver"), default="certgen",
                    help="our command: the streaming `certgen survey` (default) or `solver survey`")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--states", action="store_true", help="compare the searches deal by deal (states), not times")
-    p.add_argument("--cells", type=int, default=4, help="free cells for --states (default 4)")
-    p.add_argument("--max-states", type=int, default=3_000_000, help="our limit for --states (default 3,000,000)")
+    p.add_argument("--cells", type=cells_arg, default=4, help="free cells for --states (default 4)")
+    p.add_argument("--max-states", type=max_states_arg, default=3_000_000,
+                   help="our limit for --states (default 3,000,000)")
     args = p.parse_args(argv)
-    if not 1 <= args.first <= args.last:
+    if args.first > args.last:
         p.error("need 1 <= A <= B")
-    if not 1 <= args.jobs <= 256:
-        p.error("--jobs must be from 1 to 256")
-    if not 0 <= args.cells <= 8 or args.max_states < 1:
-        p.error("--cells must be from 0 to 8 and --max-states positive")
     exe = shutil.which(FCS)
     if args.states and exe is not None and shutil.which("fc-solve") and shutil.which("make-microsoft-freecell-board"):
         return compare_states(args.first, args.last, args.cells, args.max_states, args.json)
@@ -218,4 +215,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(one_line_errors(main))

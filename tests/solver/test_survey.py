@@ -11,6 +11,7 @@ import os
 import pytest
 
 from solver import deals, lines, solve, survey
+from solver.cliargs import one_line_errors
 from solver.errors import FreecellError
 from solver.report import survey_summary
 from solver.rules import STANDARD
@@ -154,14 +155,24 @@ def test_cli_out_errors_leave_nothing_behind(run, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["adir"] and os.listdir(folder) == []
 
 
-def test_compare_bad_arguments_are_one_line(capsys):
+def test_compare_bad_arguments_are_one_line(capsys, monkeypatch):
     mod = _compare_module()
-    for argv in (["abc", "1"], ["5", "1"], ["1", "2", "--jobs", "0"]):
-        with pytest.raises(SystemExit) as ei:
-            mod.main(argv)
-        assert ei.value.code == 2
+    monkeypatch.setattr(mod.shutil, "which", lambda name: None)     # refused before anything runs
+    for argv, words in ((["abc", "1"], "A must be a whole number from 1 to 8589934591, got 'abc'"),
+                        (["5", "1"], "need 1 <= A <= B"),
+                        (["1", "2", "--jobs", "0"], "--jobs must be a whole number from 1 to 256, got '0'"),
+                        (["\uff15", "10"], "A must be a whole number from 1 to 8589934591, got '\uff15'"),  # int() read 5
+                        (["1_0", "20"], "A must be a whole number written with digits only"),
+                        (["+5", "10"], "A must be a whole number from 1 to 8589934591, got '+5'"),
+                        (["1", "8589934592"], "B must be a whole number from 1 to 8589934591, got '8589934592'"),
+                        (["1", "2", "--cells", "9"], "--cells must be a whole number from 0 to 8, got '9'"),
+                        (["1", "2", "--max-states", "0"], "--max-states must be a whole number from 1 to")):
+        try:
+            code = one_line_errors(lambda: mod.main(argv))      # as the script runs it
+        except SystemExit as e:
+            code = e.code
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and err.startswith("error: "), err
+        assert code == 2 and err.count("\n") == 1 and err.startswith("error: ") and words in err, err
 
 
 def test_a_range_too_large_to_hold_is_refused():
