@@ -80,6 +80,9 @@ def installed_problem():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv in (["--help"], ["-h"]):
+        print(__doc__.strip())
+        return 0
     unknown = argv[1:] if argv[:1] == ["--installed"] else argv
     if unknown:
         print(f"error: unrecognized arguments: {' '.join(unknown)} (it takes --installed or nothing)", file=sys.stderr)

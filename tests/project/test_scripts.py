@@ -157,3 +157,12 @@ def test_a_script_says_an_unknown_option_in_one_line(tmp_path, name):
     assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: unrecognized arguments: --no-such-option"), \
         p.stderr
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "scripts").glob("*.py")))
+def test_a_script_answers_help(tmp_path, name):
+    """--help and -h: what the script does on stdout, exit 0 (check_setup.py, which reads its arguments itself,
+    said `error: unrecognized arguments: --help`)."""
+    for flag in ("--help", "-h"):
+        p = script(name, flag, cwd=tmp_path)
+        assert p.returncode == 0 and p.stderr == "" and len(p.stdout.splitlines()) > 2, (flag, p.stdout, p.stderr)
