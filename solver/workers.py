@@ -206,7 +206,8 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
     So: the pool is stopped from making new workers; unless ``lost``, each worker gets SIGTERM (a disk search in it
     keeps or removes its files), with SIGCONT so that a stopped one (kill -STOP) takes it, and up to ``grace``
     seconds to end; then what is left is killed (SIGKILL) and the pool's own terminate cancelled (it would also
-    run at exit). ``pool._pool``, ``_worker_handler``, ``_change_notifier`` and ``_terminate`` are the pool's own
+    run at exit); so are the programs the workers ran (SIGTERM: the fast checker, which a worker ended by the
+    signal's default left running, minutes on a big certificate). ``pool._pool``, ``_worker_handler``, ``_change_notifier`` and ``_terminate`` are the pool's own
     (multiprocessing has no public names for them).
     Then the pool's folder ``tmp`` (:func:`pool_folder`) is removed, with what a killed worker left in it (a disk
     search's files). All of it with SIGINT and SIGTERM held (:func:`signals_held`): one that comes meanwhile (a
@@ -218,6 +219,7 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
             pool._terminate.cancel()
             _no_replacements(pool)
             procs = list(pool._pool)
+            programs = [pid for p in procs if p.exitcode is None for pid in _children(p.pid)]
             if not lost:
                 for p in procs:
                     if p.exitcode is None:
@@ -231,6 +233,8 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
                     p.kill()
             for p in procs:
                 p.join(5)
+            for pid in programs:        # a worker ended by the signal's default leaves them running: gone too
+                _signal(pid, signal.SIGTERM)
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -238,10 +242,25 @@ def end_pool(pool, lost=False, tmp=None, grace=30):
 
 def _go_on(proc):
     """SIGCONT to ``proc``, a worker that may be stopped; nothing when it has already ended."""
+    _signal(proc.pid, signal.SIGCONT)
+
+
+def _signal(pid, sig):
+    """``sig`` to process ``pid``; nothing when it has already ended."""
     try:
-        os.kill(proc.pid, signal.SIGCONT)
+        os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def _children(pid):
+    """The processes that worker ``pid`` runs (the fast checker: a child process), which its end by SIGTERM's
+    or SIGKILL's default would leave running on their own (Linux's /proc; elsewhere none are known)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+            return [int(x) for x in f.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _no_replacements(pool):

@@ -561,3 +561,37 @@ def test_end_pool_ends_stopped_workers_with_its_sigterm_not_after_the_grace():
     assert time.monotonic() - t0 < 2.5
     assert [p.exitcode for p in procs] == [-signal.SIGTERM] * 2
     assert not any(p.pid in {c.pid for c in mp.active_children()} for p in procs)
+
+
+def _runs_a_child(path):
+    """A worker's task that runs a program for a minute (as certify-list's worker runs the fast checker), its pid
+    written to ``path`` first."""
+    import subprocess
+    with subprocess.Popen(["sleep", "60"]) as p:
+        with open(path, "w") as f:
+            f.write(str(p.pid))
+        p.wait()
+
+
+@pytest.mark.parametrize("lost", [False, True], ids=["stopped", "after a lost worker"])
+def test_ending_a_pool_ends_the_programs_its_workers_run(tmp_path, lost):
+    """A worker ended by SIGTERM (or SIGKILL) left the program it was running (the fast checker, minutes on a disk
+    row's certificate, gigabytes) to run on after the survey had stopped: end_pool ends them too."""
+    from solver.workers import end_pool, orphan_watch, start_pool
+    path = str(tmp_path / "pid")
+    pool = start_pool(1, orphan_watch, (os.getpid(),))
+    try:
+        pool.apply_async(_runs_a_child, (path,))
+        deadline = time.monotonic() + 30
+        while not os.path.exists(path) or not open(path).read():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        child = int(open(path).read())
+    finally:
+        end_pool(pool, lost=lost)
+    deadline = time.monotonic() + 5
+    while alive(child):
+        if time.monotonic() > deadline:
+            os.kill(child, signal.SIGKILL)
+            raise AssertionError("the worker's program still runs after the pool ended")
+        time.sleep(0.05)
