@@ -389,7 +389,8 @@ def run(parser, argv=None):
         finally:
             restore_term(old_term)
     status = one_line_errors(dispatch)
-    ignore_when_taken()         # a SIGTERM after the one taken: ignored to the end, not a death by the signal
+    ignore_when_taken(status == 130)    # a SIGTERM after the one taken or a Ctrl-C: ignored to the end, not a
+    #                                     death by the signal after the command's one line
     return status
 
 

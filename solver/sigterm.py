@@ -1,8 +1,9 @@
 """SIGTERM taken as Ctrl-C: while a command runs (solver/cliargs.py's runner; and the jobs that must stop their
 workers or keep their files: the disk search, the surveys, a journal, coqc), SIGTERM raises
 :class:`solver.errors.Terminated`, a KeyboardInterrupt said as SIGTERM, so that it takes every Ctrl-C path:
-one line, exit status 130; a SIGTERM after that one is ignored until the process ends (:func:`_taken`). Light on
-purpose (os, signal, threading): every command imports it."""
+one line, exit status 130; a SIGTERM after that one is ignored until the process ends (:func:`_taken`), and so is
+one after the line of a command stopped by Ctrl-C (:func:`ignore_when_taken`). Light on purpose (os, signal,
+threading): every command imports it."""
 import os
 import signal
 import threading
@@ -62,10 +63,13 @@ def restore_term(old):
         signal.signal(signal.SIGTERM, old)
 
 
-def ignore_when_taken():
-    """As a command ends (solver/cliargs.py's runner, its last step): once a SIGTERM was taken, the next ones are
-    ignored by the system (SIG_IGN), as the interpreter's finalization puts a Python handler (:func:`_taken`)
-    back to the default, and a SIGTERM then ended the process (exit status 143) after its one line. Nothing is
-    forked after it (a fork would inherit SIG_IGN)."""
-    if signal.getsignal(signal.SIGTERM) is _taken:
+def ignore_when_taken(stopped=False):
+    """As a command ends (solver/cliargs.py's runner, its last step): once a SIGTERM was taken, or the command
+    stopped on a Ctrl-C (``stopped``), the next SIGTERMs are ignored by the system (SIG_IGN), as the
+    interpreter's finalization puts a Python handler (:func:`_taken`, :func:`_raise_terminated`) back to the
+    default, and a SIGTERM then ended the process (exit status 143) after its one line. Nothing is forked after
+    it (a fork would inherit SIG_IGN)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if stopped or signal.getsignal(signal.SIGTERM) is _taken:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

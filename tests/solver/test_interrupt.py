@@ -120,7 +120,7 @@ if os.environ["WHEN"] == "late":
 else:
     atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.2)))
 def first(*a, **k):
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), getattr(signal, os.environ.get("FIRST", "SIGTERM")))
     time.sleep(60)
     raise SystemExit("not stopped")
 certificate.summarize = first
@@ -129,12 +129,16 @@ main_of("certgen.cli")
 """
 
 
+@pytest.mark.parametrize("first, line", [("SIGTERM", TERMINATED), ("SIGINT", INTERRUPTED)])
 @pytest.mark.parametrize("when", ["atexit", "late"])
-def test_a_second_sigterm_as_the_process_exits_is_ignored(tmp_path, when):
+def test_a_second_sigterm_as_the_process_exits_is_ignored(tmp_path, when, first, line):
+    """After a SIGTERM or a Ctrl-C (a SIGTERM after a Ctrl-C ended the process by the signal, exit -15, after its
+    one line)."""
     (tmp_path / "x.cert").write_bytes(b"x")
     p = subprocess.run([sys.executable, "-c", _TWICE, "info", "x.cert"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), WHEN=when))
-    assert (p.returncode, p.stdout, p.stderr) == (130, "", TERMINATED + "\n")
+                       text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT), WHEN=when, FIRST=first),
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", line + "\n")
 
 
 def _signals(pid, *fields):
