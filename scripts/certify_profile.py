@@ -15,9 +15,9 @@ import pstats
 import sys
 import time
 
-from solver.cliargs import Parser, one_line_errors
+from solver.cliargs import Parser, one_line_errors, whole_arg
 from certgen import certify
-from solver.errors import FreecellError
+from solver.limits import IN_MEMORY_MAX_STATES
 from solver.survey import parse_range
 
 # phase: the built-ins whose own time it is (as cProfile names them)
@@ -63,17 +63,14 @@ def main():
     p.add_argument("list")
     p.add_argument("dir")
     p.add_argument("--range", metavar="A-B", default=None)
-    p.add_argument("--max-states", type=int, default=certify.CERTIFY_STATES, help="as certify-list's")
-    p.add_argument("--canonical-max-states", type=int, default=certify.CERTIFY_CANONICAL_STATES,
-                   help="as certify-list's")
+    p.add_argument("--max-states", type=whole_arg("--max-states", 1, IN_MEMORY_MAX_STATES),
+                   default=certify.CERTIFY_STATES, help="as certify-list's")
+    p.add_argument("--canonical-max-states", type=whole_arg("--canonical-max-states", 1, IN_MEMORY_MAX_STATES),
+                   default=certify.CERTIFY_CANONICAL_STATES, help="as certify-list's")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
-    try:
-        first, last = parse_range(a.range, max_range=None) if a.range else (1, certify.deals.MAX_DEAL)
-        f = profile(a.list, a.dir, first, last, max_states=a.max_states,
-                    canonical_max_states=a.canonical_max_states)
-    except FreecellError as e:
-        raise SystemExit(str(e)) from None
+    first, last = parse_range(a.range, max_range=None) if a.range else (1, certify.deals.MAX_DEAL)
+    f = profile(a.list, a.dir, first, last, max_states=a.max_states, canonical_max_states=a.canonical_max_states)
     if a.json:
         print(json.dumps(f, indent=1))
         return

@@ -20,7 +20,8 @@ import shutil
 import subprocess
 import sys
 
-from solver.cliargs import Parser, one_line_errors
+from solver.cliargs import Parser, one_line_errors, whole_arg
+from solver.errors import FreecellError
 from certgen.certify import read_ledger
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,7 +39,7 @@ def draw(rows, seed, forms):
     for form, count, most in forms:
         pool = sorted(n for n, (f, body) in rows.items() if f == form and body["positions"] <= most)
         if len(pool) < count:
-            raise SystemExit(f"only {len(pool)} {form} rows of at most {most:,} positions, not {count}")
+            raise FreecellError(f"only {len(pool)} {form} rows of at most {most:,} positions, not {count}")
         out += [(n, form) for n in sorted(rng.sample(pool, count))]
     return out
 
@@ -76,11 +77,11 @@ def main():
     p = Parser(description=__doc__.splitlines()[0])
     p.add_argument("ledger")
     p.add_argument("--out-dir", required=True, help="prove-coq's folder (each deal's files removed after it)")
-    p.add_argument("--seed", type=int, default=34)
-    p.add_argument("--fixed", type=int, default=29)
-    p.add_argument("--fixed-max", type=int, default=60_000)
-    p.add_argument("--canonical", type=int, default=1)
-    p.add_argument("--canonical-max", type=int, default=1_000_000)
+    p.add_argument("--seed", type=whole_arg("--seed", 0, 2 ** 64 - 1), default=34)
+    p.add_argument("--fixed", type=whole_arg("--fixed", 0, 10 ** 6), default=29)
+    p.add_argument("--fixed-max", type=whole_arg("--fixed-max", 0, 10 ** 15), default=60_000)
+    p.add_argument("--canonical", type=whole_arg("--canonical", 0, 10 ** 6), default=1)
+    p.add_argument("--canonical-max", type=whole_arg("--canonical-max", 0, 10 ** 15), default=1_000_000)
     p.add_argument("--dry-run", action="store_true", help="print the sample only")
     a = p.parse_args()
     rows = read_ledger(a.ledger, None)

@@ -42,11 +42,26 @@ def script(name, *args, cwd):
      "--certify-other /nonexistent: no .venv/bin/python there (a checkout set up by `make setup`)"),
     ("bench.py", ["--certify", "junk.txt"], "junk.txt line 1: 'junk' is not a deal number"),
     ("bench.py", ["--certify", "nolist"], "nolist: No such file or directory"),
+    ("certify_profile.py", ["junk.txt", "run", "--max-states", "-5"],            # ran, as if there were no limit
+     "--max-states must be a whole number from 1 to"),
+    ("certify_profile.py", ["junk.txt", "run", "--canonical-max-states", "0"],
+     "--canonical-max-states must be a whole number from 1 to"),
+    ("certify_profile.py", ["junk.txt", "run", "--range", "5-x"], "range must be A-B with whole numbers"),  # no error:
+    ("coq_sample.py", ["junk.txt", "--out-dir", "o", "--fixed", "-3"],          # random.sample's traceback
+     "--fixed must be a whole number from 0 to 1000000, got '-3'"),
+    ("coq_sample.py", ["junk.txt", "--out-dir", "o", "--canonical", "\uff15"],  # int() read 5
+     "--canonical must be a whole number from 0 to 1000000"),
+    ("coq_sample.py", ["junk.txt", "--out-dir", "o", "--fixed-max", "1e3"], "--fixed-max must be a whole number"),
+    ("coq_sample.py", ["junk.txt", "--out-dir", "o", "--seed", "1_0"], "--seed must be a whole number written"),
+    ("coq_sample.py", ["ledger.csv", "--out-dir", "o", "--dry-run"],
+     "only 1 fixed rows of at most 60,000 positions, not 29"),
     ("bench_play.py", ["--paint-runs", "0"], "--paint-runs must be a whole number from 1 to 1000, got '0'"),
     ("bench_play.py", ["--hint-step", "-1"], "--hint-step must be a whole number from 0 to 32000, got '-1'"),
 ])
 def test_a_script_says_bad_input_in_one_line(tmp_path, name, args, words):
     (tmp_path / "junk.txt").write_text("junk\n")
+    (tmp_path / "ledger.csv").write_text("deal,form,positions,max_home,records_sha256,seconds\n"
+                                         "5,fixed,100,2," + "a" * 64 + ",1.5\n")
     (tmp_path / "survey").mkdir()
     (tmp_path / "survey" / "summary.json").write_text("{}")
     (tmp_path / "finished").mkdir()
