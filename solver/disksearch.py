@@ -452,17 +452,19 @@ class DiskSearch:
     def close(self):
         """Remove every file and the temporary folder; release the C memory. A work folder: kept with the last
         checkpoint's files when the search stopped before its end (to go on), else emptied and removed."""
-        held = self._d is not None
+        held, came = self._d is not None, None
         if held:
             # a sort step that a signal left running in its thread (a second Ctrl-C or SIGTERM can end
             # _interruptible's wait early, as its running out does) is stopped and waited for: its memory goes
             lib.fc_ddd_cancel(self._d)
-            _acquire_through_signals(self._busy)
+            came = _acquire_through_signals(self._busy)
         try:
             self._close()
         finally:
             if held:
                 self._busy.release()
+        if came is not None and sys.exc_info()[0] is None:
+            raise came          # a first Ctrl-C or SIGTERM that came meanwhile stops the command, once closed
 
     def _close(self):
         if self._d is not None:
@@ -658,13 +660,16 @@ class DiskSearch:
 
 
 def _acquire_through_signals(lock, poll=0.05):
-    """Acquire ``lock``, the exceptions of the signals that come meanwhile (a further Ctrl-C, SIGTERM) dropped."""
+    """Acquire ``lock`` through the signals that come meanwhile (Ctrl-C, SIGTERM): the first one's exception is
+    returned (None: none came), for the caller to raise once it is done unless another one goes by (a first
+    SIGTERM dropped would leave the command deaf to the next ones: solver/sigterm.py)."""
+    came = None
     while True:
         try:
             if lock.acquire(timeout=poll):
-                return
-        except BaseException:       # a signal: the wait goes on
-            pass
+                return came
+        except BaseException as e:  # a signal: the wait goes on
+            came = came or e
 
 
 class DiskResult(Found):

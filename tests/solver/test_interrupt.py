@@ -217,3 +217,28 @@ def test_sigterm_stops_a_reference_check_and_its_workers_in_one_line(tmp_path, c
     assert err.splitlines() == said + [TERMINATED], err
     assert out == ""
     assert not any(alive(w) for w in workers), "a worker of the check outlived it"
+
+
+# A first SIGTERM that lands while close() waits for the search's lock (a sort step's thread ending): its
+# exception was dropped there, and as the SIGTERMs after a first one are ignored, the command ran on deaf to them.
+_CLOSE = """
+import os, signal, threading, time
+from solver import deals, disksearch
+from solver.rules import STANDARD
+s = disksearch.DiskSearch(deals.ms_deal(1), STANDARD, 16 << 20)
+s._busy.acquire()                                       # a sort step's thread that ends 0.5 s from now
+threading.Timer(0.5, s._busy.release).start()
+threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGTERM)).start()
+try:
+    s.close()
+    print("closed, not stopped")
+except KeyboardInterrupt as e:
+    print("stopped:", type(e).__name__, "folder removed:", s.dir is None)
+"""
+
+
+def test_a_sigterm_while_a_disk_search_closes_is_not_lost(tmp_path):
+    p = subprocess.run([sys.executable, "-c", _CLOSE], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path)))
+    assert (p.returncode, p.stdout, p.stderr) == (0, "stopped: Terminated folder removed: True\n", "")
+    assert os.listdir(tmp_path) == []
