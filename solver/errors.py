@@ -66,6 +66,9 @@ def main_of(module):
         import sys
         print(f"error: {OUT_OF_MEMORY}", file=sys.stderr)
         status = 1
+    if status == 130:                   # stopped while the modules were imported too: the SIGTERMs after the
+        from .sigterm import ignore_when_taken      # one line are ignored to the end, as the runner has them
+        ignore_when_taken(True)
     raise SystemExit(status)
 
 

@@ -3,9 +3,10 @@ workers or keep their files: the disk search, the surveys, a journal, coqc), SIG
 :class:`solver.errors.Terminated`, a KeyboardInterrupt said as SIGTERM, so that it takes every Ctrl-C path:
 one line, exit status 130; a SIGTERM after that one is ignored until the process ends (:func:`_taken`), and so is
 one after the line of a command stopped by Ctrl-C (:func:`ignore_when_taken`). Light on purpose (os, signal,
-threading): every command imports it."""
+sys, threading): every command imports it."""
 import os
 import signal
+import sys
 import threading
 
 from .errors import Terminated
@@ -23,7 +24,31 @@ def term_as_interrupt():
     if threading.current_thread() is not threading.main_thread():
         return None
     _term_owner = os.getpid()
+    if sys.unraisablehook is not _dropped:
+        _python_hook[:] = [sys.unraisablehook]
+        sys.unraisablehook = _dropped
     return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+_python_hook = []       # sys.unraisablehook before _dropped took its place
+
+
+def _dropped(unraisable):
+    """sys.unraisablehook: an exception Python drops ("Exception ignored in": raised in a weakref callback such as
+    importlib's module locks', a __del__). A Terminated there did not stop anything, and the SIGTERMs after a
+    first are ignored (:func:`_taken`): SIGTERM is taken as Ctrl-C again and sent again a moment later, from a
+    thread (sent from here, its handler would run here, in the hook, and be dropped too), to raise where it
+    can; nothing said. Any other: Python's hook."""
+    if isinstance(unraisable.exc_value, Terminated) and os.getpid() == _term_owner:
+        signal.signal(signal.SIGTERM, _raise_terminated)
+        again = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGTERM))
+        again.daemon = True
+        try:
+            again.start()
+        except RuntimeError:        # no thread can start (the interpreter ends): here, at worst dropped again
+            os.kill(os.getpid(), signal.SIGTERM)
+        return
+    _python_hook[0](unraisable)
 
 
 def _raise_terminated(signum, frame):

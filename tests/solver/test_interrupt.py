@@ -109,17 +109,18 @@ def test_sigterm_while_any_command_runs_is_one_line(tmp_path, module, name, attr
 # The command's work stood in for by a SIGTERM to itself; a second one comes as the process exits, after its one
 # line (`kill` sent twice, or a process group's SIGTERM and its parent's): at exit (atexit, Python's handlers
 # still set), or as the interpreter clears its modules (its handlers put back to the default by then).
-_TWICE = """
-import atexit, os, signal, time
-from certgen import certificate
-class Late:
+_SECOND = """class Late:
     def __del__(self, kill=os.kill, pid=os.getpid(), sig=signal.SIGTERM):
         kill(pid, sig)
 if os.environ["WHEN"] == "late":
     late = Late()
 else:
     atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.2)))
-def first(*a, **k):
+"""         # the second SIGTERM, at exit (WHEN=atexit) or late
+_TWICE = """
+import atexit, os, signal, time
+from certgen import certificate
+""" + _SECOND + """def first(*a, **k):
     os.kill(os.getpid(), getattr(signal, os.environ.get("FIRST", "SIGTERM")))
     time.sleep(60)
     raise SystemExit("not stopped")
@@ -242,3 +243,54 @@ def test_a_sigterm_while_a_disk_search_closes_is_not_lost(tmp_path):
                        env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp_path)))
     assert (p.returncode, p.stdout, p.stderr) == (0, "stopped: Terminated folder removed: True\n", "")
     assert os.listdir(tmp_path) == []
+
+
+# `python -m solver` / `python -m certgen` stopped by a SIGTERM while their modules are imported (main_of's one
+# line, before the runner), and a second SIGTERM as the process exits: it ended the process by the signal.
+_IMPORTED = """
+import atexit, os, signal, sys, time
+from solver.sigterm import term_as_interrupt
+term_as_interrupt()                             # as the __main__ modules do first
+""" + _SECOND + """with open("slow_module.py", "w") as f:          # a module whose import the first SIGTERM stops
+    f.write("import os, signal, time\\nos.kill(os.getpid(), signal.SIGTERM)\\ntime.sleep(60)\\n")
+sys.path.insert(0, ".")
+from solver.errors import main_of
+main_of("slow_module")
+"""
+
+
+@pytest.mark.parametrize("when", ["atexit", "late"])
+def test_a_second_sigterm_after_one_during_the_imports_is_ignored(tmp_path, when):
+    p = subprocess.run([sys.executable, "-c", _IMPORTED], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT), WHEN=when))
+    assert (p.returncode, p.stdout, p.stderr) == (130, "", TERMINATED + "\n")
+
+
+# A SIGTERM that lands in code whose exceptions Python drops ("Exception ignored in": a weakref callback such as
+# importlib's module locks', a __del__): its Terminated was lost, SIGTERM was taken all the same, and the command
+# ran on deaf to the SIGTERMs after it (python -m certgen survey, SIGTERM twice during its imports: 1 run in 60).
+_DROPPED = """
+import os, signal, time, weakref
+from solver.sigterm import term_as_interrupt
+term_as_interrupt()
+class A:
+    pass
+a = A()
+def callback(ref):
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(1000):
+        pass
+r = weakref.ref(a, callback)
+del a
+try:
+    time.sleep(5)
+    print("not stopped")
+except KeyboardInterrupt as e:
+    print("stopped:", type(e).__name__)
+"""
+
+
+def test_a_sigterm_in_code_whose_exceptions_python_drops_still_stops():
+    p = subprocess.run([sys.executable, "-c", _DROPPED], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert (p.returncode, p.stdout, p.stderr) == (0, "stopped: Terminated\n", "")
