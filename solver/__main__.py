@@ -1,6 +1,6 @@
 """``python -m solver``: see :mod:`solver.cli`; a Ctrl-C or SIGTERM while it is imported: solver.errors.main_of."""
 if __name__ == "__main__":
     from .errors import main_of     # a module of a few classes and strings: it imports nothing
-    from .sigterm import term_as_interrupt      # light (os, signal, threading)
+    from .sigterm import ignore_when_taken, term_as_interrupt      # light (os, signal, sys, threading)
     term_as_interrupt()             # SIGTERM as Ctrl-C from here on, while the modules are imported too
-    main_of("solver.cli")
+    main_of("solver.cli", ignore_when_taken)

@@ -47,14 +47,15 @@ def interrupted(exc):
     return TERMINATED if isinstance(exc, Terminated) else INTERRUPTED
 
 
-def main_of(module):
+def main_of(module, stopped=None):
     """``python -m solver`` and ``python -m certgen`` (their ``__main__``): exit with ``module``'s ``main()``
     (solver.cli, certgen.cli), imported here, so that a Ctrl-C while the modules are imported is one line
     too and exit status 130, and so is a SIGTERM (the ``__main__`` modules take it as Ctrl-C before they call
     this: solver/sigterm.py; the commands' own Ctrl-C is the runner's, solver.cliargs.run). Not covered: the
     interpreter's own start-up before our code runs (its site modules, runpy, the packages' empty
     ``__init__``, this module's and solver/sigterm.py's import), where a Ctrl-C is still Python's
-    KeyboardInterrupt traceback and a SIGTERM ends the process without a word."""
+    KeyboardInterrupt traceback and a SIGTERM ends the process without a word. ``stopped``: called with True
+    before an exit with status 130 (solver.sigterm.ignore_when_taken)."""
     try:
         import importlib
         status = importlib.import_module(module).main()
@@ -66,9 +67,8 @@ def main_of(module):
         import sys
         print(f"error: {OUT_OF_MEMORY}", file=sys.stderr)
         status = 1
-    if status == 130:                   # stopped while the modules were imported too: the SIGTERMs after the
-        from .sigterm import ignore_when_taken      # one line are ignored to the end, as the runner has them
-        ignore_when_taken(True)
+    if status == 130 and stopped is not None:   # stopped while the modules were imported too: the SIGTERMs
+        stopped(True)                           # after the one line ignored to the end, as the runner has them
     raise SystemExit(status)
 
 
