@@ -16,8 +16,9 @@ import shlex
 import sys
 
 from solver.atomic import check_not_input
-from solver.cliargs import (Parser, add_command, add_disk_args, check_disk_args, jobs_arg, memory_arg, memory_words,
-                            progress_of, rules_of, run, source_of, whole_arg, writing)
+from solver.cliargs import (Parser, add_command, add_disk_args, canonical_max_states_arg, check_disk_args, jobs_arg,
+                            max_states_arg, memory_arg, memory_words, progress_of, rules_of, run, source_of,
+                            whole_arg, writing)
 from solver.limits import (CERTIFY_CANONICAL_STATES, CERTIFY_STATES, EXPLORE_STATES, IN_MEMORY_MAX_STATES,
                            PROVE_SAMPLE, SOLVE_STATES)
 from solver.deals import MAX_DEAL
@@ -446,9 +447,9 @@ def build_parser():
     cl.add_argument("--range", metavar="A-B", default=None, help="only the listed deals of A..B")
     cl.add_argument("--dir", required=True, help="the run's folder: journal.sqlite, ledger.csv.gz (created, or continued)")
     cl.add_argument("--jobs", type=jobs_arg, default=1, help="local worker processes (default 1)")
-    cl.add_argument("--max-states", type=whole_arg("--max-states", 1, IN_MEMORY_MAX_STATES), default=CERTIFY_STATES,
+    cl.add_argument("--max-states", type=max_states_arg, default=CERTIFY_STATES,
                     metavar="K", help=f"the fixed form's limit (default {CERTIFY_STATES:,})")
-    cl.add_argument("--canonical-max-states", type=whole_arg("--canonical-max-states", 1, IN_MEMORY_MAX_STATES),
+    cl.add_argument("--canonical-max-states", type=canonical_max_states_arg,
                     default=CERTIFY_CANONICAL_STATES, metavar="K",
                     help=f"the limit up to column order in memory (default {CERTIFY_CANONICAL_STATES:,})")
     cl.add_argument("--memory", metavar="M", type=memory_arg, default=None,

@@ -15,9 +15,8 @@ import pstats
 import sys
 import time
 
-from solver.cliargs import Parser, one_line_errors, whole_arg
+from solver.cliargs import Parser, canonical_max_states_arg, max_states_arg, one_line_errors
 from certgen import certify
-from solver.limits import IN_MEMORY_MAX_STATES
 from solver.survey import parse_range
 
 # phase: the built-ins whose own time it is (as cProfile names them)
@@ -63,9 +62,9 @@ def main():
     p.add_argument("list")
     p.add_argument("dir")
     p.add_argument("--range", metavar="A-B", default=None)
-    p.add_argument("--max-states", type=whole_arg("--max-states", 1, IN_MEMORY_MAX_STATES),
+    p.add_argument("--max-states", type=max_states_arg,
                    default=certify.CERTIFY_STATES, help="as certify-list's")
-    p.add_argument("--canonical-max-states", type=whole_arg("--canonical-max-states", 1, IN_MEMORY_MAX_STATES),
+    p.add_argument("--canonical-max-states", type=canonical_max_states_arg,
                    default=certify.CERTIFY_CANONICAL_STATES, help="as certify-list's")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()

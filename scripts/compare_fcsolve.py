@@ -39,7 +39,7 @@ import time
 
 from certgen.paths import ROOT
 from solver import deals, search
-from solver.cliargs import Parser, cells_arg, max_states_arg, one_line_errors, whole_arg
+from solver.cliargs import Parser, cells_arg, jobs_arg, max_states_arg, one_line_errors, whole_arg
 from solver.rules import Rules
 
 FCS = "freecell-solver-range-parallel-solve"
@@ -163,7 +163,7 @@ def main(argv=None):
     p = Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("first", type=whole_arg("A", 1, deals.MAX_DEAL), metavar="A")
     p.add_argument("last", type=whole_arg("B", 1, deals.MAX_DEAL), metavar="B")
-    p.add_argument("--jobs", type=whole_arg("--jobs", 1, 256), default=1, help="our survey's processes (default 1)")
+    p.add_argument("--jobs", type=jobs_arg, default=1, help="our survey's processes (default 1)")
     p.add_argument("--ours", choices=("certgen", "solver"), default="certgen",
                    help="our command: the streaming `certgen survey` (default) or `solver survey`")
     p.add_argument("--json", action="store_true", help="print one JSON object")

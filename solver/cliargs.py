@@ -135,6 +135,7 @@ def whole_arg(flag, lo, hi):
 cells_arg = whole_arg("--cells", 0, MAX_CELLS)
 hand_arg = whole_arg("--hand", 0, 1)
 max_states_arg = whole_arg("--max-states", 1, IN_MEMORY_MAX_STATES)
+canonical_max_states_arg = whole_arg("--canonical-max-states", 1, IN_MEMORY_MAX_STATES)
 disk_max_states_arg = whole_arg("--max-states", 1, DISK_MAX_STATES)
 jobs_arg = whole_arg("--jobs", 1, 256)
 
